@@ -1,0 +1,49 @@
+// Opening the service's database: DATABASE_URL when given, else the embedded PostgreSQL whose
+// data lives in `<dataDir>/pg` (started by the service itself, zero configuration).
+import path from 'node:path';
+import pg from 'pg';
+import { connect, type DatabaseHandle } from './connection.js';
+import { startEmbeddedPostgres, type EmbeddedCluster } from './embedded.js';
+
+export const EMBEDDED_DATABASE = 'grocery';
+
+export interface OpenedDatabase extends DatabaseHandle {
+  url: string;
+  embedded: EmbeddedCluster | null;
+  /** Closes the pool and stops the embedded server, if any. */
+  shutdown(): Promise<void>;
+}
+
+export async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
+  const client = new pg.Client(adminUrl);
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function openDatabase(
+  opts: { databaseUrl: string | null; dataDir: string; poolMax: number },
+  log: (line: string) => void = () => {},
+): Promise<OpenedDatabase> {
+  let embedded: EmbeddedCluster | null = null;
+  let url = opts.databaseUrl;
+  if (!url) {
+    embedded = await startEmbeddedPostgres(path.join(opts.dataDir, 'pg'), log);
+    await ensureDatabase(embedded.adminUrl, EMBEDDED_DATABASE);
+    url = embedded.urlFor(EMBEDDED_DATABASE);
+  }
+  const handle = connect(url, { max: opts.poolMax });
+  return {
+    ...handle,
+    url,
+    embedded,
+    async shutdown() {
+      await handle.close();
+      await embedded?.stop();
+    },
+  };
+}

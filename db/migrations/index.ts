@@ -1,0 +1,22 @@
+// The ordered list of frozen migrations. A static list (rather than a folder scan) works the
+// same under tsx, vitest and a compiled build. Names sort in application order.
+import type { Migration } from 'kysely';
+import * as foundation from './2026_11_22_0001_foundation.js';
+import * as accounts from './2026_11_22_0002_accounts.js';
+import * as catalog from './2026_11_22_0003_catalog.js';
+import * as logistics from './2026_11_22_0004_logistics.js';
+import * as orders from './2026_11_22_0005_orders.js';
+import * as payments from './2026_11_22_0006_payments.js';
+import * as picking from './2026_11_22_0007_picking.js';
+import * as loyalty from './2026_11_22_0008_loyalty.js';
+
+export const migrations: Record<string, Migration> = {
+  '2026_11_22_0001_foundation': foundation,
+  '2026_11_22_0002_accounts': accounts,
+  '2026_11_22_0003_catalog': catalog,
+  '2026_11_22_0004_logistics': logistics,
+  '2026_11_22_0005_orders': orders,
+  '2026_11_22_0006_payments': payments,
+  '2026_11_22_0007_picking': picking,
+  '2026_11_22_0008_loyalty': loyalty,
+};

@@ -1,0 +1,196 @@
+// Sign-in state: sessions (refresh families), one-time codes, recovery tokens, counted events.
+import { sql } from 'kysely';
+import type { Executor } from '../executor.js';
+
+export type SessionOwner = { kind: 'customer'; customerId: string } | { kind: 'picker'; pickerId: number };
+
+export async function insertSession(
+  db: Executor,
+  s: { id: string; owner: SessionOwner; refreshJti: string; expiresAt: Date },
+): Promise<void> {
+  await db
+    .insertInto('auth_sessions')
+    .values({
+      id: s.id,
+      principal_kind: s.owner.kind,
+      customer_id: s.owner.kind === 'customer' ? s.owner.customerId : null,
+      picker_id: s.owner.kind === 'picker' ? s.owner.pickerId : null,
+      refresh_jti: s.refreshJti,
+      expires_at: s.expiresAt,
+    })
+    .execute();
+}
+
+/** The session row, locked for rotation. */
+export function lockSession(db: Executor, id: string) {
+  return db.selectFrom('auth_sessions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export async function rotateSession(db: Executor, id: string, newJti: string, expiresAt: Date): Promise<void> {
+  await db
+    .updateTable('auth_sessions')
+    .set((eb) => ({ previous_refresh_jti: eb.ref('refresh_jti'), refresh_jti: newJti, rotated_at: sql<Date>`now()`, expires_at: expiresAt }))
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Revokes sessions and drops the push registrations they made (no pushes to a signed-out phone). */
+export async function revokeSessions(
+  db: Executor,
+  where: { sessionId: string } | { customerId: string } | { pickerId: number },
+  reason: string,
+): Promise<string[]> {
+  let q = db.updateTable('auth_sessions').set({ revoked_at: sql<Date>`now()`, revoked_reason: reason }).where('revoked_at', 'is', null);
+  if ('sessionId' in where) q = q.where('id', '=', where.sessionId);
+  else if ('customerId' in where) q = q.where('customer_id', '=', where.customerId);
+  else q = q.where('picker_id', '=', where.pickerId);
+  const revoked = await q.returning('id').execute();
+  const ids = revoked.map((r) => r.id);
+  if (ids.length) await db.deleteFrom('push_devices').where('session_id', 'in', ids).execute();
+  return ids;
+}
+
+/**
+ * Whether an access token's session still grants access: not revoked, not expired, and its
+ * owner still exists, is not deleted and is not disabled. Checked on every authorized request,
+ * so revocation takes effect at once (access tokens are otherwise valid for 15 minutes).
+ */
+export async function isSessionActive(db: Executor, sessionId: string, owner: SessionOwner): Promise<boolean> {
+  if (owner.kind === 'customer') {
+    const row = await db
+      .selectFrom('auth_sessions as s')
+      .innerJoin('customers as c', 'c.id', 's.customer_id')
+      .select('s.id')
+      .where('s.id', '=', sessionId)
+      .where('s.customer_id', '=', owner.customerId)
+      .where('s.revoked_at', 'is', null)
+      .where('s.expires_at', '>', sql<Date>`now()`)
+      .where('c.deleted_at', 'is', null)
+      .where('c.is_disabled', '=', false)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+  const row = await db
+    .selectFrom('auth_sessions as s')
+    .innerJoin('pickers as p', 'p.id', 's.picker_id')
+    .select('s.id')
+    .where('s.id', '=', sessionId)
+    .where('s.picker_id', '=', owner.pickerId)
+    .where('s.revoked_at', 'is', null)
+    .where('s.expires_at', '>', sql<Date>`now()`)
+    .where('p.is_active', '=', true)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+// --- one-time codes -------------------------------------------------------------------------
+
+/** Serialises everything about one phone's codes (sends, checks) with a row lock. */
+export async function lockOtpPhone(db: Executor, phone: string): Promise<void> {
+  await db.insertInto('otp_phones').values({ phone }).onConflict((oc) => oc.column('phone').doNothing()).execute();
+  await db.selectFrom('otp_phones').select('phone').where('phone', '=', phone).forUpdate().execute();
+}
+
+export function lastOtpSend(db: Executor, phone: string, purpose: 'login' | 'update_pin') {
+  return db
+    .selectFrom('otp_codes')
+    .select(['created_at'])
+    .where('phone', '=', phone)
+    .where('purpose', '=', purpose)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Sends in the rolling hour (all purposes), oldest first. */
+export function otpSendsSince(db: Executor, phone: string, since: Date) {
+  return db
+    .selectFrom('otp_codes')
+    .select(['created_at'])
+    .where('phone', '=', phone)
+    .where('created_at', '>', since)
+    .orderBy('created_at', 'asc')
+    .execute();
+}
+
+export async function insertOtpCode(
+  db: Executor,
+  c: { phone: string; purpose: 'login' | 'update_pin'; codeHash: string; plainCode: string | null; expiresAt: Date; delivered: boolean },
+): Promise<void> {
+  // Only the latest code of a phone and purpose is valid.
+  await db
+    .updateTable('otp_codes')
+    .set({ superseded_at: sql<Date>`now()` })
+    .where('phone', '=', c.phone)
+    .where('purpose', '=', c.purpose)
+    .where('superseded_at', 'is', null)
+    .where('consumed_at', 'is', null)
+    .execute();
+  await db
+    .insertInto('otp_codes')
+    .values({ phone: c.phone, purpose: c.purpose, code_hash: c.codeHash, plain_code: c.plainCode, expires_at: c.expiresAt, delivered: c.delivered })
+    .execute();
+}
+
+/** The latest code of a phone and purpose, whatever its state. */
+export function latestOtpCode(db: Executor, phone: string, purpose: 'login' | 'update_pin') {
+  return db
+    .selectFrom('otp_codes')
+    .selectAll()
+    .where('phone', '=', phone)
+    .where('purpose', '=', purpose)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export async function recordOtpAttempt(db: Executor, id: number): Promise<void> {
+  await db.updateTable('otp_codes').set((eb) => ({ attempts: eb('attempts', '+', 1) })).where('id', '=', id).execute();
+}
+
+export async function consumeOtpCode(db: Executor, id: number): Promise<void> {
+  await db.updateTable('otp_codes').set({ consumed_at: sql<Date>`now()` }).where('id', '=', id).execute();
+}
+
+// --- recovery tokens ------------------------------------------------------------------------
+
+export async function insertRecoveryToken(db: Executor, t: { jti: string; customerId: string; expiresAt: Date }): Promise<void> {
+  // Issuing a new recovery token retires the older unused ones.
+  await db
+    .updateTable('recovery_tokens')
+    .set({ revoked_at: sql<Date>`now()` })
+    .where('customer_id', '=', t.customerId)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .execute();
+  await db.insertInto('recovery_tokens').values({ jti: t.jti, customer_id: t.customerId, expires_at: t.expiresAt }).execute();
+}
+
+export function lockRecoveryToken(db: Executor, jti: string) {
+  return db.selectFrom('recovery_tokens').selectAll().where('jti', '=', jti).forUpdate().executeTakeFirst();
+}
+
+export async function markRecoveryTokenUsed(db: Executor, jti: string): Promise<void> {
+  await db.updateTable('recovery_tokens').set({ used_at: sql<Date>`now()` }).where('jti', '=', jti).execute();
+}
+
+// --- counted events (lockouts, per-IP limits) -------------------------------------------------
+
+export async function recordRateEvent(db: Executor, subject: string): Promise<void> {
+  await db.insertInto('rate_events').values({ subject }).execute();
+}
+
+/** Events of a subject inside the window, oldest first (for Retry-After). */
+export function rateEventsSince(db: Executor, subject: string, since: Date) {
+  return db
+    .selectFrom('rate_events')
+    .select('occurred_at')
+    .where('subject', '=', subject)
+    .where('occurred_at', '>', since)
+    .orderBy('occurred_at', 'asc')
+    .execute();
+}
+
+export async function clearRateEvents(db: Executor, subject: string): Promise<void> {
+  await db.deleteFrom('rate_events').where('subject', '=', subject).execute();
+}

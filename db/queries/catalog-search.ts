@@ -1,0 +1,102 @@
+// Product search: typo-tolerant and transliteration-aware, in PostgreSQL (pg_trgm, unaccent).
+//
+// Names and brands are folded by catalog_fold() (lower case, no accents, Cyrillic written in
+// Latin) and split into words, kept in products.search_words (GIN) and in the vocabulary table
+// (trigram GIN). A query is folded the same way; each of its words is matched against the
+// vocabulary - exactly, as a prefix, or by trigram similarity - which yields a few candidate
+// words per query word (a transposition, "йогрут", is caught by edit distance). A product matches when, for every query word, it contains one of the
+// candidates (array overlap on the GIN index); a barcode or PLU matches exactly. So "малоко"
+// (maloko) reaches "moloko" by similarity, "moloko" typed in Latin is an exact hit on the folded
+// "молоко", and the cost grows with the vocabulary, not with the number of products.
+import { sql, type RawBuilder } from 'kysely';
+import { CODE_SCORE, EXACT_SCORE, keepCandidates, MAX_SEARCH_TERMS, PREFIX_SCORE, type SearchRequest } from '../../handlers/rules/catalog-search.js';
+import type { Executor } from '../executor.js';
+
+/** Candidate words of a query word kept for matching (best first). */
+const CANDIDATES_PER_TERM = 30;
+
+export interface SearchPlan {
+  /** Boolean condition on `p` (products). */
+  condition: RawBuilder<unknown>;
+  /**
+   * Relevance of `p` (higher is better): code hits, then the sum of the best word scores; null
+   * when every match would score the same (nothing to rank by).
+   */
+  relevance: RawBuilder<unknown> | null;
+}
+
+interface Candidate {
+  term_index: number;
+  word: string;
+  score: number;
+}
+
+/** Resolves the query words against the vocabulary (one query) and returns the SQL to filter and rank. */
+export async function planProductSearch(db: Executor, request: SearchRequest): Promise<SearchPlan> {
+  // Prefix matching is a range scan on the C-collated primary key: words starting with `term`
+  // sort from `term` up to (excluding) `term` followed by '{', the character after 'z'.
+  const { rows } = await sql<{ term_index: number; word: string | null; score: number | null }>`
+    WITH terms AS (
+      SELECT term, idx::int AS idx FROM unnest(catalog_search_words(${request.text})) WITH ORDINALITY AS t(term, idx)
+      ORDER BY length(term) DESC, term LIMIT ${MAX_SEARCH_TERMS}
+    )
+    SELECT t.idx AS term_index, m.word, m.score
+    FROM terms t
+    LEFT JOIN LATERAL (
+      SELECT v.word,
+             CASE WHEN v.word = t.term THEN ${EXACT_SCORE}::float8
+                  WHEN v.word >= t.term AND v.word < t.term || '{' THEN ${PREFIX_SCORE}::float8
+                  ELSE greatest(similarity(v.word, t.term),
+                                1 - levenshtein_less_equal(v.word, t.term, 2)::float8 / greatest(length(v.word), length(t.term))) END AS score
+      FROM catalog_search_vocabulary v
+      WHERE v.word % t.term OR (v.word >= t.term AND v.word < t.term || '{')
+         -- one edit in words of 5 letters, two from 6 (a transposition is two edits)
+         OR (length(t.term) >= 5 AND levenshtein_less_equal(v.word, t.term, 2) <= CASE WHEN length(t.term) >= 6 THEN 2 ELSE 1 END)
+      ORDER BY score DESC, v.word
+      LIMIT ${CANDIDATES_PER_TERM}
+    ) m ON true`.execute(db);
+
+  const byTerm = new Map<number, Candidate[]>();
+  for (const r of rows) {
+    if (!byTerm.has(r.term_index)) byTerm.set(r.term_index, []);
+    if (r.word !== null) byTerm.get(r.term_index)!.push({ term_index: r.term_index, word: r.word, score: r.score! });
+  }
+  for (const [term, found] of byTerm) byTerm.set(term, keepCandidates(found));
+  // Every query word must match (AND); a word with no candidate makes the text match nothing.
+  const textMatch: RawBuilder<unknown> =
+    byTerm.size === 0 || [...byTerm.values()].some((c) => c.length === 0)
+      ? sql`false`
+      : sql.join([...byTerm.values()].map((c) => sql`p.search_words && ${c.map((x) => x.word)}::text[]`), sql` AND `);
+
+  const codeMatch: RawBuilder<unknown>[] = [];
+  if (request.barcodes.length) {
+    codeMatch.push(sql`p.id IN (SELECT b.product_id FROM product_barcodes b WHERE b.barcode = ANY(${request.barcodes}::text[]))`);
+  }
+  if (request.plu) codeMatch.push(sql`p.plu = ${request.plu}`);
+  const codeHit = codeMatch.length ? sql`(${sql.join(codeMatch, sql` OR `)})` : sql`false`;
+
+  // Relevance: per query word, the score of the best candidate the product contains. Candidates
+  // are grouped by score, so this is a few array overlaps per row (GIN-friendly, no unnest); a
+  // query whose words each have one score tier ranks every match alike and skips it.
+  const termScores: RawBuilder<unknown>[] = [];
+  let ranksMatches = codeMatch.length > 0;
+  for (const found of byTerm.values()) {
+    if (found.length === 0) continue; // nothing matches by words; only a code hit can
+    const tiers = new Map<number, string[]>();
+    for (const c of found) {
+      const score = Math.round(c.score * 100) / 100;
+      if (!tiers.has(score)) tiers.set(score, []);
+      tiers.get(score)!.push(c.word);
+    }
+    if (tiers.size > 1) ranksMatches = true;
+    const ordered = [...tiers.entries()].sort((a, b) => b[0] - a[0]);
+    termScores.push(sql`CASE ${sql.join(ordered.map(([score, words]) => sql`WHEN p.search_words && ${words}::text[] THEN ${score}::float8`), sql` `)} ELSE 0 END`);
+  }
+  const wordScore = termScores.length ? sql.join(termScores, sql` + `) : sql`0`;
+  return {
+    condition: sql`(${codeHit} OR (${textMatch}))`,
+    relevance: ranksMatches ? sql`(CASE WHEN ${codeHit} THEN ${CODE_SCORE} ELSE 0 END + ${wordScore})` : null,
+  };
+}
+
+export const productSearchCondition = (plan: SearchPlan): RawBuilder<unknown> => plan.condition;

@@ -1,0 +1,482 @@
+// Catalog reads: units, the category tree per store, product cards and screens, availability
+// facts, recommendations and favorites. Every query is bounded by an index or by the small
+// category table; none runs per row of a result (no N+1).
+import { sql, type RawBuilder } from 'kysely';
+import type { components } from '../../generated/api.test.js';
+import { normalizeDecimal } from '../../handlers/rules/decimal.js';
+import type { Executor } from '../executor.js';
+import { productSearchCondition, type SearchPlan } from './catalog-search.js';
+
+type Schemas = components['schemas'];
+export type Language = 'ru' | 'en';
+export type CategoryCard = Schemas['CategorySchema'];
+export type ProductCard = Schemas['ProductListingSchema'];
+export type ProductDetail = Schemas['ProductDetailSchema'];
+export type MeasurementUnit = Schemas['MeasurementUnitSchema'];
+
+const money = (v: string) => normalizeDecimal(v, 2);
+const quantity = (v: string) => normalizeDecimal(v, 3);
+
+// ---- units --------------------------------------------------------------------------------------
+
+export async function listUnits(db: Executor, lang: Language): Promise<MeasurementUnit[]> {
+  const rows = await db
+    .selectFrom('measurement_units')
+    .select(['id', 'ratio', `name_${lang} as name`, `full_name_${lang} as full_name`])
+    .orderBy(`name_${lang}`)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({ id: r.id, name: r.name, full_name: r.full_name, ratio: quantity(r.ratio) }));
+}
+
+// ---- categories ---------------------------------------------------------------------------------
+
+export interface CategoryNode {
+  id: string;
+  parent_id: string | null;
+  level: number;
+  ancestor_ids: string[];
+  tree_order: number;
+  name: string;
+  color: string;
+  image_original: string | null;
+  image_listing: string | null;
+  is_own_production: boolean;
+  show_products_count: boolean;
+  main_page_position: number | null;
+  main_page_layout: string | null;
+  product_rank_from: number | null;
+  product_rank_to: number | null;
+  /** Whether the store sells an active product in it or a descendant (true without a store). */
+  visible: boolean;
+}
+
+/**
+ * The active category tree in pre-order, each node marked visible for `storeId` (or all visible
+ * when storeId is null). Categories are few (tens to hundreds, independent of the number of
+ * products): the tree is read whole, and visibility costs one index probe per category that
+ * stops at the first product the store sells.
+ */
+export async function loadCategoryTree(db: Executor, lang: Language, storeId: string | null): Promise<CategoryTree> {
+  const visible: RawBuilder<boolean> = storeId === null
+    ? sql<boolean>`true`
+    // LATERAL ... LIMIT 1 keeps this a probe per category: written as EXISTS, the planner turns
+    // it into a semi-join over every product of the store, which grows with the catalog.
+    : sql<boolean>`c.id IN (
+        SELECT unnest(d.ancestor_ids || d.id) FROM categories d
+        CROSS JOIN LATERAL (
+          SELECT 1 FROM products p JOIN inventories i ON i.product_id = p.id AND i.store_id = ${storeId} AND i.is_default
+          WHERE p.category_id = d.id AND p.is_active LIMIT 1) sold
+        WHERE d.is_active)`;
+  const { rows } = await sql<CategoryNode>`
+    SELECT c.id, c.parent_id, c.level, c.ancestor_ids, c.tree_order, c.${sql.ref(`name_${lang}`)} AS name, c.color,
+           c.image_original, c.image_listing, c.is_own_production, c.show_products_count,
+           c.main_page_position, c.main_page_layout, c.product_rank_from, c.product_rank_to, ${visible} AS visible
+    FROM categories c
+    WHERE c.is_active
+    ORDER BY c.tree_order`.execute(db);
+  return new CategoryTree(rows);
+}
+
+export class CategoryTree {
+  readonly byId = new Map<string, CategoryNode>();
+  private readonly childrenOf = new Map<string | null, CategoryNode[]>();
+
+  constructor(readonly nodes: CategoryNode[]) {
+    for (const n of nodes) this.byId.set(n.id, n);
+    for (const n of nodes) {
+      // A node whose parent is inactive is unreachable from the roots: leave it out.
+      if (n.parent_id !== null && !this.byId.has(n.parent_id)) continue;
+      if (!this.childrenOf.has(n.parent_id)) this.childrenOf.set(n.parent_id, []);
+      this.childrenOf.get(n.parent_id)!.push(n);
+    }
+  }
+
+  children(id: string | null, visibleOnly: boolean): CategoryNode[] {
+    const all = this.childrenOf.get(id) ?? [];
+    return visibleOnly ? all.filter((n) => n.visible) : all;
+  }
+
+  /** Whether the category is a leaf of the catalog tree (no active children at all). */
+  isLeaf(id: string): boolean {
+    return (this.childrenOf.get(id) ?? []).length === 0;
+  }
+
+  card(n: CategoryNode, visibleOnly: boolean): CategoryCard {
+    return {
+      id: n.id,
+      name: n.name,
+      level: n.level,
+      color: n.color,
+      parent_id: n.parent_id,
+      children_count: this.children(n.id, visibleOnly).length,
+      image: n.image_original && n.image_listing ? { original: n.image_original, listing: n.image_listing } : null,
+    };
+  }
+
+  /** A card with its direct (visible) children; `children` null for a leaf of the tree. */
+  cardWithChildren(n: CategoryNode): Schemas['CategoryMenuSchema'] {
+    return {
+      ...this.card(n, true),
+      children: this.isLeaf(n.id) ? null : this.children(n.id, true).map((c) => this.card(c, true)),
+    };
+  }
+
+  menu(): Schemas['CategoryMenuSchema'][] {
+    return this.children(null, true).map((n) => this.cardWithChildren(n));
+  }
+
+  mainPageBlocks(): Schemas['MainPageCategoryBlockSchema'][] {
+    return this.nodes
+      .filter((n) => n.visible && n.main_page_position !== null && this.reachable(n))
+      .sort((a, b) => a.main_page_position! - b.main_page_position! || a.tree_order - b.tree_order)
+      .map((n) => ({ ...this.cardWithChildren(n), layout: n.main_page_layout! }));
+  }
+
+  private reachable(n: CategoryNode): boolean {
+    return n.ancestor_ids.every((a) => this.byId.has(a));
+  }
+}
+
+/**
+ * In-stock product counts of categories (each with its descendants) in a store: the
+ * own-production counters. Each is a count over one rank range of the store's listing index.
+ */
+export async function countInStockProducts(db: Executor, storeId: string, categories: CategoryNode[]): Promise<Map<string, number>> {
+  const counts = new Map<string, number>(categories.map((c) => [c.id, 0]));
+  const ranged = categories.filter((c) => c.product_rank_from !== null && c.product_rank_to !== null);
+  if (ranged.length === 0) return counts;
+  const { rows } = await sql<{ id: string; n: number }>`
+    SELECT r.id, (SELECT count(*)::int FROM inventories i
+                  WHERE i.store_id = ${storeId} AND i.is_default AND i.in_stock AND i.sort_rank_ru BETWEEN r.rank_from AND r.rank_to) AS n
+    FROM unnest(${ranged.map((c) => c.id)}::uuid[], ${ranged.map((c) => c.product_rank_from)}::int[], ${ranged.map((c) => c.product_rank_to)}::int[])
+      AS r(id, rank_from, rank_to)`.execute(db);
+  for (const { id, n } of rows) counts.set(id, n);
+  return counts;
+}
+
+// ---- product cards ------------------------------------------------------------------------------
+
+interface CardRow {
+  id: string;
+  name: string;
+  unit_id: string;
+  stock: string | null;
+  unit_price: string;
+  old_price: string | null;
+  discount_percent: string | null;
+  category_id: string | null;
+  order_quantity_limit: string | null;
+  image_original: string | null;
+  image_listing: string | null;
+  is_favorite: boolean;
+}
+
+/** The one mapper of product cards (listing, recommendations, snapshot). */
+export function toProductCard(r: CardRow): ProductCard {
+  return {
+    id: r.id,
+    name: r.name,
+    unit_id: r.unit_id,
+    stock: r.stock === null ? '0.000' : quantity(r.stock),
+    unit_price: money(r.unit_price),
+    category_id: r.category_id,
+    category_uuid: r.category_id,
+    user_order_quantity_limit: r.order_quantity_limit === null ? '0.000' : quantity(r.order_quantity_limit),
+    is_user_order_quantity_limit_enabled: r.order_quantity_limit !== null,
+    old_price: r.old_price === null ? null : money(r.old_price),
+    discount_percent: r.discount_percent === null ? null : money(r.discount_percent),
+    image: r.image_original && r.image_listing ? { original: r.image_original, listing: r.image_listing } : null,
+    is_favorite: r.is_favorite,
+  };
+}
+
+/** Columns of a card; `p` is products, `i` the store's default inventory. */
+function cardColumns(lang: Language, customerId: string | null) {
+  const favorite = customerId === null
+    ? sql<boolean>`false`
+    : sql<boolean>`EXISTS (SELECT 1 FROM favorite_products f WHERE f.customer_id = ${customerId} AND f.product_id = p.id)`;
+  return sql`p.id, p.${sql.ref(`name_${lang}`)} AS name, i.unit_id, i.stock, i.unit_price, i.old_price, i.discount_percent,
+    p.category_id, i.order_quantity_limit, p.image_original, p.image_listing, ${favorite} AS is_favorite`;
+}
+
+export type ProductSort = 'cheap' | 'expensive' | 'more_discount';
+
+export interface ProductFilters {
+  /** Only products of this category and its descendants (an unknown one matches nothing); null: all. */
+  categoryId: string | null;
+  favoritesOf: string | null;
+  isTop: boolean;
+  isNew: boolean;
+  isFresh: boolean;
+  onlyDiscount: boolean;
+  search: SearchPlan | null;
+}
+
+export interface ProductPageQuery {
+  storeId: string;
+  lang: Language;
+  customerId: string | null;
+  filters: ProductFilters;
+  sortBy: ProductSort | null;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * Conditions of a listing on `i` (the store's default inventories) and, when `needsProduct`
+ * says so, on `p` (products). Withdrawn products have no inventories (a trigger removes them), so
+ * `i` alone is the store's active assortment.
+ */
+function listingConditions(q: ProductPageQuery): { where: RawBuilder<unknown>; needsProduct: boolean } {
+  const f = q.filters;
+  const rank = sql.ref(`i.sort_rank_${q.lang}`);
+  // `in_stock IN (true, false)` is always true; it lets PostgreSQL walk both stock segments of
+  // inventories_listing_* in index order (in stock first, then catalog rank) and stop at the page.
+  const where: RawBuilder<unknown>[] = [sql`i.store_id = ${q.storeId}`, sql`i.is_default`, sql`i.in_stock IN (true, false)`];
+  if (f.categoryId) {
+    // A subtree is one range of ranks (categories.product_rank_*), read once per statement; an
+    // unknown, withdrawn or empty category gives NULL bounds, which match nothing.
+    const bound = (column: 'product_rank_from' | 'product_rank_to') =>
+      sql`(SELECT ${sql.ref(column)} FROM categories WHERE id = ${f.categoryId} AND is_active)`;
+    where.push(sql`${rank} BETWEEN ${bound('product_rank_from')} AND ${bound('product_rank_to')}`);
+  }
+  if (f.onlyDiscount) where.push(sql`i.old_price IS NOT NULL`);
+  if (f.favoritesOf) where.push(sql`EXISTS (SELECT 1 FROM favorite_products f WHERE f.customer_id = ${f.favoritesOf} AND f.product_id = i.product_id)`);
+  const productWhere: RawBuilder<unknown>[] = [];
+  if (f.isTop) productWhere.push(sql`p.is_top`);
+  if (f.isNew) productWhere.push(sql`p.is_new`);
+  if (f.isFresh) productWhere.push(sql`p.is_fresh`);
+  if (f.search) productWhere.push(productSearchCondition(f.search));
+  return { where: sql.join([...where, ...productWhere], sql` AND `), needsProduct: productWhere.length > 0 };
+}
+
+/** One page of cards and the total, in the spec's order (in stock first, then the sort). */
+export async function listProductPage(db: Executor, q: ProductPageQuery): Promise<{ items: ProductCard[]; count: number }> {
+  const { where, needsProduct } = listingConditions(q);
+  const rank = sql.ref(`i.sort_rank_${q.lang}`);
+  const relevance = q.filters.search?.relevance ? sql`${q.filters.search.relevance} DESC,` : sql``;
+  const sortKey = {
+    cheap: sql`i.unit_price ASC,`,
+    expensive: sql`i.unit_price DESC,`,
+    more_discount: sql`i.discount_percent DESC NULLS LAST,`,
+    none: sql``,
+  }[q.sortBy ?? 'none'];
+  // Which side drives the query. A search starts from its matches (GIN on products) and probes
+  // the store's inventory of each (LATERAL ... LIMIT 1 keeps that a per-match index probe; as a
+  // plain join the planner may scan the whole assortment of the store instead). Everything else
+  // walks the store's listing index (in stock first, then catalog rank, within a category's
+  // rank range) and stops at the page.
+  const from = q.filters.search
+    ? sql`products p CROSS JOIN LATERAL (
+        SELECT * FROM inventories i0 WHERE i0.product_id = p.id AND i0.store_id = ${q.storeId} AND i0.is_default LIMIT 1) i`
+    : sql`inventories i JOIN products p ON p.id = i.product_id`;
+  // The total rides on the page, so a page is one round trip. A search reads and ranks all its
+  // matches anyway, so a window count costs nothing more; elsewhere a window count would make the
+  // page read every match instead of stopping at the page, so an uncorrelated subquery (computed
+  // once) counts instead.
+  const count = q.filters.search
+    ? sql`count(*) OVER ()::int`
+    : needsProduct
+      ? sql`(SELECT count(*)::int FROM ${from} WHERE ${where})`
+      : sql`(SELECT count(*)::int FROM inventories i WHERE ${where})`;
+  const { rows } = await sql<CardRow & { total: number }>`
+    SELECT ${cardColumns(q.lang, q.customerId)}, ${count} AS total
+    FROM ${from}
+    WHERE ${where}
+    ORDER BY i.in_stock DESC, ${sortKey} ${relevance} ${rank}
+    LIMIT ${q.limit} OFFSET ${q.offset}`.execute(db);
+  if (rows.length > 0) return { items: rows.map(toProductCard), count: rows[0].total };
+  if (q.offset === 0) return { items: [], count: 0 };
+  // Past the last page there is no row to carry the total.
+  const { rows: counted } = await sql<{ total: number }>`SELECT count(*)::int AS total FROM ${from} WHERE ${where}`.execute(db);
+  return { items: [], count: counted[0].total };
+}
+
+/** Every card of the store in catalog order (the snapshot's `products`), anonymous. */
+export async function listAllStoreCards(db: Executor, storeId: string, lang: Language): Promise<(ProductCard & { flags: { top: boolean; new: boolean; fresh: boolean; popularity: number } })[]> {
+  const { rows } = await sql<CardRow & { is_top: boolean; is_new: boolean; is_fresh: boolean; popularity: number }>`
+    SELECT ${cardColumns(lang, null)}, p.is_top, p.is_new, p.is_fresh, p.popularity
+    FROM inventories i JOIN products p ON p.id = i.product_id
+    WHERE i.store_id = ${storeId} AND i.is_default AND p.is_active
+    ORDER BY i.${sql.ref(`sort_rank_${lang}`)}, p.id`.execute(db);
+  return rows.map((r) => ({ ...toProductCard(r), flags: { top: r.is_top, new: r.is_new, fresh: r.is_fresh, popularity: r.popularity } }));
+}
+
+// ---- product screen -----------------------------------------------------------------------------
+
+interface InventoryJson {
+  id: string;
+  unit_id: string;
+  stock: string | null;
+  unit_price: string;
+  old_price: string | null;
+  discount_percent: string | null;
+  is_default: boolean;
+  order_quantity_limit: string | null;
+}
+
+export async function findProductDetail(db: Executor, productId: string, storeId: string, lang: Language, customerId: string | null): Promise<ProductDetail | null> {
+  const favorite = customerId === null
+    ? sql<boolean>`false`
+    : sql<boolean>`EXISTS (SELECT 1 FROM favorite_products f WHERE f.customer_id = ${customerId} AND f.product_id = p.id)`;
+  // One round trip: the store's inventories ride along as JSON, their numerics cast to text so
+  // that they stay exact decimals (a JSON number would come back as a float).
+  const inventoriesJson = sql<InventoryJson[]>`coalesce((
+    SELECT json_agg(json_build_object('id', i.id, 'unit_id', i.unit_id, 'stock', i.stock::text, 'unit_price', i.unit_price::text,
+      'old_price', i.old_price::text, 'discount_percent', i.discount_percent::text, 'is_default', i.is_default,
+      'order_quantity_limit', i.order_quantity_limit::text) ORDER BY i.is_default DESC, u.ratio, i.id)
+    FROM inventories i JOIN measurement_units u ON u.id = i.unit_id
+    WHERE i.product_id = p.id AND i.store_id = ${storeId}), '[]'::json)`;
+  const product = await db
+    .selectFrom('products as p')
+    .leftJoin('categories as c', 'c.id', 'p.category_id')
+    .select([
+      'p.id', `p.name_${lang} as name`, 'p.category_id', `c.name_${lang} as category_name`, `p.description_${lang} as description`,
+      `p.composition_${lang} as composition`, 'p.manufacturer', `p.made_country_${lang} as made_country`, 'p.brand',
+      'p.image_original', 'p.image_detail', 'p.image_listing', 'p.image_thumbnail', 'p.weight_based', 'p.weight',
+      'p.calories', 'p.protein', 'p.fats', 'p.carbohydrates',
+    ])
+    .select(favorite.as('is_favorite'))
+    .select(inventoriesJson.as('inventories'))
+    .where('p.id', '=', productId)
+    .where('p.is_active', '=', true)
+    .executeTakeFirst();
+  if (!product) return null;
+  const inventories = product.inventories;
+  const limit = inventories.find((i) => i.is_default)?.order_quantity_limit ?? null;
+  const nutrient = (v: string | null) => (v === null ? null : money(v));
+  const p = product;
+  return {
+    id: p.id,
+    name: p.name,
+    inventories: inventories.map((i) => ({
+      id: i.id,
+      unit_id: i.unit_id,
+      stock: i.stock === null ? null : quantity(i.stock),
+      unit_price: money(i.unit_price),
+      old_price: i.old_price === null ? null : money(i.old_price),
+      discount_percent: i.discount_percent === null ? null : money(i.discount_percent),
+    })),
+    category_id: p.category_id,
+    category_uuid: p.category_id,
+    category_name: p.category_name,
+    description: p.description,
+    composition: p.composition,
+    manufacturer: p.manufacturer,
+    made_country: p.made_country,
+    brand: p.brand,
+    image: p.image_original && p.image_detail && p.image_listing && p.image_thumbnail
+      ? { original: p.image_original, detail: p.image_detail, listing: p.image_listing, thumbnail: p.image_thumbnail }
+      : null,
+    is_favorite: p.is_favorite,
+    weight_based: p.weight_based,
+    weight: quantity(p.weight),
+    is_user_order_quantity_limit_enabled: limit !== null,
+    user_order_quantity_limit: limit === null ? '0.000' : quantity(limit),
+    calories: nutrient(p.calories),
+    protein: nutrient(p.protein),
+    fats: nutrient(p.fats),
+    carbohydrates: nutrient(p.carbohydrates),
+  };
+}
+
+// ---- availability -------------------------------------------------------------------------------
+
+export interface AvailabilityRow {
+  product_id: string;
+  unit_id: string;
+  product_exists: boolean;
+  unit_kind: 'piece' | 'weight' | null;
+  has_inventory: boolean;
+  stock: string | null;
+  order_quantity_limit: string | null;
+}
+
+/** What the store knows about each (product, unit) pair, in one query for all lines. */
+export async function availabilityFacts(db: Executor, storeId: string, lines: { product_id: string; unit_id: string }[]): Promise<Map<string, AvailabilityRow>> {
+  if (lines.length === 0) return new Map();
+  const { rows } = await sql<AvailabilityRow>`
+    SELECT l.product_id, l.unit_id,
+           (p.id IS NOT NULL) AS product_exists, u.kind AS unit_kind, (i.id IS NOT NULL) AS has_inventory,
+           i.stock, i.order_quantity_limit
+    FROM unnest(${lines.map((l) => l.product_id)}::uuid[], ${lines.map((l) => l.unit_id)}::uuid[]) AS l(product_id, unit_id)
+    LEFT JOIN products p ON p.id = l.product_id AND p.is_active
+    LEFT JOIN measurement_units u ON u.id = l.unit_id
+    LEFT JOIN inventories i ON i.product_id = p.id AND i.store_id = ${storeId} AND i.unit_id = l.unit_id`.execute(db);
+  return new Map(rows.map((r) => [`${r.product_id}/${r.unit_id}`, r]));
+}
+
+// ---- recommendations ----------------------------------------------------------------------------
+
+export const RECOMMENDATIONS_LIMIT = 20;
+
+/**
+ * Best sellers (`is_top`) the store has in stock, other than the given products: those of the
+ * given products' categories first, then the rest of the store, each by sales rank. Each group is
+ * read in sales-rank order (products_best_sellers) with a per-product stock probe and stops at
+ * 20, so the cost does not grow with the catalog.
+ */
+export async function listRecommendations(db: Executor, storeId: string, lang: Language, customerId: string | null, productIds: string[]): Promise<ProductCard[]> {
+  const inStock = sql`CROSS JOIN LATERAL (
+    SELECT * FROM inventories i0 WHERE i0.product_id = p.id AND i0.store_id = ${storeId} AND i0.is_default AND i0.in_stock LIMIT 1) i`;
+  const { rows } = await sql<CardRow>`
+    WITH given AS (
+      SELECT DISTINCT category_id FROM products WHERE id = ANY(${productIds}::uuid[]) AND category_id IS NOT NULL
+    )
+    SELECT * FROM (
+      (SELECT ${cardColumns(lang, customerId)}, 0 AS tier, p.popularity
+       FROM products p ${inStock}
+       WHERE p.is_top AND p.is_active AND p.category_id IN (SELECT category_id FROM given) AND p.id <> ALL(${productIds}::uuid[])
+       ORDER BY p.popularity DESC, p.id LIMIT ${RECOMMENDATIONS_LIMIT})
+      UNION ALL
+      (SELECT ${cardColumns(lang, customerId)}, 1 AS tier, p.popularity
+       FROM products p ${inStock}
+       WHERE p.is_top AND p.is_active AND NOT EXISTS (SELECT 1 FROM given g WHERE g.category_id = p.category_id)
+         AND p.id <> ALL(${productIds}::uuid[])
+       ORDER BY p.popularity DESC, p.id LIMIT ${RECOMMENDATIONS_LIMIT})
+    ) ranked
+    ORDER BY tier, popularity DESC, id
+    LIMIT ${RECOMMENDATIONS_LIMIT}`.execute(db);
+  return rows.map(toProductCard);
+}
+
+// ---- favorites ----------------------------------------------------------------------------------
+
+export async function activeProductExists(db: Executor, productId: string): Promise<boolean> {
+  const row = await db.selectFrom('products').select('id').where('id', '=', productId).where('is_active', '=', true).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function productExists(db: Executor, productId: string): Promise<boolean> {
+  const row = await db.selectFrom('products').select('id').where('id', '=', productId).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Adds a favorite unless it exists (parallel calls are safe: the primary key decides). Null when
+ * the customer no longer exists (a deleted account whose token has not expired yet).
+ */
+export async function addFavorite(db: Executor, customerId: string, productId: string): Promise<'added' | 'already_added' | null> {
+  const inserted = await sql<{ product_id: string }>`
+    INSERT INTO favorite_products (customer_id, product_id)
+    SELECT c.id, ${productId}::uuid FROM customers c WHERE c.id = ${customerId} AND c.deleted_at IS NULL
+    ON CONFLICT DO NOTHING
+    RETURNING product_id`.execute(db);
+  if (inserted.rows.length) return 'added';
+  const existing = await db.selectFrom('favorite_products').select('product_id')
+    .where('customer_id', '=', customerId).where('product_id', '=', productId).executeTakeFirst();
+  return existing ? 'already_added' : null;
+}
+
+export async function removeFavorite(db: Executor, customerId: string, productId: string): Promise<boolean> {
+  const r = await db.deleteFrom('favorite_products').where('customer_id', '=', customerId).where('product_id', '=', productId).executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
+export async function favoriteIdsAmong(db: Executor, customerId: string, productIds: string[]): Promise<Set<string>> {
+  if (productIds.length === 0) return new Set();
+  const rows = await db.selectFrom('favorite_products').select('product_id')
+    .where('customer_id', '=', customerId).where('product_id', 'in', productIds).execute();
+  return new Set(rows.map((r) => r.product_id));
+}

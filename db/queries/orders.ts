@@ -1,0 +1,495 @@
+// Query functions of the Orders area: the store facts checkout locks and reads, writing an order
+// and its history, reading the customer's orders, stock reservations, and the rows the
+// background worker claims. The executor comes first; callers open the transaction.
+import { sql } from 'kysely';
+import type { Executor } from '../executor.js';
+import type { OrderStatus, TrackingState } from '../tables/orders.js';
+import type { Insertable, Updateable } from 'kysely';
+import type { DB } from '../schema.js';
+
+// ------------------------------------------------------------------------------------------------
+// Checkout: the store's facts about the cart
+
+export interface CartLineFacts {
+  product_id: string;
+  unit_id: string;
+  product_exists: boolean;
+  unit_kind: 'piece' | 'weight' | null;
+  inventory_id: string | null;
+  stock: string | null;
+  order_quantity_limit: string | null;
+  unit_price: string | null;
+  old_price: string | null;
+  name_ru: string | null;
+  name_en: string | null;
+  unit_name_ru: string | null;
+  unit_name_en: string | null;
+  image: string | null;
+  barcode: string | null;
+  plu: string | null;
+  weight_based: boolean | null;
+  weight: string | null;
+}
+
+const pairs = (lines: readonly { product_id: string; unit_id: string }[]) => ({
+  products: lines.map((l) => l.product_id.toLowerCase()),
+  units: lines.map((l) => l.unit_id.toLowerCase()),
+});
+
+const FACT_COLUMNS = sql`p.name_ru, p.name_en, u.name_ru AS unit_name_ru, u.name_en AS unit_name_en,
+  p.image_listing AS image, p.plu, p.weight_based, p.weight,
+  (SELECT min(b.barcode) FROM product_barcodes b WHERE b.product_id = p.id) AS barcode`;
+
+/**
+ * The store's facts about each line, in line order, with the inventory rows of the cart locked
+ * (`SELECT ... FOR UPDATE`) until the transaction ends: the stock judged is the stock taken.
+ * Rows are locked in id order, so two checkouts sharing products cannot deadlock. Lines the store
+ * does not sell (no inventory row) are read without a lock: there is nothing to take.
+ */
+export async function lockCartLines(db: Executor, storeId: string, lines: readonly { product_id: string; unit_id: string }[]): Promise<CartLineFacts[]> {
+  const { products, units } = pairs(lines);
+  const { rows: locked } = await sql<CartLineFacts>`
+    SELECT i.product_id, i.unit_id, p.is_active AS product_exists, u.kind AS unit_kind,
+           i.id AS inventory_id, i.stock, i.order_quantity_limit, i.unit_price, i.old_price, ${FACT_COLUMNS}
+    FROM inventories i
+    JOIN (SELECT DISTINCT * FROM unnest(${products}::uuid[], ${units}::uuid[])) AS l(product_id, unit_id)
+      ON i.product_id = l.product_id AND i.unit_id = l.unit_id
+    JOIN products p ON p.id = i.product_id
+    JOIN measurement_units u ON u.id = i.unit_id
+    WHERE i.store_id = ${storeId}
+    ORDER BY i.id
+    FOR UPDATE OF i`.execute(db);
+  const byPair = new Map(locked.filter((r) => r.product_exists).map((r) => [`${r.product_id}/${r.unit_id}`, r]));
+  const missing = lines.filter((l) => !byPair.has(`${l.product_id.toLowerCase()}/${l.unit_id.toLowerCase()}`));
+  if (missing.length) {
+    const rest = pairs(missing);
+    const { rows } = await sql<CartLineFacts>`
+      SELECT l.product_id, l.unit_id, (p.id IS NOT NULL) AS product_exists, u.kind AS unit_kind,
+             NULL::uuid AS inventory_id, NULL::numeric AS stock, NULL::numeric AS order_quantity_limit,
+             NULL::numeric AS unit_price, NULL::numeric AS old_price, ${FACT_COLUMNS}
+      FROM unnest(${rest.products}::uuid[], ${rest.units}::uuid[]) AS l(product_id, unit_id)
+      LEFT JOIN products p ON p.id = l.product_id AND p.is_active
+      LEFT JOIN measurement_units u ON u.id = l.unit_id`.execute(db);
+    for (const r of rows) byPair.set(`${r.product_id}/${r.unit_id}`, r);
+  }
+  return lines.map((l) => byPair.get(`${l.product_id.toLowerCase()}/${l.unit_id.toLowerCase()}`)!);
+}
+
+/** What the store knows about each line, in line order, without locking (the price estimate). */
+export async function cartLineFacts(db: Executor, storeId: string, lines: readonly { product_id: string; unit_id: string }[]): Promise<CartLineFacts[]> {
+  const { products, units } = pairs(lines);
+  const { rows } = await sql<CartLineFacts>`
+    SELECT l.product_id, l.unit_id,
+           (p.id IS NOT NULL) AS product_exists, u.kind AS unit_kind,
+           i.id AS inventory_id, i.stock, i.order_quantity_limit, i.unit_price, i.old_price, ${FACT_COLUMNS}
+    FROM unnest(${products}::uuid[], ${units}::uuid[]) WITH ORDINALITY AS l(product_id, unit_id, n)
+    LEFT JOIN products p ON p.id = l.product_id AND p.is_active
+    LEFT JOIN measurement_units u ON u.id = l.unit_id
+    LEFT JOIN inventories i ON i.product_id = p.id AND i.store_id = ${storeId} AND i.unit_id = l.unit_id
+    ORDER BY l.n`.execute(db);
+  return rows;
+}
+
+/**
+ * Takes each line's quantity off its inventory row, in one statement. The condition makes it
+ * impossible to go below zero whatever the caller checked before; false when any line's stock
+ * was not there (the caller's transaction then rolls back the others).
+ */
+export async function takeStock(db: Executor, lines: readonly { inventoryId: string; quantity: string }[]): Promise<boolean> {
+  const { rows } = await sql<{ id: string }>`
+    UPDATE inventories i SET stock = i.stock - l.quantity, updated_at = now()
+    FROM unnest(${lines.map((l) => l.inventoryId)}::uuid[], ${lines.map((l) => l.quantity)}::numeric[]) AS l(id, quantity)
+    WHERE i.id = l.id AND i.stock >= l.quantity
+    RETURNING i.id`.execute(db);
+  return rows.length === lines.length;
+}
+
+/** Gives the order's reserved quantities back to the store's stock (cancellation). */
+export async function returnStock(db: Executor, orderId: string): Promise<number> {
+  const r = await sql`
+    UPDATE inventories i SET stock = coalesce(i.stock, 0) + oi.quantity, updated_at = now()
+    FROM order_items oi
+    WHERE oi.order_id = ${orderId} AND oi.inventory_id = i.id`.execute(db);
+  return Number(r.numAffectedRows ?? 0);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Delivery facts of a store
+
+/** The delivery zones of one store whose bounding box holds the point (exact test by the caller). */
+export function storeZonesNear(db: Executor, storeId: string, point: { lon: number; lat: number }, tolerance: number) {
+  return db
+    .selectFrom('delivery_zones as z')
+    .innerJoin('stores', 'stores.id', 'z.store_id')
+    .select(['z.id', 'z.store_id', 'z.polygon', 'z.priority', 'z.delivery_cost', 'z.free_amount_threshold', 'z.min_order_amount', 'stores.lon as store_lon', 'stores.lat as store_lat'])
+    .where('z.store_id', '=', storeId)
+    .where('z.is_active', '=', true)
+    .where('stores.is_active', '=', true)
+    .where('stores.accepts_delivery', '=', true)
+    .where('z.bbox_min_lon', '<=', point.lon + tolerance)
+    .where('z.bbox_max_lon', '>=', point.lon - tolerance)
+    .where('z.bbox_min_lat', '<=', point.lat + tolerance)
+    .where('z.bbox_max_lat', '>=', point.lat - tolerance)
+    .execute();
+}
+
+export type StoreZoneRow = Awaited<ReturnType<typeof storeZonesNear>>[number];
+
+/** A slot of the store as the estimate checks it (nothing is held), with the database clock. */
+export function findStoreSlot(db: Executor, storeId: string, slotId: string, kind: 'delivery' | 'pickup') {
+  return db
+    .selectFrom('store_slots as s')
+    .innerJoin('stores as st', 'st.id', 's.store_id')
+    .select([
+      's.id',
+      's.starts_at',
+      's.ends_at',
+      's.capacity',
+      's.reserved',
+      's.is_closed',
+      kind === 'delivery' ? 'st.delivery_lead_minutes as lead_minutes' : 'st.pickup_lead_minutes as lead_minutes',
+      sql<Date>`now()`.as('db_now'),
+    ])
+    .where('s.id', '=', slotId)
+    .where('s.store_id', '=', storeId)
+    .where('s.kind', '=', kind)
+    .where('st.is_active', '=', true)
+    .executeTakeFirst();
+}
+
+export function findStoreForOrder(db: Executor, storeId: string) {
+  return db
+    .selectFrom('stores')
+    .select(['id', 'lon', 'lat', 'timezone', 'name_ru', 'name_en', 'address_ru', 'address_en', 'accepts_pickup', 'pickup_min_order_amount'])
+    .where('id', '=', storeId)
+    .where('is_active', '=', true)
+    .executeTakeFirst();
+}
+
+// ------------------------------------------------------------------------------------------------
+// Writing an order
+
+export interface NewOrder {
+  order: Insertable<DB['orders']> & { id: string };
+  items: Omit<Insertable<DB['order_items']>, 'order_id'>[];
+  /** The statuses the order passed while being placed, in order (its roadmap starts with them). */
+  statuses: OrderStatus[];
+  /** Delivery orders start their courier delivery in `pending`. */
+  withDelivery: boolean;
+  /** Online orders: minutes to pay, counted on the database clock. */
+  paymentWindowMinutes: number | null;
+}
+
+const ITEM_COLUMNS = {
+  line_no: 'integer',
+  product_id: 'uuid',
+  unit_id: 'uuid',
+  inventory_id: 'uuid',
+  name_ru: 'text',
+  name_en: 'text',
+  unit_name_ru: 'text',
+  unit_name_en: 'text',
+  image: 'text',
+  barcode: 'text',
+  plu_code: 'text',
+  weight_based: 'boolean',
+  weight: 'numeric',
+  quantity: 'numeric',
+  unit_price: 'numeric',
+  old_price: 'numeric',
+  line_total: 'numeric',
+} as const;
+
+/**
+ * Writes a placed order - the order, its lines, its first roadmap entries and its delivery - in
+ * one statement (data-modifying CTEs: one round trip; foreign keys are checked at its end).
+ */
+export async function insertOrder(db: Executor, n: NewOrder): Promise<{ no: number; created_at: Date }> {
+  const o = n.order;
+  const columns = (Object.keys(o) as (keyof typeof o)[]).filter((c) => o[c] !== undefined);
+  const items = Object.keys(ITEM_COLUMNS) as (keyof typeof ITEM_COLUMNS)[];
+  const delivery = n.withDelivery
+    ? sql`, d AS (INSERT INTO order_deliveries (order_id, tracking_state) VALUES (${o.id}, 'pending')),
+          t AS (INSERT INTO order_tracking_history (order_id, state) VALUES (${o.id}, 'pending'))`
+    : sql``;
+  const { rows } = await sql<{ no: number; created_at: Date }>`
+    WITH o AS (
+      INSERT INTO orders (${sql.join(columns.map((c) => sql.ref(c)))}, payment_due_at)
+      VALUES (${sql.join(columns.map((c) => sql`${o[c]}`))}, ${n.paymentWindowMinutes === null ? null : sql`now() + make_interval(mins => ${n.paymentWindowMinutes})`})
+      RETURNING no, created_at
+    ), i AS (
+      INSERT INTO order_items (order_id, ${sql.join(items.map((c) => sql.ref(c)))})
+      SELECT ${o.id}, ${sql.join(items.map((c) => sql.ref(`x.${c}`)))}
+      FROM jsonb_to_recordset(${JSON.stringify(n.items)}::jsonb) AS x(${sql.raw(items.map((c) => `${c} ${ITEM_COLUMNS[c]}`).join(', '))})
+    ), h AS (
+      -- Entries of one transaction share now(); the roadmap orders them by id, given in this order.
+      INSERT INTO order_status_history (order_id, status)
+      SELECT ${o.id}, s.status FROM unnest(${n.statuses}::text[]) WITH ORDINALITY AS s(status, n) ORDER BY s.n
+    )${delivery}
+    SELECT no, created_at FROM o`.execute(db);
+  return rows[0];
+}
+
+/** Moves the purchase status and writes the move into the roadmap history. */
+export async function setOrderStatus(
+  db: Executor,
+  orderId: string,
+  status: OrderStatus,
+  note: { reason?: string | null; comment?: string | null } = {},
+  extra: Updateable<DB['orders']> = {},
+): Promise<void> {
+  await db
+    .updateTable('orders')
+    .set({ ...extra, status, status_reason: note.reason ?? null, status_comment: note.comment ?? null, updated_at: sql<Date>`now()` })
+    .where('id', '=', orderId)
+    .execute();
+  await db.insertInto('order_status_history').values({ order_id: orderId, status, reason: note.reason ?? null, comment: note.comment ?? null }).execute();
+}
+
+export async function updateOrder(db: Executor, orderId: string, patch: Updateable<DB['orders']>): Promise<void> {
+  await db.updateTable('orders').set({ ...patch, updated_at: sql<Date>`now()` }).where('id', '=', orderId).execute();
+}
+
+/** Moves the courier delivery state (or updates its comment/courier) and records state moves. */
+export async function updateDelivery(db: Executor, orderId: string, patch: Updateable<DB['order_deliveries']>, recordState: { state: TrackingState; comment: string | null } | null): Promise<void> {
+  await db.updateTable('order_deliveries').set({ ...patch, updated_at: sql<Date>`now()` }).where('order_id', '=', orderId).execute();
+  if (recordState) await db.insertInto('order_tracking_history').values({ order_id: orderId, state: recordState.state, comment: recordState.comment }).execute();
+}
+
+/** Courier position only: no event and no order_version change (DeliveryInfoSchema). */
+export async function moveCourier(db: Executor, orderId: string, location: { lon: number; lat: number }): Promise<void> {
+  await db
+    .updateTable('order_deliveries')
+    .set({ courier_lon: location.lon, courier_lat: location.lat, courier_location_at: sql<Date>`now()` })
+    .where('order_id', '=', orderId)
+    .execute();
+}
+
+// ------------------------------------------------------------------------------------------------
+// Reading orders
+
+const ORDER_COLUMNS = [
+  'o.id',
+  'o.no',
+  'o.customer_id',
+  'o.store_id',
+  'o.type',
+  'o.payment_method',
+  'o.status',
+  'o.status_reason',
+  'o.status_comment',
+  'o.payment_status',
+  'o.absence_action',
+  'o.comment',
+  'o.change_amount',
+  'o.address_line',
+  'o.delivery_lon',
+  'o.delivery_lat',
+  'o.entrance',
+  'o.floor',
+  'o.apartment',
+  'o.intercom',
+  'o.courier_comment',
+  'o.is_express',
+  'o.express_minutes',
+  'o.slot_id',
+  'o.slot_date',
+  'o.slot_starts_at',
+  'o.slot_ends_at',
+  'o.payment_due_at',
+  'o.goods_total',
+  'o.delivery_cost',
+  'o.total_price',
+  'o.final_total',
+  'o.items_count',
+  'o.picking_result_state',
+  'o.has_picking_changes',
+  'o.picking_completed_at',
+  'o.order_version',
+  'o.created_at',
+  'o.updated_at',
+  'st.timezone as store_timezone',
+  'st.lon as store_lon',
+  'st.lat as store_lat',
+  'st.address_ru as store_address_ru',
+  'st.address_en as store_address_en',
+  'd.tracking_state',
+  'd.tracking_comment',
+  'd.courier_name',
+  'd.courier_phone',
+  'd.courier_transport',
+  'd.courier_lon',
+  'd.courier_lat',
+  'd.courier_location_at',
+  'd.courier_route',
+  'd.courier_request_ref',
+  'd.eta as courier_eta',
+  'd.updated_at as tracking_updated_at',
+] as const;
+
+function orderQuery(db: Executor) {
+  return db
+    .selectFrom('orders as o')
+    .innerJoin('stores as st', 'st.id', 'o.store_id')
+    .leftJoin('order_deliveries as d', 'd.order_id', 'o.id')
+    .select(ORDER_COLUMNS);
+}
+
+export type OrderRow = NonNullable<Awaited<ReturnType<ReturnType<typeof orderQuery>['executeTakeFirst']>>>;
+
+/** One of the customer's orders; another customer's order is simply not found. */
+export function findCustomerOrder(db: Executor, orderId: string, customerId: string): Promise<OrderRow | undefined> {
+  return orderQuery(db).where('o.id', '=', orderId).where('o.customer_id', '=', customerId).executeTakeFirst();
+}
+
+/**
+ * Locks one of the customer's orders (and its delivery row) for a command, then reads it. Status
+ * changes of the order serialize on this lock, so each sees the other's result.
+ */
+export async function lockCustomerOrder(db: Executor, orderId: string, customerId: string): Promise<OrderRow | undefined> {
+  const locked = await db.selectFrom('orders').select('id').where('id', '=', orderId).where('customer_id', '=', customerId).forUpdate().executeTakeFirst();
+  if (!locked) return undefined;
+  return orderQuery(db).where('o.id', '=', orderId).executeTakeFirst();
+}
+
+/** Locks an order by id (the worker and provider events act on any customer's order). */
+export async function lockOrder(db: Executor, orderId: string): Promise<OrderRow | undefined> {
+  const locked = await db.selectFrom('orders').select('id').where('id', '=', orderId).forUpdate().executeTakeFirst();
+  if (!locked) return undefined;
+  return orderQuery(db).where('o.id', '=', orderId).executeTakeFirst();
+}
+
+export function listOrderItems(db: Executor, orderId: string) {
+  return db
+    .selectFrom('order_items')
+    .select(['id', 'line_no', 'product_id', 'unit_id', 'inventory_id', 'name_ru', 'name_en', 'unit_name_ru', 'unit_name_en', 'image', 'weight', 'quantity', 'unit_price', 'old_price', 'line_total'])
+    .where('order_id', '=', orderId)
+    .orderBy('line_no')
+    .execute();
+}
+
+export type OrderItemRow = Awaited<ReturnType<typeof listOrderItems>>[number];
+
+export function listStatusHistory(db: Executor, orderId: string) {
+  return db
+    .selectFrom('order_status_history')
+    .select(['status', 'reason', 'comment', 'occurred_at'])
+    .where('order_id', '=', orderId)
+    .orderBy('occurred_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** Whether the order was ever `picked` (a courier may then collect it even while cancelling). */
+export async function wasEverPicked(db: Executor, orderId: string): Promise<boolean> {
+  const row = await db.selectFrom('order_status_history').select('id').where('order_id', '=', orderId).where('status', '=', 'picked').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+const FINISHED: OrderStatus[] = ['completed', 'cancelled'];
+
+/** A page of the customer's orders, newest first, and how many match. */
+export async function listCustomerOrders(db: Executor, customerId: string, active: boolean | null, page: number, pageSize: number) {
+  let base = db.selectFrom('orders as o').innerJoin('stores as st', 'st.id', 'o.store_id').where('o.customer_id', '=', customerId);
+  if (active === true) base = base.where('o.status', 'not in', FINISHED);
+  if (active === false) base = base.where('o.status', 'in', FINISHED);
+  const [rows, total] = await Promise.all([
+    base
+      .select([
+        'o.id',
+        'o.no',
+        'o.type',
+        'o.address_line',
+        'o.created_at',
+        'o.total_price',
+        'o.final_total',
+        'o.picking_result_state',
+        'o.has_picking_changes',
+        'st.address_ru as store_address_ru',
+        'st.address_en as store_address_en',
+      ])
+      .orderBy('o.created_at', 'desc')
+      .orderBy('o.no', 'desc')
+      .limit(pageSize)
+      .offset((page - 1) * pageSize)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, count: Number(total.n) };
+}
+
+export type OrderListRow = Awaited<ReturnType<typeof listCustomerOrders>>['rows'][number];
+
+/**
+ * Locks the customer's row: `share` by checkout, `update` by account deletion, so an order being
+ * placed and the account being deleted never interleave (deletion then sees the new order).
+ * Undefined when the account is gone or disabled.
+ */
+export async function lockCustomerRow(db: Executor, customerId: string, mode: 'share' | 'update'): Promise<{ id: string } | undefined> {
+  const query = db.selectFrom('customers').select('id').where('id', '=', customerId).where('deleted_at', 'is', null).where('is_disabled', '=', false);
+  return (mode === 'share' ? query.forShare() : query.forUpdate()).executeTakeFirst();
+}
+
+/** Whether the customer has an order that is neither delivered / collected nor cancelled. */
+export async function customerHasUnfinishedOrder(db: Executor, customerId: string): Promise<boolean> {
+  const row = await db.selectFrom('orders').select('id').where('customer_id', '=', customerId).where('status', 'not in', FINISHED).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Account deletion: the customer's orders stay as accounting records, but where they were
+ * delivered and how to get in is personal data and goes (DELETE /api/accounts/me/).
+ */
+export async function eraseOrderContactData(db: Executor, customerId: string): Promise<void> {
+  await db
+    .updateTable('orders')
+    .set({ address_line: '', delivery_lon: null, delivery_lat: null, entrance: null, floor: null, apartment: null, intercom: null, courier_comment: null, comment: null })
+    .where('customer_id', '=', customerId)
+    .execute();
+}
+
+// ------------------------------------------------------------------------------------------------
+// What the background worker claims (FOR UPDATE SKIP LOCKED: several instances share the work)
+
+/** Online orders still unpaid after their payment window. */
+export async function claimOrdersPastPaymentWindow(db: Executor, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('orders')
+    .select('id')
+    .where('status', 'in', ['created', 'awaiting_payment'])
+    .where('payment_due_at', '<=', sql<Date>`now()`)
+    .orderBy('payment_due_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Delivery orders whose courier should be requested now: express ones once picking started,
+ * scheduled ones `leadMinutes` before their slot, both only once the order is confirmed.
+ */
+export async function claimDeliveriesDueForCourier(db: Executor, leadMinutes: number, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('orders as o')
+    .innerJoin('order_deliveries as d', 'd.order_id', 'o.id')
+    .select('o.id')
+    .where('d.tracking_state', '=', 'pending')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('o.is_express', '=', true), eb('o.status', 'in', ['picking', 'picked'])]),
+        eb.and([
+          eb('o.is_express', '=', false),
+          eb('o.status', 'in', ['confirmed', 'picking', 'picked']),
+          eb('o.slot_starts_at', '<=', sql<Date>`now() + make_interval(mins => ${leadMinutes})`),
+        ]),
+      ]),
+    )
+    .orderBy('o.created_at')
+    .limit(limit)
+    .forUpdate('o')
+    .skipLocked()
+    .execute();
+  return rows.map((r) => r.id);
+}

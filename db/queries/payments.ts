@@ -1,0 +1,84 @@
+// Query functions of the Payments area: bank invoices of an order, and the provider commands
+// (courier requests and withdrawals, bank refunds and invoice cancellations) that follow a
+// committed change and are sent by the background worker.
+import { sql } from 'kysely';
+import type { Executor } from '../executor.js';
+import type { BankInvoiceStatus, ProviderCommandKind } from '../tables/payments.js';
+
+const INVOICE_COLUMNS = ['id', 'order_id', 'provider', 'provider_ref', 'status', 'amount', 'currency', 'link', 'created_at', 'expires_at', 'settled_at'] as const;
+
+/** The order's open invoice, if any (at most one: a partial unique index). */
+export function findOpenInvoice(db: Executor, orderId: string) {
+  return db.selectFrom('bank_invoices').select(INVOICE_COLUMNS).where('order_id', '=', orderId).where('status', '=', 'open').executeTakeFirst();
+}
+
+export type InvoiceRow = NonNullable<Awaited<ReturnType<typeof findOpenInvoice>>>;
+
+export function findInvoice(db: Executor, invoiceId: string) {
+  return db.selectFrom('bank_invoices').select(INVOICE_COLUMNS).where('id', '=', invoiceId).executeTakeFirst();
+}
+
+export async function insertInvoice(
+  db: Executor,
+  invoice: { id: string; order_id: string; provider: string; provider_ref: string; amount: string; currency: string; link: string; expires_at: Date },
+): Promise<InvoiceRow> {
+  return db
+    .insertInto('bank_invoices')
+    .values({ ...invoice, status: 'open' })
+    .returning(INVOICE_COLUMNS)
+    .executeTakeFirstOrThrow();
+}
+
+/** Ends an open invoice (paid, failed, expired, cancelled); returns it, or undefined when it was not open. */
+export function closeInvoice(db: Executor, invoiceId: string, status: Exclude<BankInvoiceStatus, 'open'>) {
+  return db
+    .updateTable('bank_invoices')
+    .set({ status, settled_at: status === 'paid' || status === 'failed' ? sql<Date>`now()` : null, updated_at: sql<Date>`now()` })
+    .where('id', '=', invoiceId)
+    .where('status', '=', 'open')
+    .returning(INVOICE_COLUMNS)
+    .executeTakeFirst();
+}
+
+/** The paid invoice of an order (the one a refund returns money of). */
+export function findPaidInvoice(db: Executor, orderId: string) {
+  return db.selectFrom('bank_invoices').select(INVOICE_COLUMNS).where('order_id', '=', orderId).where('status', '=', 'paid').orderBy('settled_at', 'desc').executeTakeFirst();
+}
+
+// ------------------------------------------------------------------------------------------------
+// Provider commands
+
+export async function enqueueProviderCommand(db: Executor, kind: ProviderCommandKind, orderId: string, payload: Record<string, unknown> = {}): Promise<void> {
+  await db.insertInto('provider_commands').values({ kind, order_id: orderId, payload: JSON.stringify(payload) }).execute();
+}
+
+/** Due commands, oldest first, locked for this worker; other instances skip them. */
+export function claimDueProviderCommands(db: Executor, limit: number) {
+  return db
+    .selectFrom('provider_commands')
+    .select(['id', 'kind', 'order_id', 'payload', 'attempts'])
+    .where('state', '=', 'pending')
+    .where('next_attempt_at', '<=', sql<Date>`now()`)
+    .orderBy('next_attempt_at')
+    .orderBy('id')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+}
+
+export type ProviderCommandRow = Awaited<ReturnType<typeof claimDueProviderCommands>>[number];
+
+export async function finishProviderCommand(db: Executor, id: number, outcome: { state: 'done' } | { state: 'failed'; error: string } | { state: 'pending'; error: string; delaySeconds: number }): Promise<void> {
+  await db
+    .updateTable('provider_commands')
+    .set((eb) => ({
+      state: outcome.state,
+      attempts: eb('attempts', '+', 1),
+      last_error: outcome.state === 'done' ? null : outcome.error,
+      done_at: outcome.state === 'done' ? sql<Date>`now()` : null,
+      next_attempt_at: outcome.state === 'pending' ? sql<Date>`now() + make_interval(secs => ${outcome.delaySeconds})` : sql<Date>`now()`,
+    }))
+    .where('id', '=', id)
+    .execute();
+}

@@ -1,0 +1,31 @@
+// Deterministic demo data: the same rows on every machine and every run, so a newcomer (and a
+// mobile engineer against TEST) sees a working service. Each area seeds its part, in order.
+import type { Database } from '../connection.js';
+import { seedAccounts } from './accounts.js';
+import { publishDemoCatalog, seedCatalog } from './catalog.js';
+import { seedContent } from './content.js';
+import { seedLogistics } from './logistics.js';
+import { seedLoyalty } from './loyalty.js';
+import { seedOrders } from './orders.js';
+import { seedPicking } from './picking.js';
+import { seedStores } from './stores.js';
+
+export { DEMO_STORES } from './stores.js';
+
+/** Seeds an empty database in one transaction; a database that already has stores is left alone. */
+export async function seedDemoData(db: Database): Promise<{ seeded: boolean }> {
+  return db.transaction().execute(async (trx) => {
+    const existing = await trx.selectFrom('stores').select('id').limit(1).executeTakeFirst();
+    if (existing) return { seeded: false };
+    await seedStores(trx);
+    await seedLogistics(trx);
+    await seedAccounts(trx);
+    await seedCatalog(trx);
+    await seedContent(trx);
+    await seedLoyalty(trx);
+    await seedPicking(trx);
+    await seedOrders(trx);
+    await publishDemoCatalog(trx);
+    return { seeded: true };
+  });
+}

@@ -1,0 +1,66 @@
+// Tables of the payments migration (2026_11_22_0006): bank invoices, push deliveries, provider
+// commands, and the push progress column it adds to the foundation's outbox.
+import type { ColumnType, Generated } from 'kysely';
+import type { Decimal, Timestamp } from './types.js';
+
+declare module './foundation.js' {
+  interface OutboxEventsTable {
+    /** When the event was fanned out to push deliveries; null while pending (or never needed). */
+    pushed_at: Timestamp | null;
+  }
+}
+
+export type BankInvoiceStatus = 'open' | 'paid' | 'failed' | 'expired' | 'cancelled';
+export type PushDeliveryState = 'pending' | 'sent' | 'failed' | 'stale_token' | 'skipped';
+export type ProviderCommandKind = 'courier.request' | 'courier.withdraw' | 'bank.refund' | 'bank.cancel_invoice';
+
+export interface BankInvoicesTable {
+  id: string;
+  order_id: string;
+  provider: string;
+  provider_ref: string;
+  status: BankInvoiceStatus;
+  amount: Decimal;
+  currency: string;
+  link: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  settled_at: Timestamp | null;
+  updated_at: Timestamp;
+}
+
+export interface PushDeliveriesTable {
+  notification_id: string;
+  device_id: string;
+  event_id: string;
+  customer_id: string;
+  order_id: string | null;
+  title: string;
+  body: string;
+  data: ColumnType<Record<string, string>, string, string>;
+  state: Generated<PushDeliveryState>;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  last_error: string | null;
+  created_at: Timestamp;
+  sent_at: Timestamp | null;
+}
+
+export interface ProviderCommandsTable {
+  id: Generated<number>;
+  kind: ProviderCommandKind;
+  order_id: string;
+  payload: ColumnType<Record<string, unknown>, string | undefined, string>;
+  state: Generated<'pending' | 'done' | 'failed'>;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  last_error: string | null;
+  created_at: Timestamp;
+  done_at: Timestamp | null;
+}
+
+export interface PaymentsTables {
+  bank_invoices: BankInvoicesTable;
+  push_deliveries: PushDeliveriesTable;
+  provider_commands: ProviderCommandsTable;
+}

@@ -1,0 +1,93 @@
+// Tables of the picking migration (2026_11_22_0007): sessions, their items, the scan log.
+import type { ColumnType, Generated } from 'kysely';
+import type { Decimal, Timestamp } from './types.js';
+
+export type SessionStatus = 'active' | 'ready_to_finish' | 'completed' | 'cancelled';
+export type ClosureSource = 'none' | 'picker_finish' | 'picker_cancel' | 'order_cancelled' | 'expired';
+export type ReconciliationStatus = 'not_required' | 'pending' | 'completed' | 'failed';
+
+export interface PickingSessionsTable {
+  id: ColumnType<number, never, never>;
+  order_id: string;
+  picker_id: number;
+  store_id: string;
+  status: SessionStatus;
+  closure_source: Generated<ClosureSource>;
+  version: Generated<number>;
+  max_added_items: number;
+  added_items_count: Generated<number>;
+  original_total: Decimal;
+  current_total: Decimal;
+  final_total: Decimal | null;
+  reconciliation_status: ReconciliationStatus | null;
+  cancellation_reason: string | null;
+  cancel_after_resolved_items: number | null;
+  cancellation_acknowledged_at: Timestamp | null;
+  started_at: Timestamp;
+  updated_at: Timestamp;
+  closed_at: Timestamp | null;
+}
+
+export interface PickingItemsTable {
+  id: ColumnType<number, never, never>;
+  session_id: number;
+  position: number;
+  order_item_id: number | null;
+  product_id: string;
+  inventory_id: string;
+  unit_id: string;
+  name_ru: string;
+  name_en: string;
+  image_url: string | null;
+  barcode: string | null;
+  plu_code: string | null;
+  unit_ru: string;
+  unit_en: string;
+  is_weight_based: boolean;
+  ordered_quantity: Decimal;
+  unit_price: Decimal;
+  tolerance_percent: Decimal | null;
+  state: 'pending' | 'awaiting_quantity' | 'picked' | 'missing' | 'clarified';
+  clarification_kind: 'removed' | 'quantity_mismatch' | 'weight_mismatch' | 'store_transfer_shortage' | null;
+  missing_action: 'call' | 'remove' | null;
+  is_resolved: Generated<boolean>;
+  actual_quantity: Decimal | null;
+  confirmed_quantity: Decimal | null;
+  pick_source: 'scan' | 'scale_label' | 'manual' | 'weight' | null;
+  last_scanned_barcode: string | null;
+  label_plu: string | null;
+  is_added: Generated<boolean>;
+  replacement_product_id: string | null;
+  replacement_inventory_id: string | null;
+  replacement_unit_id: string | null;
+  replacement_name_ru: string | null;
+  replacement_name_en: string | null;
+  replacement_barcode: string | null;
+  replacement_plu_code: string | null;
+  replacement_image_url: string | null;
+  replacement_unit_ru: string | null;
+  replacement_unit_en: string | null;
+  replacement_unit_price: Decimal | null;
+  replacement_chosen_at: Timestamp | null;
+  current_line_total: Decimal;
+  updated_at: Timestamp;
+}
+
+export interface PickingScansTable {
+  id: ColumnType<number, never, never>;
+  session_id: number;
+  item_id: number;
+  picker_id: number;
+  command: 'scan' | 'replacement' | 'weight';
+  barcode: string;
+  outcome: string;
+  scanned_product_id: string | null;
+  label_weight: Decimal | null;
+  created_at: Timestamp;
+}
+
+export interface PickingTables {
+  picking_sessions: PickingSessionsTable;
+  picking_items: PickingItemsTable;
+  picking_scans: PickingScansTable;
+}

@@ -1,0 +1,292 @@
+// Handlers of the Authentication tag: one-time codes, PIN sign-in, token refresh and verify,
+// PIN recovery. Rules are in handlers/rules/otp.ts and pin.ts; sessions in shared/sessions.ts.
+import { randomUUID } from 'node:crypto';
+import type { HandlerMap } from '../generated/operations.js';
+import { createCustomer, findCustomer, findCustomerByPhone, getOrCreatePreferences, setCustomerPin } from '../db/queries/accounts.js';
+import {
+  consumeOtpCode,
+  insertOtpCode,
+  insertRecoveryToken,
+  isSessionActive,
+  lastOtpSend,
+  latestOtpCode,
+  lockOtpPhone,
+  lockRecoveryToken,
+  lockSession,
+  markRecoveryTokenUsed,
+  otpSendsSince,
+  recordOtpAttempt,
+  revokeSessions,
+} from '../db/queries/auth.js';
+import type { Executor } from '../db/executor.js';
+import { activePrincipal } from '../server/auth/principal.js';
+import { verifySecret, hashSecret } from '../server/auth/passwords.js';
+import { TokenError, type TokenClaims } from '../server/auth/tokens.js';
+import type { Config } from '../server/config.js';
+import { AppError, forbidden, serviceUnavailable, badGateway, unprocessable } from '../server/errors.js';
+import type { RequestContext } from '../server/handler-types.js';
+import { SmsError } from '../server/providers/sms/index.js';
+import { generateOtp, hashOtp, isTestPhone, otpMatches, otpSmsText, otpState, sendLimit, OTP_LENGTH } from './rules/otp.js';
+import { pinProblem } from './rules/pin.js';
+import { assertUnderLimit, clearRateEvents, limitClientIp, recordRateEvent } from './shared/limits.js';
+import { invalidRefresh, rotateRefreshToken, startSession } from './shared/sessions.js';
+
+type Purpose = 'login' | 'update_pin';
+type AnyCtx = RequestContext<'sendOtp' | 'sendPinRecoveryOtp'>;
+
+/** Sends a new code, unless a limit says no. Everything happens under the phone's row lock, and
+ *  a failed SMS rolls the whole send back: no new code, no cooldown, not counted. */
+async function sendCode(ctx: AnyCtx, phone: string, purpose: Purpose) {
+  const { config, db, sms } = ctx.deps;
+  const auth = config.auth;
+  await limitClientIp(db, ctx.operationId, ctx.req.ip, auth.ipRequestsPerMinute);
+  await db.transaction().execute(async (trx) => {
+    await lockOtpPhone(trx, phone);
+    const now = new Date();
+    const last = await lastOtpSend(trx, phone, purpose);
+    const recent = await otpSendsSince(trx, phone, new Date(now.getTime() - 3600_000));
+    const limit = sendLimit(now, last?.created_at ?? null, recent.map((r) => r.created_at), {
+      cooldownSeconds: auth.otpResendCooldownSeconds,
+      maxPerHour: auth.otpMaxSendsPerHour,
+    });
+    if (limit) {
+      throw new AppError(429, limit.code, limit.code === 'OTP_RESEND_COOLDOWN' ? 'A code was sent recently; wait before asking again' : 'Too many codes for this phone in the last hour', {
+        headers: { 'Retry-After': String(limit.retryAfterSeconds) },
+        extra: { retry_after_seconds: limit.retryAfterSeconds },
+      });
+    }
+    const customer = await findCustomerByPhone(trx, phone);
+    const testPhone = isTestPhone(phone, auth.otpTestPhonePrefixes);
+    // A recovery code for a phone without an account is stored but never delivered, so the
+    // answer (and the cooldowns that follow) look the same for every phone.
+    const deliver = !testPhone && (purpose === 'login' || customer !== undefined);
+    const code = generateOtp();
+    await insertOtpCode(trx, {
+      phone,
+      purpose,
+      codeHash: hashOtp(auth.otpHmacKey, phone, purpose, code),
+      plainCode: testPhone ? code : null,
+      expiresAt: new Date(now.getTime() + auth.otpTtlSeconds * 1000),
+      delivered: deliver,
+    });
+    if (!deliver) return;
+    const lang = customer ? (await getOrCreatePreferences(trx, customer.id)).language : ctx.lang;
+    try {
+      await sms.send({ phone, text: otpSmsText(code, lang) });
+    } catch (err) {
+      if (err instanceof SmsError && err.kind === 'refused') throw badGateway('SMS_DELIVERY_FAILED', 'The SMS gateway refused the message');
+      if (err instanceof SmsError) throw serviceUnavailable('SMS_PROVIDER_UNAVAILABLE', 'The SMS gateway is not answering; retry later', 30);
+      throw err;
+    }
+  });
+  return {
+    status: 200 as const,
+    body: {
+      message: 'Code sent',
+      data: { resend_after_seconds: auth.otpResendCooldownSeconds, expires_in_seconds: auth.otpTtlSeconds, code_length: OTP_LENGTH },
+    },
+  };
+}
+
+type CodeCheck = { ok: true; codeId: number; expiresAt: Date } | { ok: false; error: AppError };
+
+/**
+ * Checks `code` against the phone's latest code of `purpose`; a wrong code costs an attempt.
+ * Must run inside a transaction holding the phone's lock. Returns the error instead of throwing
+ * so the caller commits the counted attempt before answering.
+ */
+async function checkCode(trx: Executor, auth: Config['auth'], phone: string, purpose: Purpose, code: string): Promise<CodeCheck> {
+  const row = await latestOtpCode(trx, phone, purpose);
+  const state = row ? otpState(row, auth.otpMaxAttempts, new Date()) : 'expired';
+  if (!row || state === 'used' || state === 'expired') {
+    return { ok: false, error: unprocessable('OTP_EXPIRED', 'The code has expired or was already used; ask for a new one') };
+  }
+  if (state === 'attempts_exceeded') {
+    return { ok: false, error: unprocessable('OTP_ATTEMPTS_EXCEEDED', 'Too many wrong attempts; ask for a new code') };
+  }
+  if (!otpMatches(auth.otpHmacKey, phone, purpose, code, row.code_hash)) {
+    await recordOtpAttempt(trx, row.id);
+    const left = auth.otpMaxAttempts - row.attempts - 1;
+    return left > 0
+      ? { ok: false, error: unprocessable('OTP_INVALID', 'The code is not correct', { extra: { attempts_left: left } }) }
+      : { ok: false, error: unprocessable('OTP_ATTEMPTS_EXCEEDED', 'Too many wrong attempts; ask for a new code', { extra: { attempts_left: 0 } }) };
+  }
+  return { ok: true, codeId: row.id, expiresAt: row.expires_at };
+}
+
+type Outcome<T> = { value: T } | { error: AppError };
+const fail = (error: AppError): { error: AppError } => ({ error });
+
+/** Runs `work` in a transaction and throws the error it returned only after the commit, so
+ *  what must persist despite the error (a counted wrong attempt) is kept. */
+async function commitThenThrow<T>(db: Executor, work: (trx: Executor) => Promise<Outcome<T>>): Promise<T> {
+  const outcome = await db.transaction().execute((trx) => work(trx));
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
+}
+
+const customerOwner = (claims: TokenClaims) => ({ kind: 'customer' as const, customerId: claims.sub });
+
+type CodeCtx = RequestContext<'confirmOtp' | 'verifyOtp' | 'verifyPinRecoveryOtp'>;
+
+/**
+ * The shared path of every operation that takes a code: the per-client limit, then, under the
+ * phone's lock, the code check (a wrong code's counted attempt is committed before the error is
+ * answered), then `then` with the checked code in the same transaction.
+ */
+async function withCheckedCode<T>(
+  ctx: CodeCtx,
+  purpose: Purpose,
+  then: (trx: Executor, code: { codeId: number; expiresAt: Date }) => Promise<Outcome<T>>,
+): Promise<T> {
+  const { db, config } = ctx.deps;
+  const { phone, code } = ctx.body;
+  await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute);
+  return commitThenThrow(db, async (trx) => {
+    await lockOtpPhone(trx, phone);
+    const check = await checkCode(trx, config.auth, phone, purpose, code);
+    if (!check.ok) return fail(check.error);
+    return then(trx, check);
+  });
+}
+
+export const authenticationHandlers = {
+  // POST /api/auth/otp/send
+  sendOtp: (ctx) => sendCode(ctx, ctx.body.phone, 'login'),
+
+  // POST /api/auth/otp/confirm
+  confirmOtp: async (ctx) => {
+    const { tokens } = ctx.deps;
+    const { phone } = ctx.body;
+    const body = await withCheckedCode(ctx, 'login', async (trx, check) => {
+      let customer = await findCustomerByPhone(trx, phone);
+      if (customer?.is_disabled) return fail(forbidden('ACCOUNT_DISABLED', 'This account is disabled'));
+      await consumeOtpCode(trx, check.codeId);
+      const isNewUser = customer === undefined;
+      customer ??= await createCustomer(trx, phone, ctx.lang);
+      const pair = await startSession(trx, tokens, { kind: 'customer', customerId: customer.id });
+      return { value: { access: pair.access, refresh: pair.refresh, phone, is_new_user: isNewUser, has_pin: customer.pin_hash !== null } };
+    });
+    ctx.res.setHeader('Cache-Control', 'no-store');
+    return { status: 200, body };
+  },
+
+  // POST /api/auth/otp/verify: checks a code without using it up and issues nothing.
+  verifyOtp: async (ctx) => {
+    const { phone } = ctx.body;
+    const body = await withCheckedCode(ctx, 'login', async (trx, check) => {
+      const customer = await findCustomerByPhone(trx, phone);
+      return { value: { phone, verified: true as const, is_new_user: customer === undefined, expires_at: check.expiresAt.toISOString() } };
+    });
+    return { status: 200, body };
+  },
+
+  // POST /api/auth/otp/update-pin/send
+  sendPinRecoveryOtp: (ctx) => sendCode(ctx, ctx.body.phone, 'update_pin'),
+
+  // POST /api/auth/otp/update-pin/verify: a correct code buys a single-use recovery token.
+  verifyPinRecoveryOtp: async (ctx) => {
+    const { tokens } = ctx.deps;
+    const { phone } = ctx.body;
+    const body = await withCheckedCode(ctx, 'update_pin', async (trx, check) => {
+      const customer = await findCustomerByPhone(trx, phone);
+      // Codes for unknown phones were never delivered; a match is answered like a wrong code.
+      if (!customer) return fail(unprocessable('OTP_INVALID', 'The code is not correct'));
+      await consumeOtpCode(trx, check.codeId);
+      const jti = randomUUID();
+      await insertRecoveryToken(trx, { jti, customerId: customer.id, expiresAt: new Date(Date.now() + tokens.ttlSeconds('recovery') * 1000) });
+      return { value: { phone, token: tokens.sign('recovery', customer.id, jti, jti) } };
+    });
+    ctx.res.setHeader('Cache-Control', 'no-store');
+    return { status: 200, body };
+  },
+
+  // PATCH /api/auth/recovery/update-pin (X-Recovery-Key)
+  updatePin: async (ctx) => {
+    const { db, tokens } = ctx.deps;
+    const { password, password_repeat } = ctx.body;
+    const raw = ctx.headers['x-recovery-key'];
+    const invalidRecovery = () => new AppError(401, 'RECOVERY_TOKEN_INVALID', 'The recovery token is not valid; verify a new code');
+    let claims: TokenClaims;
+    try {
+      claims = tokens.verify(String(Array.isArray(raw) ? raw[0] : raw), 'recovery');
+    } catch (err) {
+      if (err instanceof TokenError) throw invalidRecovery();
+      throw err;
+    }
+    if (password !== password_repeat) throw unprocessable('PIN_MISMATCH', 'The PINs do not match');
+    if (pinProblem(password)) throw unprocessable('PIN_TOO_WEAK', 'Choose a PIN that is not a sequence or a repeated digit');
+    const pinHash = await hashSecret(password);
+    const body = await db.transaction().execute(async (trx) => {
+      const token = await lockRecoveryToken(trx, claims.jti);
+      if (!token || token.customer_id !== claims.sub || token.used_at || token.revoked_at || token.expires_at <= new Date()) throw invalidRecovery();
+      const customer = await findCustomer(trx, token.customer_id);
+      if (!customer?.phone) throw invalidRecovery();
+      if (customer.is_disabled) throw forbidden('ACCOUNT_DISABLED', 'This account is disabled');
+      await setCustomerPin(trx, customer.id, pinHash);
+      await markRecoveryTokenUsed(trx, token.jti);
+      // A new PIN ends every other sign-in of the account.
+      await revokeSessions(trx, { customerId: customer.id }, 'pin_changed');
+      const pair = await startSession(trx, tokens, { kind: 'customer', customerId: customer.id });
+      return { phone: customer.phone, refresh: pair.refresh, access: pair.access };
+    });
+    ctx.res.setHeader('Cache-Control', 'no-store');
+    return { status: 200, body };
+  },
+
+  // POST /api/token/pair: phone + PIN.
+  obtainTokenPair: async (ctx) => {
+    const { db, config, tokens } = ctx.deps;
+    const { phone, password } = ctx.body;
+    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute);
+    const subject = `pin:${phone}`;
+    await assertUnderLimit(db, subject, config.auth.pinMaxFailures, config.auth.lockoutSeconds, {
+      code: 'LOGIN_RATE_LIMITED',
+      detail: 'Too many wrong PINs for this phone; sign in with a code or wait',
+    });
+    const customer = await findCustomerByPhone(db, phone);
+    // verifySecret runs scrypt even without a PIN, so timing does not tell whether the phone exists.
+    if (!(await verifySecret(password, customer?.pin_hash ?? null)) || !customer) {
+      await recordRateEvent(db, subject);
+      throw new AppError(401, 'INVALID_CREDENTIALS', 'Phone or PIN is not correct', { headers: { 'WWW-Authenticate': 'Bearer' } });
+    }
+    if (customer.is_disabled) throw forbidden('ACCOUNT_DISABLED', 'This account is disabled');
+    await clearRateEvents(db, subject);
+    const pair = await startSession(db, tokens, { kind: 'customer', customerId: customer.id });
+    ctx.res.setHeader('Cache-Control', 'no-store');
+    return { status: 200, body: { phone, refresh: pair.refresh, access: pair.access } };
+  },
+
+  // POST /api/token/refresh
+  refreshToken: async (ctx) => {
+    const { db, config, tokens } = ctx.deps;
+    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute);
+    const outcome = await db.transaction().execute((trx) => rotateRefreshToken(trx, tokens, ctx.body.refresh, 'customer_refresh', customerOwner));
+    if (outcome === 'reused') throw invalidRefresh('REFRESH_TOKEN_REUSED', 'Refresh token already used; the session was ended');
+    if (outcome === 'invalid') throw invalidRefresh();
+    ctx.res.setHeader('Cache-Control', 'no-store');
+    return { status: 200, body: { refresh: outcome.refresh, access: outcome.access } };
+  },
+
+  // POST /api/token/verify
+  verifyToken: async (ctx) => {
+    const { db, config, tokens } = ctx.deps;
+    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute);
+    const token = ctx.body.token;
+    const valid = await activePrincipal(ctx.deps, token, 'customer_access').then(
+      () => true,
+      async () => {
+        try {
+          const claims = tokens.verify(token, 'customer_refresh');
+          const session = await lockSession(db, claims.sid);
+          return session?.refresh_jti === claims.jti && (await isSessionActive(db, claims.sid, customerOwner(claims)));
+        } catch (err) {
+          if (err instanceof TokenError) return false;
+          throw err;
+        }
+      },
+    );
+    if (!valid) throw new AppError(401, 'TOKEN_INVALID', 'The token is not valid', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+    return { status: 200, body: {} };
+  },
+} satisfies Partial<HandlerMap>;

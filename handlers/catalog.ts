@@ -1,0 +1,284 @@
+// Handlers of the Catalog tag, keyed by operationId.
+import { gunzipSync } from 'node:zlib';
+import {
+  activeProductExists,
+  addFavorite,
+  availabilityFacts,
+  countInStockProducts,
+  favoriteIdsAmong,
+  findProductDetail,
+  listProductPage,
+  listRecommendations,
+  listUnits,
+  loadCategoryTree,
+  productExists,
+  removeFavorite,
+} from '../db/queries/catalog.js';
+import { planProductSearch } from '../db/queries/catalog-search.js';
+import { findCurrentVersion, findServableSnapshot, whySnapshotMissing } from '../db/queries/catalog-snapshot.js';
+import type { HandlerMap } from '../generated/operations.js';
+import { notFound, serviceUnavailable, unauthorized, unprocessable } from '../server/errors.js';
+import type { RequestContext } from '../server/handler-types.js';
+import { decideAvailability, parseRequestedQuantity, type QuantityProblem } from './rules/availability.js';
+import { parseSearch } from './rules/catalog-search.js';
+import { acceptsGzip, ifNoneMatchMatches } from './rules/http-cache.js';
+import { hasNextPage, pageWindow } from './rules/paging.js';
+import { customerIdOf, optionalCustomerIdOf } from './shared/principal.js';
+import { requireStore } from './shared/store.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Clients retry a missing publication after this many seconds (a publication takes seconds). */
+const NOT_PUBLISHED_RETRY_SECONDS = 30;
+const catalogNotPublished = () =>
+  serviceUnavailable('CATALOG_NOT_PUBLISHED', 'No catalog version is published for this store yet; keep the last good snapshot', NOT_PUBLISHED_RETRY_SECONDS);
+
+/** Path ids are plain strings in the spec; anything that is not a UUID names no category or product. */
+const idOrNotFound = (raw: string, what: string): string => {
+  if (!UUID.test(raw)) throw notFound(`No active ${what} has id ${raw}`);
+  return raw.toLowerCase();
+};
+
+const QUANTITY_PROBLEMS: Record<QuantityProblem, string> = {
+  not_a_decimal: 'is not a decimal number',
+  too_many_decimals: 'has more than 3 decimals',
+  below_minimum: 'is below 0.001',
+  fractional_pieces: 'must be a whole number for a piece unit',
+};
+
+export const catalogHandlers = {
+  // GET /api/catalog/version
+  getCatalogVersion: async (ctx) => {
+    const store = await requireStore(ctx);
+    const current = await findCurrentVersion(ctx.deps.db, store.id, ctx.lang);
+    // A store added after the last publication has no snapshot in it yet: nothing to offer.
+    if (!current || current.etag === null) throw catalogNotPublished();
+    return {
+      status: 200,
+      headers: { 'Cache-Control': 'no-cache' },
+      body: { version: current.version, etag: current.etag, published_at: current.published_at.toISOString() },
+    };
+  },
+
+  // GET /api/catalog/bootstrap/{version}
+  getCatalogSnapshot: async (ctx) => {
+    const store = await requireStore(ctx);
+    const { db, config } = ctx.deps;
+    const ttl = config.catalog.previousVersionTtlHours;
+    const version = ctx.path.version.toLowerCase();
+    ctx.res.vary('Accept-Encoding');
+    const missing = async (): Promise<never> => {
+      const why = await whySnapshotMissing(db, version, ttl);
+      if (why === 'unknown_version') {
+        throw notFound(`Catalog version ${version} is unknown or expired; re-read GET /api/catalog/version`, 'CATALOG_VERSION_NOT_FOUND');
+      }
+      throw catalogNotPublished();
+    };
+    const ifNoneMatch = header(ctx, 'if-none-match');
+    if (ifNoneMatch) {
+      // Revalidation reads the tag only; the stored bytes stay in the database.
+      const tagged = (await findServableSnapshot(db, version, store.id, ctx.lang, ttl, 'etag')) ?? (await missing());
+      if (ifNoneMatchMatches(ifNoneMatch, tagged.etag)) return { status: 304, headers: { ETag: tagged.etag }, body: undefined };
+    }
+    const gzip = acceptsGzip(header(ctx, 'accept-encoding'));
+    const stored = (await findServableSnapshot(db, version, store.id, ctx.lang, ttl, gzip ? 'gzip' : 'body')) ?? (await missing());
+    return sendStoredJson(ctx, stored.bytes!, stored.etag, gzip);
+  },
+
+  // GET /api/catalog/features/units/
+  listMeasurementUnits: async (ctx) => {
+    ctx.res.vary('Accept-Language');
+    return { status: 200, body: await listUnits(ctx.deps.db, ctx.lang) };
+  },
+
+  // GET /api/catalog/groups/categories/main-page
+  listMainPageCategories: async (ctx) => {
+    const store = await requireStore(ctx);
+    const tree = await loadCategoryTree(ctx.deps.db, ctx.lang, store.id);
+    return { status: 200, body: tree.mainPageBlocks() };
+  },
+
+  // GET /api/catalog/groups/categories/menu
+  listMenuCategories: async (ctx) => {
+    const store = await requireStore(ctx);
+    const tree = await loadCategoryTree(ctx.deps.db, ctx.lang, store.id);
+    return { status: 200, body: tree.menu() };
+  },
+
+  // GET /api/catalog/groups/categories/own-production
+  listOwnProductionCategories: async (ctx) => {
+    const store = await requireStore(ctx);
+    const tree = await loadCategoryTree(ctx.deps.db, ctx.lang, store.id);
+    const own = tree.nodes.filter((n) => n.is_own_production && n.visible && n.ancestor_ids.every((a) => tree.byId.has(a)));
+    const counts = await countInStockProducts(ctx.deps.db, store.id, own.filter((n) => n.show_products_count));
+    return {
+      status: 200,
+      body: own.map((n) => ({ ...tree.card(n, true), products_count: n.show_products_count ? (counts.get(n.id) ?? 0) : null })),
+    };
+  },
+
+  // GET /api/catalog/groups/categories/root
+  listRootCategories: async (ctx) => {
+    const store = await requireStore(ctx);
+    const tree = await loadCategoryTree(ctx.deps.db, ctx.lang, store.id);
+    return { status: 200, body: tree.children(null, true).map((n) => tree.card(n, true)) };
+  },
+
+  // GET /api/catalog/groups/categories/{category_id}
+  getCategory: async (ctx) => {
+    ctx.res.vary('Accept-Language');
+    const id = idOrNotFound(ctx.path.category_id, 'category');
+    const tree = await loadCategoryTree(ctx.deps.db, ctx.lang, null);
+    const node = tree.byId.get(id) ?? throwNotFound(`No active category has id ${id}`);
+    return { status: 200, body: tree.card(node, false) };
+  },
+
+  // GET /api/catalog/groups/categories/{category_id}/children
+  listCategoryChildren: async (ctx) => {
+    const store = await requireStore(ctx);
+    const id = idOrNotFound(ctx.path.category_id, 'category');
+    const tree = await loadCategoryTree(ctx.deps.db, ctx.lang, store.id);
+    const node = tree.byId.get(id) ?? throwNotFound(`No active category has id ${id}`);
+    const level = ctx.query.level ?? null;
+    // `level` is absolute: null means the direct children, a deeper level every descendant there.
+    const found =
+      level === null ? tree.children(node.id, true)
+      : level > node.level ? tree.nodes.filter((n) => n.visible && n.level === level && n.ancestor_ids.includes(node.id))
+      : [];
+    return { status: 200, body: found.map((n) => tree.card(n, true)) };
+  },
+
+  // GET /api/catalog/groups/categories/{category_id}/parents
+  listCategoryParents: async (ctx) => {
+    ctx.res.vary('Accept-Language');
+    const id = idOrNotFound(ctx.path.category_id, 'category');
+    const tree = await loadCategoryTree(ctx.deps.db, ctx.lang, null);
+    const node = tree.byId.get(id) ?? throwNotFound(`No active category has id ${id}`);
+    const level = ctx.query.level ?? null;
+    const ancestors = node.ancestor_ids.map((a) => tree.byId.get(a)).filter((n) => n !== undefined);
+    const found = level === null ? ancestors : ancestors.filter((n) => n.level === level);
+    return { status: 200, body: found.map((n) => tree.card(n, false)) };
+  },
+
+  // GET /api/catalog/products/
+  listCatalogProducts: async (ctx) => {
+    const store = await requireStore(ctx);
+    ctx.res.vary('Authorization');
+    const customerId = optionalCustomerIdOf(ctx);
+    const q = ctx.query;
+    if (q.is_favorite && !customerId) throw unauthorized('is_favorite=true needs a customer access token');
+    const db = ctx.deps.db;
+    const window = pageWindow(q.page, q.page_size);
+    const searchRequest = parseSearch(q.search);
+    const search = searchRequest ? await planProductSearch(db, searchRequest) : null;
+    const page = await listProductPage(db, {
+      storeId: store.id,
+      lang: ctx.lang,
+      customerId,
+      filters: {
+        categoryId: q.category_id?.toLowerCase() ?? null,
+        favoritesOf: q.is_favorite ? customerId : null,
+        isTop: q.is_top ?? false,
+        isNew: q.is_new ?? false,
+        isFresh: q.is_fresh ?? false,
+        onlyDiscount: q.only_discount ?? false,
+        search,
+      },
+      sortBy: q.sort_by ?? null,
+      limit: window.pageSize,
+      offset: window.offset,
+    });
+    return { status: 200, body: { items: page.items, count: page.count, has_next: hasNextPage(window, page.count) } };
+  },
+
+  // GET /api/catalog/products/{product_id}
+  getCatalogProduct: async (ctx) => {
+    const store = await requireStore(ctx);
+    ctx.res.vary('Authorization');
+    const id = idOrNotFound(ctx.path.product_id, 'product');
+    const detail = await findProductDetail(ctx.deps.db, id, store.id, ctx.lang, optionalCustomerIdOf(ctx));
+    return { status: 200, body: detail ?? throwNotFound(`No active product has id ${id}`) };
+  },
+
+  // POST /api/catalog/products/check-availability
+  checkProductsAvailability: async (ctx) => {
+    const store = await requireStore(ctx);
+    const lines = ctx.body.map((l) => ({ ...l, product_id: l.product_id.toLowerCase(), unit_id: l.unit_id.toLowerCase() }));
+    const facts = await availabilityFacts(ctx.deps.db, store.id, lines);
+    const verdicts = lines.map((line, i) => {
+      const fact = facts.get(`${line.product_id}/${line.unit_id}`);
+      const quantity = parseRequestedQuantity(line.quantity, fact?.unit_kind ?? null);
+      if (!quantity.ok) {
+        throw unprocessable('INVALID_QUANTITY', `Line ${i + 1}: quantity ${JSON.stringify(line.quantity)} ${QUANTITY_PROBLEMS[quantity.problem]}`);
+      }
+      const inventory = fact?.has_inventory ? { stock: fact.stock, orderQuantityLimit: fact.order_quantity_limit } : null;
+      return { product_id: line.product_id, unit_id: line.unit_id, ...decideAvailability(quantity.thousandths, fact?.product_exists ?? false, inventory) };
+    });
+    return { status: 200, body: verdicts };
+  },
+
+  // GET /api/catalog/products/recommendations
+  listProductRecommendations: async (ctx) => {
+    const store = await requireStore(ctx);
+    ctx.res.vary('Authorization');
+    const ids = [...new Set(ctx.query.product_ids.map((id) => id.toLowerCase()))];
+    return { status: 200, body: await listRecommendations(ctx.deps.db, store.id, ctx.lang, optionalCustomerIdOf(ctx), ids) };
+  },
+
+  // POST /api/catalog/products/add-favorite/{product_id}
+  addFavoriteProduct: async (ctx) => {
+    const customerId = customerIdOf(ctx);
+    const productId = ctx.path.product_id.toLowerCase();
+    if (!(await activeProductExists(ctx.deps.db, productId))) throw notFound(`No active product has id ${productId}`);
+    const status = await addFavorite(ctx.deps.db, customerId, productId);
+    if (status === null) throw unauthorized('The account of this token no longer exists');
+    return { status: 200, body: { status, product_id: productId } };
+  },
+
+  // DELETE /api/catalog/products/remove-favorite/{product_id}
+  removeFavoriteProduct: async (ctx) => {
+    const customerId = customerIdOf(ctx);
+    const productId = ctx.path.product_id.toLowerCase();
+    const removed = await removeFavorite(ctx.deps.db, customerId, productId);
+    if (!removed && !(await productExists(ctx.deps.db, productId))) throw notFound(`No product has id ${productId}`);
+    return { status: 204, body: undefined };
+  },
+
+  // POST /api/catalog/products/favorites/check
+  checkFavoriteProducts: async (ctx) => {
+    const customerId = customerIdOf(ctx);
+    const asked = [...new Set(ctx.body.product_ids.map((id) => id.toLowerCase()))];
+    const favorites = await favoriteIdsAmong(ctx.deps.db, customerId, asked);
+    return { status: 200, body: { product_ids: asked.filter((id) => favorites.has(id)) } };
+  },
+} satisfies Partial<HandlerMap>;
+
+function throwNotFound(detail: string): never {
+  throw notFound(detail);
+}
+
+function header<K extends keyof HandlerMap>(ctx: RequestContext<K>, name: string): string | undefined {
+  const value = ctx.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/**
+ * Sends stored JSON bytes as they are (the snapshot is never re-serialised). The reply's body is
+ * parsed only when someone reads it - the TEST environment's check of responses against the
+ * contract - so serving costs one copy of the bytes.
+ */
+function sendStoredJson(ctx: RequestContext<'getCatalogSnapshot'>, bytes: Buffer, etag: string, gzip: boolean) {
+  ctx.res.status(200);
+  ctx.res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  ctx.res.setHeader('ETag', etag);
+  if (gzip) ctx.res.setHeader('Content-Encoding', 'gzip');
+  ctx.res.setHeader('Content-Length', String(bytes.length));
+  ctx.res.end(bytes);
+  return {
+    status: 200 as const,
+    headers: { ETag: etag },
+    get body() {
+      return JSON.parse((gzip ? gunzipSync(bytes) : bytes).toString('utf8'));
+    },
+  };
+}

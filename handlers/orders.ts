@@ -1,0 +1,136 @@
+// Handlers of the Orders tag, keyed by operationId: checkout (retry-safe, one transaction), the
+// delivery price estimate, the customer's order list, detail and roadmaps, and cancellation.
+// Another customer's order is a 404 everywhere: every read and command is scoped to the caller.
+import type { HandlerMap } from '../generated/operations.js';
+import { findCustomerOrder, listCustomerOrders, listOrderItems, listStatusHistory, lockCustomerOrder, type OrderRow } from '../db/queries/orders.js';
+import { findLatestSessionOfOrder, loadItems } from '../db/queries/picking.js';
+import { toPickingResult } from '../db/queries/picking-views.js';
+import type { Executor } from '../db/executor.js';
+import { notFound, unprocessable } from '../server/errors.js';
+import type { RequestContext } from '../server/handler-types.js';
+import { fingerprintOf, withIdempotency } from '../server/idempotency.js';
+import { changeViolation, orderInputViolation } from './rules/checkout.js';
+import type { Lang } from './rules/order-texts.js';
+import { estimateDelivery, placeOrder } from './shared/checkout.js';
+import { cancelByCustomer } from './shared/order-lifecycle.js';
+import {
+  emptyPickingResult,
+  historyEntries,
+  orderDetailView,
+  orderListingView,
+  orderRoadmapDetailView,
+  orderRoadmapView,
+  type PickingResult,
+} from './shared/order-views.js';
+import { customerIdOf } from './shared/principal.js';
+import { requireStore } from './shared/store.js';
+
+const headerOf = (ctx: RequestContext<any>, name: string): string | null => {
+  const raw = ctx.headers[name];
+  const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+  return value ? value : null;
+};
+
+const orderNotFound = () => notFound('No order with this id');
+
+/** Order views differ by language (and by the caller, who is in Authorization). */
+function varyByLanguage(ctx: RequestContext<any>): void {
+  ctx.res.vary('Accept-Language');
+}
+
+/** What the picker collected so far (issue 7's session), or the empty result before picking starts. */
+async function pickingResultOf(db: Executor, o: OrderRow, lang: Lang): Promise<PickingResult> {
+  if (o.picking_result_state === 'pending') return emptyPickingResult('pending');
+  const session = await findLatestSessionOfOrder(db, o.id);
+  if (!session) return emptyPickingResult(o.picking_result_state);
+  const result = toPickingResult(await loadItems(db, session.id), lang, o.picking_result_state === 'completed');
+  return { ...result, state: o.picking_result_state, completed_at: o.picking_completed_at ? o.picking_completed_at.toISOString() : null };
+}
+
+async function orderDetail(db: Executor, o: OrderRow, ctx: RequestContext<any>) {
+  const [items, picking] = await Promise.all([listOrderItems(db, o.id), pickingResultOf(db, o, ctx.lang)]);
+  return orderDetailView(o, items, picking, ctx.lang, ctx.deps.config.orders.trackingRefreshSeconds);
+}
+
+export const ordersHandlers = {
+  // GET /api/orders/
+  listOrders: async (ctx) => {
+    const customerId = customerIdOf(ctx);
+    const page = ctx.query.page ?? 1;
+    const pageSize = ctx.query.page_size ?? 20;
+    const active = ctx.query.active ?? null;
+    const { rows, count } = await listCustomerOrders(ctx.deps.db, customerId, active, page, pageSize);
+    varyByLanguage(ctx);
+    return { status: 200, body: { items: rows.map((r) => orderListingView(r, ctx.lang)), count, has_next: page * pageSize < count } };
+  },
+
+  // POST /api/orders/
+  createOrder: async (ctx) => {
+    const customerId = customerIdOf(ctx);
+    const { config, db } = ctx.deps;
+    const store = await requireStore(ctx);
+    const key = headerOf(ctx, 'idempotency-key');
+    if (!key && config.orders.idempotencyKeyRequired) {
+      throw unprocessable('IDEMPOTENCY_KEY_REQUIRED', 'Send an Idempotency-Key header (one key per checkout attempt)');
+    }
+    const violation = orderInputViolation(ctx.body, config.orders.bank.enabled) ?? changeViolation(ctx.body.change);
+    if (violation) throw unprocessable(violation.code, violation.detail);
+
+    const place = async (trx: Executor) => {
+      const id = await placeOrder(trx, ctx.deps, { customerId, store, body: ctx.body, lang: ctx.lang });
+      return { status: 201 as const, body: id };
+    };
+    const reply = key
+      ? await withIdempotency(db, { principal: `customer:${customerId}`, operationId: 'createOrder', key }, fingerprintOf(store.id, ctx.body), place)
+      : await db.transaction().execute(place);
+    return { status: 201, body: reply.body, headers: { Location: `/api/orders/${reply.body}` } };
+  },
+
+  // POST /api/orders/delivery/price-estimate
+  estimateDeliveryPrice: async (ctx) => {
+    customerIdOf(ctx);
+    const estimate = await estimateDelivery(ctx.deps.db, ctx.deps, headerOf(ctx, 'x-store-id'), ctx.body);
+    ctx.res.vary('X-Store-Id');
+    return { status: 200, body: estimate };
+  },
+
+  // GET /api/orders/{order_id}
+  getOrder: async (ctx) => {
+    const o = await findCustomerOrder(ctx.deps.db, ctx.path.order_id.toLowerCase(), customerIdOf(ctx));
+    if (!o) throw orderNotFound();
+    varyByLanguage(ctx);
+    return { status: 200, body: await orderDetail(ctx.deps.db, o, ctx) };
+  },
+
+  // POST /api/orders/{order_id}/cancel
+  cancelOrder: async (ctx) => {
+    const customerId = customerIdOf(ctx);
+    const orderId = ctx.path.order_id.toLowerCase();
+    const detail = await ctx.deps.db.transaction().execute(async (trx) => {
+      const o = await lockCustomerOrder(trx, orderId, customerId);
+      if (!o) throw orderNotFound();
+      await cancelByCustomer(trx, o);
+      // The answer is the order as committed by this command.
+      return orderDetail(trx, (await findCustomerOrder(trx, orderId, customerId))!, ctx);
+    });
+    varyByLanguage(ctx);
+    return { status: 200, body: detail };
+  },
+
+  // GET /api/orders/roadmap/{order_id}/short
+  getOrderRoadmap: async (ctx) => {
+    const o = await findCustomerOrder(ctx.deps.db, ctx.path.order_id.toLowerCase(), customerIdOf(ctx));
+    if (!o) throw orderNotFound();
+    varyByLanguage(ctx);
+    return { status: 200, body: orderRoadmapView(o, ctx.lang) };
+  },
+
+  // GET /api/orders/roadmap/{order_id}/detail
+  getOrderRoadmapDetail: async (ctx) => {
+    const o = await findCustomerOrder(ctx.deps.db, ctx.path.order_id.toLowerCase(), customerIdOf(ctx));
+    if (!o) throw orderNotFound();
+    const history = historyEntries(await listStatusHistory(ctx.deps.db, o.id));
+    varyByLanguage(ctx);
+    return { status: 200, body: orderRoadmapDetailView(o, history, ctx.lang, ctx.deps.config.orders.trackingRefreshSeconds) };
+  },
+} satisfies Partial<HandlerMap>;

@@ -1,0 +1,64 @@
+// Whether one cart line can be ordered (AvailabilityOutput): the table of the spec, first match
+// wins. Quantities are bigint thousandths (scale 3, see decimal.ts).
+import { formatDecimal, minBigint, parseDecimal } from './decimal.js';
+
+export const QUANTITY_SCALE = 3;
+
+export type AvailabilityReason = 'UNKNOWN_PRODUCT' | 'NOT_SOLD_IN_STORE' | 'LIMIT_EXCEEDED' | 'OUT_OF_STOCK';
+
+export type QuantityProblem = 'not_a_decimal' | 'too_many_decimals' | 'below_minimum' | 'fractional_pieces';
+
+/**
+ * A requested quantity in thousandths, or the rule it breaks: at least 0.001, at most three
+ * decimals, whole for piece units (`unitKind` null when the unit is unknown: nothing to check).
+ */
+export function parseRequestedQuantity(
+  raw: string | number,
+  unitKind: 'piece' | 'weight' | null,
+): { ok: true; thousandths: bigint } | { ok: false; problem: QuantityProblem } {
+  const text = typeof raw === 'number' ? String(raw) : raw.trim();
+  if (!/^-?[0-9]+(\.[0-9]+)?$/.test(text)) return { ok: false, problem: 'not_a_decimal' };
+  const thousandths = parseDecimal(text, QUANTITY_SCALE);
+  if (thousandths === null) return { ok: false, problem: 'too_many_decimals' };
+  if (thousandths < 1n) return { ok: false, problem: 'below_minimum' };
+  if (unitKind === 'piece' && thousandths % 1000n !== 0n) return { ok: false, problem: 'fractional_pieces' };
+  return { ok: true, thousandths };
+}
+
+export interface InventoryFacts {
+  /** Decimal string from the database; null when the store has not reported stock. */
+  stock: string | null;
+  /** Per-order limit in this unit; null when there is none. */
+  orderQuantityLimit: string | null;
+}
+
+export interface AvailabilityVerdict {
+  is_available: boolean;
+  max_quantity: string;
+  is_user_order_quantity_limit_enabled: boolean;
+  user_order_quantity_limit: string;
+  requested_quantity: string;
+  reason_code: AvailabilityReason | null;
+}
+
+export function decideAvailability(
+  requested: bigint,
+  productExists: boolean,
+  inventory: InventoryFacts | null,
+): AvailabilityVerdict {
+  const requestedText = formatDecimal(requested, QUANTITY_SCALE);
+  const limit = inventory?.orderQuantityLimit != null ? parseDecimal(inventory.orderQuantityLimit, QUANTITY_SCALE) : null;
+  const base = {
+    is_user_order_quantity_limit_enabled: limit !== null,
+    user_order_quantity_limit: formatDecimal(limit ?? 0n, QUANTITY_SCALE),
+    requested_quantity: requestedText,
+  };
+  if (!productExists) return { ...base, is_available: false, max_quantity: '0.000', reason_code: 'UNKNOWN_PRODUCT' };
+  if (!inventory) return { ...base, is_available: false, max_quantity: '0.000', reason_code: 'NOT_SOLD_IN_STORE' };
+  const stock = inventory.stock === null ? 0n : (parseDecimal(inventory.stock, QUANTITY_SCALE) ?? 0n);
+  const max = limit === null ? stock : minBigint(stock, limit);
+  let reason: AvailabilityReason | null = null;
+  if (limit !== null && limit < stock && requested > limit) reason = 'LIMIT_EXCEEDED';
+  else if (requested > stock) reason = 'OUT_OF_STOCK';
+  return { ...base, is_available: reason === null, max_quantity: formatDecimal(max, QUANTITY_SCALE), reason_code: reason };
+}

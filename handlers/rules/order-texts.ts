@@ -1,0 +1,93 @@
+// What the customer reads about an order, in both languages: purchase status names, delivery
+// state names, the server's explanations (kept as reason codes in the database, so each reader
+// gets their own language), and push notification texts.
+import type { OrderStatus, TrackingState } from '../../db/tables/orders.js';
+
+export type Lang = 'ru' | 'en';
+type Texts = { ru: string; en: string };
+
+const STATUS: Record<OrderStatus, Texts> = {
+  created: { en: 'Order placed', ru: 'Заказ оформлен' },
+  awaiting_payment: { en: 'Awaiting payment', ru: 'Ожидает оплаты' },
+  confirmed: { en: 'Confirmed', ru: 'Подтверждён' },
+  picking: { en: 'Being picked', ru: 'Собирается' },
+  picked: { en: 'Waiting for the courier', ru: 'Ожидает курьера' },
+  ready_for_pickup: { en: 'Ready for pickup', ru: 'Готов к выдаче' },
+  en_route: { en: 'On the way', ru: 'В пути' },
+  completed: { en: 'Delivered', ru: 'Доставлен' },
+  cancellation_requested: { en: 'Cancellation requested', ru: 'Запрошена отмена' },
+  cancelled: { en: 'Cancelled', ru: 'Отменён' },
+};
+// A pickup order is not "delivered" but collected.
+const PICKUP_COMPLETED: Texts = { en: 'Collected', ru: 'Получен' };
+
+export function statusDisplay(status: OrderStatus, type: 'delivery' | 'pickup', lang: Lang): string {
+  return (status === 'completed' && type === 'pickup' ? PICKUP_COMPLETED : STATUS[status])[lang];
+}
+
+const TRACKING: Record<TrackingState, Texts> = {
+  pending: { en: 'Courier not requested yet', ru: 'Курьер ещё не вызван' },
+  searching_courier: { en: 'Looking for a courier', ru: 'Ищем курьера' },
+  courier_assigned: { en: 'Courier is heading to the store', ru: 'Курьер едет в магазин' },
+  courier_at_store: { en: 'Courier is at the store', ru: 'Курьер в магазине' },
+  en_route: { en: 'Courier is on the way', ru: 'Курьер в пути' },
+  arrived: { en: 'Courier has arrived', ru: 'Курьер на месте' },
+  delivered: { en: 'Delivered', ru: 'Доставлено' },
+  cancelled: { en: 'Courier delivery cancelled', ru: 'Доставка курьером отменена' },
+  returning: { en: 'Returning the order to the store', ru: 'Заказ возвращается в магазин' },
+  returned: { en: 'The order is back at the store', ru: 'Заказ вернулся в магазин' },
+};
+
+export const trackingDisplay = (state: TrackingState, lang: Lang): string => TRACKING[state][lang];
+export const trackingDisplayTexts = (state: TrackingState): Texts => TRACKING[state];
+
+/** Why an order entered a status. Unknown codes (written by a newer build) read as no comment. */
+export type StatusReason =
+  | 'cancelled_by_customer'
+  | 'not_paid_in_time'
+  | 'cancellation_queued'
+  | 'cancellation_too_late'
+  | 'courier_withdrawn';
+
+const REASONS: Record<StatusReason, Texts> = {
+  cancelled_by_customer: { en: 'Cancelled at your request.', ru: 'Отменён по вашей просьбе.' },
+  not_paid_in_time: { en: 'The order was not paid in time.', ru: 'Заказ не был оплачен вовремя.' },
+  cancellation_queued: {
+    en: 'A courier is already assigned. We are withdrawing the delivery; the order will be cancelled once the courier service confirms.',
+    ru: 'Курьер уже назначен. Мы отзываем доставку; заказ будет отменён, когда служба доставки подтвердит отмену.',
+  },
+  cancellation_too_late: {
+    en: 'The courier had already collected the order, so it could not be cancelled.',
+    ru: 'Курьер уже забрал заказ, поэтому отменить его не удалось.',
+  },
+  courier_withdrawn: { en: 'Cancelled at your request; the courier was withdrawn.', ru: 'Отменён по вашей просьбе; курьер отозван.' },
+};
+
+/** The comment to show: the server's reason in the reader's language, else the free text. */
+export function statusComment(reason: string | null, comment: string | null, lang: Lang): string | null {
+  const known = reason !== null && reason in REASONS ? REASONS[reason as StatusReason][lang] : null;
+  return known ?? comment;
+}
+
+const ONLINE_DISABLED: Texts = {
+  en: 'Online payment is temporarily unavailable. Please pay in cash.',
+  ru: 'Онлайн-оплата временно недоступна. Пожалуйста, оплатите наличными.',
+};
+export const onlinePaymentDisabledMessage = (lang: Lang): string => ONLINE_DISABLED[lang];
+
+/** The push notification of an order event: the order number and what happened. */
+export function pushTexts(
+  event: { type: 'order.changed'; status: OrderStatus; orderType: 'delivery' | 'pickup'; changes: string[] } | { type: 'delivery.tracking.changed'; state: TrackingState },
+  orderNo: number,
+  lang: Lang,
+): { title: string; body: string } {
+  const title = lang === 'ru' ? `Заказ № ${orderNo}` : `Order ${orderNo}`;
+  if (event.type === 'delivery.tracking.changed') return { title, body: TRACKING[event.state][lang] };
+  if (event.changes.includes('payment') && event.status === 'confirmed') {
+    return { title, body: lang === 'ru' ? 'Оплата получена, заказ подтверждён' : 'Payment received, the order is confirmed' };
+  }
+  if (event.changes.includes('payment') && !event.changes.includes('status')) {
+    return { title, body: lang === 'ru' ? 'Деньги за заказ возвращены' : 'The payment for the order was refunded' };
+  }
+  return { title, body: statusDisplay(event.status, event.orderType, lang) };
+}

@@ -1,0 +1,79 @@
+// Starting and rotating sign-in sessions. A session is one refresh-token family; its id is the
+// `sid` of every token it issues, which is how revocation reaches access tokens too.
+import { randomUUID } from 'node:crypto';
+import { insertSession, lockSession, revokeSessions, rotateSession, type SessionOwner } from '../../db/queries/auth.js';
+import type { Executor } from '../../db/executor.js';
+import { TokenError, type TokenClaims, type TokenService } from '../../server/auth/tokens.js';
+import { AppError } from '../../server/errors.js';
+
+export interface TokenPair {
+  access: string;
+  refresh: string;
+  sessionId: string;
+}
+
+const kindsOf = (owner: SessionOwner) =>
+  owner.kind === 'customer'
+    ? ({ access: 'customer_access', refresh: 'customer_refresh' } as const)
+    : ({ access: 'picker_access', refresh: 'picker_refresh' } as const);
+
+const subjectOf = (owner: SessionOwner) => (owner.kind === 'customer' ? owner.customerId : String(owner.pickerId));
+
+export async function startSession(db: Executor, tokens: TokenService, owner: SessionOwner): Promise<TokenPair> {
+  const sessionId = randomUUID();
+  const refreshJti = randomUUID();
+  const kinds = kindsOf(owner);
+  await insertSession(db, {
+    id: sessionId,
+    owner,
+    refreshJti,
+    expiresAt: new Date(Date.now() + tokens.ttlSeconds(kinds.refresh) * 1000),
+  });
+  return {
+    sessionId,
+    access: tokens.sign(kinds.access, subjectOf(owner), sessionId),
+    refresh: tokens.sign(kinds.refresh, subjectOf(owner), sessionId, refreshJti),
+  };
+}
+
+export const invalidRefresh = (code = 'TOKEN_INVALID', detail = 'The refresh token is not valid') =>
+  new AppError(401, code, detail, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+
+/**
+ * Exchanges a refresh token for a new pair. The family's current token rotates; presenting an
+ * already rotated one means it leaked (or a client bug): the whole family is revoked.
+ * Returns `reused` instead of throwing so the caller can commit the revocation first.
+ */
+export async function rotateRefreshToken(
+  db: Executor,
+  tokens: TokenService,
+  refreshToken: string,
+  kind: 'customer_refresh' | 'picker_refresh',
+  ownerOf: (claims: TokenClaims) => SessionOwner,
+): Promise<TokenPair | 'reused' | 'invalid'> {
+  let claims: TokenClaims;
+  try {
+    claims = tokens.verify(refreshToken, kind);
+  } catch (err) {
+    if (err instanceof TokenError) return 'invalid';
+    throw err;
+  }
+  const session = await lockSession(db, claims.sid);
+  const owner = ownerOf(claims);
+  const ownerMatches =
+    session &&
+    (owner.kind === 'customer' ? session.customer_id === owner.customerId : session.picker_id === owner.pickerId);
+  if (!session || !ownerMatches || session.revoked_at || session.expires_at <= new Date()) return 'invalid';
+  if (session.refresh_jti !== claims.jti) {
+    await revokeSessions(db, { sessionId: session.id }, 'refresh_token_reused');
+    return 'reused';
+  }
+  const newJti = randomUUID();
+  await rotateSession(db, session.id, newJti, new Date(Date.now() + tokens.ttlSeconds(kind) * 1000));
+  const kinds = kindsOf(owner);
+  return {
+    sessionId: session.id,
+    access: tokens.sign(kinds.access, claims.sub, session.id),
+    refresh: tokens.sign(kinds.refresh, claims.sub, session.id, newJti),
+  };
+}

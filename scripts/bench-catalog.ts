@@ -1,0 +1,231 @@
+// npm run bench:catalog (also run by npm run bench): catalog scenarios against the real service
+// and a real PostgreSQL (not a test).
+//
+// Two databases are prepared: the demo data (2,000 products) and the same demo with a catalog of
+// BENCH_LARGE_PRODUCTS (50,000) products, loaded through the catalog import and published. On
+// each, the service runs in a child process pinned to core 0 (the load generator is on core 1;
+// PostgreSQL is not pinned) and autocannon measures, in interleaved rounds:
+//   trivial      GET /api/logistics/map/config (no database; the reference of the run)
+//   listing      GET /api/catalog/products/?category_id=<leaf category> (page 1 of 20)
+//   detail       GET /api/catalog/products/{id} over 50 products
+//   bootstrap304 GET /api/catalog/bootstrap/{version} with the current If-None-Match
+//   search       GET /api/catalog/products/?search=... over typed, misspelt and Latin queries
+// Throughput is reported as a ratio to `trivial` of the same round (targets: listing and detail
+// 0.50, bootstrap304 0.80, search 0.35). Then the single-connection latency of listing and search
+// is compared between the two catalog sizes (target: large / small <= 1.5).
+//
+// BENCH_DATABASE_URL: a PostgreSQL server to create the two databases on (default: an embedded
+// one in a temporary folder). BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_LARGE_PRODUCTS (50000).
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { connect } from '../db/connection.js';
+import { startEmbeddedPostgres } from '../db/embedded.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { importCatalog } from '../db/queries/catalog-import.js';
+import { publishCatalogVersion } from '../db/queries/catalog-snapshot.js';
+import { demoCatalogFile } from '../db/seed/catalog.js';
+import { seedDemoData } from '../db/seed/demo.js';
+import { DEMO_STORES } from '../db/seed/stores.js';
+import { loadConfig } from '../server/config.js';
+import { createLogger } from '../server/logger.js';
+import { startService } from '../server/runtime.js';
+
+type Scenario = 'trivial' | 'listing' | 'detail' | 'bootstrap304' | 'search';
+const SCENARIOS: Scenario[] = ['trivial', 'listing', 'detail', 'bootstrap304', 'search'];
+const TARGETS: Partial<Record<Scenario, number>> = { listing: 0.5, detail: 0.5, bootstrap304: 0.8, search: 0.35 };
+const SEARCHES = ['молоко', 'малоко', 'moloko', 'хлеб ржаной', 'сыр гауда', 'kefir', 'йогрут', 'яблоки', 'coffee', 'шампиньоны'];
+const STORE = DEMO_STORES[0].id;
+
+interface Fixture {
+  leafCategory: string;
+  productIds: string[];
+  version: string;
+  etag: string;
+}
+
+/** Child process: the service on an existing database, no request logging or response checking. */
+async function serve(databaseUrl: string): Promise<void> {
+  const config = loadConfig({
+    ...process.env, APP_ENV: 'TEST', DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent',
+    VALIDATE_RESPONSES: 'false', SEED_DEMO_DATA: 'false', WARM_VALIDATORS: 'false', JWT_SECRET: 'bench-secret-bench-secret-bench-secret-00',
+    // One client address sends everything here: the per-IP budget of the Logistics operations is off.
+    LOGISTICS_REQUESTS_PER_MINUTE: '0',
+  });
+  const service = await startService({ config, log: createLogger('silent') });
+  await service.app.warmValidators();
+  process.stdout.write(JSON.stringify({ port: service.port }) + '\n');
+}
+
+async function prepare(url: string, largeProducts: number | null): Promise<void> {
+  const handle = connect(url, { max: 2 });
+  try {
+    await migrateToLatest(handle.db);
+    await seedDemoData(handle.db);
+    if (largeProducts) {
+      const started = performance.now();
+      await handle.db.transaction().execute((trx) => importCatalog(trx, demoCatalogFile({ products: largeProducts })));
+      await handle.db.transaction().setIsolationLevel('repeatable read').execute((trx) => publishCatalogVersion(trx, 24));
+      console.log(`  loaded and published ${largeProducts} products in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    }
+    // Fresh tables: statistics and the visibility map, as a database in service would have them.
+    await sql`VACUUM ANALYZE`.execute(handle.db);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function fixtureOf(url: string): Promise<Fixture> {
+  const handle = connect(url, { max: 1 });
+  try {
+    const leaf = await sql<{ id: string }>`SELECT id FROM categories WHERE code = 'milk'`.execute(handle.db);
+    const products = await sql<{ id: string }>`SELECT product_id AS id FROM inventories WHERE store_id = ${STORE} AND is_default ORDER BY product_id LIMIT 50`.execute(handle.db);
+    const snapshot = await sql<{ version_id: string; etag: string }>`
+      SELECT s.version_id, s.etag FROM catalog_snapshots s JOIN catalog_versions v ON v.id = s.version_id
+      WHERE v.replaced_at IS NULL AND s.store_id = ${STORE} AND s.language = 'ru'`.execute(handle.db);
+    return { leafCategory: leaf.rows[0].id, productIds: products.rows.map((r) => r.id), version: snapshot.rows[0].version_id, etag: snapshot.rows[0].etag };
+  } finally {
+    await handle.close();
+  }
+}
+
+function requestsOf(scenario: Scenario, f: Fixture): { path: string; headers?: Record<string, string> }[] {
+  switch (scenario) {
+    case 'trivial': return [{ path: '/api/logistics/map/config' }];
+    case 'listing': return [{ path: `/api/catalog/products/?category_id=${f.leafCategory}&page_size=20` }];
+    case 'detail': return f.productIds.map((id) => ({ path: `/api/catalog/products/${id}` }));
+    case 'bootstrap304': return [{ path: `/api/catalog/bootstrap/${f.version}`, headers: { 'if-none-match': f.etag } }];
+    case 'search': return SEARCHES.map((q) => ({ path: `/api/catalog/products/?search=${encodeURIComponent(q)}&page_size=20` }));
+  }
+}
+
+async function load(port: number, scenario: Scenario, f: Fixture, seconds: number, connections: number) {
+  const variants = requestsOf(scenario, f);
+  let next = 0;
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections,
+    duration: seconds,
+    headers: { 'x-store-id': STORE, 'accept-language': 'ru' },
+    requests: [{
+      setupRequest: (req: any) => {
+        const v = variants[next++ % variants.length];
+        return { ...req, path: v.path, headers: { ...req.headers, ...v.headers } };
+      },
+    }],
+  });
+  const expected = scenario === 'bootstrap304' ? '3xx' : '2xx';
+  const good = expected === '3xx' ? result['3xx'] : result['2xx'];
+  if (result.errors > 0 || good !== result.requests.total) {
+    throw new Error(`${scenario}: ${result.errors} errors, ${result.requests.total - good} answers other than ${expected}`);
+  }
+  return { rps: result.requests.average, latencyMs: result.latency.average, p50Ms: result.latency.p50 };
+}
+
+async function withServer<T>(url: string, run: (port: number) => Promise<T>): Promise<T> {
+  const child = spawn('taskset', ['-c', '0', process.execPath, '--import', 'tsx', import.meta.filename, '--serve', url], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      let buf = '';
+      child.stdout.on('data', (d) => {
+        buf += d;
+        const nl = buf.indexOf('\n');
+        if (nl >= 0) resolve(JSON.parse(buf.slice(0, nl)).port);
+      });
+      child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    });
+    return await run(port);
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function main(): Promise<void> {
+  const serveAt = process.argv.indexOf('--serve');
+  if (serveAt >= 0) return serve(process.argv[serveAt + 1]);
+
+  const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const largeProducts = Number(process.env.BENCH_LARGE_PRODUCTS ?? 50_000);
+  try {
+    spawn('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
+  } catch {
+    /* single core: share it */
+  }
+  let adminUrl = process.env.BENCH_DATABASE_URL;
+  let dir: string | null = null;
+  let cluster: Awaited<ReturnType<typeof startEmbeddedPostgres>> | null = null;
+  if (!adminUrl) {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'grocery-bench-pg-'));
+    // mkdtemp makes the folder private; the unprivileged user PostgreSQL runs as must enter it.
+    chmodSync(dir, 0o755);
+    cluster = await startEmbeddedPostgres(path.join(dir, 'data'));
+    adminUrl = cluster.adminUrl;
+  }
+  const names = { small: `bench_catalog_small_${process.pid}`, large: `bench_catalog_large_${process.pid}` };
+  const admin = new pg.Client(adminUrl);
+  await admin.connect();
+  const urlOf = (db: string) => Object.assign(new URL(adminUrl!), { pathname: `/${db}` }).toString();
+  try {
+    for (const [size, db] of Object.entries(names)) {
+      await admin.query(`CREATE DATABASE ${db}`);
+      console.log(`preparing the ${size} catalog`);
+      await prepare(urlOf(db), size === 'large' ? largeProducts : null);
+    }
+
+    // Throughput on the demo catalog, as ratios to the trivial operation of the same round.
+    const small = await fixtureOf(urlOf(names.small));
+    const ratios: Record<Scenario, number[]> = { trivial: [], listing: [], detail: [], bootstrap304: [], search: [] };
+    const rps: Record<Scenario, number[]> = { trivial: [], listing: [], detail: [], bootstrap304: [], search: [] };
+    await withServer(urlOf(names.small), async (port) => {
+      for (const s of SCENARIOS) await load(port, s, small, 1, 16); // warm-up: JIT, pools, caches
+      for (let r = 1; r <= rounds; r++) {
+        const round: Partial<Record<Scenario, number>> = {};
+        for (const s of SCENARIOS) round[s] = (await load(port, s, small, seconds, 32)).rps;
+        for (const s of SCENARIOS) {
+          rps[s].push(round[s]!);
+          ratios[s].push(round[s]! / round.trivial!);
+        }
+        console.log(`round ${r}: ${SCENARIOS.map((s) => `${s} ${Math.round(round[s]!)}`).join(', ')} req/s`);
+      }
+    });
+
+    // Latency of one client at a time, demo catalog against the large one.
+    const latency: Record<'small' | 'large', Record<'listing' | 'search', number[]>> = { small: { listing: [], search: [] }, large: { listing: [], search: [] } };
+    for (const size of ['small', 'large'] as const) {
+      const f = size === 'small' ? small : await fixtureOf(urlOf(names.large));
+      await withServer(urlOf(names[size]), async (port) => {
+        for (const s of ['listing', 'search'] as const) await load(port, s, f, 1, 1);
+        for (let r = 0; r < rounds; r++) {
+          for (const s of ['listing', 'search'] as const) latency[size][s].push((await load(port, s, f, seconds, 1)).latencyMs);
+        }
+      });
+    }
+
+    console.log('');
+    console.log(`catalog throughput (demo catalog, median of ${rounds} rounds, ratio to the trivial operation of the same round):`);
+    for (const s of SCENARIOS) {
+      const target = TARGETS[s];
+      console.log(`  ${s.padEnd(13)} ${String(Math.round(median(rps[s]))).padStart(6)} req/s   ratio ${median(ratios[s]).toFixed(2)}${target ? `   (target >= ${target.toFixed(2)})` : ''}`);
+    }
+    console.log(`single-client latency, ${largeProducts} products against 2,000 (target <= 1.50):`);
+    for (const s of ['listing', 'search'] as const) {
+      const a = median(latency.small[s]);
+      const b = median(latency.large[s]);
+      console.log(`  ${s.padEnd(13)} ${a.toFixed(2)} ms -> ${b.toFixed(2)} ms   ratio ${(b / a).toFixed(2)}`);
+    }
+  } finally {
+    for (const db of Object.values(names)) await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+    await admin.end();
+    await cluster?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,271 @@
+// npm run bench, part two (issue 6): order creation and the tracking sockets, on a real
+// PostgreSQL (BENCH_DATABASE_URL, or an embedded one in a temporary folder). Not a test.
+//   orders  - POST /api/orders/ from 32 concurrent clients (each its own customer, product and
+//             slot: the pipeline, not lock contention), reported as orders/s and as a ratio to the
+//             trivial operation (GET /api/logistics/map/config) measured on the same service in
+//             the same run. Target: ratio >= 0.20.
+//   sockets - 10,000 tracking sockets in the service process: RSS per socket (after GC, target
+//             < 10 KB) and the event-to-socket latency of outbox events committed at 1,000/s
+//             (p50/p99, target p99 < 100 ms).
+// The service runs in a child process pinned to core 0; load and clients run here.
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import WebSocket from 'ws';
+import { connect } from '../db/connection.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { seedDemoData } from '../db/seed/demo.js';
+import { DEMO_STORES } from '../db/seed/stores.js';
+import { TokenService } from '../server/auth/tokens.js';
+import { loadConfig } from '../server/config.js';
+import { openBenchDatabase } from './lib/bench-database.js';
+
+const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-00';
+const TRIVIAL = '/api/logistics/map/config';
+const STORE = DEMO_STORES.find((s) => s.code === 'MSK-TVERSKAYA')!.id;
+const ADDRESS = { lon: 37.6106, lat: 55.7579 };
+
+const envFor = (databaseUrl: string) => ({
+  ...process.env,
+  APP_ENV: 'TEST',
+  DATABASE_URL: databaseUrl,
+  JWT_SECRET,
+  LOG_LEVEL: 'silent',
+  // As in PROD: responses are not re-validated against the spec on every request.
+  VALIDATE_RESPONSES: 'false',
+  SEED_DEMO_DATA: 'false',
+  HOST: '127.0.0.1',
+  PORT: '0',
+  DB_POOL_MAX: '20',
+  // One load generator is one client IP: the public per-IP budget would measure the limiter.
+  LOGISTICS_REQUESTS_PER_MINUTE: '0',
+});
+
+/** Child mode: the whole service on `databaseUrl`; answers `rss` requests over IPC (after a GC). */
+export async function serveService(): Promise<void> {
+  const { startService } = await import('../server/runtime.js');
+  const service = await startService({ config: loadConfig(process.env) });
+  process.on('message', (m: { type: string }) => {
+    if (m.type !== 'rss') return;
+    (globalThis as { gc?: () => void }).gc?.();
+    process.send!({ type: 'rss', rss: process.memoryUsage().rss, sockets: service.realtime.connections() });
+  });
+  process.send!({ type: 'ready', port: service.port });
+}
+
+interface Child {
+  proc: ChildProcess;
+  port: number;
+  rss(): Promise<{ rss: number; sockets: number }>;
+}
+
+async function startChild(script: string, databaseUrl: string): Promise<Child> {
+  const proc = fork(script, ['--serve-service'], {
+    env: envFor(databaseUrl),
+    execPath: 'taskset',
+    execArgv: ['-c', '0', process.execPath, '--expose-gc', '--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    proc.on('message', (m: { type: string; port: number }) => m.type === 'ready' && resolve(m.port));
+    proc.on('exit', (code) => reject(new Error(`service exited with ${code}`)));
+  });
+  return {
+    proc,
+    port,
+    rss: () =>
+      new Promise((resolve) => {
+        const onMessage = (m: { type: string; rss: number; sockets: number }) => {
+          if (m.type !== 'rss') return;
+          proc.off('message', onMessage);
+          resolve(m);
+        };
+        proc.on('message', onMessage);
+        proc.send({ type: 'rss' });
+      }),
+  };
+}
+
+const openDatabase = () => openBenchDatabase('grocery_bench');
+
+/** Customers with an active session each, made in bulk; returns their access tokens. */
+async function customersWithTokens(db: ReturnType<typeof connect>['db'], count: number): Promise<{ customerId: string; token: string }[]> {
+  const tokens = new TokenService(loadConfig({ ...process.env, JWT_SECRET }).jwt);
+  const rows = Array.from({ length: count }, () => ({ customerId: randomUUID(), sessionId: randomUUID() }));
+  for (let i = 0; i < rows.length; i += 1000) {
+    const chunk = rows.slice(i, i + 1000);
+    await db.insertInto('customers').values(chunk.map((r) => ({ id: r.customerId, phone: null }))).execute();
+    await db.insertInto('customer_preferences').values(chunk.map((r) => ({ customer_id: r.customerId, language: 'en' as const }))).execute();
+    await db
+      .insertInto('auth_sessions')
+      .values(chunk.map((r) => ({ id: r.sessionId, principal_kind: 'customer' as const, customer_id: r.customerId, refresh_jti: randomUUID(), expires_at: new Date(Date.now() + 86_400_000) })))
+      .execute();
+  }
+  return rows.map((r) => ({ customerId: r.customerId, token: tokens.sign('customer_access', r.customerId, r.sessionId) }));
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+
+async function benchOrders(child: Child, db: ReturnType<typeof connect>['db'], seconds: number): Promise<{ trivial: number; orders: number }> {
+  const CLIENTS = 32;
+  const customers = await customersWithTokens(db, CLIENTS);
+  const unit = await db.selectFrom('measurement_units').select('id').where('code', '=', 'pc').executeTakeFirstOrThrow();
+  const lanes: { auth: string; body: string }[] = [];
+  for (let i = 0; i < CLIENTS; i++) {
+    const product = await db
+      .insertInto('products')
+      .values({ code: `BENCH-${i}-${randomUUID().slice(0, 6)}`, name_ru: `Товар ${i}`, name_en: `Product ${i}` })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db.insertInto('inventories').values({ product_id: product.id, store_id: STORE, unit_id: unit.id, is_default: true, stock: '1000000.000', unit_price: '600.00' }).execute();
+    const slotId = randomUUID();
+    await sql`INSERT INTO store_slots (id, store_id, kind, slot_date, starts_at, ends_at, capacity)
+      VALUES (${slotId}, ${STORE}, 'delivery', (now() AT TIME ZONE 'Europe/Moscow')::date + 2, now() + interval '2 days' + make_interval(mins => ${i}),
+              now() + interval '2 days 2 hours' + make_interval(mins => ${i}), 1000000)`.execute(db);
+    lanes.push({
+      auth: `Bearer ${customers[i].token}`,
+      body: JSON.stringify({
+        type: 'delivery',
+        payment_method: 'cash',
+        items: [{ product_id: product.id, unit_id: unit.id, quantity: '2' }],
+        delivery_context: { address_line: 'Tverskaya St, 7, Moscow', location: ADDRESS, slot_id: slotId },
+      }),
+    });
+  }
+  const base = `http://127.0.0.1:${child.port}`;
+  await autocannon({ url: `${base}${TRIVIAL}`, connections: CLIENTS, duration: 1 });
+  const trivial = await autocannon({ url: `${base}${TRIVIAL}`, connections: CLIENTS, duration: seconds });
+  if (trivial.non2xx || trivial.errors) throw new Error(`trivial: ${trivial.non2xx} non-2xx, ${trivial.errors} errors`);
+
+  let nextLane = 0;
+  const statuses = new Map<number, number>();
+  const orders = await autocannon({
+    url: `${base}/api/orders/`,
+    connections: CLIENTS,
+    duration: seconds,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req: any, context: any) => {
+          context.lane ??= lanes[nextLane++ % lanes.length];
+          return {
+            ...req,
+            headers: { 'content-type': 'application/json', authorization: context.lane.auth, 'x-store-id': STORE, 'idempotency-key': randomUUID() },
+            body: context.lane.body,
+          };
+        },
+        onResponse: (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1),
+      },
+    ],
+  } as autocannon.Options);
+  const created = statuses.get(201) ?? 0;
+  if (created !== orders.requests.total || orders.errors) {
+    throw new Error(`orders: statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${orders.errors} errors`);
+  }
+  return { trivial: trivial.requests.average, orders: created / seconds };
+}
+
+async function benchSockets(child: Child, db: ReturnType<typeof connect>['db'], count: number, eventsPerSecond: number, seconds: number) {
+  const customers = await customersWithTokens(db, count);
+  const before = await child.rss();
+  const url = `ws://127.0.0.1:${child.port}/ws/orders/tracking/`;
+  const latencies: number[] = [];
+  const sockets: WebSocket[] = [];
+  const t0 = performance.now();
+  for (let i = 0; i < customers.length; i += 250) {
+    await Promise.all(
+      customers.slice(i, i + 250).map(
+        (c) =>
+          new Promise<void>((resolve, reject) => {
+            const ws = new WebSocket(url, { headers: { authorization: `Bearer ${c.token}` }, perMessageDeflate: false });
+            ws.on('message', (m) => {
+              const sentAt = Date.parse((JSON.parse(String(m)) as { occurred_at: string }).occurred_at);
+              latencies.push(Date.now() - sentAt);
+            });
+            ws.once('open', () => resolve());
+            ws.once('error', reject);
+            ws.once('close', (code) => code === 1008 && reject(new Error('socket refused')));
+            sockets.push(ws);
+          }),
+      ),
+    );
+  }
+  const connectSeconds = (performance.now() - t0) / 1000;
+  const after = await child.rss();
+  if (after.sockets !== count) throw new Error(`the service holds ${after.sockets} sockets, expected ${count}`);
+
+  // Events at a steady rate, in small batches every 10 ms, each to one random customer.
+  const total = eventsPerSecond * seconds;
+  const perTick = Math.max(1, Math.round(eventsPerSecond / 100));
+  let sent = 0;
+  const started = Date.now();
+  while (sent < total) {
+    const due = Math.min(total, Math.floor(((Date.now() - started) / 1000) * eventsPerSecond) + perTick);
+    if (due > sent) {
+      const rows = [];
+      for (; sent < due; sent++) {
+        const c = customers[Math.floor(Math.random() * customers.length)];
+        const eventId = randomUUID();
+        const orderId = randomUUID();
+        rows.push({
+          event_id: eventId,
+          type: 'order.changed',
+          customer_id: c.customerId,
+          order_id: orderId,
+          payload: JSON.stringify({ type: 'order.changed', event_id: eventId, notification_id: null, occurred_at: new Date().toISOString(), data: { event_id: eventId, order_id: orderId, order_version: 2, status: 'confirmed', changes: ['status'] } }),
+        });
+      }
+      await db.insertInto('outbox_events').values(rows).execute();
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const deadline = Date.now() + 10_000;
+  while (latencies.length < total && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  for (const ws of sockets) ws.terminate();
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    connectSeconds,
+    rssPerSocketBytes: (after.rss - before.rss) / count,
+    rssBefore: before.rss,
+    rssAfter: after.rss,
+    received: latencies.length,
+    expected: total,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1) ?? 0,
+  };
+}
+
+/** Runs both measurements and prints them (called by scripts/bench.ts after the router rounds). */
+export async function benchOrdersAndSockets(script: string): Promise<void> {
+  const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+  const socketCount = Number(process.env.BENCH_SOCKETS ?? 10_000);
+  const eventsPerSecond = Number(process.env.BENCH_EVENTS_PER_SECOND ?? 1000);
+  const database = await openDatabase();
+  const handle = connect(database.url, { max: 4 });
+  let child: Child | null = null;
+  try {
+    await migrateToLatest(handle.db);
+    await seedDemoData(handle.db);
+    child = await startChild(script, database.url);
+    const o = await benchOrders(child, handle.db, seconds);
+    // The sockets get a fresh service, so its memory holds nothing left over from the orders.
+    child.proc.kill('SIGKILL');
+    child = await startChild(script, database.url);
+    console.log('');
+    console.log(`trivial operation (${TRIVIAL}) ${Math.round(o.trivial)} req/s on the full service`);
+    console.log(`order creation, 32 clients      ${Math.round(o.orders)} orders/s`);
+    console.log(`orders / trivial  ${(o.orders / o.trivial).toFixed(3)}  (target >= 0.20)`);
+    console.log('');
+
+    const s = await benchSockets(child, handle.db, socketCount, eventsPerSecond, seconds * 2);
+    console.log(`${socketCount} tracking sockets connected in ${s.connectSeconds.toFixed(1)} s; service RSS ${(s.rssBefore / 2 ** 20).toFixed(1)} -> ${(s.rssAfter / 2 ** 20).toFixed(1)} MiB`);
+    console.log(`RSS per socket    ${(s.rssPerSocketBytes / 1024).toFixed(2)} KB  (target < 10 KB)`);
+    console.log(`events at ${eventsPerSecond}/s: ${s.received}/${s.expected} delivered; event-to-socket p50 ${s.p50} ms, p99 ${s.p99} ms (target < 100), max ${s.max} ms`);
+  } finally {
+    child?.proc.kill('SIGKILL');
+    await handle.close();
+    await database.close();
+  }
+}

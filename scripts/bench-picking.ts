@@ -1,0 +1,201 @@
+// npm run bench, the picking scenario (issue 7), on a real PostgreSQL (BENCH_DATABASE_URL, or an
+// embedded one in a temporary folder). Not a test. 32 pickers, each with an order of 40 lines:
+//   start   - POST .../start of every order (latency per start);
+//   items   - item commands for BENCH_SECONDS from 32 concurrent pickers (each on its own session:
+//             the command path, not lock contention), every one a real change with a new
+//             Idempotency-Key (piece-quantity alternating between the ordered count and one
+//             less), reported as commands/s and as a ratio to the trivial operation
+//             (GET /api/logistics/map/config) measured on the same service in the same run.
+//             Target: ratio >= 0.30;
+//   finish  - every item picked, then POST .../finish (latency per finish).
+// The service runs in a child process pinned to core 0 (scripts/bench.ts --serve-service); the
+// load runs here.
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import autocannon from 'autocannon';
+import { connect } from '../db/connection.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { seedDemoData } from '../db/seed/demo.js';
+import { insertConfirmedOrder } from '../db/seed/picking.js';
+import { DEMO_CUSTOMER } from '../db/seed/accounts.js';
+import { DEMO_STORES } from '../db/seed/stores.js';
+import { TokenService } from '../server/auth/tokens.js';
+import { loadConfig } from '../server/config.js';
+import { openBenchDatabase } from './lib/bench-database.js';
+
+const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-00';
+const TRIVIAL = '/api/logistics/map/config';
+const STORE = DEMO_STORES[0].id;
+const PICKERS = 32;
+const LINES = 40;
+
+type Db = ReturnType<typeof connect>['db'];
+
+const openDatabase = () => openBenchDatabase('grocery_bench_picking');
+
+async function startChild(script: string, databaseUrl: string): Promise<{ proc: ChildProcess; port: number }> {
+  const proc = fork(script, ['--serve-service'], {
+    env: {
+      ...process.env,
+      APP_ENV: 'TEST',
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET,
+      LOG_LEVEL: 'silent',
+      // As in PROD: responses are not re-validated against the spec on every request.
+      VALIDATE_RESPONSES: 'false',
+      SEED_DEMO_DATA: 'false',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DB_POOL_MAX: '20',
+      // The trivial operation is a public logistics one: its per-client budget would answer 429.
+      LOGISTICS_REQUESTS_PER_MINUTE: '0',
+    },
+    execPath: 'taskset',
+    execArgv: ['-c', '0', process.execPath, '--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    proc.on('message', (m: { type: string; port: number }) => m.type === 'ready' && resolve(m.port));
+    proc.on('exit', (code) => reject(new Error(`service exited with ${code}`)));
+  });
+  return { proc, port };
+}
+
+interface Lane {
+  auth: string;
+  orderId: string;
+  items: { id: number; ordered: number }[];
+  next: number;
+}
+
+/** 32 pickers of the store, each signed in, and an order of 40 piece lines for each. */
+async function prepareLanes(db: Db): Promise<Lane[]> {
+  const tokens = new TokenService(loadConfig({ ...process.env, JWT_SECRET }).jwt);
+  const inventories = await db
+    .selectFrom('inventories as i')
+    .innerJoin('products as p', 'p.id', 'i.product_id')
+    .select('i.id')
+    .where('i.store_id', '=', STORE)
+    .where('i.is_default', '=', true)
+    .where('p.weight_based', '=', false)
+    .orderBy('p.code')
+    .limit(LINES)
+    .execute();
+  const lanes: Lane[] = [];
+  for (let n = 0; n < PICKERS; n++) {
+    const picker = await db
+      .insertInto('pickers')
+      .values({ login: `bench-picker-${n}`, display_name: `Bench ${n}`, password_hash: 'not-used', default_store_id: STORE })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db.insertInto('picker_stores').values({ picker_id: picker.id, store_id: STORE }).execute();
+    const sessionId = randomUUID();
+    await db
+      .insertInto('auth_sessions')
+      .values({ id: sessionId, principal_kind: 'picker', picker_id: picker.id, refresh_jti: randomUUID(), expires_at: new Date(Date.now() + 86_400_000) })
+      .execute();
+    const order = await db.transaction().execute((trx) =>
+      insertConfirmedOrder(trx, {
+        customerId: DEMO_CUSTOMER.id,
+        storeId: STORE,
+        type: 'delivery',
+        express: true,
+        lines: inventories.map((inv, i) => ({ inventoryId: inv.id, quantity: String(2 + (i % 3)) })),
+      }),
+    );
+    lanes.push({ auth: `Bearer ${tokens.sign('picker_access', String(picker.id), sessionId)}`, orderId: order.orderId, items: [], next: 0 });
+  }
+  return lanes;
+}
+
+async function post(base: string, lane: Lane, path: string, body?: object): Promise<{ status: number; body: any; ms: number }> {
+  const t0 = performance.now();
+  const r = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { authorization: lane.auth, 'idempotency-key': randomUUID(), ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await r.text();
+  return { status: r.status, body: text ? JSON.parse(text) : undefined, ms: performance.now() - t0 };
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** Runs the picking scenario and prints it (called by scripts/bench.ts after the router rounds). */
+export async function benchPicking(script: string): Promise<void> {
+  const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+  const database = await openDatabase();
+  const handle = connect(database.url, { max: 4 });
+  let child: { proc: ChildProcess; port: number } | null = null;
+  try {
+    await migrateToLatest(handle.db);
+    await seedDemoData(handle.db);
+    const lanes = await prepareLanes(handle.db);
+    child = await startChild(script, database.url);
+    const base = `http://127.0.0.1:${child.port}`;
+
+    const starts = await Promise.all(lanes.map((lane) => post(base, lane, `/api/picker/orders/${lane.orderId}/start`)));
+    starts.forEach((s, i) => {
+      if (s.status !== 200) throw new Error(`start answered ${s.status}: ${JSON.stringify(s.body)}`);
+      lanes[i].items = s.body.items.map((it: { item_id: number; ordered_quantity: string }) => ({ id: it.item_id, ordered: Number(it.ordered_quantity) }));
+    });
+
+    await autocannon({ url: `${base}${TRIVIAL}`, connections: PICKERS, duration: 1 });
+    const trivial = await autocannon({ url: `${base}${TRIVIAL}`, connections: PICKERS, duration: seconds });
+    if (trivial.non2xx || trivial.errors) throw new Error(`trivial: ${trivial.non2xx} non-2xx, ${trivial.errors} errors`);
+
+    let nextLane = 0;
+    const statuses = new Map<number, number>();
+    const commands = await autocannon({
+      url: base,
+      connections: PICKERS,
+      duration: seconds,
+      requests: [
+        {
+          method: 'POST',
+          setupRequest: (req: any, context: any) => {
+            const lane: Lane = (context.lane ??= lanes[nextLane++ % lanes.length]);
+            const k = lane.next++;
+            const item = lane.items[k % lane.items.length];
+            // Each round over the items alternates the full count and one less: every command changes the item.
+            const quantity = Math.floor(k / lane.items.length) % 2 === 0 ? item.ordered - 1 : item.ordered;
+            return {
+              ...req,
+              path: `/api/picker/orders/${lane.orderId}/items/${item.id}/piece-quantity`,
+              headers: { 'content-type': 'application/json', authorization: lane.auth, 'idempotency-key': randomUUID() },
+              body: JSON.stringify({ quantity }),
+            };
+          },
+          onResponse: (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1),
+        },
+      ],
+    } as autocannon.Options);
+    const applied = statuses.get(200) ?? 0;
+    if (applied !== commands.requests.total || commands.errors) {
+      throw new Error(`item commands: statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${commands.errors} errors`);
+    }
+
+    // Pick every item in full, then finish.
+    for (const lane of lanes) {
+      for (const item of lane.items) {
+        const r = await post(base, lane, `/api/picker/orders/${lane.orderId}/items/${item.id}/piece-quantity`, { quantity: item.ordered });
+        if (r.status !== 200) throw new Error(`piece-quantity answered ${r.status}`);
+      }
+    }
+    const finishes = await Promise.all(lanes.map((lane) => post(base, lane, `/api/picker/orders/${lane.orderId}/finish`)));
+    for (const f of finishes) if (f.status !== 200) throw new Error(`finish answered ${f.status}: ${JSON.stringify(f.body)}`);
+
+    const perSecond = applied / seconds;
+    console.log('');
+    console.log(`picking: ${PICKERS} pickers, orders of ${LINES} lines`);
+    console.log(`start (${PICKERS} at once)        mean ${mean(starts.map((s) => s.ms)).toFixed(0)} ms, max ${Math.max(...starts.map((s) => s.ms)).toFixed(0)} ms`);
+    console.log(`trivial operation (${TRIVIAL}) ${Math.round(trivial.requests.average)} req/s on the full service`);
+    console.log(`item commands, ${PICKERS} pickers    ${Math.round(perSecond)} commands/s (p50 ${commands.latency.p50} ms, p99 ${commands.latency.p99} ms)`);
+    console.log(`item command / trivial  ${(perSecond / trivial.requests.average).toFixed(3)}  (target >= 0.30)`);
+    console.log(`finish (${PICKERS} at once)       mean ${mean(finishes.map((s) => s.ms)).toFixed(0)} ms, max ${Math.max(...finishes.map((s) => s.ms)).toFixed(0)} ms`);
+  } finally {
+    child?.proc.kill('SIGKILL');
+    await handle.close();
+    await database.close();
+  }
+}

@@ -1,0 +1,296 @@
+// A mock of the service built from the spec alone (npm run mock), for mobile engineers working
+// before a feature lands. It routes and validates requests exactly as the service does (the same
+// compiled routing, openapi-backend and Ajv 2020 setup), so a request the mock accepts is one the
+// service accepts, and answers every operation with the examples of its responses.
+//
+// - Success: the operation's lowest declared 2xx status, with its example body and content type.
+// - `Prefer: code=404` (any declared status) and `Prefer: example=<name>` (a named media example)
+//   choose another answer, as in Prism, so apps can exercise their error handling.
+// - A secured operation called without credentials answers its 401; tokens are not verified
+//   (any bearer token passes), since the mock has no accounts.
+// - Invalid input answers 422 with the `{loc, msg, type}` list, unknown paths 404, wrong methods 405.
+//
+// Every answer is chosen and checked against the spec when the mock starts: an example that does
+// not match its own schema is replaced by a composed one and reported in `problems`.
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import express from 'express';
+import { OpenAPIBackend, type Context } from 'openapi-backend';
+import YAML from 'yaml';
+import { createAjv } from '../../server/ajv.js';
+import { projectRoot, type AppEnv } from '../../server/config.js';
+import { loadSpec, ResponseValidator, stampSpec, type OpenApiDocument } from '../../server/contract.js';
+import { docsHandler } from '../../server/docs.js';
+import { validationIssues } from '../../server/http.js';
+import { installCompiledRouting, routeTableFor } from '../../server/router.js';
+import { resolveRef, sampleSchema } from './examples.js';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+export interface MockAnswer {
+  status: number;
+  contentType: string | null;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+export interface MockApp {
+  express: express.Express;
+  document: OpenApiDocument;
+  /** Per operationId and status, the answer the mock gives. */
+  answers: Map<string, Map<number, MockAnswer>>;
+  /** Examples of the spec that did not match their schema (replaced by composed values). */
+  problems: string[];
+}
+
+export interface MockOptions {
+  env: AppEnv;
+  /** Stamped into the served spec and the docs page; default BUILD_COMMIT or the git commit. */
+  buildCommit?: string;
+}
+
+export async function createMockApp({ env, buildCommit = currentCommit() }: MockOptions): Promise<MockApp> {
+  installCompiledRouting();
+  const source = loadSpec(env);
+  const served = stampSpec(source, env, buildCommit);
+  const servedYaml = YAML.stringify(served);
+  const validator = new ResponseValidator(source);
+  const problems: string[] = [];
+  const answers = new Map<string, Map<number, MockAnswer>>();
+  const namedExamples = new Map<string, Map<string, unknown>>(); // `${operationId} ${status}` -> name -> value
+
+  for (const [, item] of Object.entries<any>(source.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = item?.[method];
+      if (!op?.operationId) continue;
+      const byStatus = new Map<number, MockAnswer>();
+      for (const [key, declared] of Object.entries<any>(op.responses ?? {})) {
+        const status = Number(key);
+        if (!Number.isInteger(status)) continue; // `default` / `4XX` ranges: not in this contract
+        const response = declared?.$ref ? resolveRef(source, declared.$ref) : declared;
+        const chosen = answerFor(source, validator, op.operationId, status, response, problems);
+        byStatus.set(status, chosen.answer);
+        if (chosen.named.size) namedExamples.set(`${op.operationId} ${status}`, chosen.named);
+      }
+      answers.set(op.operationId, byStatus);
+    }
+  }
+
+  const ajvByContext = new Map<string, ReturnType<typeof createAjv>>();
+  const api = new OpenAPIBackend({
+    definition: structuredClone(source) as any,
+    strict: true,
+    quick: true,
+    validate: true,
+    coerceTypes: true,
+    ignoreTrailingSlashes: false,
+    customizeAjv: (_orig, opts, context) => {
+      const key = `${context}:${opts.coerceTypes ? 'coerce' : 'strict'}`;
+      let ajv = ajvByContext.get(key);
+      if (!ajv) {
+        ajv = createAjv({ coerceTypes: opts.coerceTypes, useDefaults: false });
+        ajvByContext.set(key, ajv);
+      }
+      return ajv as any;
+    },
+  });
+  // OpenAPI 3.1: openapi-backend's 3.0 meta-schema check would reject it (see server/app.ts).
+  (api as any).validateDefinition = () => undefined;
+
+  // Credentials are checked for presence only: the mock has no accounts to verify them against.
+  for (const [name, scheme] of Object.entries<any>(source.components?.securitySchemes ?? {})) {
+    api.registerSecurityHandler(name, (c: Context) => {
+      if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer') {
+        return /^Bearer\s+\S+/i.test(String(c.request.headers.authorization ?? ''));
+      }
+      if (scheme.type === 'apiKey' && scheme.in === 'header') return Boolean(c.request.headers[String(scheme.name).toLowerCase()]);
+      return false;
+    });
+  }
+
+  const errorAnswer = (status: number, code: string, detail: unknown, headers: Record<string, string> = {}): MockAnswer => ({
+    status,
+    contentType: 'application/json',
+    body: { detail, code },
+    headers,
+  });
+
+  const answerOf = (c: Context, req: express.Request): MockAnswer => {
+    const operationId = c.operation.operationId!;
+    const byStatus = answers.get(operationId)!;
+    const prefer = parsePrefer(req.headers.prefer);
+    let status = lowestSuccess([...byStatus.keys()]);
+    let note: string | undefined;
+    if (prefer.code !== undefined) {
+      if (byStatus.has(prefer.code)) status = prefer.code;
+      else note = `status ${prefer.code} is not declared for ${operationId}; answered ${status}`;
+    }
+    const answer = byStatus.get(status)!;
+    const named = prefer.example ? namedExamples.get(`${operationId} ${status}`)?.get(prefer.example) : undefined;
+    if (prefer.example && named === undefined) note = `no example "${prefer.example}" for ${operationId} ${status}`;
+    return {
+      ...answer,
+      body: named ?? answer.body,
+      headers: { ...answer.headers, ...(note ? { 'X-Mock-Note': note } : {}) },
+    };
+  };
+
+  api.register({
+    notImplemented: (c, req: express.Request) => answerOf(c, req),
+    notFound: () => errorAnswer(404, 'NOT_FOUND', 'No operation at this path'),
+    methodNotAllowed: (_c, req: express.Request) =>
+      errorAnswer(405, 'METHOD_NOT_ALLOWED', `Method ${req.method} is not allowed here`, {
+        Allow: routeTableFor((api as any).definition).allowedMethods(req.path).join(', '),
+      }),
+    validationFail: (c) => errorAnswer(422, 'VALIDATION_ERROR', validationIssues(c.validation.errors ?? [])),
+    unauthorizedHandler: (c) => {
+      const declared = answers.get(c.operation.operationId!)?.get(401);
+      return declared ?? errorAnswer(401, 'UNAUTHORIZED', 'Authentication credentials were not provided');
+    },
+  });
+  await api.init();
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'extended');
+  app.use((req, res, next) => {
+    res.setHeader('X-Request-Id', randomUUID());
+    res.setHeader('X-Mock', 'true'); // nobody mistakes a mock answer for the service's
+    next();
+  });
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/openapi.json', (_req, res) => {
+    res.json(served);
+  });
+  app.get('/openapi.yaml', (_req, res) => {
+    res.type('application/yaml').send(servedYaml);
+  });
+  app.get('/docs', docsHandler(env, buildCommit));
+  app.use(express.json({ limit: 1024 * 1024, type: ['application/json', 'application/*+json'], strict: false }));
+  app.use(async (req, res, next) => {
+    if (!req.path.startsWith('/api/')) {
+      next();
+      return;
+    }
+    const answer = (await api.handleRequest(
+      { method: req.method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body },
+      req,
+      res,
+    )) as MockAnswer;
+    send(res, answer);
+  });
+  app.use((req, res) => {
+    send(res, errorAnswer(404, 'NOT_FOUND', `Nothing at ${req.path}`));
+  });
+  app.use((err: any, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    if (err?.type === 'entity.too.large') send(res, errorAnswer(413, 'PAYLOAD_TOO_LARGE', 'Body larger than 1048576 bytes'));
+    else if (err?.type === 'entity.parse.failed') send(res, errorAnswer(400, 'MALFORMED_JSON', 'The body is not valid JSON'));
+    else send(res, errorAnswer(500, 'INTERNAL_ERROR', 'Internal server error'));
+  });
+
+  return { express: app, document: served, answers, problems };
+}
+
+function send(res: express.Response, answer: MockAnswer): void {
+  for (const [k, v] of Object.entries(answer.headers)) res.setHeader(k, v);
+  res.status(answer.status);
+  if (answer.contentType === null || answer.status === 204 || answer.status === 304) {
+    res.end();
+    return;
+  }
+  // Error bodies carry the request's id, as the service's do.
+  const payload = isErrorBody(answer.body) ? { ...answer.body, request_id: res.getHeader('X-Request-Id') } : answer.body;
+  res.setHeader('Content-Type', `${answer.contentType}; charset=utf-8`);
+  res.end(/json/.test(answer.contentType) ? JSON.stringify(payload) : String(payload));
+}
+
+interface ChosenAnswer {
+  answer: MockAnswer;
+  named: Map<string, unknown>;
+}
+
+/** The answer of one declared response: the first candidate example that matches the schema. */
+function answerFor(
+  doc: OpenApiDocument,
+  validator: ResponseValidator,
+  operationId: string,
+  status: number,
+  response: any,
+  problems: string[],
+): ChosenAnswer {
+  const headers = headerExamples(doc, response?.headers ?? {});
+  const content = response?.content as Record<string, any> | undefined;
+  const named = new Map<string, unknown>();
+  if (!content || Object.keys(content).length === 0) return { answer: { status, contentType: null, body: undefined, headers }, named };
+  const contentType = Object.keys(content).includes('application/json') ? 'application/json' : Object.keys(content)[0];
+  const media = content[contentType] ?? {};
+  const conforms = (body: unknown) => validator.check({ operationId, status, contentType, body, hasBody: true });
+
+  for (const [name, example] of Object.entries<any>(media.examples ?? {})) {
+    const value = example?.$ref ? resolveRef(doc, example.$ref).value : example?.value;
+    const issues = conforms(value);
+    if (issues.length === 0) named.set(name, value);
+    else problems.push(`${operationId} ${status} example "${name}": ${issues.join('; ')}`);
+  }
+  const candidates: { from: string; value: unknown }[] = [];
+  if ('example' in media) candidates.push({ from: 'media example', value: media.example });
+  if (named.size) candidates.push({ from: 'named example', value: named.values().next().value });
+  if (media.schema) {
+    candidates.push({ from: 'schema examples', value: sampleSchema(media.schema, { root: doc, direction: 'response' }) });
+    candidates.push({ from: 'composed', value: sampleSchema(media.schema, { root: doc, direction: 'response', examplesFirst: false }) });
+  }
+  const failures: string[] = [];
+  for (const candidate of candidates) {
+    const issues = conforms(candidate.value);
+    if (issues.length === 0) {
+      if (failures.length) problems.push(`${operationId} ${status}: ${failures.join(' | ')}`);
+      return { answer: { status, contentType, body: candidate.value, headers }, named };
+    }
+    failures.push(`${candidate.from}: ${issues.slice(0, 3).join('; ')}`);
+  }
+  problems.push(`${operationId} ${status}: no candidate matches the schema (${failures.join(' | ')})`);
+  const fallback = candidates.length ? candidates[candidates.length - 1].value : {};
+  return { answer: { status, contentType, body: fallback, headers }, named };
+}
+
+function headerExamples(doc: OpenApiDocument, declared: Record<string, any>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, header] of Object.entries(declared)) {
+    const h = header?.$ref ? resolveRef(doc, header.$ref) : header;
+    const value = 'example' in (h ?? {}) ? h.example : sampleSchema(h?.schema ?? { type: 'string' }, { root: doc, direction: 'response' });
+    if (value !== null && value !== undefined) out[name] = String(value);
+  }
+  return out;
+}
+
+/** `Prefer: code=404, example=empty` (RFC 7240 preferences, as Prism reads them). */
+export function parsePrefer(header: string | string[] | undefined): { code?: number; example?: string } {
+  const out: { code?: number; example?: string } = {};
+  for (const part of String(header ?? '').split(/[,;]/)) {
+    const [key, raw] = part.split('=').map((s) => s?.trim());
+    const value = raw?.replace(/^"|"$/g, '');
+    if (key === 'code' && value && /^\d{3}$/.test(value)) out.code = Number(value);
+    if (key === 'example' && value) out.example = value;
+  }
+  return out;
+}
+
+function lowestSuccess(statuses: number[]): number {
+  const sorted = [...statuses].sort((a, b) => a - b);
+  return sorted.find((s) => s >= 200 && s < 300) ?? sorted[0];
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isErrorBody = (v: unknown): v is Record<string, unknown> => isPlainObject(v) && 'code' in v && 'detail' in v && !('request_id' in v);
+
+function currentCommit(): string {
+  if (process.env.BUILD_COMMIT) return process.env.BUILD_COMMIT;
+  try {
+    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    return 'unknown';
+  }
+}

@@ -1,0 +1,310 @@
+// Runtime assembly of the HTTP side: express 5 -> openapi-backend (routing by operationId,
+// request validation with Ajv 2020, security handlers) -> typed handler -> Kysely.
+import { randomUUID } from 'node:crypto';
+import express from 'express';
+import { OpenAPIBackend, type Context } from 'openapi-backend';
+import YAML from 'yaml';
+import { OPERATIONS, type HandlerMap, type OperationId } from '../generated/operations.js';
+import { createAjv } from './ajv.js';
+import { activePrincipal } from './auth/principal.js';
+import { bearerToken, TokenError, type Principal } from './auth/tokens.js';
+import { loadSpec, ResponseValidator, stampSpec, type OpenApiDocument } from './contract.js';
+import type { AppDeps } from './deps.js';
+import { docsHandler } from './docs.js';
+import { AppError, unauthorized, validationFailed } from './errors.js';
+import { isNotImplemented, type RequestContext } from './handler-types.js';
+import { errorReply, preferredLanguage, send, validationIssues, type HttpReply } from './http.js';
+import { redactUrl } from './logger.js';
+import { createMetrics, metricsHandler, type Metrics } from './metrics.js';
+import { installCompiledRouting, routeTableFor, type RouteTable } from './router.js';
+
+export interface CreateAppOptions {
+  deps: AppDeps;
+  handlers: Partial<HandlerMap>;
+  /** Override of the served document (the router benchmark serves a one-operation spec). */
+  document?: OpenApiDocument;
+}
+
+export interface App {
+  express: express.Express;
+  api: OpenAPIBackend;
+  routes: RouteTable;
+  /** The stamped document served at /openapi.json. */
+  document: OpenApiDocument;
+  /** Operations answering 501 NOT_IMPLEMENTED in this build. */
+  notImplemented: Set<string>;
+  /** Requests currently being handled (for draining on shutdown). */
+  inFlight(): number;
+  /** From now on /readyz answers 503 and responses close their connections. */
+  beginShutdown(): void;
+  /** Compiles every request validator now, yielding between operations. */
+  warmValidators(): Promise<void>;
+  /** Request figures and scrape-time gauges served at /metrics. */
+  metrics: Metrics;
+}
+
+type Reply = HttpReply;
+
+export async function createApp({ deps, handlers, document }: CreateAppOptions): Promise<App> {
+  const { config, log } = deps;
+  installCompiledRouting();
+  const source = document ?? loadSpec(config.env);
+  const served = stampSpec(source, config.env, config.buildCommit);
+  const servedYaml = YAML.stringify(served);
+  const responseValidator = config.validateResponses ? new ResponseValidator(source) : null;
+  const metrics = createMetrics({ pool: deps.pool, log, config });
+
+  // One Ajv per validation context, built once (openapi-backend calls customizeAjv per validator).
+  const ajvByContext = new Map<string, ReturnType<typeof createAjv>>();
+  const api = new OpenAPIBackend({
+    definition: structuredClone(source) as any,
+    strict: true,
+    quick: true, // lazy validator compilation: init in milliseconds; warmValidators() fills the rest
+    validate: true,
+    coerceTypes: true,
+    ignoreTrailingSlashes: false,
+    customizeAjv: (_orig, opts, context) => {
+      const key = `${context}:${opts.coerceTypes ? 'coerce' : 'strict'}`;
+      let ajv = ajvByContext.get(key);
+      if (!ajv) {
+        ajv = createAjv({ coerceTypes: opts.coerceTypes, useDefaults: false });
+        ajvByContext.set(key, ajv);
+      }
+      return ajv as any;
+    },
+  });
+  // The document is OpenAPI 3.1; openapi-backend validates definitions against the 3.0
+  // meta-schema and would reject it. `redocly lint` validates the contract in CI instead.
+  (api as any).validateDefinition = () => undefined;
+
+  const notImplemented = new Set<string>();
+  // Only the operations of the served document: PROD lacks the TEST-only ones.
+  const servedIds = new Set(
+    Object.values<Record<string, any>>(source.paths ?? {}).flatMap((item) => Object.values(item).map((op) => op?.operationId)),
+  );
+  const operationIds = (Object.keys(OPERATIONS) as OperationId[]).filter((id) => servedIds.has(id));
+  for (const id of operationIds) if (!handlers[id] || isNotImplemented(handlers[id])) notImplemented.add(id);
+
+  const principalOf = (c: Context): Principal | null => {
+    for (const result of Object.values(c.security ?? {})) {
+      if (result && typeof result === 'object' && 'kind' in result) return result as Principal;
+    }
+    return null;
+  };
+
+  const bearerPrincipal = async (c: Context, kind: 'customer_access' | 'picker_access'): Promise<Principal> => {
+    const token = bearerToken(c.request.headers.authorization);
+    if (!token) throw new TokenError('no bearer token');
+    return activePrincipal(deps, token, kind);
+  };
+
+  api.registerSecurityHandler('CustomerJWTAuth', (c) => bearerPrincipal(c, 'customer_access'));
+  api.registerSecurityHandler('PickerJWTAuth', (c) => bearerPrincipal(c, 'picker_access'));
+  // Push-device registration: either kind of access token (the handler matches it to app_kind).
+  api.registerSecurityHandler('ApplicationJWTAuth', async (c) => {
+    try {
+      return await bearerPrincipal(c, 'customer_access');
+    } catch {
+      return bearerPrincipal(c, 'picker_access');
+    }
+  });
+  // The recovery token is verified and consumed by the operation itself (single use, in the
+  // same transaction as the PIN change); here it must at least be present and well-formed.
+  api.registerSecurityHandler('RecoveryTokenApiKey', (c) => {
+    const value = c.request.headers['x-recovery-key'];
+    const token = Array.isArray(value) ? value[0] : value;
+    if (!token) throw new TokenError('no recovery token');
+    deps.tokens.verify(token, 'recovery');
+    return { recoveryToken: token };
+  });
+
+  const errorBody = (status: number, code: string, detail: string, extraHeaders?: Record<string, string>) =>
+    (req: express.Request): Reply => ({
+      status,
+      headers: extraHeaders,
+      body: { detail, code, request_id: req.res?.locals.requestId },
+    });
+
+  api.register({
+    notFound: (_c, req: express.Request) => errorBody(404, 'NOT_FOUND', 'No operation at this path')(req),
+    methodNotAllowed: (_c, req: express.Request) => {
+      const allow = routes().allowedMethods(req.path).join(', ');
+      return errorBody(405, 'METHOD_NOT_ALLOWED', `Method ${req.method} is not allowed here`, { Allow: allow })(req);
+    },
+    validationFail: (c) => {
+      throw validationFailed(validationIssues(c.validation.errors ?? []));
+    },
+    unauthorizedHandler: () => {
+      throw unauthorized();
+    },
+    notImplemented: (c) => {
+      throw new AppError(501, 'NOT_IMPLEMENTED', `${c.operation.operationId} is in the contract but not served by this build yet`);
+    },
+  });
+
+  for (const id of operationIds) {
+    const handler = handlers[id];
+    if (!handler || isNotImplemented(handler)) continue;
+    api.register(id, async (c: Context, req: express.Request, res: express.Response) => {
+      const principal = principalOf(c);
+      // Optional authorization: a token that is sent must be valid, so a client with an expired
+      // token refreshes instead of silently browsing as a guest.
+      if (!principal && c.operation.security?.length && req.headers.authorization) throw unauthorized();
+      const ctx: RequestContext<typeof id> = {
+        operationId: id,
+        body: c.request.requestBody,
+        path: c.request.params as any,
+        query: c.request.query as any,
+        headers: req.headers,
+        principal,
+        lang: preferredLanguage(req.headers['accept-language']),
+        requestId: res.locals.requestId,
+        log: res.locals.log,
+        deps,
+        req,
+        res,
+      };
+      return (handler as (x: typeof ctx) => unknown)(ctx);
+    });
+  }
+
+  await api.init();
+  const routes = () => routeTableFor((api as any).definition);
+
+  let shuttingDown = false;
+  let inFlight = 0;
+  const app = express();
+  app.disable('x-powered-by');
+  // Behind N proxies the client address is the Nth from the right in X-Forwarded-For.
+  app.set('trust proxy', config.trustProxyHops);
+  app.set('etag', false);
+  app.set('query parser', 'extended');
+
+  app.use((req, res, next) => {
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && /^[A-Za-z0-9._-]{8,128}$/.test(incoming) ? incoming : randomUUID();
+    const started = process.hrtime.bigint();
+    res.locals.requestId = requestId;
+    res.locals.log = log.child({ request_id: requestId });
+    res.setHeader('X-Request-Id', requestId);
+    if (shuttingDown) res.setHeader('Connection', 'close');
+    inFlight++;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      inFlight--;
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      if (config.metrics.enabled) metrics.observeRequest(res.locals.operationId, res.statusCode, durationMs / 1000);
+      log.info('request', {
+        request_id: requestId,
+        method: req.method,
+        path: redactUrl(req.originalUrl),
+        operation_id: res.locals.operationId,
+        status: res.statusCode,
+        duration_ms: durationMs,
+      });
+    };
+    res.on('finish', finish);
+    res.on('close', finish);
+    next();
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    if (shuttingDown) {
+      res.status(503).setHeader('Retry-After', '5').json({ status: 'shutting_down' });
+      return;
+    }
+    try {
+      await deps.pool.query('SELECT 1');
+      res.json({ status: 'ready' });
+    } catch {
+      res.status(503).setHeader('Retry-After', '5').json({ status: 'database_unavailable' });
+    }
+  });
+  app.get('/openapi.json', (_req, res) => {
+    res.json(served);
+  });
+  app.get('/openapi.yaml', (_req, res) => {
+    res.type('application/yaml').send(servedYaml);
+  });
+  app.get('/docs', docsHandler(config.env, config.buildCommit));
+  if (config.metrics.enabled) app.get('/metrics', metricsHandler(metrics, config.metrics.bearerToken));
+
+  app.use(
+    express.json({ limit: config.bodyLimitBytes, type: ['application/json', 'application/*+json'], strict: false }),
+  );
+
+  app.use(async (req, res, next) => {
+    if (!req.path.startsWith('/api/') && req.path !== '/api') {
+      next();
+      return;
+    }
+    let reply: Reply;
+    try {
+      reply = (await api.handleRequest(
+        { method: req.method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body },
+        req,
+        res,
+      )) as Reply;
+    } catch (err) {
+      reply = errorReply(err, res.locals.requestId, res.locals.log);
+    }
+    const op = (api as any).router.matchOperation({ method: req.method, path: req.path, headers: {} }, false);
+    res.locals.operationId = op?.operationId;
+    if (responseValidator && op?.operationId && !(reply.status === 501 && notImplemented.has(op.operationId))) {
+      const problems = responseValidator.check({
+        operationId: op.operationId,
+        status: reply.status,
+        contentType: reply.body === undefined ? undefined : 'application/json',
+        body: reply.body,
+        hasBody: reply.body !== undefined,
+      });
+      if (problems.length) res.locals.log.error('response violates the contract', { operation_id: op.operationId, problems });
+    }
+    send(res, reply);
+  });
+
+  app.use((req, res) => {
+    send(res, { status: 404, body: { detail: `Nothing at ${req.path}`, code: 'NOT_FOUND', request_id: res.locals.requestId } });
+  });
+
+  // express's final error handler: body-parser failures and anything thrown outside /api.
+  app.use((err: any, req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    const requestId = res.locals.requestId ?? 'unknown';
+    if (err?.type === 'entity.too.large') {
+      send(res, { status: 413, body: { detail: `Body larger than ${config.bodyLimitBytes} bytes`, code: 'PAYLOAD_TOO_LARGE', request_id: requestId } });
+    } else if (err?.type === 'entity.parse.failed') {
+      send(res, { status: 400, body: { detail: 'The body is not valid JSON', code: 'MALFORMED_JSON', request_id: requestId } });
+    } else if (err?.status >= 400 && err?.status < 500 && err?.expose) {
+      send(res, { status: 400, body: { detail: String(err.message), code: 'BAD_REQUEST', request_id: requestId } });
+    } else {
+      send(res, errorReply(err, requestId, res.locals.log ?? log));
+    }
+    void req;
+  });
+
+  return {
+    express: app,
+    api,
+    routes: routes(),
+    document: served,
+    notImplemented,
+    metrics,
+    inFlight: () => inFlight,
+    beginShutdown: () => {
+      shuttingDown = true;
+    },
+    warmValidators: async () => {
+      const validator = (api as any).validator;
+      for (const id of operationIds) {
+        if (!routes().byId.has(id)) continue;
+        validator.getRequestValidatorsForOperation(id);
+        await new Promise((r) => setImmediate(r));
+      }
+    },
+  };
+}

@@ -1,0 +1,89 @@
+// JWTs of five kinds. Each kind has its own `typ` and audience, so no kind is accepted where
+// another is expected; the algorithm is pinned, so `alg: none` and key-confusion tokens fail.
+import { randomUUID } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import type { Config } from '../config.js';
+
+export type TokenKind = 'customer_access' | 'customer_refresh' | 'picker_access' | 'picker_refresh' | 'recovery';
+
+const AUDIENCE: Record<TokenKind, string> = {
+  customer_access: 'customer',
+  customer_refresh: 'customer-refresh',
+  picker_access: 'picker',
+  picker_refresh: 'picker-refresh',
+  recovery: 'recovery',
+};
+
+const ALGORITHM = 'HS256' as const;
+
+export interface TokenClaims {
+  typ: TokenKind;
+  sub: string;
+  /** Session (refresh family) the token belongs to. */
+  sid: string;
+  jti: string;
+  iat: number;
+  exp: number;
+}
+
+export type Principal =
+  | { kind: 'customer'; customerId: string; sessionId: string; tokenId: string }
+  | { kind: 'picker'; pickerId: string; sessionId: string; tokenId: string };
+
+export class TokenError extends Error {}
+
+export class TokenService {
+  constructor(private readonly cfg: Config['jwt']) {}
+
+  ttlSeconds(kind: TokenKind): number {
+    if (kind === 'customer_refresh' || kind === 'picker_refresh') return this.cfg.refreshTtlSeconds;
+    if (kind === 'recovery') return this.cfg.recoveryTtlSeconds;
+    return this.cfg.accessTtlSeconds;
+  }
+
+  sign(kind: TokenKind, subject: string, sessionId: string, tokenId: string = randomUUID()): string {
+    return jwt.sign({ typ: kind, sid: sessionId }, this.cfg.secret, {
+      algorithm: ALGORITHM,
+      audience: AUDIENCE[kind],
+      issuer: this.cfg.issuer,
+      subject,
+      jwtid: tokenId,
+      expiresIn: this.ttlSeconds(kind),
+    });
+  }
+
+  /** Verifies signature, algorithm, issuer, audience, expiry and kind; throws TokenError otherwise. */
+  verify(token: string, kind: TokenKind): TokenClaims {
+    let payload: string | jwt.JwtPayload;
+    try {
+      payload = jwt.verify(token, this.cfg.secret, {
+        algorithms: [ALGORITHM],
+        audience: AUDIENCE[kind],
+        issuer: this.cfg.issuer,
+        complete: false,
+      });
+    } catch (err) {
+      throw new TokenError((err as Error).message);
+    }
+    if (typeof payload !== 'object' || payload.typ !== kind || typeof payload.sub !== 'string' ||
+      typeof payload.sid !== 'string' || typeof payload.jti !== 'string') {
+      throw new TokenError('token is not of the expected kind');
+    }
+    return payload as unknown as TokenClaims;
+  }
+
+  principalFrom(token: string, kind: 'customer_access' | 'picker_access'): Principal {
+    const c = this.verify(token, kind);
+    return kind === 'customer_access'
+      ? { kind: 'customer', customerId: c.sub, sessionId: c.sid, tokenId: c.jti }
+      : { kind: 'picker', pickerId: c.sub, sessionId: c.sid, tokenId: c.jti };
+  }
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or null. */
+export function bearerToken(header: string | string[] | undefined): string | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return null;
+  const m = /^Bearer\s+([A-Za-z0-9\-_.~+/]+=*)\s*$/i.exec(value);
+  return m ? m[1] : null;
+}

@@ -1,0 +1,108 @@
+// The contract at run time: the bundled spec of an environment, stamped with the build, and a
+// checker of responses against it (used by the TEST environment and by every test).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ValidateFunction } from 'ajv';
+import { createAjv } from './ajv.js';
+import { projectRoot, type AppEnv } from './config.js';
+
+export type OpenApiDocument = Record<string, any>;
+
+/** A fresh copy of the bundled spec of `env` (generated/openapi.<env>.json). */
+export function loadSpec(env: AppEnv): OpenApiDocument {
+  const file = path.join(projectRoot, 'generated', `openapi.${env.toLowerCase()}.json`);
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+/** The spec a running service serves: its environment and build (Versioning 1). */
+export function stampSpec(doc: OpenApiDocument, env: AppEnv, commit: string): OpenApiDocument {
+  return {
+    ...doc,
+    info: { ...doc.info, version: `${doc.info.version}+${commit}` },
+    'x-environment': env,
+    'x-build-commit': commit,
+  };
+}
+
+const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+export interface ResponseCheck {
+  operationId: string;
+  status: number;
+  contentType: string | undefined;
+  /** Parsed JSON body, or undefined when the response had none. */
+  body: unknown;
+  hasBody: boolean;
+}
+
+/**
+ * Checks responses against the spec: the status is declared for the operation, the content type
+ * is the declared one, and the body matches the declared schema. Validators compile once each.
+ */
+export class ResponseValidator {
+  private readonly ajv = createAjv();
+  private readonly operations = new Map<string, { pointer: string; responses: Record<string, any> }>();
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(private readonly doc: OpenApiDocument) {
+    this.ajv.addSchema(doc, 'openapi.json');
+    for (const [p, item] of Object.entries<any>(doc.paths ?? {})) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        if (op && typeof op === 'object' && op.operationId) {
+          this.operations.set(op.operationId, {
+            pointer: `#/paths/${escapePointer(p)}/${method}/responses`,
+            responses: op.responses ?? {},
+          });
+        }
+      }
+    }
+  }
+
+  hasOperation(operationId: string): boolean {
+    return this.operations.has(operationId);
+  }
+
+  declaredStatuses(operationId: string): string[] {
+    return Object.keys(this.operations.get(operationId)?.responses ?? {});
+  }
+
+  /** Problems found, empty when the response conforms. */
+  check(r: ResponseCheck): string[] {
+    const op = this.operations.get(r.operationId);
+    if (!op) return [`operation ${r.operationId} is not in the spec`];
+    const key = String(r.status) in op.responses ? String(r.status)
+      : `${String(r.status)[0]}XX` in op.responses ? `${String(r.status)[0]}XX`
+      : 'default' in op.responses ? 'default' : undefined;
+    if (!key) return [`status ${r.status} is not declared for ${r.operationId} (declared: ${Object.keys(op.responses).join(', ')})`];
+    let response = op.responses[key];
+    let pointer = `${op.pointer}/${escapePointer(key)}`;
+    if (response?.$ref) {
+      pointer = response.$ref;
+      response = this.resolve(response.$ref);
+    }
+    const content = response?.content as Record<string, any> | undefined;
+    if (!content || Object.keys(content).length === 0) {
+      return r.hasBody ? [`${r.operationId} ${r.status} declares no body but one was sent`] : [];
+    }
+    const mediaType = (r.contentType ?? '').split(';')[0].trim().toLowerCase();
+    if (!(mediaType in content)) {
+      return [`${r.operationId} ${r.status}: content type "${mediaType}" is not declared (${Object.keys(content).join(', ')})`];
+    }
+    if (!content[mediaType]?.schema) return [];
+    if (!r.hasBody) return [`${r.operationId} ${r.status} declares a body but none was sent`];
+    const schemaPointer = `${pointer}/content/${escapePointer(mediaType)}/schema`;
+    let validate = this.compiled.get(schemaPointer);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: `openapi.json${schemaPointer}` });
+      this.compiled.set(schemaPointer, validate);
+    }
+    if (validate(r.body)) return [];
+    return (validate.errors ?? []).slice(0, 10).map((e) => `${r.operationId} ${r.status} body${e.instancePath}: ${e.message}`);
+  }
+
+  private resolve(ref: string): any {
+    let node: any = this.doc;
+    for (const part of ref.replace(/^#\//, '').split('/')) node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+    return node;
+  }
+}

@@ -1,0 +1,48 @@
+// One error class for every expected failure. It knows a status and a stable code, nothing about
+// express; server/http.ts maps it to a response in one place.
+
+export interface AppErrorOptions {
+  /** Extra fields of the error body (e.g. `lines`, `session`, `retry_after_seconds`). */
+  extra?: Record<string, unknown>;
+  /** Extra response headers (e.g. Retry-After). */
+  headers?: Record<string, string>;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly detail: string | ValidationIssue[];
+  readonly extra: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, code: string, detail: string | ValidationIssue[], options: AppErrorOptions = {}) {
+    super(typeof detail === 'string' ? detail : `${code}: ${detail.length} validation issue(s)`);
+    this.name = 'AppError';
+    this.status = status;
+    this.code = code;
+    this.detail = detail;
+    this.extra = options.extra ?? {};
+    this.headers = options.headers ?? {};
+  }
+}
+
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export const badRequest = (code: string, detail: string) => new AppError(400, code, detail);
+export const unauthorized = (detail = 'Authentication credentials were not provided or are invalid') =>
+  new AppError(401, 'UNAUTHORIZED', detail, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+export const forbidden = (code: string, detail: string) => new AppError(403, code, detail);
+export const notFound = (detail = 'Not found', code = 'NOT_FOUND') => new AppError(404, code, detail);
+export const conflict = (code: string, detail: string, options?: AppErrorOptions) => new AppError(409, code, detail, options);
+export const unprocessable = (code: string, detail: string, options?: AppErrorOptions) =>
+  new AppError(422, code, detail, options);
+export const validationFailed = (issues: ValidationIssue[]) => new AppError(422, 'VALIDATION_ERROR', issues);
+export const tooManyRequests = (detail: string, retryAfterSeconds: number) =>
+  new AppError(429, 'RATE_LIMITED', detail, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+export const serviceUnavailable = (code: string, detail: string, retryAfterSeconds = 5) =>
+  new AppError(503, code, detail, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+export const badGateway = (code: string, detail: string) => new AppError(502, code, detail);

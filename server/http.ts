@@ -1,0 +1,70 @@
+// Turning results into HTTP: the one place where an error becomes a response body.
+import type express from 'express';
+import { AppError, type ValidationIssue } from './errors.js';
+import type { Logger } from './logger.js';
+
+export interface HttpReply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export function send(res: express.Response, reply: HttpReply): void {
+  if (res.headersSent) return;
+  if (reply.headers) for (const [k, v] of Object.entries(reply.headers)) res.setHeader(k, v);
+  res.status(reply.status);
+  if (reply.body === undefined || reply.status === 204 || reply.status === 304) res.end();
+  else res.json(reply.body);
+}
+
+/** The reply for any thrown value. Unexpected errors become a 500 without stack or SQL. */
+export function errorReply(err: unknown, requestId: string, log: Logger): HttpReply {
+  if (err instanceof AppError) {
+    return {
+      status: err.status,
+      headers: err.headers,
+      body: { detail: err.detail, code: err.code, ...err.extra, request_id: requestId },
+    };
+  }
+  log.error('unhandled error', { err });
+  return {
+    status: 500,
+    body: { detail: 'Internal server error', code: 'INTERNAL_ERROR', request_id: requestId },
+  };
+}
+
+/** Ajv errors of openapi-backend's request validation as the spec's `{loc, msg, type}` list. */
+export function validationIssues(errors: readonly any[]): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
+  for (const e of errors) {
+    const parts: (string | number)[] = String(e.instancePath ?? '')
+      .split('/')
+      .filter(Boolean)
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+    if (e.params?.missingProperty) parts.push(e.params.missingProperty);
+    if (e.params?.additionalProperty) parts.push(e.params.additionalProperty);
+    if (e.params?.unevaluatedProperty) parts.push(e.params.unevaluatedProperty);
+    // openapi-backend nests the body under `requestBody` and parameters under their location.
+    if (parts[0] === 'requestBody') parts[0] = 'body';
+    let msg = String(e.message ?? 'is invalid');
+    if (e.params?.additionalProperty) msg = 'unexpected property';
+    if (e.keyword === 'parse') parts.splice(0, parts.length, 'body');
+    const issue = { loc: parts.length ? parts : ['body'], msg, type: e.keyword === 'parse' ? 'json' : String(e.keyword ?? 'invalid') };
+    if (!out.some((o) => o.type === issue.type && o.msg === issue.msg && o.loc.join('.') === issue.loc.join('.'))) out.push(issue);
+  }
+  return out;
+}
+
+/** `ru` when the most preferred language of Accept-Language is Russian, otherwise `en`. */
+export function preferredLanguage(header: string | undefined): 'ru' | 'en' {
+  if (!header) return 'en';
+  let best = { tag: '', q: -1 };
+  for (const part of header.split(',')) {
+    const [tagRaw, ...params] = part.trim().split(';');
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
+    if (Number.isFinite(q) && q > best.q) best = { tag: tagRaw.trim().toLowerCase(), q };
+  }
+  return best.tag === 'ru' || best.tag.startsWith('ru-') ? 'ru' : 'en';
+}

@@ -1,0 +1,104 @@
+// Retry-safe commands (DESIGN.md §7). One key is one action of one principal on one operation:
+//   - same key, same body            -> the stored answer again (same status and body)
+//   - same key, another body         -> 409 IDEMPOTENCY_CONFLICT (stop retrying)
+//   - same key while the first runs  -> 409 IDEMPOTENCY_IN_PROGRESS with Retry-After, no second effect
+// The answer is stored in the same transaction as the action, so a crash can never leave an
+// action done without its record (which would let a retry do it twice).
+import { createHash } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  findIdempotencyRecord,
+  releaseIdempotencyKey,
+  takeOverIdempotencyKey,
+  type IdempotencyScope,
+} from '../db/queries/idempotency.js';
+import type { DB } from '../db/schema.js';
+import { AppError, conflict } from './errors.js';
+
+export interface StoredReply {
+  status: number;
+  body: unknown;
+}
+
+export interface IdempotencyOptions {
+  /** How long a key is honoured (at least 24 hours by the contract). */
+  ttlSeconds?: number;
+  /** After this long an `in_progress` record is considered abandoned by a crashed process. */
+  staleSeconds?: number;
+  /** Errors whose answer is stored and replayed (business outcomes); others release the key. */
+  replayableError?: (err: AppError) => boolean;
+}
+
+const DEFAULT_TTL = 24 * 3600;
+const DEFAULT_STALE = 60;
+
+/** Stable fingerprint of what makes two requests "the same action". */
+export function fingerprintOf(...parts: unknown[]): string {
+  return createHash('sha256').update(canonicalJson(parts)).digest('base64url');
+}
+
+function canonicalJson(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v ?? null);
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+  return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
+}
+
+/** Thrown to replay a stored error answer exactly. */
+export class ReplayedError extends AppError {}
+
+export async function withIdempotency<R extends StoredReply>(
+  db: Kysely<DB>,
+  scope: IdempotencyScope,
+  fingerprint: string,
+  action: (trx: Transaction<DB>) => Promise<R>,
+  options: IdempotencyOptions = {},
+): Promise<R> {
+  const ttl = options.ttlSeconds ?? DEFAULT_TTL;
+  const stale = options.staleSeconds ?? DEFAULT_STALE;
+  const replayable = options.replayableError ?? ((e) => e.status === 409 || e.status === 422);
+
+  let claimed = await claimIdempotencyKey(db, scope, fingerprint, ttl);
+  if (!claimed) {
+    const existing = await findIdempotencyRecord(db, scope);
+    if (existing && existing.fingerprint !== fingerprint && existing.expires_at > new Date()) {
+      throw conflict('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was used with another request; use a new key for a new action');
+    }
+    if (existing?.state === 'completed' && existing.expires_at > new Date()) return replay<R>(existing);
+    claimed = await takeOverIdempotencyKey(db, scope, fingerprint, ttl, stale);
+    if (!claimed) {
+      throw conflict('IDEMPOTENCY_IN_PROGRESS', 'The first request with this Idempotency-Key is still running; retry shortly', {
+        headers: { 'Retry-After': '1' },
+        extra: { retry_after_seconds: 1 },
+      });
+    }
+  }
+
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const reply = await action(trx);
+      await completeIdempotencyKey(trx, scope, reply.status, reply.body);
+      return reply;
+    });
+  } catch (err) {
+    if (err instanceof AppError && replayable(err)) {
+      const body = { detail: err.detail, code: err.code, ...err.extra };
+      await completeIdempotencyKey(db, scope, err.status, { error: body, headers: err.headers });
+    } else {
+      await releaseIdempotencyKey(db, scope).catch(() => {});
+    }
+    throw err;
+  }
+}
+
+function replay<R extends StoredReply>(record: { response_status: number | null; response_body: unknown }): R {
+  const status = record.response_status ?? 500;
+  const body = record.response_body as any;
+  if (status >= 400) {
+    const { detail, code, ...extra } = body?.error ?? {};
+    throw new ReplayedError(status, code ?? 'ERROR', detail ?? 'Replayed error', { extra, headers: body?.headers ?? {} });
+  }
+  return { status, body: status === 204 ? undefined : body } as R;
+}

@@ -1,0 +1,288 @@
+// The background worker of orders. Every instance runs one; they share the work through
+// `FOR UPDATE SKIP LOCKED`, so a row is handled by exactly one instance at a time and a crashed
+// instance's rows are taken by the others (nothing is marked done before its effect commits).
+// One tick does, each in its own transaction:
+//   1. push fan-out: outbox events with a notification_id -> one push delivery per customer device;
+//   2. push sending: due deliveries -> the push provider, with retries and backoff; dead tokens
+//      forget their device;
+//   3. provider commands: courier requests and withdrawals, bank refunds and invoice cancellations;
+//   4. payment deadline: online orders unpaid after their window are cancelled;
+//   5. courier dispatch: deliveries whose courier should be requested now.
+import { sql } from 'kysely';
+import { claimDeliveriesDueForCourier, claimOrdersPastPaymentWindow, findStoreForOrder, lockOrder, updateDelivery, updateOrder } from '../db/queries/orders.js';
+import { recordOrderChange } from '../db/queries/order-events.js';
+import { claimDueProviderCommands, findPaidInvoice, finishProviderCommand, type ProviderCommandRow } from '../db/queries/payments.js';
+import {
+  claimDuePushDeliveries,
+  claimUnpushedEvents,
+  customerPushTargets,
+  finishPushDelivery,
+  forgetPushDevice,
+  insertPushDeliveries,
+  markEventsPushed,
+  orderFactsForPush,
+} from '../db/queries/push.js';
+import type { Executor } from '../db/executor.js';
+import type { OrderStatus, TrackingState } from '../db/tables/orders.js';
+import { afterFailure } from '../handlers/rules/retry.js';
+import { pushTexts } from '../handlers/rules/order-texts.js';
+import { cancelUnpaid, requestCourier } from '../handlers/shared/order-lifecycle.js';
+import type { AppDeps } from './deps.js';
+import { bankOf, BankRefusedError } from './providers/bank/index.js';
+import { courierOf, CourierRefusedError } from './providers/courier/index.js';
+import { pushSenderOf } from './providers/push/index.js';
+
+/** Provider commands are retried for about a day (backoff capped at an hour) before giving up. */
+const COMMAND_MAX_ATTEMPTS = 30;
+const COMMAND_RETRY_BASE_SECONDS = 5;
+
+export interface WorkerTick {
+  pushEvents: number;
+  pushesSent: number;
+  commands: number;
+  unpaidCancelled: number;
+  couriersRequested: number;
+}
+
+interface Envelope {
+  type: 'order.changed' | 'delivery.tracking.changed';
+  event_id: string;
+  notification_id: string | null;
+  data: { order_id: string; order_version: number; status?: OrderStatus; changes?: string[]; state?: TrackingState };
+}
+
+// ------------------------------------------------------------------------------------------------
+// 1. push fan-out
+
+async function fanOutPushes(deps: AppDeps): Promise<number> {
+  return deps.db.transaction().execute(async (trx) => {
+    const events = await claimUnpushedEvents(trx, deps.config.orders.worker.batchSize);
+    for (const e of events) {
+      const env = e.payload as Envelope;
+      if (!e.customer_id || !e.order_id || !env.notification_id) continue;
+      const targets = await customerPushTargets(trx, e.customer_id);
+      if (!targets.wantsOrderUpdates || !targets.deviceIds.length) continue;
+      const order = await orderFactsForPush(trx, e.order_id);
+      if (!order) continue;
+      const texts =
+        env.type === 'delivery.tracking.changed'
+          ? pushTexts({ type: env.type, state: env.data.state! }, order.no, targets.language)
+          : pushTexts({ type: 'order.changed', status: env.data.status!, orderType: order.type, changes: env.data.changes ?? [] }, order.no, targets.language);
+      // Push data selects the screen and triggers a re-read; it is not a snapshot of the order.
+      const data = {
+        type: env.type,
+        event_id: env.event_id,
+        notification_id: env.notification_id,
+        order_id: e.order_id,
+        order_version: String(env.data.order_version),
+        screen: 'order',
+      };
+      await insertPushDeliveries(
+        trx,
+        targets.deviceIds.map((deviceId) => ({
+          notification_id: env.notification_id!,
+          device_id: deviceId,
+          event_id: env.event_id,
+          customer_id: e.customer_id!,
+          order_id: e.order_id,
+          title: texts.title,
+          body: texts.body,
+          data,
+        })),
+      );
+    }
+    await markEventsPushed(trx, events.map((e) => e.id));
+    return events.length;
+  });
+}
+
+// ------------------------------------------------------------------------------------------------
+// 2. push sending
+
+async function sendPushes(deps: AppDeps): Promise<number> {
+  const { maxAttempts, retryBaseSeconds } = deps.config.orders.push;
+  const sender = pushSenderOf(deps);
+  return deps.db.transaction().execute(async (trx) => {
+    const due = await claimDuePushDeliveries(trx, deps.config.orders.worker.batchSize);
+    // The provider calls are independent: send the batch at once, then record each outcome.
+    const outcomes = await Promise.all(
+      due.map((d) =>
+        d.push_token && d.platform
+          ? sender.send({ token: d.push_token, platform: d.platform, notificationId: d.notification_id, title: d.title, body: d.body, data: d.data }).catch((err: Error) => ({ kind: 'retry' as const, error: err.message }))
+          : Promise.resolve(null),
+      ),
+    );
+    let sent = 0;
+    for (const [i, d] of due.entries()) {
+      const outcome = outcomes[i];
+      const key = { notification_id: d.notification_id, device_id: d.device_id };
+      if (outcome === null) {
+        await finishPushDelivery(trx, key, { state: 'skipped', error: 'the installation was removed' });
+      } else if (outcome.kind === 'sent') {
+        sent++;
+        await finishPushDelivery(trx, key, { state: 'sent' });
+      } else if (outcome.kind === 'invalid_token') {
+        await finishPushDelivery(trx, key, { state: 'stale_token', error: outcome.error });
+        await forgetPushDevice(trx, d.device_id, d.push_token!);
+      } else if (outcome.kind === 'rejected') {
+        await finishPushDelivery(trx, key, { state: 'failed', error: outcome.error });
+      } else {
+        const next = afterFailure(d.attempts + 1, maxAttempts, retryBaseSeconds);
+        await finishPushDelivery(trx, key, next.retry ? { state: 'pending', error: outcome.error, delaySeconds: next.delaySeconds } : { state: 'failed', error: outcome.error });
+      }
+    }
+    return sent;
+  });
+}
+
+// ------------------------------------------------------------------------------------------------
+// 3. provider commands
+
+/** Runs one command; true when done, false when the provider asked to come back later. */
+async function runCommand(trx: Executor, deps: AppDeps, cmd: ProviderCommandRow): Promise<boolean> {
+  const o = await lockOrder(trx, cmd.order_id);
+  if (!o) return true; // the order is gone: nothing left to tell anyone
+  const payload = cmd.payload as Record<string, string | null | undefined>;
+  switch (cmd.kind) {
+    case 'courier.request': {
+      if (o.tracking_state !== 'searching_courier' || o.delivery_lon === null || o.delivery_lat === null) return true;
+      const store = await findStoreForOrder(trx, o.store_id);
+      const { ref } = await courierOf(deps).requestCourier({
+        orderId: o.id,
+        orderNo: o.no,
+        storeId: o.store_id,
+        pickup: { lon: store?.lon ?? o.store_lon, lat: store?.lat ?? o.store_lat },
+        dropoff: { lon: o.delivery_lon, lat: o.delivery_lat },
+        addressLine: o.address_line,
+        isExpress: o.is_express,
+        window: o.slot_starts_at && o.slot_ends_at ? { startsAt: o.slot_starts_at.toISOString(), endsAt: o.slot_ends_at.toISOString() } : null,
+      });
+      await updateDelivery(trx, o.id, { courier_request_ref: ref }, null);
+      return true;
+    }
+    case 'courier.withdraw':
+      await courierOf(deps).withdraw({ orderId: o.id, ref: payload.ref ?? o.courier_request_ref });
+      return true;
+    case 'bank.cancel_invoice':
+      await bankOf(deps).cancelInvoice({ invoiceId: String(payload.invoice_id), providerRef: String(payload.provider_ref) });
+      return true;
+    case 'bank.refund': {
+      if (o.payment_status !== 'refund_pending') return true;
+      const invoice = await findPaidInvoice(trx, o.id);
+      if (!invoice) throw new BankRefusedError('the order has no paid invoice to refund');
+      const result = await bankOf(deps).refund({
+        refundId: `refund-${cmd.id}`,
+        invoiceId: invoice.id,
+        providerRef: invoice.provider_ref,
+        amount: invoice.amount,
+        currency: invoice.currency,
+      });
+      if (result.status === 'pending') return false;
+      await updateOrder(trx, o.id, { payment_status: 'refunded' });
+      await recordOrderChange(trx, o.id, ['payment'], { notify: true });
+      return true;
+    }
+  }
+}
+
+async function runProviderCommands(deps: AppDeps): Promise<number> {
+  return deps.db.transaction().execute(async (trx) => {
+    const due = await claimDueProviderCommands(trx, deps.config.orders.worker.batchSize);
+    for (const cmd of due) {
+      // A savepoint per command: one failing command must not undo the others' effects.
+      await sql`SAVEPOINT provider_command`.execute(trx);
+      try {
+        const done = await runCommand(trx, deps, cmd);
+        await sql`RELEASE SAVEPOINT provider_command`.execute(trx);
+        if (done) await finishProviderCommand(trx, cmd.id, { state: 'done' });
+        else await finishProviderCommand(trx, cmd.id, { state: 'pending', error: 'the provider has not finished yet', delaySeconds: COMMAND_RETRY_BASE_SECONDS * 6 });
+      } catch (err) {
+        await sql`ROLLBACK TO SAVEPOINT provider_command`.execute(trx);
+        const message = (err as Error).message;
+        const refused = err instanceof BankRefusedError || err instanceof CourierRefusedError;
+        const next = afterFailure(cmd.attempts + 1, COMMAND_MAX_ATTEMPTS, COMMAND_RETRY_BASE_SECONDS);
+        if (refused || !next.retry) {
+          deps.log.error('provider command given up', { command_id: cmd.id, kind: cmd.kind, order_id: cmd.order_id, err: message });
+          await finishProviderCommand(trx, cmd.id, { state: 'failed', error: message });
+        } else {
+          deps.log.warn('provider command failed; will retry', { command_id: cmd.id, kind: cmd.kind, err: message });
+          await finishProviderCommand(trx, cmd.id, { state: 'pending', error: message, delaySeconds: next.delaySeconds });
+        }
+      }
+    }
+    return due.length;
+  });
+}
+
+// ------------------------------------------------------------------------------------------------
+// 4. payment deadline, 5. courier dispatch
+
+async function cancelUnpaidOrders(deps: AppDeps): Promise<number> {
+  return deps.db.transaction().execute(async (trx) => {
+    let cancelled = 0;
+    for (const id of await claimOrdersPastPaymentWindow(trx, deps.config.orders.worker.batchSize)) {
+      const o = await lockOrder(trx, id);
+      if (o && (await cancelUnpaid(trx, o))) cancelled++;
+    }
+    return cancelled;
+  });
+}
+
+async function dispatchCouriers(deps: AppDeps): Promise<number> {
+  return deps.db.transaction().execute(async (trx) => {
+    let requested = 0;
+    for (const id of await claimDeliveriesDueForCourier(trx, deps.config.orders.courierDispatchLeadMinutes, deps.config.orders.worker.batchSize)) {
+      const o = await lockOrder(trx, id);
+      if (o && (await requestCourier(trx, o))) requested++;
+    }
+    return requested;
+  });
+}
+
+/** One pass of every task (also what the tests drive directly). */
+export async function runOrderWorkerOnce(deps: AppDeps): Promise<WorkerTick> {
+  return {
+    pushEvents: await fanOutPushes(deps),
+    pushesSent: await sendPushes(deps),
+    commands: await runProviderCommands(deps),
+    unpaidCancelled: await cancelUnpaidOrders(deps),
+    couriersRequested: await dispatchCouriers(deps),
+  };
+}
+
+export interface OrderWorker {
+  /** Stops scheduling and waits for the running pass to finish (before the pool closes). */
+  stop(): Promise<void>;
+}
+
+export function startOrderWorker(deps: AppDeps): OrderWorker {
+  const { enabled, intervalMs } = deps.config.orders.worker;
+  if (!enabled) return { stop: async () => {} };
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  const loop = () => {
+    running = runOrderWorkerOnce(deps)
+      .then((tick) => {
+        if (Object.values(tick).some((n) => n > 0)) deps.log.debug('order worker', { ...tick });
+      })
+      .catch((err: Error) => deps.log.warn('order worker pass failed', { err: err.message }))
+      .finally(() => {
+        running = null;
+        if (!stopped) {
+          timer = setTimeout(loop, intervalMs);
+          timer.unref();
+        }
+      });
+  };
+  timer = setTimeout(loop, intervalMs);
+  timer.unref();
+  return {
+    stop: async () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}
+

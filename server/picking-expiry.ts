@@ -1,0 +1,47 @@
+// Open picking sessions without an applied change for PICKING_SESSION_IDLE_MINUTES (4 hours by
+// default) are closed as `expired` and their orders go back to the queue (spec: "Status moves in
+// full"). Runs on every instance; each session is expired in its own transaction under the
+// order's and the session's locks, re-checked there, so two instances never expire one twice and
+// a command that lands first keeps its session alive.
+import type { Database } from '../db/connection.js';
+import { findIdleSessions, loadItems, lockCommandSession, lockOrder } from '../db/queries/picking.js';
+import { releaseSession } from '../handlers/shared/picking.js';
+import type { AppDeps } from './deps.js';
+
+/** Expires the idle sessions now; returns how many were closed. */
+export async function expireIdleSessions(db: Database, idleMinutes: number): Promise<number> {
+  let expired = 0;
+  for (const candidate of await findIdleSessions(db, idleMinutes)) {
+    const done = await db.transaction().execute(async (trx) => {
+      // The order first (the lock order of every picking path), whatever stores the picker has now.
+      const head = (await lockOrder(trx, candidate.order_id)) ? await lockCommandSession(trx, candidate.order_id, candidate.picker_id) : undefined;
+      // Unchanged since it was found idle (by the database's clock): no command landed meanwhile.
+      const stillIdle =
+        head?.id === candidate.id &&
+        (head.status === 'active' || head.status === 'ready_to_finish') &&
+        head.updated_at.getTime() === candidate.updated_at.getTime();
+      if (!head || !stillIdle) return false;
+      await releaseSession(trx, head.order_id, head, await loadItems(trx, head.id), { source: 'expired', reason: null });
+      return true;
+    });
+    if (done) expired++;
+  }
+  return expired;
+}
+
+/** Starts the periodic check (PICKING_EXPIRY_SWEEP_SECONDS); the returned function stops it. */
+export function startPickingExpiry(deps: Pick<AppDeps, 'db' | 'config' | 'log'>): () => void {
+  const { expirySweepSeconds, sessionIdleMinutes } = deps.config.picking;
+  if (expirySweepSeconds === 0) return () => {};
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    expireIdleSessions(deps.db, sessionIdleMinutes)
+      .then((n) => n && deps.log.info('picking sessions expired', { count: n }))
+      .catch((err) => deps.log.warn('picking expiry failed', { err: (err as Error).message }))
+      .finally(() => (running = false));
+  }, expirySweepSeconds * 1000);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,137 @@
+// The whole service in one process: database (embedded or DATABASE_URL), migrations, demo data,
+// HTTP + WebSocket on one port, graceful shutdown.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { openDatabase, type OpenedDatabase } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { seedDemoData } from '../db/seed/demo.js';
+import { handlers as defaultHandlers } from '../handlers/index.js';
+import type { HandlerMap } from '../generated/operations.js';
+import { createApp, type App } from './app.js';
+import { TokenService } from './auth/tokens.js';
+import type { Config } from './config.js';
+import type { AppDeps } from './deps.js';
+import { startHousekeeping } from './housekeeping.js';
+import { createLogger, type Logger } from './logger.js';
+import { startOrderWorker } from './order-worker.js';
+import { startLoyaltyWorker } from './loyalty-worker.js';
+import { closeLoyalty } from './providers/loyalty/index.js';
+import { createSmsSender } from './providers/sms/index.js';
+import { attachPickerRealtime, type PickerRealtime } from './picker-realtime.js';
+import { startPickingExpiry } from './picking-expiry.js';
+import { attachRealtime, type Realtime } from './realtime.js';
+
+export interface RunningService {
+  url: string;
+  port: number;
+  app: App;
+  deps: AppDeps;
+  database: OpenedDatabase;
+  realtime: Realtime;
+  pickerRealtime: PickerRealtime;
+  server: http.Server;
+  /** Timings of start-up, in milliseconds. */
+  timings: Record<string, number>;
+  /** Graceful stop: refuse new work, finish in-flight requests, close sockets (1001) and the pool. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  config: Config;
+  log?: Logger;
+  handlers?: Partial<HandlerMap>;
+  /** Use this database instead of opening one (tests hand in their per-file database). */
+  database?: OpenedDatabase;
+}
+
+export async function startService({ config, log: givenLog, handlers, database: givenDb }: StartOptions): Promise<RunningService> {
+  const log = givenLog ?? createLogger(config.logLevel);
+  const timings: Record<string, number> = {};
+  const t0 = performance.now();
+  const mark = (name: string, since: number) => (timings[name] = Math.round(performance.now() - since));
+
+  let t = performance.now();
+  const database =
+    givenDb ??
+    (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax }, (line) =>
+      log.debug('postgres', { line }),
+    ));
+  mark('database', t);
+
+  t = performance.now();
+  await migrateToLatest(database.db);
+  mark('migrations', t);
+
+  if (config.seedDemoData) {
+    t = performance.now();
+    const { seeded } = await seedDemoData(database.db);
+    mark('demo_data', t);
+    if (seeded) log.info('demo data seeded');
+  }
+
+  const deps: AppDeps = {
+    config,
+    db: database.db,
+    pool: database.pool,
+    log,
+    tokens: new TokenService(config.jwt),
+    sms: createSmsSender(config.sms, log),
+  };
+
+  t = performance.now();
+  const app = await createApp({ deps, handlers: handlers ?? defaultHandlers });
+  mark('app_init', t);
+
+  const server = http.createServer(app.express);
+  server.keepAliveTimeout = 65_000; // longer than typical load balancer idle timeouts
+  server.headersTimeout = 66_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const realtime = await attachRealtime(server, deps, database.url);
+  const pickerRealtime = await attachPickerRealtime(server, deps, database.url);
+  const stopPickingExpiry = startPickingExpiry(deps);
+  app.metrics.trackWebSockets(() => realtime.connections());
+  mark('total', t0);
+
+  const port = (server.address() as AddressInfo).port;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const url = `http://${host}:${port}`;
+
+  const stopHousekeeping = startHousekeeping(database.db, log);
+  const stopLoyaltyWorker = config.loyalty.worker.enabled ? startLoyaltyWorker(deps) : async () => {};
+  const orderWorker = startOrderWorker(deps);
+
+  if (config.warmValidators) {
+    void app.warmValidators().catch((err) => log.warn('validator warm-up failed', { err }));
+  }
+
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      log.info('shutting down', { in_flight: app.inFlight() });
+      app.beginShutdown();
+      stopHousekeeping();
+      await stopLoyaltyWorker();
+      await orderWorker.stop();
+      // Stop accepting connections; idle keep-alive sockets are closed, busy ones finish first.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await realtime.close();
+      stopPickingExpiry();
+      await pickerRealtime.close();
+      const deadline = Date.now() + config.shutdownGraceMs;
+      while (app.inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      server.closeAllConnections();
+      await closed;
+      await closeLoyalty(deps);
+      if (!givenDb) await database.shutdown();
+      log.info('stopped');
+    })());
+
+  return { url, port, app, deps, database, realtime, pickerRealtime, server, timings, stop };
+}

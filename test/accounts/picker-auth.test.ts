@@ -1,0 +1,98 @@
+// Picker sign-in: POST /api/picker/auth/login, /refresh, GET /api/picker/auth/me.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PICKERS } from '../../db/seed/accounts.js';
+import { DEMO_STORES } from '../../db/seed/stores.js';
+import { signInCustomer } from '../support/accounts.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(() => svc?.close());
+
+const login = (l: string, password: string) => svc.client.raw('POST', '/api/picker/auth/login', { body: { login: l, password } });
+const refresh = (token: string) => svc.client.raw('POST', '/api/picker/auth/refresh', { body: { refresh: token } });
+const me = (access: string) => svc.client.raw('GET', '/api/picker/auth/me', { headers: { authorization: `Bearer ${access}` } });
+
+describe('loginPicker', () => {
+  it('signs in the demo picker with its stores', async () => {
+    const p = DEMO_PICKERS[0];
+    const r = await login(p.login, p.password);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ token_type: 'Bearer', access_expires_in: 900, refresh_expires_in: 2592000 });
+    expect(r.body.picker).toMatchObject({ login: p.login, display_name: p.display_name, is_active: true, default_store_id: DEMO_STORES[0].id, active_session_id: null });
+    expect(r.body.picker.stores.map((s: { id: string }) => s.id).sort()).toEqual([...p.stores].sort());
+  });
+
+  it('answers 401 INVALID_CREDENTIALS for a wrong password or an unknown login', async () => {
+    for (const [l, pw] of [[DEMO_PICKERS[1].login, 'wrong-password'], ['nobody', 'whatever']]) {
+      const r = await login(l, pw);
+      expect(r.status).toBe(401);
+      expect(r.body.code).toBe('INVALID_CREDENTIALS');
+    }
+  });
+
+  it('answers 403 PICKER_INACTIVE for a disabled picker after a correct password', async () => {
+    const p = DEMO_PICKERS[1];
+    await svc.deps.db.updateTable('pickers').set({ is_active: false }).where('login', '=', p.login).execute();
+    try {
+      const r = await login(p.login, p.password);
+      expect(r.status).toBe(403);
+      expect(r.body.code).toBe('PICKER_INACTIVE');
+    } finally {
+      await svc.deps.db.updateTable('pickers').set({ is_active: true }).where('login', '=', p.login).execute();
+    }
+  });
+
+  it('locks a login after 10 failures', async () => {
+    const locked = await startTestService();
+    try {
+      const p = DEMO_PICKERS[0];
+      for (let i = 0; i < 10; i++) expect((await locked.client.raw('POST', '/api/picker/auth/login', { body: { login: p.login, password: 'bad' } })).status).toBe(401);
+      const r = await locked.client.raw('POST', '/api/picker/auth/login', { body: { login: p.login, password: p.password } });
+      expect(r.status).toBe(429);
+      expect(r.headers.get('retry-after')).toBeTruthy();
+    } finally {
+      await locked.close();
+    }
+  });
+
+  it('answers 422 for a body without password', async () => {
+    expect((await svc.client.raw('POST', '/api/picker/auth/login', { body: { login: 'picker1' } })).status).toBe(422);
+  });
+});
+
+describe('refreshPickerToken', () => {
+  it('rotates, and revokes the family on reuse', async () => {
+    const first = await login(DEMO_PICKERS[0].login, DEMO_PICKERS[0].password);
+    const rotated = await refresh(first.body.refresh);
+    expect(rotated.status).toBe(200);
+    expect((await me(rotated.body.access)).status).toBe(200);
+    const reuse = await refresh(first.body.refresh);
+    expect(reuse.status).toBe(401);
+    expect(reuse.body.code).toBe('REFRESH_TOKEN_REUSED');
+    expect((await me(rotated.body.access)).status).toBe(401);
+  });
+
+  it('refuses a customer refresh token', async () => {
+    const c = await signInCustomer(svc);
+    const r = await refresh(c.refresh);
+    expect(r.status).toBe(401);
+    expect(r.body.code).toBe('INVALID_REFRESH_TOKEN');
+  });
+});
+
+describe('getPickerMe', () => {
+  it('returns the signed-in picker, in Russian on request', async () => {
+    const first = await login(DEMO_PICKERS[0].login, DEMO_PICKERS[0].password);
+    const r = await svc.client.raw('GET', '/api/picker/auth/me', { headers: { authorization: `Bearer ${first.body.access}`, 'accept-language': 'ru' } });
+    expect(r.status).toBe(200);
+    expect(r.body.stores.map((s: { name: string }) => s.name)).toContain(DEMO_STORES[0].name_ru);
+  });
+
+  it('answers 401 to a customer token', async () => {
+    const c = await signInCustomer(svc);
+    expect((await me(c.access)).status).toBe(401);
+  });
+});

@@ -1,0 +1,108 @@
+// Profile and preferences of the signed-in customer, and account deletion.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomTestPhone, signInCustomer } from '../support/accounts.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(() => svc?.close());
+
+const call = (method: string, path: string, access?: string, body?: object) =>
+  svc.client.raw(method, path, { headers: access ? { authorization: `Bearer ${access}` } : {}, body });
+
+describe('getProfile', () => {
+  it('returns the profile with the spec defaults', async () => {
+    const c = await signInCustomer(svc);
+    const { data, response } = await svc.client.api.GET('/api/accounts/me/', { headers: c.auth });
+    expect(response.status).toBe(200);
+    expect(data).toEqual({ phone: c.phone, first_name: '', last_name: '', patronymic: '', email: '', birth_date: null, gender: null, marital_status: null });
+  });
+
+  it('answers 401 without a customer token', async () => {
+    expect((await call('GET', '/api/accounts/me/')).status).toBe(401);
+  });
+});
+
+describe('updateProfile', () => {
+  it('changes given fields, trims text, and clears with null', async () => {
+    const c = await signInCustomer(svc);
+    const r = await call('PATCH', '/api/accounts/me/', c.access, { first_name: '  Анна ', last_name: 'Иванова', email: 'anna@example.com', birth_date: '1990-05-17', gender: 'female', marital_status: 'married' });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ first_name: 'Анна', last_name: 'Иванова', email: 'anna@example.com', birth_date: '1990-05-17', gender: 'female', marital_status: 'married' });
+    const cleared = await call('PATCH', '/api/accounts/me/', c.access, { last_name: null, gender: null });
+    expect(cleared.body).toMatchObject({ first_name: 'Анна', last_name: '', gender: null, marital_status: 'married' });
+    expect((await call('PATCH', '/api/accounts/me/', c.access, {})).body.first_name).toBe('Анна');
+  });
+
+  it('answers 422 for fields the schema does not allow and for values outside its limits', async () => {
+    const c = await signInCustomer(svc);
+    for (const body of [{ phone: '+79990000002' }, { patronymic: 'x'.repeat(51) }, { email: 'not-an-email' }, { gender: 'other' }, { birth_date: '17.05.1990' }]) {
+      const r = await call('PATCH', '/api/accounts/me/', c.access, body);
+      expect(r.status, JSON.stringify(body)).toBe(422);
+      expect(r.body.code).toBe('VALIDATION_ERROR');
+    }
+  });
+
+  it('answers 422 BIRTH_DATE_INVALID for a date in the future or before 1900', async () => {
+    const c = await signInCustomer(svc);
+    for (const birth_date of ['2999-01-01', '1899-12-31']) {
+      const r = await call('PATCH', '/api/accounts/me/', c.access, { birth_date });
+      expect(r.status).toBe(422);
+      expect(r.body.code).toBe('BIRTH_DATE_INVALID');
+    }
+  });
+
+  it('answers 401 without a customer token', async () => {
+    expect((await call('PATCH', '/api/accounts/me/', undefined, { first_name: 'x' })).status).toBe(401);
+  });
+});
+
+describe('preferences', () => {
+  it('starts from defaults and records consent to promotions', async () => {
+    const c = await signInCustomer(svc);
+    const initial = await call('GET', '/api/accounts/me/preferences', c.access);
+    expect(initial.status).toBe(200);
+    expect(initial.body).toMatchObject({ language: 'en', push_order_updates: true, push_promotions: false, promotions_consent_at: null });
+    const on = await call('PATCH', '/api/accounts/me/preferences', c.access, { push_promotions: true, language: 'ru' });
+    expect(on.status).toBe(200);
+    expect(on.body).toMatchObject({ language: 'ru', push_promotions: true });
+    expect(on.body.promotions_consent_at).not.toBeNull();
+    const off = await call('PATCH', '/api/accounts/me/preferences', c.access, { push_promotions: false });
+    expect(off.body.promotions_consent_at).toBeNull();
+  });
+
+  it('answers 422 for an unknown language or property, 401 without a token', async () => {
+    const c = await signInCustomer(svc);
+    expect((await call('PATCH', '/api/accounts/me/preferences', c.access, { language: 'de' })).status).toBe(422);
+    expect((await call('PATCH', '/api/accounts/me/preferences', c.access, { dark_mode: true })).status).toBe(422);
+    expect((await call('GET', '/api/accounts/me/preferences')).status).toBe(401);
+    expect((await call('PATCH', '/api/accounts/me/preferences', undefined, { language: 'ru' })).status).toBe(401);
+  });
+});
+
+describe('deleteAccount', () => {
+  it('revokes every token, anonymises the customer and frees the phone', async () => {
+    const phone = randomTestPhone();
+    const c = await signInCustomer(svc, phone);
+    const other = await svc.client.raw('POST', '/api/token/refresh', { body: { refresh: c.refresh } });
+    await call('PATCH', '/api/accounts/me/', c.access, { first_name: 'Gone' });
+    const r = await call('DELETE', '/api/accounts/me/', other.body.access);
+    expect(r.status).toBe(204);
+    expect((await call('GET', '/api/accounts/me/', other.body.access)).status).toBe(401);
+    expect((await svc.client.raw('POST', '/api/token/refresh', { body: { refresh: other.body.refresh } })).status).toBe(401);
+    const row = await svc.deps.db.selectFrom('customers').selectAll().where('id', '=', c.customerId).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ phone: null, first_name: '', pin_hash: null });
+    expect(row.deleted_at).not.toBeNull();
+    // The phone signs up again as a new customer.
+    await svc.client.raw('POST', '/api/auth/otp/send', { body: { phone } });
+    const code = (await svc.client.raw('GET', `/api/qa/otp/last?phone=${encodeURIComponent(phone)}`)).body.code;
+    const again = await svc.client.raw('POST', '/api/auth/otp/confirm', { body: { phone, code } });
+    expect(again.body.is_new_user).toBe(true);
+  });
+
+  it('answers 401 without a customer token', async () => {
+    expect((await call('DELETE', '/api/accounts/me/')).status).toBe(401);
+  });
+});

@@ -1,0 +1,175 @@
+// PIN sign-in (POST /api/token/pair), rotation (/refresh), /verify, and PIN recovery.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_CUSTOMER } from '../../db/seed/accounts.js';
+import { randomTestPhone, signInCustomer, signInPicker } from '../support/accounts.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { tokensFor } from '../support/tokens.js';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService({ env: { OTP_RESEND_COOLDOWN_SECONDS: '0' } });
+});
+afterAll(() => svc?.close());
+
+const pair = (phone: string, password: string) => svc.client.raw('POST', '/api/token/pair', { body: { phone, password } });
+const refresh = (token: string) => svc.client.raw('POST', '/api/token/refresh', { body: { refresh: token } });
+const me = (access: string) => svc.client.raw('GET', '/api/accounts/me/', { headers: { authorization: `Bearer ${access}` } });
+const verify = (token: string) => svc.client.raw('POST', '/api/token/verify', { body: { token } });
+
+describe('obtainTokenPair', () => {
+  it('signs in with phone and PIN', async () => {
+    const { data, response } = await svc.client.api.POST('/api/token/pair', { body: { phone: DEMO_CUSTOMER.phone, password: DEMO_CUSTOMER.pin } });
+    expect(response.status).toBe(200);
+    expect(data?.phone).toBe(DEMO_CUSTOMER.phone);
+    expect((await me(data!.access)).status).toBe(200);
+  });
+
+  it('answers 401 INVALID_CREDENTIALS for a wrong PIN, an unknown phone or an account without PIN', async () => {
+    const noPin = await signInCustomer(svc);
+    for (const [phone, pin] of [[DEMO_CUSTOMER.phone, '9999'], ['+79160000000', '1357'], [noPin.phone, '1357']]) {
+      const r = await pair(phone, pin);
+      expect(r.status, phone).toBe(401);
+      expect(r.body.code).toBe('INVALID_CREDENTIALS');
+    }
+  });
+
+  it('locks the phone after 5 wrong PINs, even for the right one', async () => {
+    const c = await signInCustomer(svc);
+    await svc.deps.db.updateTable('customers').set({ pin_hash: (await svc.deps.db.selectFrom('customers').select('pin_hash').where('phone', '=', DEMO_CUSTOMER.phone).executeTakeFirstOrThrow()).pin_hash }).where('id', '=', c.customerId).execute();
+    for (let i = 0; i < 5; i++) expect((await pair(c.phone, '2468')).status).toBe(401);
+    const locked = await pair(c.phone, DEMO_CUSTOMER.pin);
+    expect(locked.status).toBe(429);
+    expect(locked.body.code).toBe('LOGIN_RATE_LIMITED');
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(800);
+  });
+
+  it('refuses extra properties with 422', async () => {
+    const r = await svc.client.raw('POST', '/api/token/pair', { body: { phone: DEMO_CUSTOMER.phone, password: '1357', remember: true } });
+    expect(r.status).toBe(422);
+  });
+});
+
+describe('refreshToken', () => {
+  it('rotates: the new pair works and the old refresh token is used up', async () => {
+    const c = await signInCustomer(svc);
+    const r = await refresh(c.refresh);
+    expect(r.status).toBe(200);
+    expect(r.body.refresh).not.toBe(c.refresh);
+    expect((await me(r.body.access)).status).toBe(200);
+    const again = await refresh(r.body.refresh);
+    expect(again.status).toBe(200);
+  });
+
+  it('revokes the whole family when a rotated refresh token is presented again', async () => {
+    const c = await signInCustomer(svc);
+    const rotated = await refresh(c.refresh);
+    const reuse = await refresh(c.refresh);
+    expect(reuse.status).toBe(401);
+    expect(reuse.body.code).toBe('REFRESH_TOKEN_REUSED');
+    // The family is gone: its newest refresh token and its access tokens no longer work.
+    expect((await refresh(rotated.body.refresh)).status).toBe(401);
+    expect((await me(rotated.body.access)).status).toBe(401);
+    expect((await me(c.access)).status).toBe(401);
+  });
+
+  it('lets exactly one of two racing refreshes with the same token win', async () => {
+    const c = await signInCustomer(svc);
+    const results = await Promise.all([refresh(c.refresh), refresh(c.refresh)]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 401]);
+  });
+
+  it('answers 401 TOKEN_INVALID for access, picker and garbage tokens', async () => {
+    const c = await signInCustomer(svc);
+    const p = await signInPicker(svc);
+    for (const token of [c.access, p.refresh, 'garbage', tokensFor(svc.config).sign('customer_refresh')]) {
+      const r = await refresh(token);
+      expect(r.status).toBe(401);
+      expect(r.body.code).toBe('TOKEN_INVALID');
+    }
+  });
+});
+
+describe('verifyToken', () => {
+  it('answers 200 {} for a valid access or current refresh token', async () => {
+    const c = await signInCustomer(svc);
+    expect(await verify(c.access)).toMatchObject({ status: 200, body: {} });
+    expect((await verify(c.refresh)).status).toBe(200);
+  });
+
+  it('answers 401 for rotated, revoked, picker, recovery and malformed tokens', async () => {
+    const c = await signInCustomer(svc);
+    await refresh(c.refresh);
+    const p = await signInPicker(svc);
+    const t = tokensFor(svc.config);
+    for (const token of [c.refresh, p.access, t.sign('recovery', c.customerId), 'x.y.z', t.sign('customer_access')]) {
+      const r = await verify(token);
+      expect(r.status).toBe(401);
+      expect(r.body.code).toBe('TOKEN_INVALID');
+    }
+  });
+});
+
+describe('PIN recovery', () => {
+  async function recoveryToken(phone: string): Promise<string> {
+    expect((await svc.client.raw('POST', '/api/auth/otp/update-pin/send', { body: { phone } })).status).toBe(200);
+    const code = (await svc.client.raw('GET', `/api/qa/otp/last?phone=${encodeURIComponent(phone)}&purpose=update_pin`)).body.code;
+    const r = await svc.client.raw('POST', '/api/auth/otp/update-pin/verify', { body: { phone, code } });
+    expect(r.status).toBe(200);
+    expect(r.body.phone).toBe(phone);
+    return r.body.token;
+  }
+  const updatePin = (token: string, password: string, repeat = password) =>
+    svc.client.raw('PATCH', '/api/auth/recovery/update-pin', { headers: { 'x-recovery-key': token }, body: { password, password_repeat: repeat } });
+
+  it('sets a PIN, ends the other sessions and signs in', async () => {
+    const c = await signInCustomer(svc, randomTestPhone());
+    const token = await recoveryToken(c.phone);
+    expect((await updatePin(token, '2580', '2581')).body.code).toBe('PIN_MISMATCH');
+    expect((await updatePin(token, '1234')).body.code).toBe('PIN_TOO_WEAK');
+    expect((await updatePin(token, '7777')).body.code).toBe('PIN_TOO_WEAK');
+    const ok = await updatePin(token, '2580');
+    expect(ok.status).toBe(200);
+    expect(ok.body.phone).toBe(c.phone);
+    expect((await me(ok.body.access)).status).toBe(200);
+    expect((await me(c.access)).status).toBe(401);
+    // Single use.
+    expect((await updatePin(token, '3690')).status).toBe(401);
+    // The new PIN signs in.
+    expect((await pair(c.phone, '2580')).status).toBe(200);
+  });
+
+  it('answers the same for a phone without an account and never delivers its code', async () => {
+    const phone = '+79161234567';
+    const r = await svc.client.raw('POST', '/api/auth/otp/update-pin/send', { body: { phone } });
+    expect(r.status).toBe(200);
+    const row = await svc.deps.db.selectFrom('otp_codes').selectAll().where('phone', '=', phone).executeTakeFirstOrThrow();
+    expect(row.delivered).toBe(false);
+  });
+
+  it('refuses tokens that are not a live recovery token', async () => {
+    const c = await signInCustomer(svc, randomTestPhone());
+    const t = tokensFor(svc.config);
+    for (const token of [c.access, c.refresh, t.sign('recovery', c.customerId), 'garbage']) {
+      expect((await updatePin(token, '2580')).status).toBe(401);
+    }
+    // A recovery token is no access token.
+    const token = await recoveryToken(c.phone);
+    expect((await me(token)).status).toBe(401);
+    // Expired.
+    await svc.deps.db.updateTable('recovery_tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('customer_id', '=', c.customerId).execute();
+    expect((await updatePin(token, '2580')).status).toBe(401);
+  });
+
+  it('retires an older recovery token when a new one is issued', async () => {
+    const c = await signInCustomer(svc, randomTestPhone());
+    const first = await recoveryToken(c.phone);
+    const second = await recoveryToken(c.phone);
+    expect((await updatePin(first, '2580')).status).toBe(401);
+    expect((await updatePin(second, '2580')).status).toBe(200);
+  });
+
+  it('answers 401 without the X-Recovery-Key header', async () => {
+    const r = await svc.client.raw('PATCH', '/api/auth/recovery/update-pin', { body: { password: '2580', password_repeat: '2580' } });
+    expect(r.status).toBe(401);
+  });
+});

@@ -1,0 +1,134 @@
+// The catalog import (`npm run catalog:import`) and the demo catalog it loads: the demo data's
+// promised sizes and validity, all-or-nothing imports, withdrawals, stable ids, and the command
+// itself run as a child process against this file's database.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CatalogImportError, importCatalog } from '../../db/queries/catalog-import.js';
+import { demoCatalogFile } from '../../db/seed/catalog.js';
+import { isValidGtin } from '../../handlers/rules/barcode.js';
+import { projectRoot } from '../../server/config.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { fixtureCatalog, P, STORE_A, storeHeaders } from './fixture.js';
+
+let svc: TestService;
+let dir: string;
+beforeAll(async () => {
+  svc = await startTestService();
+  dir = mkdtempSync(path.join(os.tmpdir(), 'catalog-import-'));
+});
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await svc?.close();
+});
+
+const count = async (query: ReturnType<typeof sql<{ n: number }>>) => (await query.execute(svc.deps.db)).rows[0].n;
+const runImport = (...args: string[]) =>
+  promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/catalog-import.ts', ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, DATABASE_URL: svc.database.url, LOG_LEVEL: 'silent' },
+  }).then(
+    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+    (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }),
+  );
+
+describe('the demo catalog', () => {
+  it('has 60 categories on 3 levels and 2,000 products, 200 of them weight-based, in 3 stores', async () => {
+    const levels = await sql<{ level: number; n: number }>`SELECT level, count(*)::int AS n FROM categories WHERE is_active GROUP BY level ORDER BY level`.execute(svc.deps.db);
+    expect(levels.rows).toEqual([{ level: 0, n: 6 }, { level: 1, n: 18 }, { level: 2, n: 36 }]);
+    expect(await count(sql`SELECT count(*)::int AS n FROM products WHERE is_active`)).toBe(2000);
+    expect(await count(sql`SELECT count(*)::int AS n FROM products WHERE is_active AND weight_based`)).toBe(200);
+    expect(await count(sql`SELECT count(DISTINCT store_id)::int AS n FROM inventories`)).toBe(3);
+    // Every product has Russian and English names and is sold somewhere.
+    expect(await count(sql`SELECT count(*)::int AS n FROM products p WHERE name_ru !~ '[а-яА-ЯёЁ]' OR name_en ~ '[а-яА-ЯёЁ]'
+      OR NOT EXISTS (SELECT 1 FROM inventories i WHERE i.product_id = p.id)`)).toBe(0);
+  });
+
+  it('has valid EAN-13 barcodes on packaged goods and PLU codes on weight-based ones', async () => {
+    const { rows } = await sql<{ barcode: string }>`SELECT barcode FROM product_barcodes`.execute(svc.deps.db);
+    expect(rows.length).toBeGreaterThanOrEqual(1800);
+    expect(rows.every((r) => r.barcode.length === 13 && isValidGtin(r.barcode))).toBe(true);
+    expect(await count(sql`SELECT count(*)::int AS n FROM products WHERE weight_based AND plu IS NULL`)).toBe(0);
+    expect(await count(sql`SELECT count(*)::int AS n FROM products p WHERE NOT weight_based AND NOT EXISTS (SELECT 1 FROM product_barcodes b WHERE b.product_id = p.id)`)).toBe(0);
+  });
+
+  it('is the same file on every run (deterministic)', () => {
+    expect(JSON.stringify(demoCatalogFile())).toBe(JSON.stringify(demoCatalogFile()));
+    expect(demoCatalogFile({ products: 50 }).products).toHaveLength(50);
+  });
+});
+
+describe('importCatalog', () => {
+  it('imports nothing from a file with bad rows, and names every bad row', async () => {
+    const file = demoCatalogFile();
+    file.products[0].name.ru = 'Переименовано';
+    file.products[4].inventories[0].price = '12.345';
+    file.products[9].barcodes = ['4600000000001'];
+    (file.products[12] as { category: string }).category = 'no-such-category';
+    file.categories[3].color = 'green';
+    const before = await count(sql`SELECT count(*)::int AS n FROM products WHERE name_ru = 'Переименовано'`);
+    const error = await svc.deps.db.transaction().execute((trx) => importCatalog(trx, file)).catch((e) => e);
+    expect(error).toBeInstanceOf(CatalogImportError);
+    expect((error as CatalogImportError).problems.map((p) => `${p.row} ${p.field}`)).toEqual([
+      `categories[3] ${file.categories[3].code} color`,
+      `products[4] ${file.products[4].code} inventories[0].price`,
+      `products[9] ${file.products[9].code} barcodes[0]`,
+      `products[12] ${file.products[12].code} category`,
+    ]);
+    expect(await count(sql`SELECT count(*)::int AS n FROM products WHERE name_ru = 'Переименовано'`)).toBe(before);
+  });
+
+  it('rejects a file that changes the id of an existing code', async () => {
+    const file = fixtureCatalog();
+    file.products[0].code = 'P000001'; // a demo product, with another id
+    const error = await svc.deps.db.transaction().execute((trx) => importCatalog(trx, file)).catch((e) => e);
+    expect(error).toBeInstanceOf(CatalogImportError);
+    expect((error as CatalogImportError).problems[0]).toMatchObject({ row: 'products P000001', field: 'id' });
+  });
+});
+
+describe('npm run catalog:import', () => {
+  it('reports the bad rows of a file and exits 1', async () => {
+    const file = fixtureCatalog();
+    file.products[1].inventories[0].unit = 'kg';
+    const bad = path.join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify(file));
+    const r = await runImport(bad);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('1 problem(s); nothing was imported');
+    expect(r.stderr).toContain('products[1] T-M2 inventories[0].unit: a piece product is sold in piece units');
+    const notJson = path.join(dir, 'broken.json');
+    writeFileSync(notJson, '{"categories": [');
+    expect((await runImport(notJson)).stderr).toContain('cannot read a JSON document');
+  }, 60_000);
+
+  it('replaces the catalog with the file: withdraws what it does not list, keeps ids of what stays', async () => {
+    const good = path.join(dir, 'fixture.json');
+    writeFileSync(good, JSON.stringify(fixtureCatalog()));
+    const r = await runImport(good, '--publish');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/products: 7,/);
+    expect(r.stdout).toMatch(/withdrawn_products: 2000/);
+    expect(r.stdout).toMatch(/published catalog version/);
+    const listing = await svc.client.raw('GET', '/api/catalog/products/', { headers: storeHeaders(STORE_A.id) });
+    expect(listing.body.count).toBe(7);
+    // The published snapshot holds the new catalog.
+    const v = (await svc.client.raw('GET', '/api/catalog/version', { headers: storeHeaders(STORE_A.id) })).body;
+    const snapshot = await svc.client.raw('GET', `/api/catalog/bootstrap/${v.version}`, { headers: storeHeaders(STORE_A.id) });
+    expect(snapshot.body.products.map((p: { id: string }) => p.id).sort()).toEqual(Object.values(P).sort());
+
+    const inventoryIds = async () => (await svc.deps.db.selectFrom('inventories').select('id').where('product_id', '=', P.C1).orderBy('id').execute()).map((i) => i.id);
+    const before = await inventoryIds();
+    const changed = fixtureCatalog();
+    changed.products[4].inventories[0].price = '999.00';
+    await svc.deps.db.transaction().execute((trx) => importCatalog(trx, changed));
+    expect(await inventoryIds()).toEqual(before);
+    const cheese = await svc.client.raw('GET', `/api/catalog/products/${P.C1}`, { headers: storeHeaders(STORE_A.id) });
+    expect(cheese.body.inventories[0].unit_price).toBe('999.00');
+  }, 60_000);
+});

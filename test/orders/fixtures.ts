@@ -1,0 +1,141 @@
+// Factories of the orders tests: products with known stock and price, slots with known capacity,
+// order bodies, and the calls that place and read orders. Each factory makes its own rows, so
+// tests never depend on each other's stock or capacity.
+import { randomInt, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { DEMO_STORES } from '../../db/seed/stores.js';
+import type { TestService } from '../support/service.js';
+
+const storeIdOf = (code: string) => DEMO_STORES.find((s) => s.code === code)!.id;
+export const TVERSKAYA = storeIdOf('MSK-TVERSKAYA');
+export const ARBAT = storeIdOf('MSK-ARBAT');
+/** Tverskaya St, 7: inside Tverskaya's centre zone (minimum 1000.00, delivery 199.00, free from 3000.00). */
+export const IN_ZONE = { lon: 37.6106, lat: 55.7579 };
+/** Shchukinskaya St: outside every zone. */
+export const OUTSIDE_ZONES = { lon: 37.47, lat: 55.805 };
+
+export interface TestProduct {
+  productId: string;
+  unitId: string;
+  inventoryId: string;
+}
+
+export async function makeProduct(
+  svc: TestService,
+  opts: { storeId?: string; stock?: string | null; price?: string; unit?: 'pc' | 'kg'; limit?: string | null; oldPrice?: string | null } = {},
+): Promise<TestProduct> {
+  const db = svc.deps.db;
+  const unit = await db.selectFrom('measurement_units').select('id').where('code', '=', opts.unit ?? 'pc').executeTakeFirstOrThrow();
+  const code = `T-${randomUUID().slice(0, 12)}`;
+  const product = await db
+    .insertInto('products')
+    .values({ code, name_ru: `Тестовый товар ${code}`, name_en: `Test product ${code}`, weight_based: opts.unit === 'kg', weight: '0.500' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const inventory = await db
+    .insertInto('inventories')
+    .values({
+      product_id: product.id,
+      store_id: opts.storeId ?? TVERSKAYA,
+      unit_id: unit.id,
+      is_default: true,
+      stock: opts.stock === undefined ? '100.000' : opts.stock,
+      unit_price: opts.price ?? '500.00',
+      old_price: opts.oldPrice ?? null,
+      order_quantity_limit: opts.limit ?? null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return { productId: product.id, unitId: unit.id, inventoryId: inventory.id };
+}
+
+export async function stockOf(svc: TestService, p: TestProduct): Promise<string | null> {
+  const row = await svc.deps.db.selectFrom('inventories').select('stock').where('id', '=', p.inventoryId).executeTakeFirstOrThrow();
+  return row.stock;
+}
+
+/** A window of the store starting `startsInMinutes` from now (2 hours long), unique per call. */
+export async function makeSlot(
+  svc: TestService,
+  opts: { storeId?: string; kind?: 'delivery' | 'pickup'; capacity?: number; startsInMinutes?: number; closed?: boolean } = {},
+): Promise<string> {
+  const id = randomUUID();
+  const storeId = opts.storeId ?? TVERSKAYA;
+  // Seconds of jitter keep windows of one store apart (store, kind, start is unique).
+  const startsIn = (opts.startsInMinutes ?? 26 * 60) * 60 + randomInt(0, 3600);
+  await sql`
+    INSERT INTO store_slots (id, store_id, kind, slot_date, starts_at, ends_at, capacity, is_closed)
+    SELECT ${id}, ${storeId}, ${opts.kind ?? 'delivery'},
+           ((now() + make_interval(secs => ${startsIn})) AT TIME ZONE st.timezone)::date,
+           now() + make_interval(secs => ${startsIn}), now() + make_interval(secs => ${startsIn + 7200}),
+           ${opts.capacity ?? 50}, ${opts.closed ?? false}
+    FROM stores st WHERE st.id = ${storeId}`.execute(svc.deps.db);
+  return id;
+}
+
+export async function reservedOf(svc: TestService, slotId: string): Promise<number> {
+  const row = await svc.deps.db.selectFrom('store_slots').select('reserved').where('id', '=', slotId).executeTakeFirstOrThrow();
+  return row.reserved;
+}
+
+export const line = (p: TestProduct, quantity: string | number = '1') => ({ product_id: p.productId, unit_id: p.unitId, quantity });
+
+export function deliveryBody(lines: ReturnType<typeof line>[], slotId: string | null, over: Record<string, unknown> = {}) {
+  return {
+    type: 'delivery',
+    payment_method: 'cash',
+    items: lines,
+    delivery_context: {
+      address_line: 'Tverskaya St, 7, Moscow',
+      location: IN_ZONE,
+      entrance: '2',
+      floor: '5',
+      apartment: '54',
+      intercom: '54K',
+      comment: 'Call on arrival',
+      slot_id: slotId,
+      is_express: slotId === null,
+    },
+    comment: 'Ripe bananas please',
+    absence_action: 'call',
+    ...over,
+  };
+}
+
+export function pickupBody(lines: ReturnType<typeof line>[], slotId: string, over: Record<string, unknown> = {}) {
+  return { type: 'pickup', payment_method: 'cash', items: lines, pickup_context: { slot_id: slotId }, ...over };
+}
+
+/** Makes express delivery orderable around the clock (the demo schedule depends on the hour). */
+export async function expressAlwaysOpen(svc: TestService, storeId = TVERSKAYA, accepting = true): Promise<void> {
+  await svc.deps.db.updateTable('store_express_schedule').set({ start_time: '00:00', end_time: '23:59:59', is_active: true }).where('store_id', '=', storeId).execute();
+  await svc.deps.db.updateTable('store_express_delivery').set({ is_accepting: accepting }).where('store_id', '=', storeId).execute();
+}
+
+export function createOrder(svc: TestService, auth: Record<string, string>, body: object, opts: { storeId?: string | null; key?: string | null; lang?: string } = {}) {
+  const headers: Record<string, string> = { ...auth };
+  if (opts.storeId !== null) headers['x-store-id'] = opts.storeId ?? TVERSKAYA;
+  if (opts.key !== null) headers['idempotency-key'] = opts.key ?? randomUUID();
+  if (opts.lang) headers['accept-language'] = opts.lang;
+  return svc.client.raw('POST', '/api/orders/', { headers, body });
+}
+
+/** Places an order that must succeed and returns its id. */
+export async function placedOrder(svc: TestService, auth: Record<string, string>, body: object, storeId?: string): Promise<string> {
+  const r = await createOrder(svc, auth, body, { storeId });
+  if (r.status !== 201) throw new Error(`order not placed: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body as string;
+}
+
+export const getOrder = (svc: TestService, auth: Record<string, string>, id: string, lang?: string) =>
+  svc.client.raw('GET', `/api/orders/${id}`, { headers: { ...auth, ...(lang ? { 'accept-language': lang } : {}) } });
+
+/** Polls until `check` holds (the worker and the socket act asynchronously). */
+export async function eventually<T>(probe: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 8000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (check(v) || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

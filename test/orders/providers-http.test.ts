@@ -1,0 +1,264 @@
+// The HTTP adapters of the outbound providers - bank, courier service, push gateway - against
+// servers played by msw (any request nobody expected fails the test): what they send, and how
+// each kind of failure surfaces (502 to the client, a retry, a dead token forgotten).
+import { randomUUID } from 'node:crypto';
+import { delay, http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { lockOrder } from '../../db/queries/orders.js';
+import { findOpenInvoice } from '../../db/queries/payments.js';
+import { settleInvoice } from '../../handlers/shared/order-lifecycle.js';
+import { runOrderWorkerOnce } from '../../server/order-worker.js';
+import { signInCustomer } from '../support/accounts.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { expressAlwaysOpen, IN_ZONE, deliveryBody, line, makeProduct, makeSlot, placedOrder, TVERSKAYA } from './fixtures.js';
+
+const BANK = 'https://acquiring.bank.example.test/v1';
+const COURIER = 'https://couriers.example.test/api';
+const PUSH = 'https://push.example.test/send';
+const remote = setupServer();
+
+let svc: TestService;
+beforeAll(async () => {
+  remote.listen({
+    onUnhandledRequest(request, print) {
+      if (new URL(request.url).hostname !== '127.0.0.1') print.error();
+    },
+  });
+  svc = await startTestService({
+    env: {
+      ORDER_WORKER_ENABLED: 'false',
+      BANK_PROVIDER: 'http',
+      BANK_HTTP_URL: BANK,
+      BANK_HTTP_TOKEN: 'bank-token',
+      BANK_TIMEOUT_MS: '300',
+      COURIER_PROVIDER: 'http',
+      COURIER_HTTP_URL: COURIER,
+      COURIER_HTTP_TOKEN: 'courier-token',
+      COURIER_TIMEOUT_MS: '300',
+      // Scheduled orders ask for a courier at once, so the dispatch is observable.
+      COURIER_DISPATCH_LEAD_MINUTES: '100000',
+      PUSH_PROVIDER: 'http',
+      PUSH_HTTP_URL: PUSH,
+      PUSH_HTTP_TOKEN: 'push-token',
+      PUSH_RETRY_BASE_SECONDS: '0',
+      PUSH_MAX_ATTEMPTS: '3',
+    },
+  });
+});
+afterEach(() => remote.resetHandlers());
+afterAll(async () => {
+  await svc?.close();
+  remote.close();
+});
+
+const invoice = (auth: Record<string, string>, id: string) => svc.client.raw('GET', `/api/payments/bank/${id}/invoice`, { headers: auth });
+
+async function onlineOrder(auth: Record<string, string>) {
+  const p = await makeProduct(svc, { price: '1500.00' });
+  return placedOrder(svc, auth, deliveryBody([line(p)], await makeSlot(svc), { payment_method: 'online' }));
+}
+
+/** Drains the worker's due work (several passes: fan-out, then sending). */
+const drainWorker = async (passes = 3) => {
+  for (let i = 0; i < passes; i++) await runOrderWorkerOnce(svc.deps);
+};
+
+describe('HTTP bank', () => {
+  it('issues the invoice with the amount, the bearer token and the invoice id as idempotency key', async () => {
+    const seen: { body: any; key: string | null; auth: string | null }[] = [];
+    remote.use(
+      http.post(`${BANK}/invoices`, async ({ request }) => {
+        seen.push({ body: await request.json(), key: request.headers.get('idempotency-key'), auth: request.headers.get('authorization') });
+        return HttpResponse.json({ id: 'inv-777', payment_url: 'https://pay.bank.example.test/inv-777' }, { status: 201 });
+      }),
+    );
+    const c = await signInCustomer(svc);
+    const id = await onlineOrder(c.auth);
+    const r = await invoice(c.auth, id);
+    expect(r.status).toBe(200);
+    expect(r.body.link).toBe('https://pay.bank.example.test/inv-777');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ auth: 'Bearer bank-token', body: { amount: { value: '1699.00', currency: 'RUB' }, order_id: id } });
+    const row = await svc.deps.db.selectFrom('bank_invoices').select(['id', 'provider', 'provider_ref']).where('order_id', '=', id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ provider: 'http', provider_ref: 'inv-777' });
+    expect(seen[0].key).toBe(row.id);
+    // Only the sandbox settles through the QA operation; a real bank's invoice is the bank's to settle.
+    const qa = await svc.client.raw('POST', `/api/qa/payments/bank/${id}/settle`, { headers: c.auth, body: { outcome: 'paid' } });
+    expect([qa.status, qa.body.code]).toEqual([409, 'NO_OPEN_INVOICE']);
+  });
+
+  it('answers 502 BANK_PROVIDER_ERROR when the bank fails, times out or answers nonsense, and keeps nothing', async () => {
+    const c = await signInCustomer(svc);
+    const id = await onlineOrder(c.auth);
+    for (const handler of [
+      http.post(`${BANK}/invoices`, () => HttpResponse.json({ error: 'down' }, { status: 503 })),
+      http.post(`${BANK}/invoices`, () => HttpResponse.json({ error: 'bad merchant' }, { status: 400 })),
+      http.post(`${BANK}/invoices`, async () => {
+        await delay(1000);
+        return HttpResponse.json({ id: 'late', payment_url: 'https://pay.bank.example.test/late' });
+      }),
+      http.post(`${BANK}/invoices`, () => HttpResponse.json({ id: 'no-link' })),
+    ]) {
+      remote.resetHandlers(handler);
+      const r = await invoice(c.auth, id);
+      expect([r.status, r.body.code]).toEqual([502, 'BANK_PROVIDER_ERROR']);
+    }
+    expect(await svc.deps.db.selectFrom('bank_invoices').select('id').where('order_id', '=', id).execute()).toEqual([]);
+    const order = await svc.deps.db.selectFrom('orders').select('status').where('id', '=', id).executeTakeFirstOrThrow();
+    expect(order.status).toBe('created');
+  });
+
+  it('refunds a cancelled paid order through the bank, polling a pending refund until it succeeds', async () => {
+    let calls = 0;
+    const keys = new Set<string | null>();
+    remote.use(
+      http.post(`${BANK}/invoices`, () => HttpResponse.json({ id: `inv-${randomUUID()}`, payment_url: 'https://pay.bank.example.test/x' })),
+      http.post(`${BANK}/refunds`, async ({ request }) => {
+        calls++;
+        keys.add(request.headers.get('idempotency-key'));
+        const body = (await request.json()) as { amount: { value: string } };
+        expect(body.amount.value).toBe('1699.00');
+        return HttpResponse.json({ id: 'ref-1', status: calls === 1 ? 'pending' : 'succeeded' });
+      }),
+    );
+    const c = await signInCustomer(svc);
+    const id = await onlineOrder(c.auth);
+    await invoice(c.auth, id);
+    // The bank's notification of payment (the path a webhook takes).
+    await svc.deps.db.transaction().execute(async (trx) => {
+      const o = (await lockOrder(trx, id))!;
+      await settleInvoice(trx, o, (await findOpenInvoice(trx, id))!.id, 'paid');
+    });
+    expect((await svc.client.raw('POST', `/api/orders/${id}/cancel`, { headers: c.auth })).body.status.value).toBe('cancelled');
+    await drainWorker(1);
+    const stateOf = async () => (await svc.deps.db.selectFrom('orders').select('payment_status').where('id', '=', id).executeTakeFirstOrThrow()).payment_status;
+    expect(await stateOf()).toBe('refund_pending');
+    await svc.deps.db.updateTable('provider_commands').set({ next_attempt_at: new Date() }).where('order_id', '=', id).where('kind', '=', 'bank.refund').execute();
+    await drainWorker(1);
+    expect(await stateOf()).toBe('refunded');
+    expect(calls).toBe(2);
+    // The retry repeats the same refund, never a second one.
+    expect(keys.size).toBe(1);
+  });
+});
+
+describe('HTTP courier service', () => {
+  it('quotes express through the courier service', async () => {
+    await expressAlwaysOpen(svc);
+    remote.use(http.post(`${COURIER}/quotes`, () => HttpResponse.json({ available: true, minutes: 32 })));
+    const c = await signInCustomer(svc);
+    const p = await makeProduct(svc, { price: '700.00' });
+    const r = await svc.client.raw('POST', '/api/orders/delivery/price-estimate', { headers: { ...c.auth, 'x-store-id': TVERSKAYA }, body: { location: IN_ZONE, items: [line(p)], is_express: true } });
+    expect(r.body).toMatchObject({ is_express: true, eta_minutes: 32 });
+
+    remote.resetHandlers(http.post(`${COURIER}/quotes`, () => HttpResponse.json({ available: false })));
+    const none = await svc.client.raw('POST', '/api/orders/delivery/price-estimate', { headers: { ...c.auth, 'x-store-id': TVERSKAYA }, body: { location: IN_ZONE, items: [line(p)], is_express: true } });
+    expect([none.status, none.body.code]).toEqual([422, 'EXPRESS_UNAVAILABLE']);
+
+    remote.resetHandlers(http.post(`${COURIER}/quotes`, () => HttpResponse.text('oops', { status: 500 })));
+    const failed = await svc.client.raw('POST', '/api/orders/delivery/price-estimate', { headers: { ...c.auth, 'x-store-id': TVERSKAYA }, body: { location: IN_ZONE, items: [line(p)], is_express: true } });
+    expect([failed.status, failed.body.code]).toEqual([502, 'COURIER_PROVIDER_ERROR']);
+  });
+
+  it('requests a courier when the delivery is due and withdraws it when the order is cancelled', async () => {
+    const requests: any[] = [];
+    const cancels: string[] = [];
+    let attempts = 0;
+    remote.use(
+      http.post(`${COURIER}/deliveries`, async ({ request }) => {
+        attempts++;
+        if (attempts === 1) return HttpResponse.text('busy', { status: 503 });
+        requests.push({ body: await request.json(), key: request.headers.get('idempotency-key'), auth: request.headers.get('authorization') });
+        return HttpResponse.json({ id: 'dlv-42' }, { status: 201 });
+      }),
+      http.post(`${COURIER}/deliveries/:id/cancel`, ({ params }) => {
+        cancels.push(String(params.id));
+        return HttpResponse.json({ ok: true });
+      }),
+    );
+    const c = await signInCustomer(svc);
+    const p = await makeProduct(svc, { price: '1500.00' });
+    const id = await placedOrder(svc, c.auth, deliveryBody([line(p)], await makeSlot(svc)));
+    await drainWorker(2);
+    expect((await svc.client.raw('GET', `/api/orders/${id}`, { headers: c.auth })).body.delivery.tracking.state).toBe('searching_courier');
+    // The first call failed (503): the command waits for its retry.
+    expect(requests).toEqual([]);
+    await svc.deps.db.updateTable('provider_commands').set({ next_attempt_at: new Date() }).where('order_id', '=', id).execute();
+    await drainWorker(1);
+    expect(requests).toEqual([
+      { key: id, auth: 'Bearer courier-token', body: expect.objectContaining({ external_id: id, dropoff: IN_ZONE, express: false, address: 'Tverskaya St, 7, Moscow' }) },
+    ]);
+    expect((await svc.deps.db.selectFrom('order_deliveries').select('courier_request_ref').where('order_id', '=', id).executeTakeFirstOrThrow()).courier_request_ref).toBe('dlv-42');
+
+    expect((await svc.client.raw('POST', `/api/orders/${id}/cancel`, { headers: c.auth })).body.status.value).toBe('cancelled');
+    await drainWorker(1);
+    expect(cancels).toEqual(['dlv-42']);
+  });
+});
+
+describe('HTTP push gateway', () => {
+  const assignCourier = async (auth: Record<string, string>) => {
+    const p = await makeProduct(svc, { price: '1500.00' });
+    const id = await placedOrder(svc, auth, deliveryBody([line(p)], await makeSlot(svc)));
+    // Cancelling the courier search would notify nothing; an assigned courier does.
+    await svc.client.raw('POST', `/api/qa/orders/${id}/delivery-tracking`, { headers: auth, body: { state: 'searching_courier' } });
+    await svc.client.raw('POST', `/api/qa/orders/${id}/delivery-tracking`, { headers: auth, body: { state: 'courier_assigned' } });
+    return id;
+  };
+  const register = (auth: Record<string, string>, token: string) =>
+    svc.client.raw('PUT', '/api/accounts/me/push-devices', { headers: auth, body: { push_token: token, device_id: randomUUID(), platform: 'android', app_version: '1', build_number: '1' } });
+
+  it('retries after a gateway failure and sends the notification once it answers', async () => {
+    remote.use(
+      http.post(`${COURIER}/deliveries`, () => HttpResponse.json({ id: `dlv-${randomUUID()}` })),
+      http.post(`${BANK}/invoices/:id/cancel`, () => HttpResponse.json({})),
+    );
+    const c = await signInCustomer(svc);
+    await register(c.auth, 'token-retry');
+    const bodies: any[] = [];
+    let calls = 0;
+    remote.use(
+      http.post(PUSH, async ({ request }) => {
+        calls++;
+        if (calls === 1) return HttpResponse.json({ error: 'INTERNAL' }, { status: 500 });
+        bodies.push({ body: await request.json(), auth: request.headers.get('authorization') });
+        return HttpResponse.json({ ok: true });
+      }),
+    );
+    const id = await assignCourier(c.auth);
+    await drainWorker(3);
+    expect(calls).toBe(2);
+    expect(bodies).toEqual([
+      {
+        auth: 'Bearer push-token',
+        body: expect.objectContaining({ to: 'token-retry', platform: 'android', id: expect.any(String), notification: { title: expect.stringMatching(/^Order \d+$/), body: 'Courier is heading to the store' } }),
+      },
+    ]);
+    expect(bodies[0].body.data).toMatchObject({ order_id: id, notification_id: bodies[0].body.id });
+    const delivery = await svc.deps.db.selectFrom('push_deliveries').select(['state', 'attempts']).where('order_id', '=', id).executeTakeFirstOrThrow();
+    expect(delivery).toEqual({ state: 'sent', attempts: 2 });
+  });
+
+  it('forgets an installation whose token the gateway no longer knows, and gives up on a refused message', async () => {
+    remote.use(http.post(`${COURIER}/deliveries`, () => HttpResponse.json({ id: `dlv-${randomUUID()}` })));
+    const dead = await signInCustomer(svc);
+    await register(dead.auth, 'token-dead');
+    const refused = await signInCustomer(svc);
+    await register(refused.auth, 'token-refused');
+    remote.use(
+      http.post(PUSH, async ({ request }) => {
+        const body = (await request.json()) as { to: string };
+        return body.to === 'token-dead' ? HttpResponse.json({ error: 'UNREGISTERED' }, { status: 404 }) : HttpResponse.json({ error: 'payload too big' }, { status: 400 });
+      }),
+    );
+    const deadOrder = await assignCourier(dead.auth);
+    const refusedOrder = await assignCourier(refused.auth);
+    await drainWorker(3);
+    const stateOf = async (orderId: string) => (await svc.deps.db.selectFrom('push_deliveries').select('state').where('order_id', '=', orderId).executeTakeFirstOrThrow()).state;
+    expect(await stateOf(deadOrder)).toBe('stale_token');
+    expect(await stateOf(refusedOrder)).toBe('failed');
+    expect(await svc.deps.db.selectFrom('push_devices').select('device_id').where('push_token', '=', 'token-dead').execute()).toEqual([]);
+    expect((await svc.deps.db.selectFrom('push_devices').select('device_id').where('push_token', '=', 'token-refused').execute()).length).toBe(1);
+  });
+});

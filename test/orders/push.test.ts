@@ -1,0 +1,99 @@
+// Push notifications from the outbox: one per event the customer should see, to each registered
+// installation, carrying the event's notification_id; honouring the preference; shared safely by
+// several instances (each delivery sent once).
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runOrderWorkerOnce } from '../../server/order-worker.js';
+import { pushSenderOf, RecordingPushSender } from '../../server/providers/push/index.js';
+import { startService } from '../../server/runtime.js';
+import { createLogger } from '../../server/logger.js';
+import { signInCustomer } from '../support/accounts.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { deliveryBody, line, makeProduct, makeSlot, placedOrder } from './fixtures.js';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService({ env: { ORDER_WORKER_ENABLED: 'false' } });
+});
+afterAll(() => svc?.close());
+
+const recorded = (deps = svc.deps) => pushSenderOf(deps) as RecordingPushSender;
+const registerDevice = (auth: Record<string, string>, platform = 'android') => {
+  const device = { push_token: `token-${randomUUID()}`, device_id: randomUUID(), platform, app_version: '3.14.0', build_number: '3140' };
+  return svc.client.raw('PUT', '/api/accounts/me/push-devices', { headers: auth, body: device }).then(() => device);
+};
+const qa = (auth: Record<string, string>, id: string, state: string) =>
+  svc.client.raw('POST', `/api/qa/orders/${id}/delivery-tracking`, { headers: auth, body: { state } });
+
+async function orderWithCourier(auth: Record<string, string>) {
+  const p = await makeProduct(svc, { price: '1100.00' });
+  const id = await placedOrder(svc, auth, deliveryBody([line(p)], await makeSlot(svc)));
+  await qa(auth, id, 'searching_courier');
+  await qa(auth, id, 'courier_assigned');
+  return id;
+}
+
+describe('push dispatch', () => {
+  it('sends the customer’s installations one notification per event, with the event’s notification_id', async () => {
+    const c = await signInCustomer(svc);
+    const phone = await registerDevice(c.auth, 'android');
+    const tablet = await registerDevice(c.auth, 'ios');
+    const id = await orderWithCourier(c.auth);
+    await runOrderWorkerOnce(svc.deps);
+
+    const event = await svc.deps.db
+      .selectFrom('outbox_events')
+      .select(['event_id', 'payload'])
+      .where('order_id', '=', id)
+      .where('type', '=', 'delivery.tracking.changed')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    const notificationId = (event.payload as { notification_id: string }).notification_id;
+    const sent = recorded().sent.filter((m) => m.data.order_id === id);
+    // Only courier_assigned notifies; the order's creation and the courier search do not.
+    expect(sent.map((m) => m.token).sort()).toEqual([phone.push_token, tablet.push_token].sort());
+    for (const m of sent) {
+      expect(m).toMatchObject({ notificationId, title: expect.stringMatching(/^Order \d+$/), body: 'Courier is heading to the store' });
+      expect(m.data).toMatchObject({ type: 'delivery.tracking.changed', event_id: event.event_id, notification_id: notificationId, order_id: id, screen: 'order' });
+    }
+    // Nothing is sent twice.
+    await runOrderWorkerOnce(svc.deps);
+    expect(recorded().sent.filter((m) => m.data.order_id === id).length).toBe(2);
+  });
+
+  it('writes in the customer’s language and respects push_order_updates', async () => {
+    const ru = await signInCustomer(svc);
+    await svc.client.raw('PATCH', '/api/accounts/me/preferences', { headers: ru.auth, body: { language: 'ru' } });
+    await registerDevice(ru.auth);
+    const ruOrder = await orderWithCourier(ru.auth);
+
+    const quiet = await signInCustomer(svc);
+    await svc.client.raw('PATCH', '/api/accounts/me/preferences', { headers: quiet.auth, body: { push_order_updates: false } });
+    await registerDevice(quiet.auth);
+    const quietOrder = await orderWithCourier(quiet.auth);
+
+    await runOrderWorkerOnce(svc.deps);
+    expect(recorded().sent.filter((m) => m.data.order_id === ruOrder).map((m) => [m.title.startsWith('Заказ №'), m.body])).toEqual([[true, 'Курьер едет в магазин']]);
+    expect(recorded().sent.filter((m) => m.data.order_id === quietOrder)).toEqual([]);
+  });
+
+  it('shares the work between instances: each notification reaches each device once', async () => {
+    const second = await startService({ config: svc.config, database: svc.database, log: createLogger('silent') });
+    try {
+      const customers = await Promise.all(Array.from({ length: 6 }, () => signInCustomer(svc)));
+      const ids: string[] = [];
+      for (const c of customers) {
+        await registerDevice(c.auth);
+        ids.push(await orderWithCourier(c.auth));
+      }
+      await Promise.all([runOrderWorkerOnce(svc.deps), runOrderWorkerOnce(second.deps), runOrderWorkerOnce(svc.deps), runOrderWorkerOnce(second.deps)]);
+      const all = [...recorded().sent, ...recorded(second.deps).sent].filter((m) => ids.includes(m.data.order_id));
+      expect(all.length).toBe(ids.length);
+      expect(new Set(all.map((m) => m.notificationId)).size).toBe(ids.length);
+      const states = await svc.deps.db.selectFrom('push_deliveries').select('state').where('order_id', 'in', ids).execute();
+      expect(states.map((s) => s.state)).toEqual(ids.map(() => 'sent'));
+    } finally {
+      await second.stop();
+    }
+  });
+});

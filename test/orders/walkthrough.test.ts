@@ -1,0 +1,70 @@
+// The issue's "done when", as the README walks it with curl and a WebSocket client: a new user
+// finds a product and a slot in the demo data, places a delivery order twice with one key and
+// gets one order, pays it at the sandbox bank, watches it change on the socket while the courier
+// simulator moves it, and cancels another order.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { signInCustomer } from '../support/accounts.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { eventually, IN_ZONE, TVERSKAYA } from './fixtures.js';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(() => svc?.close());
+
+it('places, pays, tracks and cancels through the public operations only', async () => {
+  const c = await signInCustomer(svc);
+  const headers = { ...c.auth, 'x-store-id': TVERSKAYA };
+  const call = async (method: string, path: string, body?: object, extra: Record<string, string> = {}) => svc.client.raw(method, path, { headers: { ...headers, ...extra }, body });
+
+  const products = (await call('GET', '/api/catalog/products/?page_size=5&sort_by=expensive')).body.items;
+  const product = products.find((p: { stock: string }) => Number(p.stock) >= 4);
+  const slots = (await call('GET', '/api/logistics/stores/delivery/slots')).body;
+  const slot = slots.find((s: { is_available: boolean }) => s.is_available);
+  const body = {
+    type: 'delivery',
+    payment_method: 'online',
+    items: [{ product_id: product.id, unit_id: product.unit_id, quantity: '2' }],
+    delivery_context: { address_line: 'Tverskaya St, 7, Moscow', location: IN_ZONE, slot_id: slot.id },
+  };
+  const key = randomUUID();
+  const first = await call('POST', '/api/orders/', body, { 'idempotency-key': key });
+  const second = await call('POST', '/api/orders/', body, { 'idempotency-key': key });
+  expect([first.status, second.status]).toEqual([201, 201]);
+  expect(second.body).toBe(first.body);
+  const orderId = first.body as string;
+  expect((await call('GET', '/api/orders/?active=true')).body.count).toBe(1);
+
+  const ws = new WebSocket(`${svc.url.replace('http', 'ws')}/ws/orders/tracking/?access_token=${c.access}`);
+  const events: any[] = [];
+  ws.on('message', (m) => events.push(JSON.parse(String(m))));
+  await new Promise((r) => ws.once('open', r));
+
+  const invoice = await call('GET', `/api/payments/bank/${orderId}/invoice`);
+  expect(invoice.body.link).toMatch(/^https:\/\//);
+  const paid = await call('POST', `/api/qa/payments/bank/${orderId}/settle`, { outcome: 'paid' });
+  expect(paid.body).toMatchObject({ payment_status: 'paid', order_status: { value: 'confirmed' } });
+  for (const state of ['searching_courier', 'courier_assigned', 'courier_at_store']) {
+    expect((await call('POST', `/api/qa/orders/${orderId}/delivery-tracking`, { state })).status).toBe(200);
+  }
+  const seen = await eventually(async () => events.filter((e) => e.data.order_id === orderId), (e) => e.length >= 5);
+  expect(seen.map((e) => e.type === 'order.changed' ? `order:${e.data.status}` : `tracking:${e.data.state}`)).toEqual([
+    'order:awaiting_payment',
+    'order:confirmed',
+    'tracking:searching_courier',
+    'tracking:courier_assigned',
+    'tracking:courier_at_store',
+  ]);
+  const detail = (await call('GET', `/api/orders/roadmap/${orderId}/detail`)).body;
+  expect(detail.order_version).toBe(seen.at(-1).data.order_version);
+  expect(detail).toMatchObject({ payment_status: 'paid', delivery: { tracking: { state: 'courier_at_store' }, courier: { name: expect.any(String) } } });
+
+  const other = await call('POST', '/api/orders/', { ...body, payment_method: 'cash' }, { 'idempotency-key': randomUUID() });
+  expect(other.status).toBe(201);
+  const cancelled = await call('POST', `/api/orders/${other.body}/cancel`);
+  expect(cancelled.body).toMatchObject({ status: { value: 'cancelled' }, can_cancel: false });
+  ws.close();
+});

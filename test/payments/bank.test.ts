@@ -1,0 +1,212 @@
+// Online payment with the sandbox bank: preferences, issuing and reusing the invoice, settling it
+// (the bank's word moves the order), expiry, the payment window and the refund of a cancelled
+// paid order.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runOrderWorkerOnce } from '../../server/order-worker.js';
+import { signInCustomer, signInPicker } from '../support/accounts.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { createOrder, deliveryBody, getOrder, line, makeProduct, makeSlot, placedOrder, reservedOf, stockOf } from '../orders/fixtures.js';
+
+let svc: TestService;
+beforeAll(async () => {
+  // The worker runs only when a test drives it, so each step is observed.
+  svc = await startTestService({ env: { ORDER_WORKER_ENABLED: 'false' } });
+});
+afterAll(() => svc?.close());
+
+const invoice = (auth: Record<string, string>, id: string) => svc.client.raw('GET', `/api/payments/bank/${id}/invoice`, { headers: auth });
+const settle = (auth: Record<string, string>, id: string, outcome: string) => svc.client.raw('POST', `/api/qa/payments/bank/${id}/settle`, { headers: auth, body: { outcome } });
+const cancel = (auth: Record<string, string>, id: string) => svc.client.raw('POST', `/api/orders/${id}/cancel`, { headers: auth });
+
+async function onlineOrder(auth: Record<string, string>) {
+  const p = await makeProduct(svc, { price: '1234.50', stock: '10.000' });
+  const slot = await makeSlot(svc);
+  return { id: await placedOrder(svc, auth, deliveryBody([line(p)], slot, { payment_method: 'online' })), p, slot };
+}
+
+describe('getBankPreferences', () => {
+  it('answers the online payment terms', async () => {
+    const c = await signInCustomer(svc);
+    const r = await svc.client.raw('GET', '/api/payments/bank/preferences', { headers: c.auth });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ enabled: true, currency: 'RUB', payment_window_minutes: 30, invoice_lifetime_minutes: 15, return_url: 'groceryapp://payments/return', disabled_message: null });
+  });
+
+  it('answers 401 without a customer token', async () => {
+    const p = await signInPicker(svc);
+    expect((await svc.client.raw('GET', '/api/payments/bank/preferences')).status).toBe(401);
+    expect((await svc.client.raw('GET', '/api/payments/bank/preferences', { headers: p.auth })).status).toBe(401);
+  });
+});
+
+describe('getBankInvoice', () => {
+  it('issues the invoice once, returns the same link while it is open, and moves the order to awaiting_payment', async () => {
+    const c = await signInCustomer(svc);
+    const { id } = await onlineOrder(c.auth);
+    const first = await invoice(c.auth, id);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('cache-control')).toBe('no-store');
+    expect(first.body.link).toMatch(/^https:\/\/sandbox\.pay\.bank\.example\/invoice\/[0-9a-f-]{36}$/);
+    const lifetime = new Date(first.body.expires_at).getTime() - Date.now();
+    expect(lifetime).toBeGreaterThan(14 * 60_000);
+    expect(lifetime).toBeLessThanOrEqual(15 * 60_000);
+    expect((await invoice(c.auth, id)).body).toEqual(first.body);
+    const order = (await svc.client.raw('GET', `/api/orders/roadmap/${id}/detail`, { headers: c.auth })).body;
+    expect(order).toMatchObject({ status: { value: 'awaiting_payment' }, payment_status: 'awaiting' });
+    const rows = await svc.deps.db.selectFrom('bank_invoices').select(['amount', 'status']).where('order_id', '=', id).execute();
+    expect(rows).toEqual([{ amount: '1433.50', status: 'open' }]);
+  });
+
+  it('gives concurrent callers one invoice', async () => {
+    const c = await signInCustomer(svc);
+    const { id } = await onlineOrder(c.auth);
+    const replies = await Promise.all(Array.from({ length: 10 }, () => invoice(c.auth, id)));
+    expect(new Set(replies.map((r) => r.body.link)).size).toBe(1);
+    expect((await svc.deps.db.selectFrom('bank_invoices').select('id').where('order_id', '=', id).execute()).length).toBe(1);
+  });
+
+  it('replaces an expired invoice with a new one', async () => {
+    const c = await signInCustomer(svc);
+    const { id } = await onlineOrder(c.auth);
+    const first = (await invoice(c.auth, id)).body;
+    await svc.deps.db.updateTable('bank_invoices').set({ expires_at: new Date(Date.now() - 1000) }).where('order_id', '=', id).execute();
+    const second = (await invoice(c.auth, id)).body;
+    expect(second.link).not.toBe(first.link);
+    const states = await svc.deps.db.selectFrom('bank_invoices').select('status').where('order_id', '=', id).orderBy('created_at').execute();
+    expect(states.map((s) => s.status).sort()).toEqual(['expired', 'open']);
+  });
+
+  it('answers 409 with why the order cannot be paid online', async () => {
+    const c = await signInCustomer(svc);
+    const p = await makeProduct(svc, { price: '1100.00' });
+    const cash = await placedOrder(svc, c.auth, deliveryBody([line(p)], await makeSlot(svc)));
+    expect((await invoice(c.auth, cash)).body.code).toBe('ORDER_NOT_PAYABLE_ONLINE');
+
+    const paid = await onlineOrder(c.auth);
+    await invoice(c.auth, paid.id);
+    await settle(c.auth, paid.id, 'paid');
+    const again = await invoice(c.auth, paid.id);
+    expect([again.status, again.body.code]).toEqual([409, 'ORDER_ALREADY_PAID']);
+
+    const cancelled = await onlineOrder(c.auth);
+    await cancel(c.auth, cancelled.id);
+    expect((await invoice(c.auth, cancelled.id)).body.code).toBe('ORDER_NOT_PAYABLE');
+  });
+
+  it('answers 404 for another customer’s order, 422 for a malformed id, 401 without a token', async () => {
+    const owner = await signInCustomer(svc);
+    const stranger = await signInCustomer(svc);
+    const { id } = await onlineOrder(owner.auth);
+    expect((await invoice(stranger.auth, id)).status).toBe(404);
+    expect((await invoice(owner.auth, randomUUID())).status).toBe(404);
+    expect((await invoice(owner.auth, 'x')).status).toBe(422);
+    expect((await invoice({}, id)).status).toBe(401);
+    expect(await svc.deps.db.selectFrom('bank_invoices').select('id').where('order_id', '=', id).execute()).toEqual([]);
+  });
+});
+
+describe('settleSandboxBankInvoice', () => {
+  it('confirms the order when the bank says paid, with an event for the customer', async () => {
+    const c = await signInCustomer(svc);
+    const { id } = await onlineOrder(c.auth);
+    const issued = (await invoice(c.auth, id)).body;
+    const r = await settle(c.auth, id, 'paid');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ order_id: id, status: 'paid', amount: '1433.50', currency: 'RUB', link: issued.link, payment_status: 'paid', order_status: { value: 'confirmed' } });
+    expect(r.body.settled_at).toEqual(expect.any(String));
+    const events = await svc.deps.db.selectFrom('outbox_events').select('payload').where('order_id', '=', id).where('type', '=', 'order.changed').orderBy('id').execute();
+    const last = events.at(-1)!.payload as any;
+    expect(last.data).toMatchObject({ status: 'confirmed', changes: ['payment', 'status'] });
+    expect(last.notification_id).toEqual(expect.any(String));
+  });
+
+  it('keeps the order awaiting payment when the bank declines; the next GET issues a new invoice', async () => {
+    const c = await signInCustomer(svc);
+    const { id } = await onlineOrder(c.auth);
+    const first = (await invoice(c.auth, id)).body;
+    const r = await settle(c.auth, id, 'failed');
+    expect(r.body).toMatchObject({ status: 'failed', payment_status: 'awaiting', order_status: { value: 'awaiting_payment' } });
+    const second = (await invoice(c.auth, id)).body;
+    expect(second.link).not.toBe(first.link);
+  });
+
+  it('answers 409 NO_OPEN_INVOICE when nothing is payable', async () => {
+    const c = await signInCustomer(svc);
+    const { id } = await onlineOrder(c.auth);
+    const none = await settle(c.auth, id, 'paid');
+    expect([none.status, none.body.code]).toEqual([409, 'NO_OPEN_INVOICE']);
+    await invoice(c.auth, id);
+    await svc.deps.db.updateTable('bank_invoices').set({ expires_at: new Date(Date.now() - 1000) }).where('order_id', '=', id).execute();
+    expect((await settle(c.auth, id, 'paid')).body.code).toBe('NO_OPEN_INVOICE');
+    expect((await getOrder(svc, c.auth, id)).body.status.value).toBe('awaiting_payment');
+  });
+
+  it('answers 404, 401, 422 and 400 like every order operation', async () => {
+    const owner = await signInCustomer(svc);
+    const stranger = await signInCustomer(svc);
+    const { id } = await onlineOrder(owner.auth);
+    await invoice(owner.auth, id);
+    expect((await settle(stranger.auth, id, 'paid')).status).toBe(404);
+    expect((await settle({}, id, 'paid')).status).toBe(401);
+    expect((await settle(owner.auth, id, 'maybe')).status).toBe(422);
+    expect((await svc.client.raw('POST', `/api/qa/payments/bank/${id}/settle`, { headers: owner.auth, body: '{' })).status).toBe(400);
+    expect((await getOrder(svc, owner.auth, id)).body.status.value).toBe('awaiting_payment');
+  });
+});
+
+describe('after payment', () => {
+  it('refunds a paid order cancelled by the customer in full (refund_pending, then refunded)', async () => {
+    const c = await signInCustomer(svc);
+    const { id, p } = await onlineOrder(c.auth);
+    await invoice(c.auth, id);
+    await settle(c.auth, id, 'paid');
+    const cancelled = await cancel(c.auth, id);
+    expect(cancelled.body.status.value).toBe('cancelled');
+    const detailOf = async () => (await svc.client.raw('GET', `/api/orders/roadmap/${id}/detail`, { headers: c.auth })).body;
+    expect((await detailOf()).payment_status).toBe('refund_pending');
+    expect(await stockOf(svc, p)).toBe('10.000');
+    await runOrderWorkerOnce(svc.deps);
+    expect((await detailOf()).payment_status).toBe('refunded');
+    const commands = await svc.deps.db.selectFrom('provider_commands').select(['kind', 'state']).where('order_id', '=', id).execute();
+    expect(commands).toContainEqual({ kind: 'bank.refund', state: 'done' });
+  });
+
+  it('cancels an online order not paid within its window, releasing stock and slot', async () => {
+    const c = await signInCustomer(svc);
+    const { id, p, slot } = await onlineOrder(c.auth);
+    const link = (await invoice(c.auth, id)).body.link;
+    expect(link).toEqual(expect.any(String));
+    await runOrderWorkerOnce(svc.deps);
+    expect((await getOrder(svc, c.auth, id)).body.status.value).toBe('awaiting_payment');
+    await svc.deps.db.updateTable('orders').set({ payment_due_at: new Date(Date.now() - 1000) }).where('id', '=', id).execute();
+    await runOrderWorkerOnce(svc.deps);
+    const order = (await getOrder(svc, c.auth, id)).body;
+    expect(order.status).toMatchObject({ value: 'cancelled', comment: 'The order was not paid in time.' });
+    expect(await stockOf(svc, p)).toBe('10.000');
+    expect(await reservedOf(svc, slot)).toBe(0);
+    const invoices = await svc.deps.db.selectFrom('bank_invoices').select('status').where('order_id', '=', id).execute();
+    expect(invoices).toEqual([{ status: 'cancelled' }]);
+  });
+});
+
+describe('with online payment switched off', () => {
+  let off: TestService;
+  beforeAll(async () => {
+    off = await startTestService({ env: { ONLINE_PAYMENT_ENABLED: 'false', ORDER_WORKER_ENABLED: 'false' } });
+  });
+  afterAll(() => off?.close());
+
+  it('says so in the preferences, refuses online checkout (422) and invoices (409)', async () => {
+    const c = await signInCustomer(off);
+    const prefs = await off.client.raw('GET', '/api/payments/bank/preferences', { headers: { ...c.auth, 'accept-language': 'ru' } });
+    expect(prefs.body).toMatchObject({ enabled: false, disabled_message: expect.stringContaining('Онлайн-оплата') });
+    const p = await makeProduct(off, { price: '1100.00' });
+    const slot = await makeSlot(off);
+    const online = await createOrder(off, c.auth, deliveryBody([line(p)], slot, { payment_method: 'online' }));
+    expect([online.status, online.body.code]).toEqual([422, 'ONLINE_PAYMENT_DISABLED']);
+    const cash = await placedOrder(off, c.auth, deliveryBody([line(p)], slot));
+    const r = await off.client.raw('GET', `/api/payments/bank/${cash}/invoice`, { headers: c.auth });
+    expect([r.status, r.body.code]).toEqual([409, 'ONLINE_PAYMENT_DISABLED']);
+  });
+});

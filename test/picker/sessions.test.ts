@@ -1,0 +1,437 @@
+// The queue and the session life cycle: listPickerOrders, startPicking, getPickingSession,
+// getActivePickingSession, cancelPicking, acknowledgePickingCancellation, finishPicking, expiry,
+// and the order's status moves that go with them. Real PostgreSQL, through the contract client.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_STORES } from '../../db/seed/stores.js';
+import { expireIdleSessions } from '../../server/picking-expiry.js';
+import { signInCustomer } from '../support/accounts.js';
+import { command, createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';
+import { createPicker, itemCommand, signInDemoCustomer, startPicking, type TestPicker } from '../support/picking.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let svc: TestService;
+let pieces: StockedProduct[];
+let weights: StockedProduct[];
+const STORE = DEMO_STORES[0].id;
+const OTHER_STORE = DEMO_STORES[2].id;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  pieces = await stockedProducts(svc, { weight: false, count: 6 });
+  weights = await stockedProducts(svc, { weight: true, count: 2 });
+});
+afterAll(() => svc?.close());
+
+const anOrder = (spec: Partial<Parameters<typeof createConfirmedOrder>[1]> = {}) =>
+  createConfirmedOrder(svc, {
+    lines: [
+      { inventoryId: pieces[0].inventoryId, quantity: '2' },
+      { inventoryId: weights[0].inventoryId, quantity: '0.800' },
+      { inventoryId: pieces[1].inventoryId, quantity: '1' },
+    ],
+    ...spec,
+  });
+const post = (path: string, picker: { auth: { authorization: string } }, body?: object, headers: Record<string, string> = {}) =>
+  svc.client.raw('POST', path, { headers: command(picker.auth, headers), body });
+const get = (path: string, headers: Record<string, string>) => svc.client.raw('GET', path, { headers });
+const orderRow = (id: string) => svc.deps.db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const queue = (picker: TestPicker, store = STORE) => get('/api/picker/orders', { ...picker.auth, 'x-store-id': store });
+
+/** Picks every item as ordered (scan-free: piece-quantity and weight). */
+async function pickAll(picker: TestPicker, orderId: string, session: { items: { item_id: number; is_weight_based: boolean; ordered_quantity: string | number }[] }) {
+  for (const item of session.items) {
+    const r = item.is_weight_based
+      ? await itemCommand(svc, picker, orderId, item.item_id, 'weight', { weight_kg: String(item.ordered_quantity) })
+      : await itemCommand(svc, picker, orderId, item.item_id, 'piece-quantity', { quantity: Number(item.ordered_quantity) });
+    expect(r.status).toBe(200);
+  }
+}
+
+describe('listPickerOrders', () => {
+  it('lists the store\'s waiting orders as cards, express first', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const slotOrder = await anOrder({ comment: 'Leave at the door', absenceAction: 'remove' });
+    const express = await anOrder({ express: true, placedMinutesAgo: 1 });
+    const r = await queue(picker);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('vary')).toMatch(/X-Store-Id/i);
+    const cards = r.body as any[];
+    const card = cards.find((c) => c.order_id === slotOrder.orderId);
+    expect(card).toMatchObject({
+      order_number: String(slotOrder.no),
+      is_express: false,
+      fulfillment_type: 'delivery',
+      items_count: 3,
+      has_weight_items: true,
+      total: slotOrder.goodsTotal,
+      customer_comment: 'Leave at the door',
+      absence_preference: 'remove',
+      queue_status: 'waiting',
+      session_id: null,
+      picker: null,
+      is_mine: false,
+      can_start: true,
+      store: { id: STORE, name: DEMO_STORES[0].name_en },
+    });
+    expect(card.slot).not.toBeNull();
+    expect(new Date(card.pick_deadline).getTime()).toBe(new Date(card.slot.starts_at).getTime() - 30 * 60_000);
+    const expressCard = cards.find((c) => c.order_id === express.orderId);
+    expect(expressCard).toMatchObject({ is_express: true, slot: null });
+    expect(cards.indexOf(expressCard)).toBeLessThan(cards.indexOf(card));
+    // express first, then by deadline
+    const flags = cards.map((c) => c.is_express);
+    expect(flags).toEqual([...flags].sort((a, b) => Number(b) - Number(a)));
+  });
+
+  it('shows who picks a started order, and what the caller may do', async () => {
+    const [anna, boris] = [await createPicker(svc, [STORE], 'Anna'), await createPicker(svc, [STORE], 'Boris')];
+    const order = await anOrder();
+    const session = await startPicking(svc, anna, order.orderId);
+    const mine = (await queue(anna)).body.find((c: any) => c.order_id === order.orderId);
+    expect(mine).toMatchObject({ queue_status: 'in_progress', session_id: session.session_id, picker: { id: anna.pickerId, display_name: 'Anna' }, is_mine: true, can_start: true });
+    const theirs = (await queue(boris)).body.find((c: any) => c.order_id === order.orderId);
+    expect(theirs).toMatchObject({ queue_status: 'in_progress', is_mine: false, can_start: false });
+    // Anna holds a session: she cannot start another waiting order.
+    const other = await anOrder();
+    expect((await queue(anna)).body.find((c: any) => c.order_id === other.orderId)).toMatchObject({ can_start: false });
+  });
+
+  it('answers 401 without a picker token', async () => {
+    expect((await get('/api/picker/orders', { 'x-store-id': STORE })).status).toBe(401);
+    const customer = await signInCustomer(svc);
+    expect((await get('/api/picker/orders', { ...customer.auth, 'x-store-id': STORE })).status).toBe(401);
+  });
+
+  it('answers 403 STORE_NOT_ASSIGNED for a store the picker does not work in, 422 without or with an unknown store', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const forbidden = await queue(picker, OTHER_STORE);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.code).toBe('STORE_NOT_ASSIGNED');
+    expect((await get('/api/picker/orders', picker.auth)).body.code).toBe('STORE_REQUIRED');
+    const unknown = await queue(picker, randomUUID());
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.code).toBe('STORE_NOT_FOUND');
+  });
+});
+
+describe('startPicking', () => {
+  it('starts a session at version 1 with one item per line and moves the order to picking', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const order = await anOrder();
+    const r = await post(`/api/picker/orders/${order.orderId}/start`, picker);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      order_id: order.orderId,
+      order_number: String(order.no),
+      session_status: 'active',
+      version: 1,
+      closure_source: 'none',
+      is_locked: false,
+      is_completed: false,
+      is_cancelled: false,
+      current_item_index: 0,
+      max_added_items: 10,
+      added_items_count: 0,
+      payment_summary: { original_total: order.goodsTotal, current_total: order.goodsTotal, difference: '0.00', reconciliation_status: null },
+      store: { id: STORE },
+      fulfillment_type: 'delivery',
+      customer_phone: '+79990000001',
+    });
+    expect(r.body.items).toHaveLength(3);
+    const weightItem = r.body.items.find((i: any) => i.is_weight_based);
+    expect(weightItem).toMatchObject({ unit: 'kg', ordered_quantity: '0.800', state: 'pending', tolerance: { percent: '10.0', min_quantity: '0.720', max_quantity: '0.880' } });
+    const o = await orderRow(order.orderId);
+    expect(o).toMatchObject({ status: 'picking', picking_result_state: 'in_progress' });
+    // The customer hears of it (transactional outbox).
+    const events = await svc.deps.db.selectFrom('outbox_events').select(['type', 'payload']).where('order_id', '=', order.orderId).execute();
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['order.changed', 'picker.queue.changed', 'picker.session.changed']));
+  });
+
+  it('resumes the caller\'s open session, replays a key and refuses a key reused for another order', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const order = await anOrder();
+    const key = randomUUID();
+    const first = await post(`/api/picker/orders/${order.orderId}/start`, picker, undefined, { 'idempotency-key': key });
+    await itemCommand(svc, picker, order.orderId, first.body.items[0].item_id, 'missing', { action: 'call' });
+    const replay = await post(`/api/picker/orders/${order.orderId}/start`, picker, undefined, { 'idempotency-key': key });
+    expect(replay.body).toEqual(first.body);
+    const resumed = await post(`/api/picker/orders/${order.orderId}/start`, picker);
+    expect(resumed.status).toBe(200);
+    expect(resumed.body).toMatchObject({ session_id: first.body.session_id, version: 2 });
+    const other = await anOrder();
+    const reused = await post(`/api/picker/orders/${other.orderId}/start`, picker, undefined, { 'idempotency-key': key });
+    expect(reused.status).toBe(409);
+    expect(reused.body.code).toBe('IDEMPOTENCY_CONFLICT');
+  });
+
+  it('needs a UUID Idempotency-Key', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const order = await anOrder();
+    const none = await svc.client.raw('POST', `/api/picker/orders/${order.orderId}/start`, { headers: picker.auth });
+    expect(none.status).toBe(422);
+    expect(none.body.code).toBe('IDEMPOTENCY_KEY_REQUIRED');
+    const bad = await post(`/api/picker/orders/${order.orderId}/start`, picker, undefined, { 'idempotency-key': 'not-a-uuid' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.code).toBe('IDEMPOTENCY_KEY_INVALID');
+  });
+
+  it('answers 401 without a picker token and 404 for an order of another store or none', async () => {
+    const order = await anOrder();
+    expect((await svc.client.raw('POST', `/api/picker/orders/${order.orderId}/start`, { headers: { 'idempotency-key': randomUUID() } })).status).toBe(401);
+    const stranger = await createPicker(svc, [OTHER_STORE]);
+    const r = await post(`/api/picker/orders/${order.orderId}/start`, stranger);
+    expect(r.status).toBe(404);
+    expect((await post(`/api/picker/orders/${randomUUID()}/start`, stranger)).status).toBe(404);
+  });
+
+  it('answers 409 ORDER_BUSY, PICKER_HAS_ACTIVE_SESSION, ORDER_NOT_PICKABLE', async () => {
+    const [anna, boris] = [await createPicker(svc, [STORE], 'Anna'), await createPicker(svc, [STORE])];
+    const order = await anOrder();
+    const session = await startPicking(svc, anna, order.orderId);
+    const busy = await post(`/api/picker/orders/${order.orderId}/start`, boris);
+    expect(busy.status).toBe(409);
+    expect(busy.body).toMatchObject({ code: 'ORDER_BUSY', session: null });
+    expect(busy.body.detail).toContain('Anna');
+
+    const another = await anOrder();
+    const holding = await post(`/api/picker/orders/${another.orderId}/start`, anna);
+    expect(holding.status).toBe(409);
+    expect(holding.body).toMatchObject({ code: 'PICKER_HAS_ACTIVE_SESSION', session: { session_id: session.session_id } });
+
+    await svc.deps.db.updateTable('orders').set({ status: 'awaiting_payment' }).where('id', '=', another.orderId).execute();
+    const unpaid = await post(`/api/picker/orders/${another.orderId}/start`, boris);
+    expect(unpaid.status).toBe(409);
+    expect(unpaid.body.code).toBe('ORDER_NOT_PICKABLE');
+  });
+
+  it('gives exactly one session when two pickers start one order at the same time', async () => {
+    for (let round = 0; round < 5; round++) {
+      const pickers = await Promise.all([createPicker(svc, [STORE]), createPicker(svc, [STORE]), createPicker(svc, [STORE])]);
+      const order = await anOrder();
+      const answers = await Promise.all(pickers.map((p) => post(`/api/picker/orders/${order.orderId}/start`, p)));
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409]);
+      expect(answers.filter((a) => a.status === 409).every((a) => a.body.code === 'ORDER_BUSY')).toBe(true);
+      const sessions = await svc.deps.db.selectFrom('picking_sessions').select('id').where('order_id', '=', order.orderId).execute();
+      expect(sessions).toHaveLength(1);
+    }
+  });
+});
+
+describe('getPickingSession and getActivePickingSession', () => {
+  it('returns the caller\'s session, and another picker\'s read-only', async () => {
+    const [anna, boris] = [await createPicker(svc, [STORE]), await createPicker(svc, [STORE])];
+    const order = await anOrder();
+    const session = await startPicking(svc, anna, order.orderId);
+    const own = await get(`/api/picker/orders/${order.orderId}/session`, anna.auth);
+    expect(own.status).toBe(200);
+    expect(own.body).toMatchObject({ session_id: session.session_id, is_locked: false });
+    const read = await get(`/api/picker/orders/${order.orderId}/session`, boris.auth);
+    expect(read.body).toMatchObject({ session_id: session.session_id, is_locked: true });
+  });
+
+  it('answers 404 for an order never started or of another store, 401 without a token', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const order = await anOrder();
+    expect((await get(`/api/picker/orders/${order.orderId}/session`, picker.auth)).status).toBe(404);
+    const stranger = await createPicker(svc, [OTHER_STORE]);
+    await startPicking(svc, picker, order.orderId);
+    expect((await get(`/api/picker/orders/${order.orderId}/session`, stranger.auth)).status).toBe(404);
+    expect((await get(`/api/picker/orders/${order.orderId}/session`, {})).status).toBe(401);
+  });
+
+  it('gives the current session, or 204 when there is none', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const none = await get('/api/picker/session/active', picker.auth);
+    expect(none.status).toBe(204);
+    expect(none.body).toBeUndefined();
+    const order = await anOrder();
+    const session = await startPicking(svc, picker, order.orderId);
+    const active = await get('/api/picker/session/active', picker.auth);
+    expect(active.status).toBe(200);
+    expect(active.body.session_id).toBe(session.session_id);
+    const me = await get('/api/picker/auth/me', picker.auth);
+    expect(me.body).toMatchObject({ active_session_id: session.session_id, active_order_id: order.orderId });
+    expect((await get('/api/picker/session/active', {})).status).toBe(401);
+  });
+});
+
+describe('cancelPicking', () => {
+  it('cancels the session with the reason and returns the order to the queue', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const order = await anOrder();
+    const session = await startPicking(svc, picker, order.orderId);
+    const twoPieces = session.items.find((i: any) => i.ordered_quantity === '2.000')!;
+    expect((await itemCommand(svc, picker, order.orderId, twoPieces.item_id, 'piece-quantity', { quantity: 2 })).status).toBe(200);
+    const r = await post(`/api/picker/orders/${order.orderId}/cancel`, picker, { reason: 'Scanner broken' });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      status: 'ok',
+      applied: true,
+      item: null,
+      session: { session_status: 'cancelled', closure_source: 'picker_cancel', is_cancelled: true, is_locked: true, cancellation_reason: 'Scanner broken', cancel_after_resolved_items: 1, version: 3 },
+    });
+    expect(await orderRow(order.orderId)).toMatchObject({ status: 'confirmed', picking_result_state: 'pending' });
+    expect((await queue(picker)).body.find((c: any) => c.order_id === order.orderId)).toMatchObject({ queue_status: 'waiting', can_start: true });
+    expect((await get('/api/picker/session/active', picker.auth)).status).toBe(204);
+    // The closed session refuses commands; a new start is a new session.
+    const late = await itemCommand(svc, picker, order.orderId, session.items[1].item_id, 'missing', { action: 'call' });
+    expect(late.status).toBe(409);
+    expect(late.body).toMatchObject({ code: 'SESSION_CLOSED', session: { session_id: session.session_id } });
+    const again = await startPicking(svc, picker, order.orderId);
+    expect(again.session_id).not.toBe(session.session_id);
+    expect(again.items.every((i: any) => i.state === 'pending')).toBe(true);
+  });
+
+  it('accepts no body; answers 404 without a session of the order, 401 without a token', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const order = await anOrder();
+    expect((await post(`/api/picker/orders/${order.orderId}/cancel`, picker)).status).toBe(404);
+    await startPicking(svc, picker, order.orderId);
+    const r = await post(`/api/picker/orders/${order.orderId}/cancel`, picker);
+    expect(r.status).toBe(200);
+    expect(r.body.session.cancellation_reason).toBeNull();
+    expect((await svc.client.raw('POST', `/api/picker/orders/${order.orderId}/cancel`, { headers: { 'idempotency-key': randomUUID() } })).status).toBe(401);
+  });
+
+  it('answers 409 ORDER_BUSY to another picker', async () => {
+    const [anna, boris] = [await createPicker(svc, [STORE]), await createPicker(svc, [STORE])];
+    const order = await anOrder();
+    await startPicking(svc, anna, order.orderId);
+    const r = await post(`/api/picker/orders/${order.orderId}/cancel`, boris);
+    expect(r.status).toBe(409);
+    expect(r.body.code).toBe('ORDER_BUSY');
+  });
+});
+
+describe('the customer cancels the order during picking', () => {
+  it('closes the session; commands answer order_cancelled until the picker acknowledges', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const customer = await signInDemoCustomer(svc);
+    const order = await anOrder();
+    const session = await startPicking(svc, picker, order.orderId);
+    const cancel = await svc.client.raw('POST', `/api/orders/${order.orderId}/cancel`, { headers: customer.auth });
+    expect(cancel.status).toBe(200);
+
+    const r = await itemCommand(svc, picker, order.orderId, session.items[0].item_id, 'piece-quantity', { quantity: 1 });
+    expect(r.status).toBe(409);
+    expect(r.body).toMatchObject({
+      code: 'order_cancelled',
+      session: { session_id: session.session_id, session_status: 'cancelled', closure_source: 'order_cancelled', version: 2, is_locked: true },
+    });
+    for (const path of ['finish', 'cancel']) {
+      const x = await post(`/api/picker/orders/${order.orderId}/${path}`, picker);
+      expect(x.body.code).toBe('order_cancelled');
+    }
+    // Still the picker's current session, so nothing else can be started.
+    expect((await get('/api/picker/session/active', picker.auth)).body).toMatchObject({ session_id: session.session_id, closure_source: 'order_cancelled' });
+    const other = await anOrder();
+    expect((await post(`/api/picker/orders/${other.orderId}/start`, picker)).body.code).toBe('PICKER_HAS_ACTIVE_SESSION');
+    expect((await post(`/api/picker/orders/${order.orderId}/start`, picker)).body.code).toBe('order_cancelled');
+    expect((await queue(picker)).body.some((c: any) => c.order_id === order.orderId)).toBe(false);
+
+    const ack = await post(`/api/picker/orders/${order.orderId}/cancelled/ack`, picker);
+    expect(ack.status).toBe(204);
+    expect((await post(`/api/picker/orders/${order.orderId}/cancelled/ack`, picker)).status).toBe(204);
+    expect((await get('/api/picker/session/active', picker.auth)).status).toBe(204);
+    expect((await post(`/api/picker/orders/${other.orderId}/start`, picker)).status).toBe(200);
+  });
+
+  it('ack answers 409 SESSION_NOT_CANCELLED for a session the order did not close, 404 without a session, 422 without a key, 401', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const order = await anOrder();
+    expect((await post(`/api/picker/orders/${order.orderId}/cancelled/ack`, picker)).status).toBe(404);
+    const session = await startPicking(svc, picker, order.orderId);
+    const r = await post(`/api/picker/orders/${order.orderId}/cancelled/ack`, picker);
+    expect(r.status).toBe(409);
+    expect(r.body).toMatchObject({ code: 'SESSION_NOT_CANCELLED', session: { session_id: session.session_id } });
+    const keyless = await svc.client.raw('POST', `/api/picker/orders/${order.orderId}/cancelled/ack`, { headers: picker.auth });
+    expect(keyless.body.code).toBe('IDEMPOTENCY_KEY_REQUIRED');
+    expect((await svc.client.raw('POST', `/api/picker/orders/${order.orderId}/cancelled/ack`, { headers: { 'idempotency-key': randomUUID() } })).status).toBe(401);
+  });
+});
+
+describe('finishPicking', () => {
+  it('answers 409 NOT_READY_TO_FINISH with the unresolved items', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const order = await anOrder();
+    const session = await startPicking(svc, picker, order.orderId);
+    const twoPieces = session.items.find((i: any) => i.ordered_quantity === '2.000')!;
+    expect((await itemCommand(svc, picker, order.orderId, twoPieces.item_id, 'piece-quantity', { quantity: 2 })).status).toBe(200);
+    const r = await post(`/api/picker/orders/${order.orderId}/finish`, picker);
+    expect(r.status).toBe(409);
+    expect(r.body.code).toBe('NOT_READY_TO_FINISH');
+    const unresolved = session.items.filter((i: any) => i.item_id !== twoPieces.item_id).map((i: any) => i.item_id);
+    expect([...r.body.unresolved_item_ids].sort()).toEqual(unresolved.sort());
+    expect(r.body.session.session_id).toBe(session.session_id);
+  });
+
+  it('completes a ready session, moves the order to picked and closes the session to commands', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const order = await anOrder();
+    const session = await startPicking(svc, picker, order.orderId);
+    await pickAll(picker, order.orderId, session);
+    expect((await get(`/api/picker/orders/${order.orderId}/session`, picker.auth)).body.session_status).toBe('ready_to_finish');
+    const r = await post(`/api/picker/orders/${order.orderId}/finish`, picker);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      status: 'ok',
+      applied: true,
+      item: null,
+      session: { session_status: 'completed', closure_source: 'picker_finish', is_completed: true, is_locked: true, payment_summary: { reconciliation_status: 'not_required' } },
+    });
+    const o = await orderRow(order.orderId);
+    expect(o).toMatchObject({ status: 'picked', picking_result_state: 'completed', has_picking_changes: false });
+    expect(o.final_total).toBe((Number(order.goodsTotal) + Number(o.delivery_cost)).toFixed(2));
+    // Commands after finish answer 409 SESSION_CLOSED, finish too.
+    for (const [action, body] of [['piece-quantity', { quantity: 1 }], ['missing', { action: 'call' }]] as const) {
+      const late = await itemCommand(svc, picker, order.orderId, session.items[0].item_id, action, body);
+      expect(late.status).toBe(409);
+      expect(late.body).toMatchObject({ code: 'SESSION_CLOSED', session: { session_status: 'completed' } });
+    }
+    expect((await post(`/api/picker/orders/${order.orderId}/finish`, picker)).body.code).toBe('SESSION_CLOSED');
+    expect((await get('/api/picker/session/active', picker.auth)).status).toBe(204);
+  });
+
+  it('makes a pickup order ready for pickup, and cancels an order of which nothing could be picked', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const pickup = await anOrder({ type: 'pickup' });
+    const s1 = await startPicking(svc, picker, pickup.orderId);
+    await pickAll(picker, pickup.orderId, s1);
+    expect((await post(`/api/picker/orders/${pickup.orderId}/finish`, picker)).status).toBe(200);
+    expect(await orderRow(pickup.orderId)).toMatchObject({ status: 'ready_for_pickup' });
+
+    const nothing = await anOrder();
+    const s2 = await startPicking(svc, picker, nothing.orderId);
+    for (const item of s2.items) {
+      await itemCommand(svc, picker, nothing.orderId, item.item_id, 'missing', { action: 'remove' });
+      await itemCommand(svc, picker, nothing.orderId, item.item_id, 'clarification/resolve', { resolution: 'remove' });
+    }
+    expect((await post(`/api/picker/orders/${nothing.orderId}/finish`, picker)).status).toBe(200);
+    expect(await orderRow(nothing.orderId)).toMatchObject({ status: 'cancelled', status_reason: 'nothing_picked', final_total: '0.00' });
+    const hold = await svc.deps.db.selectFrom('slot_holds').select('slot_id').where('order_id', '=', nothing.orderId).executeTakeFirst();
+    expect(hold).toBeUndefined();
+  });
+
+  it('answers 401 without a token and 404 for an order without the caller\'s session', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const order = await anOrder();
+    expect((await post(`/api/picker/orders/${order.orderId}/finish`, picker)).status).toBe(404);
+    expect((await svc.client.raw('POST', `/api/picker/orders/${order.orderId}/finish`, { headers: { 'idempotency-key': randomUUID() } })).status).toBe(401);
+  });
+});
+
+describe('expiry', () => {
+  it('closes a session idle for longer than the limit and returns the order to the queue', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const order = await anOrder();
+    const session = await startPicking(svc, picker, order.orderId);
+    await svc.deps.db.updateTable('picking_sessions').set({ updated_at: new Date(Date.now() - 5 * 3600_000) }).where('id', '=', session.session_id).execute();
+    expect(await expireIdleSessions(svc.deps.db, 240)).toBeGreaterThanOrEqual(1);
+    const r = await get(`/api/picker/orders/${order.orderId}/session`, picker.auth);
+    expect(r.body).toMatchObject({ session_status: 'cancelled', closure_source: 'expired', version: 2 });
+    expect(await orderRow(order.orderId)).toMatchObject({ status: 'confirmed' });
+    const late = await itemCommand(svc, picker, order.orderId, session.items[0].item_id, 'missing', { action: 'call' });
+    expect(late.body.code).toBe('SESSION_CLOSED');
+  });
+});

@@ -1,0 +1,106 @@
+// The error model of the runtime (DESIGN.md §3), through the contract client: each answer is
+// also checked against the spec (declared status, ErrorResponse body).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { notImplemented } from '../../server/handler-types.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService({
+    handlers: {
+      // A handler that fails the way a database bug would: the message carries SQL.
+      getMapConfig: () => {
+        throw new Error('syntax error at or near "SELEC" in SELECT secret FROM customers');
+      },
+      // Stands for an operation whose issue is still open, whichever that is when this runs.
+      listPickupStores: notImplemented(0),
+    },
+  });
+});
+afterAll(() => svc?.close());
+
+describe('request errors', () => {
+  it('answers 400 MALFORMED_JSON for a body that is not JSON', async () => {
+    const r = await svc.client.raw('POST', '/api/auth/otp/send', { body: '{"phone": "+7999', headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe('MALFORMED_JSON');
+    expect(r.operationId).toBe('sendOtp');
+  });
+
+  it('answers 404 NOT_FOUND for an unknown path, inside and outside /api', async () => {
+    for (const path of ['/api/does-not-exist', '/nothing-here']) {
+      const r = await svc.client.raw('GET', path);
+      expect(r.status).toBe(404);
+      expect(r.body).toMatchObject({ code: 'NOT_FOUND' });
+      expect(typeof r.body.request_id).toBe('string');
+    }
+  });
+
+  it('answers 405 with Allow for a method the path does not have', async () => {
+    const r = await svc.client.raw('DELETE', '/api/core/pages/');
+    expect(r.status).toBe(405);
+    expect(r.body.code).toBe('METHOD_NOT_ALLOWED');
+    expect(r.headers.get('allow')).toBe('GET');
+    const me = await svc.client.raw('POST', '/api/accounts/me/');
+    expect(me.headers.get('allow')?.split(', ').sort()).toEqual(['DELETE', 'GET', 'PATCH']);
+  });
+
+  it('answers 413 PAYLOAD_TOO_LARGE over the body limit', async () => {
+    const big = JSON.stringify({ phone: '+79990000000', pad: 'x'.repeat(svc.config.bodyLimitBytes + 10) });
+    const r = await svc.client.raw('POST', '/api/auth/otp/send', { body: big });
+    expect(r.status).toBe(413);
+    expect(r.body.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('answers 422 VALIDATION_ERROR with a {loc, msg, type} list', async () => {
+    const r = await svc.client.raw('POST', '/api/auth/otp/send', { body: { phone: '12345' } });
+    expect(r.status).toBe(422);
+    expect(r.body.code).toBe('VALIDATION_ERROR');
+    expect(r.body.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc: ['body', 'phone'], type: 'pattern' })]));
+  });
+
+  it('reports a missing body, an extra property and a bad path id each at its location', async () => {
+    const missing = await svc.client.raw('POST', '/api/auth/otp/send');
+    expect(missing.status).toBe(422);
+    expect(missing.body.detail).toEqual([expect.objectContaining({ loc: ['body'], type: 'required' })]);
+    const empty = await svc.client.raw('POST', '/api/auth/otp/send', { headers: { 'content-type': 'application/json' } });
+    expect(empty.status).toBe(422);
+    expect(empty.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'phone'], type: 'required' })]);
+    const extra = await svc.client.raw('POST', '/api/token/pair', { body: { phone: '+79990000000', password: '1234', admin: true } });
+    expect(extra.status).toBe(422);
+    expect(extra.body.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc: ['body', 'admin'], type: 'additionalProperties' })]));
+    const bad = await svc.client.raw('GET', '/api/logistics/stores/pickup/not-a-uuid');
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc: ['path', 'store_id'], type: 'format' })]));
+  });
+
+  it('answers 501 NOT_IMPLEMENTED for an operation this build does not serve yet', async () => {
+    expect(svc.app.notImplemented.has('listPickupStores')).toBe(true);
+    const r = await svc.client.raw('GET', '/api/logistics/stores/pickup/');
+    expect(r.status).toBe(501);
+    expect(r.body.code).toBe('NOT_IMPLEMENTED');
+  });
+
+  it('answers 500 without the error message, stack or SQL', async () => {
+    const r = await svc.client.raw('GET', '/api/logistics/map/config');
+    expect(r.status).toBe(500);
+    expect(r.body).toEqual({ detail: 'Internal server error', code: 'INTERNAL_ERROR', request_id: r.headers.get('x-request-id') });
+    expect(JSON.stringify(r.body)).not.toMatch(/SELECT|secret|at .*\.ts/);
+  });
+});
+
+describe('service endpoints outside /api', () => {
+  it('serves /healthz and /readyz', async () => {
+    expect(await (await fetch(`${svc.url}/healthz`)).json()).toEqual({ status: 'ok' });
+    expect(await (await fetch(`${svc.url}/readyz`)).json()).toEqual({ status: 'ready' });
+  });
+
+  it('serves the spec stamped with its environment and build', async () => {
+    const doc = await (await fetch(`${svc.url}/openapi.json`)).json();
+    expect(doc['x-environment']).toBe('TEST');
+    expect(doc['x-build-commit']).toBe('testcommit');
+    expect(doc.info.version).toMatch(/\+testcommit$/);
+    const yaml = await (await fetch(`${svc.url}/openapi.yaml`)).text();
+    expect(yaml).toContain('x-environment: TEST');
+  });
+});

@@ -1,0 +1,79 @@
+// The tracking WebSocket: unauthorized connections close with 1008; events written to the
+// outbox reach only the sockets of the order's customer.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startTestService, type TestService } from '../support/service.js';
+import { signInCustomer } from '../support/accounts.js';
+import { tokensFor } from '../support/tokens.js';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(() => svc?.close());
+
+const wsUrl = (path = '/ws/orders/tracking/') => `${svc.url.replace('http', 'ws')}${path}`;
+
+function closeCode(ws: WebSocket): Promise<number> {
+  return new Promise((resolve) => ws.on('close', (code) => resolve(code)));
+}
+
+describe('/ws/orders/tracking/', () => {
+  it('closes with 1008 without a valid customer access token', async () => {
+    const t = tokensFor(svc.config);
+    const cases = [
+      new WebSocket(wsUrl()),
+      new WebSocket(`${wsUrl()}?access_token=garbage`),
+      new WebSocket(wsUrl(), { headers: { authorization: `Bearer ${t.sign('picker_access')}` } }),
+      new WebSocket(`${wsUrl()}?access_token=${t.sign('customer_refresh')}`),
+      // Signed correctly but of no active session (signed out, deleted account).
+      new WebSocket(`${wsUrl()}?access_token=${t.sign('customer_access')}`),
+    ];
+    for (const ws of cases) expect(await closeCode(ws)).toBe(1008);
+  });
+
+  it('delivers an outbox event to the customer of the order only', async () => {
+    const a = await signInCustomer(svc);
+    const b = await signInCustomer(svc);
+    const alice = a.customerId;
+    const aliceWs = new WebSocket(`${wsUrl()}?access_token=${a.access}`);
+    const bobWs = new WebSocket(wsUrl(), { headers: b.auth });
+    await Promise.all([aliceWs, bobWs].map((ws) => new Promise((r) => ws.once('open', r))));
+    const bobGot: unknown[] = [];
+    bobWs.on('message', (m) => bobGot.push(JSON.parse(String(m))));
+    const received = new Promise<any>((resolve) => aliceWs.once('message', (m) => resolve(JSON.parse(String(m)))));
+
+    const orderId = randomUUID();
+    const payload = { type: 'order.changed', event_id: randomUUID(), data: { order_id: orderId, order_version: 2 } };
+    await svc.deps.db
+      .insertInto('outbox_events')
+      .values({ type: 'order.changed', customer_id: alice, order_id: orderId, payload: JSON.stringify(payload) })
+      .execute();
+    expect(await received).toEqual(payload);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(bobGot).toEqual([]);
+    expect(svc.realtime.connections()).toBe(2);
+    aliceWs.close();
+    bobWs.close();
+  });
+
+  it('does not deliver events of a rolled-back transaction', async () => {
+    const c = await signInCustomer(svc);
+    const carol = c.customerId;
+    const ws = new WebSocket(`${wsUrl()}?access_token=${c.access}`);
+    await new Promise((r) => ws.once('open', r));
+    const got: unknown[] = [];
+    ws.on('message', (m) => got.push(JSON.parse(String(m))));
+    await svc.deps.db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.insertInto('outbox_events').values({ type: 'order.changed', customer_id: carol, order_id: randomUUID(), payload: '{"rolled":"back"}' }).execute();
+        throw new Error('roll back');
+      })
+      .catch(() => {});
+    await new Promise((r) => setTimeout(r, 200));
+    expect(got).toEqual([]);
+    ws.close();
+  });
+});

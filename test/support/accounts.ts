@@ -1,0 +1,27 @@
+// Signed-in principals for tests, made through the same query functions as the service.
+import { randomInt } from 'node:crypto';
+import { createCustomer, findPickerByLogin } from '../../db/queries/accounts.js';
+import { TokenService } from '../../server/auth/tokens.js';
+import { startSession } from '../../handlers/shared/sessions.js';
+import type { TestService } from './service.js';
+
+/** A phone outside the configured test-phone prefix (+7999000…), unique enough per test. */
+export const randomPhone = () => `+7916${String(randomInt(0, 10_000_000)).padStart(7, '0')}`;
+/** A configured TEST phone: its codes are readable through GET /api/qa/otp/last. */
+export const randomTestPhone = () => `+7999000${String(randomInt(0, 10_000)).padStart(4, '0')}`;
+
+export async function signInCustomer(svc: TestService, phone = randomPhone()) {
+  const tokens = new TokenService(svc.config.jwt);
+  const customer = await createCustomer(svc.deps.db, phone, 'en');
+  const pair = await startSession(svc.deps.db, tokens, { kind: 'customer', customerId: customer.id });
+  return { customerId: customer.id, phone, ...pair, auth: { authorization: `Bearer ${pair.access}` } };
+}
+
+/** Signs in a demo picker (db/seed/accounts.ts). */
+export async function signInPicker(svc: TestService, login = 'picker1') {
+  const tokens = new TokenService(svc.config.jwt);
+  const picker = await findPickerByLogin(svc.deps.db, login);
+  if (!picker) throw new Error(`demo picker ${login} is missing`);
+  const pair = await startSession(svc.deps.db, tokens, { kind: 'picker', pickerId: picker.id });
+  return { pickerId: picker.id, ...pair, auth: { authorization: `Bearer ${pair.access}` } };
+}

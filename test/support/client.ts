@@ -1,0 +1,105 @@
+// The contract test client: typed by the generated spec types (openapi-fetch), and every
+// response it receives is checked against the spec: the status is declared for the operation,
+// the content type is the declared one and the body matches the schema. A violation throws,
+// so the test fails. 501 is accepted only from operations this build does not implement.
+import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import type { paths } from '../../generated/api.test.js';
+import type { AppEnv } from '../../server/config.js';
+import { loadSpec, ResponseValidator } from '../../server/contract.js';
+import { RouteTable } from '../../server/router.js';
+import { recordExercised } from './coverage.js';
+
+const specs = new Map<AppEnv, { validator: ResponseValidator; routes: RouteTable }>();
+function specOf(env: AppEnv) {
+  let s = specs.get(env);
+  if (!s) {
+    const doc = loadSpec(env);
+    s = { validator: new ResponseValidator(doc), routes: new RouteTable(doc) };
+    specs.set(env, s);
+  }
+  return s;
+}
+
+export class ContractViolation extends Error {}
+
+export interface CheckedResponse {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON body (undefined when there is none). */
+  body: any;
+  operationId: string | undefined;
+}
+
+export interface ContractClientOptions {
+  baseUrl: string;
+  env?: AppEnv;
+  /** Operations answering 501 in the server under test. */
+  notImplemented: ReadonlySet<string>;
+  /**
+   * Count the responses in the contract coverage report (default true). False for servers that
+   * are not the service (the mock server answers every operation from examples).
+   */
+  recordCoverage?: boolean;
+}
+
+export class ContractClient {
+  readonly api: Client<paths>;
+  private readonly env: AppEnv;
+
+  constructor(private readonly opts: ContractClientOptions) {
+    this.env = opts.env ?? 'TEST';
+    const check: Middleware = {
+      onResponse: async ({ request, response }) => {
+        const body = await response.clone().text();
+        await this.verify(request.method, new URL(request.url).pathname, response, body);
+        return undefined;
+      },
+    };
+    this.api = createClient<paths>({ baseUrl: opts.baseUrl });
+    this.api.use(check);
+  }
+
+  /** Any request (malformed bodies, unknown paths, raw headers), checked like the typed ones. */
+  async raw(method: string, path: string, init: { headers?: Record<string, string>; body?: string | object } = {}): Promise<CheckedResponse> {
+    const headers: Record<string, string> = { ...(init.headers ?? {}) };
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(`${this.opts.baseUrl}${path}`, { method, headers, body });
+    const text = await response.text();
+    const operationId = await this.verify(method, new URL(`${this.opts.baseUrl}${path}`).pathname, response, text);
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, operationId };
+  }
+
+  private async verify(method: string, pathname: string, response: Response, text: string): Promise<string | undefined> {
+    const { validator, routes } = specOf(this.env);
+    const route = routes.matchPath(pathname);
+    const op = route?.methods.get(method.toLowerCase());
+    const contentType = response.headers.get('content-type') ?? undefined;
+    let parsed: unknown;
+    if (text) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new ContractViolation(`${method} ${pathname} ${response.status}: body is not JSON`);
+      }
+    }
+    if (!op?.operationId) {
+      // Not an operation of the spec (unknown path, wrong method): the error model still holds.
+      const ok = typeof parsed === 'object' && parsed !== null && 'code' in parsed && 'detail' in parsed;
+      if (!ok) throw new ContractViolation(`${method} ${pathname} ${response.status}: not an ErrorResponse`);
+      return undefined;
+    }
+    const id = op.operationId;
+    if (response.status === 501 && this.opts.notImplemented.has(id)) {
+      if (this.opts.recordCoverage !== false) recordExercised(id, 501);
+      return id;
+    }
+    const problems = validator.check({ operationId: id, status: response.status, contentType, body: parsed, hasBody: text.length > 0 });
+    if (problems.length) throw new ContractViolation(`${method} ${pathname}: ${problems.join('; ')}`);
+    if (this.opts.recordCoverage !== false) recordExercised(id, response.status);
+    return id;
+  }
+}

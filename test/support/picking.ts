@@ -1,0 +1,57 @@
+// Pickers and picking steps for tests: extra pickers in chosen stores (the demo has two), the
+// demo customer's token (the owner of the factory's orders), and a started session.
+import { randomBytes } from 'node:crypto';
+import { DEMO_CUSTOMER } from '../../db/seed/accounts.js';
+import type { components } from '../../generated/api.test.js';
+import { startSession } from '../../handlers/shared/sessions.js';
+import { hashSecret } from '../../server/auth/passwords.js';
+import { TokenService } from '../../server/auth/tokens.js';
+import { command } from './orders.js';
+import type { TestService } from './service.js';
+
+export interface TestPicker {
+  pickerId: number;
+  login: string;
+  displayName: string;
+  access: string;
+  auth: { authorization: string };
+}
+
+/** A new signed-in picker working in `storeIds` (the first is the default store). */
+export async function createPicker(svc: TestService, storeIds: string[], displayName = `Picker ${randomBytes(2).toString('hex')}`): Promise<TestPicker> {
+  const login = `picker-${randomBytes(4).toString('hex')}`;
+  const { id } = await svc.deps.db
+    .insertInto('pickers')
+    .values({ login, display_name: displayName, password_hash: await hashSecret('test-password'), default_store_id: storeIds[0] ?? null })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  if (storeIds.length) await svc.deps.db.insertInto('picker_stores').values(storeIds.map((store_id) => ({ picker_id: id, store_id }))).execute();
+  const pair = await startSession(svc.deps.db, new TokenService(svc.config.jwt), { kind: 'picker', pickerId: id });
+  return { pickerId: id, login, displayName, access: pair.access, auth: { authorization: `Bearer ${pair.access}` } };
+}
+
+/** The demo customer (who places the factory's orders), signed in. */
+export async function signInDemoCustomer(svc: TestService) {
+  const pair = await startSession(svc.deps.db, new TokenService(svc.config.jwt), { kind: 'customer', customerId: DEMO_CUSTOMER.id });
+  return { customerId: DEMO_CUSTOMER.id, auth: { authorization: `Bearer ${pair.access}` } };
+}
+
+/** Starts picking the order and returns the session (fails the test otherwise). */
+export async function startPicking(svc: TestService, picker: { auth: { authorization: string } }, orderId: string): Promise<components['schemas']['PickingSessionSchema']> {
+  const r = await svc.client.raw('POST', `/api/picker/orders/${orderId}/start`, { headers: command(picker.auth) });
+  if (r.status !== 200) throw new Error(`start answered ${r.status}: ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+/** POST an item command (a new key each time unless `key` is given). */
+export function itemCommand(
+  svc: TestService,
+  picker: { auth: { authorization: string } },
+  orderId: string,
+  itemId: number,
+  action: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  return svc.client.raw('POST', `/api/picker/orders/${orderId}/items/${itemId}/${action}`, { headers: command(picker.auth, headers), body: body as object });
+}

@@ -1,0 +1,55 @@
+// A running service on its own database and a free port, as a test file uses it.
+import type { HandlerMap } from '../../generated/operations.js';
+import { handlers as defaultHandlers } from '../../handlers/index.js';
+import { loadConfig, type Config } from '../../server/config.js';
+import { createLogger, type Logger } from '../../server/logger.js';
+import { startService, type RunningService } from '../../server/runtime.js';
+import { ContractClient } from './client.js';
+import { createTestDatabase } from './db.js';
+
+export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
+
+export interface TestService extends RunningService {
+  client: ContractClient;
+  config: Config;
+  /** Stops the service and drops its database. */
+  close(): Promise<void>;
+}
+
+export interface TestServiceOptions {
+  env?: Record<string, string>;
+  handlers?: Partial<HandlerMap>;
+  log?: Logger;
+}
+
+export async function startTestService(opts: TestServiceOptions = {}): Promise<TestService> {
+  const database = await createTestDatabase();
+  const config = loadConfig({
+    APP_ENV: 'TEST',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATABASE_URL: database.url,
+    JWT_SECRET: TEST_JWT_SECRET,
+    LOG_LEVEL: 'silent',
+    SEED_DEMO_DATA: 'false',
+    WARM_VALIDATORS: 'false',
+    BUILD_COMMIT: 'testcommit',
+    ...opts.env,
+  });
+  const service = await startService({
+    config,
+    log: opts.log ?? createLogger('silent'),
+    handlers: { ...defaultHandlers, ...opts.handlers },
+    database,
+  });
+  const client = new ContractClient({ baseUrl: service.url, env: config.env, notImplemented: service.app.notImplemented });
+  return {
+    ...service,
+    client,
+    config,
+    async close() {
+      await service.stop();
+      await database.shutdown();
+    },
+  };
+}

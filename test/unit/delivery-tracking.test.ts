@@ -1,0 +1,71 @@
+// The courier delivery state machine and what each state shows.
+import { describe, expect, it } from 'vitest';
+import { canTrackingMove, decideTrackingMove, deliveryEta, hasCourier, hasLiveMarker } from '../../handlers/rules/delivery-tracking.js';
+
+const purchase = (status: Parameters<typeof decideTrackingMove>[2]['status'], wasPicked = false) => ({ status, wasPicked });
+
+describe('delivery moves', () => {
+  it('follows the transition table', () => {
+    expect(canTrackingMove('pending', 'searching_courier')).toBe(true);
+    expect(canTrackingMove('courier_assigned', 'searching_courier')).toBe(true);
+    expect(canTrackingMove('en_route', 'returning')).toBe(true);
+    expect(canTrackingMove('returned', 'searching_courier')).toBe(true);
+    expect(canTrackingMove('pending', 'en_route')).toBe(false);
+    expect(canTrackingMove('delivered', 'cancelled')).toBe(false);
+    expect(canTrackingMove('returning', 'cancelled')).toBe(false);
+  });
+
+  it('repeating the state is allowed and changes nothing else', () => {
+    expect(decideTrackingMove('en_route', 'en_route', purchase('en_route'))).toEqual({ ok: true, kind: 'same', purchase: null });
+  });
+
+  it('lets the courier collect only a picked order, moving the purchase en route', () => {
+    expect(decideTrackingMove('courier_at_store', 'en_route', purchase('picking'))).toEqual({ ok: false, code: 'ORDER_NOT_READY_FOR_COURIER' });
+    expect(decideTrackingMove('courier_at_store', 'en_route', purchase('picked', true))).toEqual({ ok: true, kind: 'move', purchase: { to: 'en_route', reason: null } });
+    expect(decideTrackingMove('courier_at_store', 'en_route', purchase('cancellation_requested', true))).toEqual({
+      ok: true,
+      kind: 'move',
+      purchase: { to: 'en_route', reason: 'cancellation_too_late' },
+    });
+    expect(decideTrackingMove('courier_at_store', 'en_route', purchase('cancellation_requested', false))).toEqual({ ok: false, code: 'ORDER_NOT_READY_FOR_COURIER' });
+  });
+
+  it('completes the purchase on delivery and ends a queued cancellation when the courier is withdrawn', () => {
+    expect(decideTrackingMove('arrived', 'delivered', purchase('en_route'))).toMatchObject({ purchase: { to: 'completed' } });
+    expect(decideTrackingMove('courier_assigned', 'cancelled', purchase('cancellation_requested'))).toMatchObject({ purchase: { to: 'cancelled', reason: 'courier_withdrawn' } });
+  });
+
+  it('never touches the purchase when only the courier request is cancelled (rule 3)', () => {
+    expect(decideTrackingMove('en_route', 'cancelled', purchase('en_route'))).toEqual({ ok: true, kind: 'move', purchase: null });
+    expect(decideTrackingMove('searching_courier', 'cancelled', purchase('confirmed'))).toEqual({ ok: true, kind: 'move', purchase: null });
+  });
+
+  it('re-dispatches only an open purchase', () => {
+    expect(decideTrackingMove('cancelled', 'searching_courier', purchase('cancelled'))).toEqual({ ok: false, code: 'ORDER_CLOSED' });
+    expect(decideTrackingMove('returned', 'searching_courier', purchase('completed'))).toEqual({ ok: false, code: 'ORDER_CLOSED' });
+    expect(decideTrackingMove('returned', 'searching_courier', purchase('en_route'))).toMatchObject({ ok: true, kind: 'move' });
+  });
+
+  it('refuses moves outside the table', () => {
+    expect(decideTrackingMove('pending', 'delivered', purchase('confirmed'))).toEqual({ ok: false, code: 'DELIVERY_TRANSITION_NOT_ALLOWED' });
+  });
+});
+
+describe('what a state shows', () => {
+  it('drops the live marker when cancelled, returning or returned (rule 2)', () => {
+    for (const s of ['courier_assigned', 'courier_at_store', 'en_route', 'arrived'] as const) expect(hasLiveMarker(s), s).toBe(true);
+    for (const s of ['pending', 'searching_courier', 'delivered', 'cancelled', 'returning', 'returned'] as const) expect(hasLiveMarker(s), s).toBe(false);
+    expect(hasCourier('cancelled')).toBe(false);
+    expect(hasCourier('returning')).toBe(true);
+  });
+
+  it('takes the eta from the courier service, else the express promise or the slot end', () => {
+    const createdAt = new Date('2025-03-14T07:00:00Z');
+    const slotEndsAt = new Date('2025-03-14T12:00:00Z');
+    const courierEta = new Date('2025-03-14T07:40:00Z');
+    expect(deliveryEta('pending', { courierEta: null, createdAt, expressMinutes: 45, slotEndsAt: null })).toEqual(new Date('2025-03-14T07:45:00Z'));
+    expect(deliveryEta('searching_courier', { courierEta: null, createdAt, expressMinutes: null, slotEndsAt })).toEqual(slotEndsAt);
+    expect(deliveryEta('en_route', { courierEta, createdAt, expressMinutes: 45, slotEndsAt: null })).toEqual(courierEta);
+    expect(deliveryEta('returning', { courierEta, createdAt, expressMinutes: 45, slotEndsAt: null })).toBeNull();
+  });
+});

@@ -1,0 +1,101 @@
+// The idempotency module on real PostgreSQL: replay, conflict, in-flight duplicates, crashes.
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OpenedDatabase } from '../../db/database.js';
+import { unprocessable } from '../../server/errors.js';
+import { fingerprintOf, withIdempotency } from '../../server/idempotency.js';
+import { createTestDatabase } from '../support/db.js';
+
+let database: OpenedDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database?.shutdown());
+
+const scope = () => ({ principal: `customer:${randomUUID()}`, operationId: 'createOrder', key: randomUUID() });
+
+describe('withIdempotency', () => {
+  it('runs an action once and replays its answer for the same key and body', async () => {
+    const s = scope();
+    let runs = 0;
+    const act = async () => ({ status: 201, body: `order-${++runs}` });
+    const first = await withIdempotency(database.db, s, fingerprintOf({ a: 1 }), act);
+    const second = await withIdempotency(database.db, s, fingerprintOf({ a: 1 }), act);
+    expect(first).toEqual({ status: 201, body: 'order-1' });
+    expect(second).toEqual(first);
+    expect(runs).toBe(1);
+  });
+
+  it('answers 409 IDEMPOTENCY_CONFLICT for the same key with another body', async () => {
+    const s = scope();
+    await withIdempotency(database.db, s, fingerprintOf({ a: 1 }), async () => ({ status: 201, body: 'x' }));
+    await expect(withIdempotency(database.db, s, fingerprintOf({ a: 2 }), async () => ({ status: 201, body: 'y' }))).rejects.toMatchObject({
+      status: 409,
+      code: 'IDEMPOTENCY_CONFLICT',
+    });
+  });
+
+  it('lets exactly one of 50 parallel duplicates act; the others replay or are told to retry', async () => {
+    const s = scope();
+    let runs = 0;
+    const results = await Promise.allSettled(
+      Array.from({ length: 50 }, () =>
+        withIdempotency(database.db, s, fingerprintOf({ same: true }), async (trx) => {
+          runs++;
+          await sql`SELECT pg_sleep(0.05)`.execute(trx);
+          return { status: 201, body: 'only-one' };
+        }),
+      ),
+    );
+    expect(runs).toBe(1);
+    for (const r of results) {
+      if (r.status === 'fulfilled') expect(r.value).toEqual({ status: 201, body: 'only-one' });
+      else expect(r.reason).toMatchObject({ status: 409, code: 'IDEMPOTENCY_IN_PROGRESS', headers: { 'Retry-After': '1' } });
+    }
+  });
+
+  it('replays a business error without acting again', async () => {
+    const s = scope();
+    let runs = 0;
+    const act = async () => {
+      runs++;
+      throw unprocessable('BELOW_MINIMUM_ORDER', 'The order is below the minimum');
+    };
+    await expect(withIdempotency(database.db, s, 'f', act)).rejects.toMatchObject({ status: 422, code: 'BELOW_MINIMUM_ORDER' });
+    await expect(withIdempotency(database.db, s, 'f', act)).rejects.toMatchObject({ status: 422, code: 'BELOW_MINIMUM_ORDER' });
+    expect(runs).toBe(1);
+  });
+
+  it('rolls back the action and frees the key on an unexpected failure', async () => {
+    const s = scope();
+    const marker = randomUUID();
+    await expect(
+      withIdempotency(database.db, s, 'f', async (trx) => {
+        await trx.insertInto('outbox_events').values({ type: 'test', payload: JSON.stringify({ marker }) }).execute();
+        throw new Error('database went away');
+      }),
+    ).rejects.toThrow('database went away');
+    const leaked = await sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox_events WHERE payload->>'marker' = ${marker}`.execute(database.db);
+    expect(leaked.rows[0].n).toBe(0);
+    const retried = await withIdempotency(database.db, s, 'f', async () => ({ status: 201, body: 'second try' }));
+    expect(retried.body).toBe('second try');
+  });
+
+  it('takes over a key left in progress by a crashed process', async () => {
+    const s = scope();
+    await database.db
+      .insertInto('idempotency_keys')
+      .values({ principal: s.principal, operation_id: s.operationId, key: s.key, fingerprint: 'f', state: 'in_progress', created_at: new Date(Date.now() - 120_000), expires_at: new Date(Date.now() + 3600_000) })
+      .execute();
+    const r = await withIdempotency(database.db, s, 'f', async () => ({ status: 201, body: 'recovered' }));
+    expect(r.body).toBe('recovered');
+  });
+
+  it('never replays into another principal or operation', async () => {
+    const s = scope();
+    await withIdempotency(database.db, s, 'f', async () => ({ status: 201, body: 'mine' }));
+    const other = await withIdempotency(database.db, { ...s, principal: 'customer:other' }, 'g', async () => ({ status: 201, body: 'theirs' }));
+    expect(other.body).toBe('theirs');
+  });
+});

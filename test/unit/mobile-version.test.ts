@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { compareVersions, isVersion, updateKind } from '../../handlers/rules/mobile-version.js';
+
+describe('mobile version rules', () => {
+  it('compares part by part as numbers, missing parts being 0', () => {
+    expect(compareVersions('2.10.0', '2.9.9')).toBe(1);
+    expect(compareVersions('2.1', '2.1.0.0')).toBe(0);
+    expect(compareVersions('1.0.0', '1.0.1')).toBe(-1);
+    expect(compareVersions('99999999999999999999.0', '99999999999999999998.9')).toBe(1);
+    expect(() => compareVersions('1.x', '1.0')).toThrow(RangeError);
+    expect(isVersion('1.2.3.4')).toBe(true);
+    expect(isVersion('1.2.3.4.5')).toBe(false);
+  });
+
+  it('requires an update below the minimum, offers one below the latest, and nothing from the latest on', () => {
+    const v = { minimum: '2.0.0', latest: '2.14.0' };
+    expect(updateKind('1.99', v)).toBe('required');
+    expect(updateKind('2.0', v)).toBe('available');
+    expect(updateKind('2.13.9', v)).toBe('available');
+    expect(updateKind('2.14.0', v)).toBe('none');
+    expect(updateKind('3', v)).toBe('none');
+    expect(updateKind('0.1', null)).toBe('none');
+  });
+});
