@@ -82,7 +82,10 @@ describe('/ws/picker/', () => {
       new WebSocket(`${wsUrl()}?access_token=${t.sign('picker_access', '1')}`), // no active session behind it
       new WebSocket(`${wsUrl()}?access_token=${disabled.access}`),
     ];
-    for (const ws of cases) expect(await closeCode(ws)).toBe(1008);
+    // Listen on every socket before awaiting any: a socket that closes while an earlier one
+    // is awaited would otherwise never report its code.
+    const codes = await Promise.all(cases.map(closeCode));
+    expect(codes).toEqual(cases.map(() => 1008));
   });
 
   it('accepts the bearer header, and leaves the tracking channel to customers', async () => {

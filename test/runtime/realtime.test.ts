@@ -30,7 +30,10 @@ describe('/ws/orders/tracking/', () => {
       // Signed correctly but of no active session (signed out, deleted account).
       new WebSocket(`${wsUrl()}?access_token=${t.sign('customer_access')}`),
     ];
-    for (const ws of cases) expect(await closeCode(ws)).toBe(1008);
+    // Listen on every socket before awaiting any: a socket that closes while an earlier one
+    // is awaited would otherwise never report its code.
+    const codes = await Promise.all(cases.map(closeCode));
+    expect(codes).toEqual(cases.map(() => 1008));
   });
 
   it('delivers an outbox event to the customer of the order only', async () => {
