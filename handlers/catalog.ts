@@ -16,6 +16,7 @@ import {
 } from '../db/queries/catalog.js';
 import { planProductSearch } from '../db/queries/catalog-search.js';
 import { findCurrentVersion, findServableSnapshot, whySnapshotMissing } from '../db/queries/catalog-snapshot.js';
+import type { Executor } from '../db/executor.js';
 import type { HandlerMap } from '../generated/operations.js';
 import { notFound, serviceUnavailable, unauthorized, unprocessable } from '../server/errors.js';
 import type { RequestContext } from '../server/handler-types.js';
@@ -45,6 +46,28 @@ const QUANTITY_PROBLEMS: Record<QuantityProblem, string> = {
   below_minimum: 'is below 0.001',
   fractional_pieces: 'must be a whole number for a piece unit',
 };
+
+// The tag of a published snapshot never changes (a version's snapshots are written once), and a
+// snapshot stays servable until its version has been replaced for the retention period. So a tag
+// read once is reused, per database, until that moment, capped at SNAPSHOT_TAG_CACHE_MS: the
+// clients' revalidation (the commonest catalog request) then costs no database round trip.
+const SNAPSHOT_TAG_CACHE_MS = 10 * 60_000;
+const snapshotTags = new WeakMap<Executor, Map<string, { etag: string; until: number }>>();
+
+async function servableSnapshotTag(db: Executor, version: string, storeId: string, lang: 'ru' | 'en', retentionHours: number): Promise<string | null> {
+  let cache = snapshotTags.get(db);
+  if (!cache) snapshotTags.set(db, (cache = new Map()));
+  const key = `${version}/${storeId}/${lang}`;
+  const now = Date.now();
+  const hit = cache.get(key);
+  if (hit && hit.until > now) return hit.etag;
+  cache.delete(key);
+  const row = await findServableSnapshot(db, version, storeId, lang, retentionHours, 'etag');
+  if (!row) return null;
+  const until = now + Math.min(SNAPSHOT_TAG_CACHE_MS, row.servable_for_seconds * 1000);
+  if (until > now) cache.set(key, { etag: row.etag, until });
+  return row.etag;
+}
 
 export const catalogHandlers = {
   // GET /api/catalog/version
@@ -76,9 +99,9 @@ export const catalogHandlers = {
     };
     const ifNoneMatch = header(ctx, 'if-none-match');
     if (ifNoneMatch) {
-      // Revalidation reads the tag only; the stored bytes stay in the database.
-      const tagged = (await findServableSnapshot(db, version, store.id, ctx.lang, ttl, 'etag')) ?? (await missing());
-      if (ifNoneMatchMatches(ifNoneMatch, tagged.etag)) return { status: 304, headers: { ETag: tagged.etag }, body: undefined };
+      // Revalidation reads the tag only, and from memory while the snapshot is known servable.
+      const etag = (await servableSnapshotTag(db, version, store.id, ctx.lang, ttl)) ?? (await missing());
+      if (ifNoneMatchMatches(ifNoneMatch, etag)) return { status: 304, headers: { ETag: etag }, body: undefined };
     }
     const gzip = acceptsGzip(header(ctx, 'accept-encoding'));
     const stored = (await findServableSnapshot(db, version, store.id, ctx.lang, ttl, gzip ? 'gzip' : 'body')) ?? (await missing());

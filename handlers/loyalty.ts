@@ -28,7 +28,7 @@ import {
   type TransactionRow,
   type WalletRow,
 } from '../db/queries/loyalty.js';
-import { findActiveStore } from '../db/queries/stores.js';
+import { findActiveStoreCached } from './shared/store.js';
 import type { Executor } from '../db/executor.js';
 import type { DB } from '../db/schema.js';
 import type { StoredPosition } from '../db/tables/loyalty.js';
@@ -246,7 +246,7 @@ export const loyaltyHandlers = {
     }
     const storeId = fromBody ?? header;
     if (!storeId) throw unprocessable('STORE_REQUIRED', 'Give the store in store_id or the X-Store-Id header');
-    const store = UUID.test(storeId) ? await findActiveStore(ctx.deps.db, storeId) : undefined;
+    const store = await findActiveStoreCached(ctx.deps, storeId);
     if (!store) throw unprocessable('STORE_NOT_FOUND', 'No active store has this id');
     ctx.res.vary('X-Store-Id');
     ctx.res.vary('Accept-Language');

@@ -31,9 +31,7 @@ import { publishCatalogVersion } from '../db/queries/catalog-snapshot.js';
 import { demoCatalogFile } from '../db/seed/catalog.js';
 import { seedDemoData } from '../db/seed/demo.js';
 import { DEMO_STORES } from '../db/seed/stores.js';
-import { loadConfig } from '../server/config.js';
-import { createLogger } from '../server/logger.js';
-import { startService } from '../server/runtime.js';
+import { startBenchService } from './lib/bench-service.js';
 
 type Scenario = 'trivial' | 'listing' | 'detail' | 'bootstrap304' | 'search';
 const SCENARIOS: Scenario[] = ['trivial', 'listing', 'detail', 'bootstrap304', 'search'];
@@ -46,19 +44,6 @@ interface Fixture {
   productIds: string[];
   version: string;
   etag: string;
-}
-
-/** Child process: the service on an existing database, no request logging or response checking. */
-async function serve(databaseUrl: string): Promise<void> {
-  const config = loadConfig({
-    ...process.env, APP_ENV: 'TEST', DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent',
-    VALIDATE_RESPONSES: 'false', SEED_DEMO_DATA: 'false', WARM_VALIDATORS: 'false', JWT_SECRET: 'bench-secret-bench-secret-bench-secret-00',
-    // One client address sends everything here: the per-IP budget of the Logistics operations is off.
-    LOGISTICS_REQUESTS_PER_MINUTE: '0',
-  });
-  const service = await startService({ config, log: createLogger('silent') });
-  await service.app.warmValidators();
-  process.stdout.write(JSON.stringify({ port: service.port }) + '\n');
 }
 
 async function prepare(url: string, largeProducts: number | null): Promise<void> {
@@ -127,29 +112,17 @@ async function load(port: number, scenario: Scenario, f: Fixture, seconds: numbe
 }
 
 async function withServer<T>(url: string, run: (port: number) => Promise<T>): Promise<T> {
-  const child = spawn('taskset', ['-c', '0', process.execPath, '--import', 'tsx', import.meta.filename, '--serve', url], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const service = await startBenchService(url);
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      let buf = '';
-      child.stdout.on('data', (d) => {
-        buf += d;
-        const nl = buf.indexOf('\n');
-        if (nl >= 0) resolve(JSON.parse(buf.slice(0, nl)).port);
-      });
-      child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
-    });
-    return await run(port);
+    return await run(service.port);
   } finally {
-    child.kill('SIGKILL');
+    await service.stop();
   }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
-  const serveAt = process.argv.indexOf('--serve');
-  if (serveAt >= 0) return serve(process.argv[serveAt + 1]);
-
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const largeProducts = Number(process.env.BENCH_LARGE_PRODUCTS ?? 50_000);

@@ -8,7 +8,6 @@
 //             < 10 KB) and the event-to-socket latency of outbox events committed at 1,000/s
 //             (p50/p99, target p99 < 100 ms).
 // The service runs in a child process pinned to core 0; load and clients run here.
-import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
@@ -20,78 +19,17 @@ import { DEMO_STORES } from '../db/seed/stores.js';
 import { TokenService } from '../server/auth/tokens.js';
 import { loadConfig } from '../server/config.js';
 import { openBenchDatabase } from './lib/bench-database.js';
+import { BENCH_JWT_SECRET, startBenchService, type BenchService } from './lib/bench-service.js';
 
-const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-00';
 const TRIVIAL = '/api/logistics/map/config';
 const STORE = DEMO_STORES.find((s) => s.code === 'MSK-TVERSKAYA')!.id;
 const ADDRESS = { lon: 37.6106, lat: 55.7579 };
-
-const envFor = (databaseUrl: string) => ({
-  ...process.env,
-  APP_ENV: 'TEST',
-  DATABASE_URL: databaseUrl,
-  JWT_SECRET,
-  LOG_LEVEL: 'silent',
-  // As in PROD: responses are not re-validated against the spec on every request.
-  VALIDATE_RESPONSES: 'false',
-  SEED_DEMO_DATA: 'false',
-  HOST: '127.0.0.1',
-  PORT: '0',
-  DB_POOL_MAX: '20',
-  // One load generator is one client IP: the public per-IP budget would measure the limiter.
-  LOGISTICS_REQUESTS_PER_MINUTE: '0',
-});
-
-/** Child mode: the whole service on `databaseUrl`; answers `rss` requests over IPC (after a GC). */
-export async function serveService(): Promise<void> {
-  const { startService } = await import('../server/runtime.js');
-  const service = await startService({ config: loadConfig(process.env) });
-  process.on('message', (m: { type: string }) => {
-    if (m.type !== 'rss') return;
-    (globalThis as { gc?: () => void }).gc?.();
-    process.send!({ type: 'rss', rss: process.memoryUsage().rss, sockets: service.realtime.connections() });
-  });
-  process.send!({ type: 'ready', port: service.port });
-}
-
-interface Child {
-  proc: ChildProcess;
-  port: number;
-  rss(): Promise<{ rss: number; sockets: number }>;
-}
-
-async function startChild(script: string, databaseUrl: string): Promise<Child> {
-  const proc = fork(script, ['--serve-service'], {
-    env: envFor(databaseUrl),
-    execPath: 'taskset',
-    execArgv: ['-c', '0', process.execPath, '--expose-gc', '--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    proc.on('message', (m: { type: string; port: number }) => m.type === 'ready' && resolve(m.port));
-    proc.on('exit', (code) => reject(new Error(`service exited with ${code}`)));
-  });
-  return {
-    proc,
-    port,
-    rss: () =>
-      new Promise((resolve) => {
-        const onMessage = (m: { type: string; rss: number; sockets: number }) => {
-          if (m.type !== 'rss') return;
-          proc.off('message', onMessage);
-          resolve(m);
-        };
-        proc.on('message', onMessage);
-        proc.send({ type: 'rss' });
-      }),
-  };
-}
 
 const openDatabase = () => openBenchDatabase('grocery_bench');
 
 /** Customers with an active session each, made in bulk; returns their access tokens. */
 async function customersWithTokens(db: ReturnType<typeof connect>['db'], count: number): Promise<{ customerId: string; token: string }[]> {
-  const tokens = new TokenService(loadConfig({ ...process.env, JWT_SECRET }).jwt);
+  const tokens = new TokenService(loadConfig({ ...process.env, JWT_SECRET: BENCH_JWT_SECRET }).jwt);
   const rows = Array.from({ length: count }, () => ({ customerId: randomUUID(), sessionId: randomUUID() }));
   for (let i = 0; i < rows.length; i += 1000) {
     const chunk = rows.slice(i, i + 1000);
@@ -107,7 +45,7 @@ async function customersWithTokens(db: ReturnType<typeof connect>['db'], count: 
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 
-async function benchOrders(child: Child, db: ReturnType<typeof connect>['db'], seconds: number): Promise<{ trivial: number; orders: number }> {
+async function benchOrders(child: BenchService, db: ReturnType<typeof connect>['db'], seconds: number): Promise<{ trivial: number; orders: number }> {
   const CLIENTS = 32;
   const customers = await customersWithTokens(db, CLIENTS);
   const unit = await db.selectFrom('measurement_units').select('id').where('code', '=', 'pc').executeTakeFirstOrThrow();
@@ -166,7 +104,7 @@ async function benchOrders(child: Child, db: ReturnType<typeof connect>['db'], s
   return { trivial: trivial.requests.average, orders: created / seconds };
 }
 
-async function benchSockets(child: Child, db: ReturnType<typeof connect>['db'], count: number, eventsPerSecond: number, seconds: number) {
+async function benchSockets(child: BenchService, db: ReturnType<typeof connect>['db'], count: number, eventsPerSecond: number, seconds: number) {
   const customers = await customersWithTokens(db, count);
   const before = await child.rss();
   const url = `ws://127.0.0.1:${child.port}/ws/orders/tracking/`;
@@ -238,21 +176,21 @@ async function benchSockets(child: Child, db: ReturnType<typeof connect>['db'], 
 }
 
 /** Runs both measurements and prints them (called by scripts/bench.ts after the router rounds). */
-export async function benchOrdersAndSockets(script: string): Promise<void> {
+export async function benchOrdersAndSockets(): Promise<void> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
   const socketCount = Number(process.env.BENCH_SOCKETS ?? 10_000);
   const eventsPerSecond = Number(process.env.BENCH_EVENTS_PER_SECOND ?? 1000);
   const database = await openDatabase();
   const handle = connect(database.url, { max: 4 });
-  let child: Child | null = null;
+  let child: BenchService | null = null;
   try {
     await migrateToLatest(handle.db);
     await seedDemoData(handle.db);
-    child = await startChild(script, database.url);
+    child = await startBenchService(database.url);
     const o = await benchOrders(child, handle.db, seconds);
     // The sockets get a fresh service, so its memory holds nothing left over from the orders.
-    child.proc.kill('SIGKILL');
-    child = await startChild(script, database.url);
+    await child.stop();
+    child = await startBenchService(database.url);
     console.log('');
     console.log(`trivial operation (${TRIVIAL}) ${Math.round(o.trivial)} req/s on the full service`);
     console.log(`order creation, 32 clients      ${Math.round(o.orders)} orders/s`);
@@ -264,7 +202,7 @@ export async function benchOrdersAndSockets(script: string): Promise<void> {
     console.log(`RSS per socket    ${(s.rssPerSocketBytes / 1024).toFixed(2)} KB  (target < 10 KB)`);
     console.log(`events at ${eventsPerSecond}/s: ${s.received}/${s.expected} delivered; event-to-socket p50 ${s.p50} ms, p99 ${s.p99} ms (target < 100), max ${s.max} ms`);
   } finally {
-    child?.proc.kill('SIGKILL');
+    if (child) await child.stop();
     await handle.close();
     await database.close();
   }

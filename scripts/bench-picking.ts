@@ -8,9 +8,8 @@
 //             (GET /api/logistics/map/config) measured on the same service in the same run.
 //             Target: ratio >= 0.30;
 //   finish  - every item picked, then POST .../finish (latency per finish).
-// The service runs in a child process pinned to core 0 (scripts/bench.ts --serve-service); the
-// load runs here.
-import { fork, type ChildProcess } from 'node:child_process';
+// The service runs in a child process pinned to core 0 (scripts/lib/bench-service.ts); the load
+// runs here.
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { connect } from '../db/connection.js';
@@ -22,8 +21,8 @@ import { DEMO_STORES } from '../db/seed/stores.js';
 import { TokenService } from '../server/auth/tokens.js';
 import { loadConfig } from '../server/config.js';
 import { openBenchDatabase } from './lib/bench-database.js';
+import { BENCH_JWT_SECRET, startBenchService, type BenchService } from './lib/bench-service.js';
 
-const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-00';
 const TRIVIAL = '/api/logistics/map/config';
 const STORE = DEMO_STORES[0].id;
 const PICKERS = 32;
@@ -32,34 +31,6 @@ const LINES = 40;
 type Db = ReturnType<typeof connect>['db'];
 
 const openDatabase = () => openBenchDatabase('grocery_bench_picking');
-
-async function startChild(script: string, databaseUrl: string): Promise<{ proc: ChildProcess; port: number }> {
-  const proc = fork(script, ['--serve-service'], {
-    env: {
-      ...process.env,
-      APP_ENV: 'TEST',
-      DATABASE_URL: databaseUrl,
-      JWT_SECRET,
-      LOG_LEVEL: 'silent',
-      // As in PROD: responses are not re-validated against the spec on every request.
-      VALIDATE_RESPONSES: 'false',
-      SEED_DEMO_DATA: 'false',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      DB_POOL_MAX: '20',
-      // The trivial operation is a public logistics one: its per-client budget would answer 429.
-      LOGISTICS_REQUESTS_PER_MINUTE: '0',
-    },
-    execPath: 'taskset',
-    execArgv: ['-c', '0', process.execPath, '--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    proc.on('message', (m: { type: string; port: number }) => m.type === 'ready' && resolve(m.port));
-    proc.on('exit', (code) => reject(new Error(`service exited with ${code}`)));
-  });
-  return { proc, port };
-}
 
 interface Lane {
   auth: string;
@@ -70,7 +41,7 @@ interface Lane {
 
 /** 32 pickers of the store, each signed in, and an order of 40 piece lines for each. */
 async function prepareLanes(db: Db): Promise<Lane[]> {
-  const tokens = new TokenService(loadConfig({ ...process.env, JWT_SECRET }).jwt);
+  const tokens = new TokenService(loadConfig({ ...process.env, JWT_SECRET: BENCH_JWT_SECRET }).jwt);
   const inventories = await db
     .selectFrom('inventories as i')
     .innerJoin('products as p', 'p.id', 'i.product_id')
@@ -122,16 +93,16 @@ async function post(base: string, lane: Lane, path: string, body?: object): Prom
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** Runs the picking scenario and prints it (called by scripts/bench.ts after the router rounds). */
-export async function benchPicking(script: string): Promise<void> {
+export async function benchPicking(): Promise<void> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
   const database = await openDatabase();
   const handle = connect(database.url, { max: 4 });
-  let child: { proc: ChildProcess; port: number } | null = null;
+  let child: BenchService | null = null;
   try {
     await migrateToLatest(handle.db);
     await seedDemoData(handle.db);
     const lanes = await prepareLanes(handle.db);
-    child = await startChild(script, database.url);
+    child = await startBenchService(database.url);
     const base = `http://127.0.0.1:${child.port}`;
 
     const starts = await Promise.all(lanes.map((lane) => post(base, lane, `/api/picker/orders/${lane.orderId}/start`)));
@@ -194,7 +165,7 @@ export async function benchPicking(script: string): Promise<void> {
     console.log(`item command / trivial  ${(perSecond / trivial.requests.average).toFixed(3)}  (target >= 0.30)`);
     console.log(`finish (${PICKERS} at once)       mean ${mean(finishes.map((s) => s.ms)).toFixed(0)} ms, max ${Math.max(...finishes.map((s) => s.ms)).toFixed(0)} ms`);
   } finally {
-    child?.proc.kill('SIGKILL');
+    await child?.stop();
     await handle.close();
     await database.close();
   }

@@ -18,7 +18,7 @@ import { loadConfig } from '../server/config.js';
 import { loadSpec } from '../server/contract.js';
 import { createLogger } from '../server/logger.js';
 import { createSmsSender } from '../server/providers/sms/index.js';
-import { benchOrdersAndSockets, serveService } from './bench-orders.js';
+import { benchOrdersAndSockets } from './bench-orders.js';
 import { benchPicking } from './bench-picking.js';
 
 type Variant = 'full' | 'one' | 'raw';
@@ -81,10 +81,6 @@ async function measure(variant: Variant, seconds: number): Promise<{ rps: number
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
-  if (process.argv.includes('--serve-service')) {
-    await serveService();
-    return;
-  }
   const serveAt = process.argv.indexOf('--serve');
   if (serveAt >= 0) {
     await serve(process.argv[serveAt + 1] as Variant);
@@ -98,32 +94,35 @@ async function main(): Promise<void> {
   } catch {
     /* single-core machine: share the core */
   }
-  const rps: Record<Variant, number[]> = { full: [], one: [], raw: [] };
-  const init: number[] = [];
-  const warm: number[] = [];
-  for (let r = 1; r <= rounds; r++) {
-    for (const v of ['one', 'full', 'raw'] as Variant[]) {
-      const m = await measure(v, seconds);
-      rps[v].push(m.rps);
-      if (v === 'full') {
-        init.push(m.init_ms!);
-        warm.push(m.warm_validators_ms!);
+  // BENCH_ROUTER=0 skips the router rounds (to measure or profile one scenario alone).
+  if (process.env.BENCH_ROUTER !== '0') {
+    const rps: Record<Variant, number[]> = { full: [], one: [], raw: [] };
+    const init: number[] = [];
+    const warm: number[] = [];
+    for (let r = 1; r <= rounds; r++) {
+      for (const v of ['one', 'full', 'raw'] as Variant[]) {
+        const m = await measure(v, seconds);
+        rps[v].push(m.rps);
+        if (v === 'full') {
+          init.push(m.init_ms!);
+          warm.push(m.warm_validators_ms!);
+        }
+        console.log(`round ${r} ${v.padEnd(4)} ${Math.round(m.rps)} req/s`);
       }
-      console.log(`round ${r} ${v.padEnd(4)} ${Math.round(m.rps)} req/s`);
     }
+    const full = median(rps.full);
+    const one = median(rps.one);
+    const raw = median(rps.raw);
+    console.log('');
+    console.log(`full spec (${Object.keys(loadSpec('TEST').paths).length} paths) ${Math.round(full)} req/s`);
+    console.log(`one-operation spec        ${Math.round(one)} req/s`);
+    console.log(`raw node:http             ${Math.round(raw)} req/s`);
+    console.log(`full / one   ${(full / one).toFixed(3)}  (target >= 0.90)`);
+    console.log(`full / raw   ${(full / raw).toFixed(3)}`);
+    console.log(`init of the full spec: median ${median(init).toFixed(0)} ms (target < 1500); all validators compiled in ${median(warm).toFixed(0)} ms more`);
   }
-  const full = median(rps.full);
-  const one = median(rps.one);
-  const raw = median(rps.raw);
-  console.log('');
-  console.log(`full spec (${Object.keys(loadSpec('TEST').paths).length} paths) ${Math.round(full)} req/s`);
-  console.log(`one-operation spec        ${Math.round(one)} req/s`);
-  console.log(`raw node:http             ${Math.round(raw)} req/s`);
-  console.log(`full / one   ${(full / one).toFixed(3)}  (target >= 0.90)`);
-  console.log(`full / raw   ${(full / raw).toFixed(3)}`);
-  console.log(`init of the full spec: median ${median(init).toFixed(0)} ms (target < 1500); all validators compiled in ${median(warm).toFixed(0)} ms more`);
-  if (process.env.BENCH_ORDERS !== '0') await benchOrdersAndSockets(import.meta.filename);
-  if (process.env.BENCH_PICKING !== '0') await benchPicking(import.meta.filename);
+  if (process.env.BENCH_ORDERS !== '0') await benchOrdersAndSockets();
+  if (process.env.BENCH_PICKING !== '0') await benchPicking();
 }
 
 await main();

@@ -57,6 +57,12 @@ export interface Config {
   seedDemoData: boolean;
   /** Eagerly compile all request validators in the background after listening. */
   warmValidators: boolean;
+  /**
+   * How long a process reuses an active store's row (X-Store-Id is read on most requests). A
+   * deactivated or edited store is seen by every process within this many seconds; 0 reads the
+   * database every time.
+   */
+  storeCacheSeconds: number;
   logistics: LogisticsConfig;
   catalog: CatalogConfig;
   orders: OrdersConfig;
@@ -447,6 +453,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     seedDemoData: bool(env, 'SEED_DEMO_DATA', !databaseUrl),
     warmValidators: bool(env, 'WARM_VALIDATORS', true),
+    storeCacheSeconds: int(env, 'STORE_CACHE_SECONDS', 5),
     logistics: logisticsConfig(env),
     catalog: catalogConfig(env),
     orders: ordersConfig(env),

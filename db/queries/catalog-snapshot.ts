@@ -118,8 +118,11 @@ export type SnapshotPart = 'etag' | 'body' | 'gzip';
  */
 export async function findServableSnapshot(db: Executor, version: string, storeId: string, lang: Language, retentionHours: number, part: SnapshotPart) {
   const bytes = part === 'body' ? sql<Buffer>`s.body` : part === 'gzip' ? sql<Buffer>`s.body_gzip` : sql<null>`NULL::bytea`;
-  const { rows } = await sql<{ etag: string; bytes: Buffer | null }>`
-    SELECT s.etag, ${bytes} AS bytes
+  // servable_for_seconds: how long the snapshot stays servable at the least (a current version
+  // stays servable for the whole retention after it is replaced, whenever that happens).
+  const { rows } = await sql<{ etag: string; bytes: Buffer | null; servable_for_seconds: number }>`
+    SELECT s.etag, ${bytes} AS bytes,
+           extract(epoch FROM coalesce(v.replaced_at, now()) + make_interval(hours => ${retentionHours}) - now())::float8 AS servable_for_seconds
     FROM catalog_snapshots s JOIN catalog_versions v ON v.id = s.version_id
     WHERE s.version_id = ${version} AND s.store_id = ${storeId} AND s.language = ${lang}
       AND (v.replaced_at IS NULL OR v.replaced_at > now() - make_interval(hours => ${retentionHours}))`.execute(db);

@@ -17,7 +17,7 @@ import {
   takeStock,
   type CartLineFacts,
 } from '../../db/queries/orders.js';
-import { findActiveStore } from '../../db/queries/stores.js';
+import { findActiveStoreCached } from './store.js';
 import type { Executor } from '../../db/executor.js';
 import type { components } from '../../generated/api.test.js';
 import type { AppDeps } from '../../server/deps.js';
@@ -268,7 +268,7 @@ export async function estimateDelivery(db: Executor, deps: AppDeps, storeHeader:
 
   let storeId: string | null = null;
   if (storeHeader !== null) {
-    const store = /^[0-9a-f-]{36}$/i.test(storeHeader) ? await findActiveStore(db, storeHeader.toLowerCase()) : undefined;
+    const store = await findActiveStoreCached({ db, config: deps.config }, storeHeader);
     if (!store) throw unprocessable('STORE_NOT_FOUND', 'No active store has this X-Store-Id');
     storeId = store.id;
   }
