@@ -352,15 +352,12 @@ const toHeldSlot = (row: SlotRowForHold): HeldSlot => ({
 });
 
 async function reserveSlot(db: Executor, kind: SlotKind, { storeId, slotId, orderId }: SlotHoldRequest): Promise<SlotHoldResult> {
-  const existing = await db.selectFrom('slot_holds').select(['slot_id', 'kind']).where('order_id', '=', orderId).executeTakeFirst();
-  if (existing) {
-    if (existing.slot_id !== slotId || existing.kind !== kind) return { ok: false, reason: 'order_holds_another_slot' };
-    const slot = await db.selectFrom('store_slots').select(['id', 'store_id', 'slot_date', 'starts_at', 'ends_at']).where('id', '=', slotId).executeTakeFirstOrThrow();
-    return { ok: true, slot: toHeldSlot(slot), alreadyHeld: true };
-  }
-
-  const taken = await sql<SlotRowForHold>`
-    WITH taken AS (
+  // One statement in the common case (a new order taking a free window): the order's existing
+  // hold, if any, is read by the same statement and stops the take.
+  const { rows } = await sql<SlotRowForHold & { held_slot_id: string | null; held_kind: SlotKind | null }>`
+    WITH existing AS (
+      SELECT slot_id, kind FROM slot_holds WHERE order_id = ${orderId}
+    ), taken AS (
       UPDATE store_slots s SET reserved = s.reserved + 1
       FROM stores st
       WHERE s.id = ${slotId} AND s.kind = ${kind} AND s.store_id = ${storeId}
@@ -368,12 +365,20 @@ async function reserveSlot(db: Executor, kind: SlotKind, { storeId, slotId, orde
         AND NOT s.is_closed
         AND s.reserved < s.capacity
         AND now() < s.starts_at - make_interval(mins => ${leadMinutesOf(kind)})
+        AND NOT EXISTS (SELECT 1 FROM existing)
       RETURNING s.id, s.store_id, s.slot_date, s.starts_at, s.ends_at
     ), held AS (
       INSERT INTO slot_holds (order_id, slot_id, kind) SELECT ${orderId}, id, ${kind} FROM taken
     )
-    SELECT id, store_id, slot_date, starts_at, ends_at FROM taken`.execute(db);
-  if (taken.rows.length) return { ok: true, slot: toHeldSlot(taken.rows[0]), alreadyHeld: false };
+    SELECT t.id, t.store_id, t.slot_date, t.starts_at, t.ends_at, e.slot_id AS held_slot_id, e.kind AS held_kind
+    FROM (SELECT 1) AS one LEFT JOIN taken t ON true LEFT JOIN existing e ON true`.execute(db);
+  const r = rows[0];
+  if (r.held_slot_id !== null) {
+    if (r.held_slot_id !== slotId || r.held_kind !== kind) return { ok: false, reason: 'order_holds_another_slot' };
+    const slot = await db.selectFrom('store_slots').select(['id', 'store_id', 'slot_date', 'starts_at', 'ends_at']).where('id', '=', slotId).executeTakeFirstOrThrow();
+    return { ok: true, slot: toHeldSlot(slot), alreadyHeld: true };
+  }
+  if (r.id !== null) return { ok: true, slot: toHeldSlot(r), alreadyHeld: false };
 
   // Nothing was taken: say why, judged by the same conditions in the same order as the listing.
   const slot = await db

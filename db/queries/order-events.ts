@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Executor } from '../executor.js';
-import type { OrderStatus, TrackingState } from '../tables/orders.js';
+import type { TrackingState } from '../tables/orders.js';
 
 export type OrderChange = 'status' | 'picking_result' | 'payment' | 'can_cancel' | 'delivery';
 
@@ -35,29 +35,23 @@ export async function recordOrderChange(
   changes: OrderChange[],
   options: { tracking?: TrackingChange; notify?: boolean } = {},
 ): Promise<RecordedEvent> {
-  const order = await db
-    .updateTable('orders')
-    .set((eb) => ({ order_version: eb('order_version', '+', 1), updated_at: sql<Date>`now()` }))
-    .where('id', '=', orderId)
-    .returning(['order_version', 'customer_id', 'store_id', 'status', 'no'])
-    .executeTakeFirstOrThrow();
   const eventId = randomUUID();
   const notificationId = options.notify ? randomUUID() : null;
   const occurredAt = new Date().toISOString();
   const type = options.tracking ? 'delivery.tracking.changed' : 'order.changed';
+  // `data` without what only the version bump knows (new version, status, number): the one
+  // statement below adds those, so a change costs one round trip, not two.
   const data = options.tracking
     ? {
         event_id: eventId,
         order_id: orderId,
-        order_no: order.no,
-        order_version: order.order_version,
         state: options.tracking.state,
         previous_state: options.tracking.previous_state,
         display: options.tracking.display.en,
         comment: options.tracking.comment,
         eta: options.tracking.eta,
       }
-    : { event_id: eventId, order_id: orderId, order_version: order.order_version, status: order.status as OrderStatus, changes };
+    : { event_id: eventId, order_id: orderId, changes };
   const envelope = {
     type,
     event_id: eventId,
@@ -67,9 +61,20 @@ export async function recordOrderChange(
     // Per-language overrides of `data`, applied by the socket for its connection's language.
     ...(options.tracking ? { i18n: { ru: { display: options.tracking.display.ru }, en: { display: options.tracking.display.en } } } : {}),
   };
-  await db
-    .insertInto('outbox_events')
-    .values({ event_id: eventId, type, customer_id: order.customer_id, store_id: order.store_id, order_id: orderId, payload: JSON.stringify(envelope) })
-    .execute();
+  const bumped = options.tracking
+    ? sql`jsonb_build_object('order_version', o.order_version, 'order_no', o.no)`
+    : sql`jsonb_build_object('order_version', o.order_version, 'status', o.status)`;
+  const { rows } = await sql<{ order_version: number }>`
+    WITH o AS (
+      UPDATE orders SET order_version = order_version + 1, updated_at = now() WHERE id = ${orderId}
+      RETURNING order_version, customer_id, store_id, status, no
+    )
+    INSERT INTO outbox_events (event_id, type, customer_id, store_id, order_id, payload)
+    SELECT ${eventId}, ${type}, o.customer_id, o.store_id, ${orderId},
+           jsonb_set(${JSON.stringify(envelope)}::jsonb, '{data}', ${JSON.stringify(data)}::jsonb || ${bumped})
+    FROM o
+    RETURNING (payload #>> '{data,order_version}')::int AS order_version`.execute(db);
+  if (!rows.length) throw new Error(`recordOrderChange: no order ${orderId}`);
+  const order = rows[0];
   return { event_id: eventId, notification_id: notificationId, order_version: order.order_version };
 }
