@@ -1,26 +1,27 @@
 // The picker channel, a WebSocket at /ws/picker/ (spec: PickerRealtimeMetadataSchema). The same
-// mechanism as order tracking: events are outbox rows written in the transaction of the change;
-// the insert trigger NOTIFYs on commit, every instance LISTENs and sends each event to its own
-// sockets. Picker events are the outbox rows whose type starts with `picker.`; their payload
+// mechanism as order tracking: events are outbox rows written in the transaction of the change,
+// and server/outbox-feed.ts brings each to every instance, which sends it to its own sockets
+// (after a lost connection, what was missed is read back). Picker events are the outbox rows
+// whose type starts with `picker.`; their payload
 // names the audience - the pickers of a store (`queue.changed`) or one picker (`session.changed`,
 // `order.cancelled`) - and the event itself, which is sent as it is.
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import pg from 'pg';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { findPicker, pickerStores } from '../db/queries/accounts.js';
 import { activePrincipal } from './auth/principal.js';
-import { bearerToken } from './auth/tokens.js';
 import type { AppDeps } from './deps.js';
 import { redactUrl } from './logger.js';
+import type { OutboxFeed, OutboxRow } from './outbox-feed.js';
+import { closeAllSockets, keepAlive, upgradeToken } from './socket-channel.js';
 
 export const PICKER_CHANNEL_PATH = '/ws/picker/';
 /** Outbox types of picker events. */
 export const PICKER_EVENT_PREFIX = 'picker.';
 
-interface PickerEventRow {
-  type: string;
-  payload: { audience?: { store_id?: string; picker_id?: number }; event?: unknown };
+interface PickerEventPayload {
+  audience?: { store_id?: string; picker_id?: number };
+  event?: unknown;
 }
 
 export interface PickerRealtime {
@@ -37,16 +38,16 @@ interface Connection {
 
 export const isPickerChannel = (pathname: string): boolean => (pathname.endsWith('/') ? pathname : `${pathname}/`) === PICKER_CHANNEL_PATH;
 
-export async function attachPickerRealtime(server: Server, deps: AppDeps, connectionString: string): Promise<PickerRealtime> {
+export function attachPickerRealtime(server: Server, deps: AppDeps, feed: OutboxFeed): PickerRealtime {
   const { log } = deps;
   const heartbeatMs = deps.config.picking.realtimeHeartbeatSeconds * 1000;
   const wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 });
   const connections = new Map<WebSocket, Connection>();
-  const alive = new WeakMap<WebSocket, boolean>();
+  const heartbeat = keepAlive(wss, heartbeatMs);
 
   /** The picker behind the token, its stores and when the token expires; null when not allowed in. */
   const authenticate = async (req: IncomingMessage, url: URL) => {
-    const token = bearerToken(req.headers.authorization) ?? url.searchParams.get('access_token');
+    const token = upgradeToken(req, url);
     if (!token) return null;
     try {
       const principal = await activePrincipal(deps, token, 'picker_access');
@@ -77,8 +78,7 @@ export async function attachPickerRealtime(server: Server, deps: AppDeps, connec
       const expiry = setTimeout(() => ws.close(1008, 'token expired'), Math.max(0, who.expiresAt - Date.now()));
       expiry.unref();
       connections.set(ws, { pickerId: who.pickerId, storeIds: who.storeIds, expiry });
-      alive.set(ws, true);
-      ws.on('pong', () => alive.set(ws, true));
+      heartbeat.track(ws);
       // Server-to-client only: whatever a client sends is ignored.
       ws.on('message', () => {});
       ws.on('close', () => {
@@ -91,20 +91,9 @@ export async function attachPickerRealtime(server: Server, deps: AppDeps, connec
   };
   server.on('upgrade', onUpgrade);
 
-  const pinger = setInterval(() => {
-    for (const ws of wss.clients) {
-      if (alive.get(ws) === false) {
-        ws.terminate();
-        continue;
-      }
-      alive.set(ws, false);
-      ws.ping();
-    }
-  }, heartbeatMs);
-  pinger.unref();
-
-  const deliver = (row: PickerEventRow) => {
-    const { audience, event } = row.payload;
+  const deliver = (row: OutboxRow) => {
+    if (!row.type.startsWith(PICKER_EVENT_PREFIX) || connections.size === 0) return;
+    const { audience, event } = row.payload as PickerEventPayload;
     if (!audience || !event) return;
     const message = JSON.stringify(event);
     for (const [ws, c] of connections) {
@@ -113,51 +102,15 @@ export async function attachPickerRealtime(server: Server, deps: AppDeps, connec
     }
   };
 
-  // A dedicated connection for LISTEN (a pooled one could be handed to a query mid-listen).
-  let listener: pg.Client | null = null;
-  let closed = false;
-  const listen = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString, application_name: 'grocery-service-picker-listener' });
-    client.on('error', (err) => log.warn('picker event listener lost its connection', { err: err.message }));
-    client.on('end', () => {
-      if (!closed) setTimeout(() => void listen().catch(() => {}), 1000).unref();
-    });
-    client.on('notification', (msg) => {
-      const id = Number(msg.payload);
-      if (!Number.isSafeInteger(id) || connections.size === 0) return;
-      deps.db
-        .selectFrom('outbox_events')
-        .select(['type', 'payload'])
-        .where('id', '=', id)
-        .where('type', 'like', `${PICKER_EVENT_PREFIX}%`)
-        .executeTakeFirst()
-        .then((row) => row && deliver(row as PickerEventRow))
-        .catch((err) => log.error('picker event delivery failed', { err }));
-    });
-    await client.connect();
-    await client.query('LISTEN outbox_events');
-    listener = client;
-  };
-  await listen();
+  const unsubscribe = feed.subscribe(deliver);
 
   return {
     connections: () => connections.size,
     close: async () => {
-      closed = true;
-      clearInterval(pinger);
+      unsubscribe();
+      heartbeat.stop();
       server.off('upgrade', onUpgrade);
-      for (const ws of wss.clients) ws.close(1001, 'server shutting down');
-      await new Promise<void>((resolve) => {
-        const deadline = setTimeout(() => {
-          for (const ws of wss.clients) ws.terminate();
-          resolve();
-        }, 2000);
-        deadline.unref();
-        const check = () => (wss.clients.size === 0 ? (clearTimeout(deadline), resolve()) : setTimeout(check, 20).unref());
-        check();
-      });
-      wss.close();
-      await listener?.end().catch(() => {});
+      await closeAllSockets(wss);
     },
   };
 }

@@ -1,36 +1,20 @@
-// WebSocket fan-out. Events are written to `outbox_events` in the transaction that changes state;
-// the insert trigger NOTIFYs on commit; every instance LISTENs and delivers each event to its own
-// sockets. So N instances behind a load balancer behave as one (DESIGN.md §5).
+// The order tracking channel, a WebSocket at /ws/orders/tracking/: each customer's sockets get
+// the outbox events of their orders (server/outbox-feed.ts brings every committed event to every
+// instance, so N instances behind a load balancer behave as one; DESIGN.md §5).
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { sql } from 'kysely';
-import pg from 'pg';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { activePrincipal } from './auth/principal.js';
-import { bearerToken, type Principal } from './auth/tokens.js';
+import type { Principal } from './auth/tokens.js';
 import type { AppDeps } from './deps.js';
 import { preferredLanguage } from './http.js';
 import { redactUrl } from './logger.js';
+import type { OutboxFeed, OutboxRow } from './outbox-feed.js';
 import { isPickerChannel } from './picker-realtime.js';
+import { closeAllSockets, keepAlive, upgradeToken } from './socket-channel.js';
 
 export const TRACKING_PATH = '/ws/orders/tracking/';
 const PING_INTERVAL_MS = 30_000;
-/** How many delivered event ids an instance remembers to fan each event out once. */
-const RECENT_EVENTS = 10_000;
-const MARK_PUBLISHED_EVERY_MS = 250;
-/** The catch-up scan reads back at most this far and this many rows. */
-const CATCH_UP_WINDOW_SECONDS = 3600;
-const CATCH_UP_LIMIT = 10_000;
-/** created_at is the writing transaction's start: a longer transaction may commit after the break. */
-const CATCH_UP_MARGIN_MS = 60_000;
-
-interface OutboxRow {
-  id: number;
-  event_id: string;
-  type: string;
-  customer_id: string | null;
-  payload: unknown;
-}
 
 export interface Realtime {
   /** Open sockets, for metrics and tests. */
@@ -39,15 +23,15 @@ export interface Realtime {
   close(): Promise<void>;
 }
 
-export async function attachRealtime(server: Server, deps: AppDeps, connectionString: string): Promise<Realtime> {
+export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed): Realtime {
   const { log } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   const byCustomer = new Map<string, Set<WebSocket>>();
   const languageOf = new WeakMap<WebSocket, 'ru' | 'en'>();
-  const alive = new WeakMap<WebSocket, boolean>();
+  const heartbeat = keepAlive(wss, PING_INTERVAL_MS);
 
   const authenticate = async (req: IncomingMessage, url: URL): Promise<Principal | null> => {
-    const token = bearerToken(req.headers.authorization) ?? url.searchParams.get('access_token');
+    const token = upgradeToken(req, url);
     if (!token) return null;
     try {
       return await activePrincipal(deps, token, 'customer_access');
@@ -76,8 +60,7 @@ export async function attachRealtime(server: Server, deps: AppDeps, connectionSt
       const set = byCustomer.get(principal.customerId) ?? new Set<WebSocket>();
       set.add(ws);
       byCustomer.set(principal.customerId, set);
-      alive.set(ws, true);
-      ws.on('pong', () => alive.set(ws, true));
+      heartbeat.track(ws);
       // The channel is server-to-client; messages from clients are ignored.
       ws.on('message', () => {});
       ws.on('close', () => {
@@ -88,19 +71,6 @@ export async function attachRealtime(server: Server, deps: AppDeps, connectionSt
     });
   };
   server.on('upgrade', onUpgrade);
-
-  // Drop peers that stopped answering pings (a phone that lost its network).
-  const pinger = setInterval(() => {
-    for (const ws of wss.clients) {
-      if (alive.get(ws) === false) {
-        ws.terminate();
-        continue;
-      }
-      alive.set(ws, false);
-      ws.ping();
-    }
-  }, PING_INTERVAL_MS);
-  pinger.unref();
 
   const deliver = (row: OutboxRow) => {
     if (!row.customer_id) return;
@@ -121,134 +91,15 @@ export async function attachRealtime(server: Server, deps: AppDeps, connectionSt
     for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(messageFor(languageOf.get(ws) ?? 'en'));
   };
 
-  // Each event is fanned out once per instance (a catch-up scan may meet rows a notification
-  // already brought), and marked published once some instance has fanned it out.
-  const delivered = new Set<number>();
-  let toMark: number[] = [];
-  const deliverOnce = (row: OutboxRow) => {
-    if (delivered.has(row.id)) return;
-    delivered.add(row.id);
-    if (delivered.size > RECENT_EVENTS) delivered.delete(delivered.values().next().value!);
-    toMark.push(row.id);
-    deliver(row);
-  };
-  const markPublished = async () => {
-    if (!toMark.length) return;
-    const ids = toMark;
-    toMark = [];
-    await deps.db
-      .updateTable('outbox_events')
-      .set({ published_at: sql<Date>`now()` })
-      .where('id', 'in', ids)
-      .where('published_at', 'is', null)
-      .execute()
-      .catch((err) => log.warn('marking outbox events published failed', { err: (err as Error).message }));
-  };
-  const marker = setInterval(() => void markPublished(), MARK_PUBLISHED_EVERY_MS);
-  marker.unref();
-
-  /**
-   * A NOTIFY reaches only listeners connected at commit. What this instance may have missed is
-   * read back from the outbox: rows nobody published (an instance died between commit and
-   * fan-out), and after a reconnect every row written since shortly before the connection broke.
-   */
-  const catchUp = async (brokenAt: Date | null) => {
-    const rows = await deps.db
-      .selectFrom('outbox_events')
-      .select(['id', 'event_id', 'type', 'customer_id', 'payload'])
-      .where('created_at', '>', sql<Date>`now() - make_interval(secs => ${CATCH_UP_WINDOW_SECONDS})`)
-      .where((eb) =>
-        brokenAt
-          ? eb.or([eb('published_at', 'is', null), eb('created_at', '>=', new Date(brokenAt.getTime() - CATCH_UP_MARGIN_MS))])
-          : eb('published_at', 'is', null),
-      )
-      .orderBy('id')
-      .limit(CATCH_UP_LIMIT)
-      .execute();
-    for (const row of rows) deliverOnce(row as OutboxRow);
-    if (rows.length) log.info('outbox catch-up delivered events', { events: rows.length, reconnect: brokenAt !== null });
-  };
-
-  // Notifications arriving together are read back in one query (at 1,000 events/s, one query
-  // per event would be the fan-out's bottleneck), in id order: per order, the version order.
-  let notified: number[] = [];
-  const fetchSoon = (id: number) => {
-    notified.push(id);
-    if (notified.length === 1) setImmediate(fetchNotified);
-  };
-  const fetchNotified = () => {
-    const ids = notified;
-    notified = [];
-    deps.db
-      .selectFrom('outbox_events')
-      .select(['id', 'event_id', 'type', 'customer_id', 'payload'])
-      .where('id', 'in', ids)
-      .orderBy('id')
-      .execute()
-      .then((rows) => rows.forEach((row) => deliverOnce(row as OutboxRow)))
-      .catch((err) => log.error('outbox delivery failed', { err }));
-  };
-
-  // A dedicated connection for LISTEN (a pooled one could be handed to a query mid-listen).
-  let listener: pg.Client | null = null;
-  let closed = false;
-  let brokenAt: Date | null = null;
-  const reconnectLater = () => {
-    if (!closed) setTimeout(() => void listen().catch(() => reconnectLater()), 1000).unref();
-  };
-  const listen = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString, application_name: 'grocery-service-listener' });
-    client.on('error', (err) => {
-      log.warn('outbox listener lost its connection', { err: err.message });
-    });
-    client.on('end', () => {
-      if (listener === client) {
-        listener = null;
-        brokenAt ??= new Date();
-        reconnectLater();
-      }
-    });
-    client.on('notification', (msg) => {
-      const id = Number(msg.payload);
-      if (Number.isSafeInteger(id)) fetchSoon(id);
-    });
-    try {
-      await client.connect();
-      await client.query('LISTEN outbox_events');
-    } catch (err) {
-      await client.end().catch(() => {});
-      throw err;
-    }
-    listener = client;
-    // Listening first, then scanning: a row committed in between is seen twice, never missed.
-    const since = brokenAt;
-    brokenAt = null;
-    await catchUp(since).catch((err) => log.error('outbox catch-up failed', { err: (err as Error).message }));
-  };
-  await listen();
+  const unsubscribe = feed.subscribe(deliver);
 
   return {
     connections: () => wss.clients.size,
     close: async () => {
-      closed = true;
-      clearInterval(pinger);
+      unsubscribe();
+      heartbeat.stop();
       server.off('upgrade', onUpgrade);
-      for (const ws of wss.clients) ws.close(1001, 'server shutting down');
-      await new Promise<void>((resolve) => {
-        const deadline = setTimeout(() => {
-          for (const ws of wss.clients) ws.terminate();
-          resolve();
-        }, 2000);
-        deadline.unref();
-        const check = () => (wss.clients.size === 0 ? (clearTimeout(deadline), resolve()) : setTimeout(check, 20).unref());
-        check();
-      });
-      wss.close();
-      clearInterval(marker);
-      await markPublished();
-      const last = listener;
-      listener = null;
-      await last?.end().catch(() => {});
+      await closeAllSockets(wss);
     },
   };
 }

@@ -17,6 +17,7 @@ import { startOrderWorker } from './order-worker.js';
 import { startLoyaltyWorker } from './loyalty-worker.js';
 import { closeLoyalty } from './providers/loyalty/index.js';
 import { createSmsSender } from './providers/sms/index.js';
+import { startOutboxFeed } from './outbox-feed.js';
 import { attachPickerRealtime, type PickerRealtime } from './picker-realtime.js';
 import { startPickingExpiry } from './picking-expiry.js';
 import { attachRealtime, type Realtime } from './realtime.js';
@@ -92,8 +93,9 @@ export async function startService({ config, log: givenLog, handlers, database: 
       resolve();
     });
   });
-  const realtime = await attachRealtime(server, deps, database.url);
-  const pickerRealtime = await attachPickerRealtime(server, deps, database.url);
+  const outboxFeed = await startOutboxFeed(deps, database.url);
+  const realtime = attachRealtime(server, deps, outboxFeed);
+  const pickerRealtime = attachPickerRealtime(server, deps, outboxFeed);
   const stopPickingExpiry = startPickingExpiry(deps);
   app.metrics.trackWebSockets(() => realtime.connections());
   mark('total', t0);
@@ -124,6 +126,7 @@ export async function startService({ config, log: givenLog, handlers, database: 
       await realtime.close();
       stopPickingExpiry();
       await pickerRealtime.close();
+      await outboxFeed.close();
       const deadline = Date.now() + config.shutdownGraceMs;
       while (app.inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
       server.closeAllConnections();

@@ -1,9 +1,11 @@
 // The picker channel: its parameters (getPickerRealtimeMetadata) and the WebSocket at
 // /ws/picker/ - who may connect, and which events reach whom (queue changes to the store's
 // pickers, session changes and order cancellations to the session's picker).
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { DEMO_STORES } from '../../db/seed/stores.js';
+import { LISTENER_APPLICATION_NAME } from '../../server/outbox-feed.js';
 import { signInCustomer } from '../support/accounts.js';
 import { createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';
 import { createPicker, itemCommand, signInDemoCustomer, startPicking, type TestPicker } from '../support/picking.js';
@@ -136,5 +138,20 @@ describe('/ws/picker/', () => {
     expect(theirs.received.filter((e) => e.kind !== 'queue.changed')).toEqual([]);
     mine.ws.close();
     theirs.ws.close();
+  });
+
+  it('delivers an event committed while the instance had lost its LISTEN connection', async () => {
+    const owner = await createPicker(svc, [STORE]);
+    const mine = await listen(owner);
+    const order = await anOrder();
+    await mine.waitFor((e) => e.kind === 'queue.changed' && e.order_id === order.orderId);
+    const killed = await sql<{ ok: boolean }>`
+      SELECT pg_terminate_backend(pid, 5000) AS ok FROM pg_stat_activity
+      WHERE application_name = ${LISTENER_APPLICATION_NAME} AND datname = current_database()`.execute(svc.deps.db);
+    expect(killed.rows).toEqual([{ ok: true }]);
+    // Committed while no NOTIFY can reach this instance; read back when the listener returns.
+    const session = await startPicking(svc, owner, order.orderId);
+    expect(await mine.waitFor((e) => e.kind === 'session.changed' && e.session_id === session.session_id, 10_000)).toMatchObject({ version: 1 });
+    mine.ws.close();
   });
 });
