@@ -129,8 +129,9 @@ const ZONE_COLUMNS = [
  * Zones that may serve a point inside `box`: active zones of active stores that accept delivery,
  * whose bounding box meets `box` widened by `tolerance` degrees. The exact test is the caller's
  * (handlers/rules/serving-store.ts). Each row carries its store, for the answer and the distance.
+ * `storeId` narrows them to one store's zones (checkout with X-Store-Id).
  */
-export function listServingZoneCandidates(db: Executor, box: BoundingBox, tolerance: number) {
+export function listServingZoneCandidates(db: Executor, box: BoundingBox, tolerance: number, storeId: string | null = null) {
   return db
     .selectFrom('delivery_zones as z')
     .innerJoin('stores', 'stores.id', 'z.store_id')
@@ -150,6 +151,7 @@ export function listServingZoneCandidates(db: Executor, box: BoundingBox, tolera
     .where('z.bbox_max_lon', '>=', box.minLon - tolerance)
     .where('z.bbox_min_lat', '<=', box.maxLat + tolerance)
     .where('z.bbox_max_lat', '>=', box.minLat - tolerance)
+    .$if(storeId !== null, (q) => q.where('z.store_id', '=', storeId!))
     .execute();
 }
 

@@ -116,25 +116,6 @@ export async function returnStock(db: Executor, orderId: string): Promise<number
 // ------------------------------------------------------------------------------------------------
 // Delivery facts of a store
 
-/** The delivery zones of one store whose bounding box holds the point (exact test by the caller). */
-export function storeZonesNear(db: Executor, storeId: string, point: { lon: number; lat: number }, tolerance: number) {
-  return db
-    .selectFrom('delivery_zones as z')
-    .innerJoin('stores', 'stores.id', 'z.store_id')
-    .select(['z.id', 'z.store_id', 'z.polygon', 'z.priority', 'z.delivery_cost', 'z.free_amount_threshold', 'z.min_order_amount', 'stores.lon as store_lon', 'stores.lat as store_lat'])
-    .where('z.store_id', '=', storeId)
-    .where('z.is_active', '=', true)
-    .where('stores.is_active', '=', true)
-    .where('stores.accepts_delivery', '=', true)
-    .where('z.bbox_min_lon', '<=', point.lon + tolerance)
-    .where('z.bbox_max_lon', '>=', point.lon - tolerance)
-    .where('z.bbox_min_lat', '<=', point.lat + tolerance)
-    .where('z.bbox_max_lat', '>=', point.lat - tolerance)
-    .execute();
-}
-
-export type StoreZoneRow = Awaited<ReturnType<typeof storeZonesNear>>[number];
-
 /** A slot of the store as the estimate checks it (nothing is held), with the database clock. */
 export function findStoreSlot(db: Executor, storeId: string, slotId: string, kind: 'delivery' | 'pickup') {
   return db

@@ -13,7 +13,6 @@ import {
   insertOrder,
   lockCartLines,
   lockCustomerRow,
-  storeZonesNear,
   takeStock,
   type CartLineFacts,
 } from '../../db/queries/orders.js';
@@ -61,9 +60,7 @@ interface ZoneTerms {
  * store when null), the one the serving-store rule chooses (highest priority first).
  */
 async function zoneForPoint(db: Executor, storeId: string | null, point: Point): Promise<ZoneTerms | null> {
-  const rows = storeId
-    ? await storeZonesNear(db, storeId, point, EDGE_TOLERANCE_DEG)
-    : await listServingZoneCandidates(db, { minLon: point.lon, maxLon: point.lon, minLat: point.lat, maxLat: point.lat }, EDGE_TOLERANCE_DEG);
+  const rows = await listServingZoneCandidates(db, { minLon: point.lon, maxLon: point.lon, minLat: point.lat, maxLat: point.lat }, EDGE_TOLERANCE_DEG, storeId);
   const candidates: (ZoneCandidate & { terms: ZoneTerms })[] = [];
   for (const r of rows) {
     const area = parseArea(r.polygon);
