@@ -47,7 +47,8 @@ export type StatusReason =
   | 'not_paid_in_time'
   | 'cancellation_queued'
   | 'cancellation_too_late'
-  | 'courier_withdrawn';
+  | 'courier_withdrawn'
+  | 'nothing_picked';
 
 const REASONS: Record<StatusReason, Texts> = {
   cancelled_by_customer: { en: 'Cancelled at your request.', ru: 'Отменён по вашей просьбе.' },
@@ -61,6 +62,10 @@ const REASONS: Record<StatusReason, Texts> = {
     ru: 'Курьер уже забрал заказ, поэтому отменить его не удалось.',
   },
   courier_withdrawn: { en: 'Cancelled at your request; the courier was withdrawn.', ru: 'Отменён по вашей просьбе; курьер отозван.' },
+  nothing_picked: {
+    en: 'None of the ordered products could be picked, so the order was cancelled.',
+    ru: 'Ни один из заказанных товаров не удалось собрать, поэтому заказ отменён.',
+  },
 };
 
 /** The comment to show: the server's reason in the reader's language, else the free text. */

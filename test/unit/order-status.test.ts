@@ -1,6 +1,8 @@
-// The purchase state machine: legal moves, cancellation decisions and the roadmap's progress line.
+// The purchase state machine: legal moves, cancellation decisions, the roadmap's progress line and
+// the status comments shown to the customer.
 import { describe, expect, it } from 'vitest';
 import { canCancel, canMove, decideCancellation, expectedPath, roadmapSteps, type StatusEntry } from '../../handlers/rules/order-status.js';
+import { statusComment } from '../../handlers/rules/order-texts.js';
 
 describe('order status moves', () => {
   it('allows the moves of the spec table and nothing from a terminal state', () => {
@@ -88,5 +90,14 @@ describe('roadmapSteps', () => {
     const steps = roadmapSteps({ type: 'delivery', paymentMethod: 'cash', status: 'en_route' }, history, 'en');
     expect(steps.map((s) => s.value)).not.toContain('cancellation_requested');
     expect(steps.find((s) => s.value === 'en_route')).toMatchObject({ state: 'current', comment: 'The courier had already collected the order, so it could not be cancelled.' });
+  });
+});
+
+describe('status comments', () => {
+  it('words every reason the service records in both languages, and falls back to the stored comment', () => {
+    expect(statusComment('nothing_picked', 'None of the ordered products could be picked', 'ru')).toBe('Ни один из заказанных товаров не удалось собрать, поэтому заказ отменён.');
+    expect(statusComment('nothing_picked', null, 'en')).toMatch(/^None of the ordered products/);
+    expect(statusComment('some_future_reason', 'As the operator wrote it', 'ru')).toBe('As the operator wrote it');
+    expect(statusComment(null, null, 'en')).toBeNull();
   });
 });
