@@ -9,6 +9,7 @@ import * as orders from './2026_11_22_0005_orders.js';
 import * as payments from './2026_11_22_0006_payments.js';
 import * as picking from './2026_11_22_0007_picking.js';
 import * as loyalty from './2026_11_22_0008_loyalty.js';
+import * as searchSpeed from './2026_11_22_0009_search_speed.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0006_payments': payments,
   '2026_11_22_0007_picking': picking,
   '2026_11_22_0008_loyalty': loyalty,
+  '2026_11_22_0009_search_speed': searchSpeed,
 };

@@ -1,13 +1,17 @@
-// Product search: typo-tolerant and transliteration-aware, in PostgreSQL (pg_trgm, unaccent).
+// Product search: typo-tolerant and transliteration-aware, in PostgreSQL (pg_trgm, unaccent,
+// fuzzystrmatch).
 //
 // Names and brands are folded by catalog_fold() (lower case, no accents, Cyrillic written in
 // Latin) and split into words, kept in products.search_words (GIN) and in the vocabulary table
-// (trigram GIN). A query is folded the same way; each of its words is matched against the
-// vocabulary - exactly, as a prefix, or by trigram similarity - which yields a few candidate
-// words per query word (a transposition, "йогрут", is caught by edit distance). A product matches when, for every query word, it contains one of the
-// candidates (array overlap on the GIN index); a barcode or PLU matches exactly. So "малоко"
-// (maloko) reaches "moloko" by similarity, "moloko" typed in Latin is an exact hit on the folded
-// "молоко", and the cost grows with the vocabulary, not with the number of products.
+// (trigram GIN, plus the deletion variants of each word in catalog_search_deletions). A query is
+// folded the same way; each of its words is matched against the vocabulary - exactly, as a
+// prefix, by trigram similarity, or within one or two edits (a transposition, "йогрут", is two) -
+// which yields a few candidate words per query word. A product matches when, for every query
+// word, it contains one of the candidates (array overlap on the GIN index); a barcode or PLU
+// matches exactly. So "малоко" (maloko) reaches "moloko", "moloko" typed in Latin is an exact hit
+// on the folded "молоко", the vocabulary lookup costs index probes whatever the size of the
+// vocabulary, and the product query reads each match once (its inventory in the store, its
+// relevance, the total), so it grows with the number of matches, not of products.
 import { sql, type RawBuilder } from 'kysely';
 import { CODE_SCORE, EXACT_SCORE, keepCandidates, MAX_SEARCH_TERMS, PREFIX_SCORE, type SearchRequest } from '../../handlers/rules/catalog-search.js';
 import type { Executor } from '../executor.js';
@@ -33,8 +37,13 @@ interface Candidate {
 
 /** Resolves the query words against the vocabulary (one query) and returns the SQL to filter and rank. */
 export async function planProductSearch(db: Executor, request: SearchRequest): Promise<SearchPlan> {
-  // Prefix matching is a range scan on the C-collated primary key: words starting with `term`
-  // sort from `term` up to (excluding) `term` followed by '{', the character after 'z'.
+  // Each kind of candidate is found through an index, so the cost follows the number of
+  // candidates, not the size of the vocabulary: similar words through the trigram index (which
+  // the planner prefers once `%` is priced right, migration 2026_11_22_0009), words the term
+  // begins through the C-collated primary key (they sort from `term` up to, excluding, `term`
+  // followed by '{', the character after 'z'), and words within one or two edits through their
+  // deletion variants (catalog_search_deletions), confirmed by levenshtein. Written as one OR,
+  // the whole vocabulary would be read.
   const { rows } = await sql<{ term_index: number; word: string | null; score: number | null }>`
     WITH terms AS (
       SELECT term, idx::int AS idx FROM unnest(catalog_search_words(${request.text})) WITH ORDINALITY AS t(term, idx)
@@ -43,16 +52,25 @@ export async function planProductSearch(db: Executor, request: SearchRequest): P
     SELECT t.idx AS term_index, m.word, m.score
     FROM terms t
     LEFT JOIN LATERAL (
-      SELECT v.word,
-             CASE WHEN v.word = t.term THEN ${EXACT_SCORE}::float8
-                  WHEN v.word >= t.term AND v.word < t.term || '{' THEN ${PREFIX_SCORE}::float8
-                  ELSE greatest(similarity(v.word, t.term),
-                                1 - levenshtein_less_equal(v.word, t.term, 2)::float8 / greatest(length(v.word), length(t.term))) END AS score
-      FROM catalog_search_vocabulary v
-      WHERE v.word % t.term OR (v.word >= t.term AND v.word < t.term || '{')
-         -- one edit in words of 5 letters, two from 6 (a transposition is two edits)
-         OR (length(t.term) >= 5 AND levenshtein_less_equal(v.word, t.term, 2) <= CASE WHEN length(t.term) >= 6 THEN 2 ELSE 1 END)
-      ORDER BY score DESC, v.word
+      SELECT c.word,
+             CASE WHEN c.word = t.term THEN ${EXACT_SCORE}::float8
+                  WHEN c.word >= t.term AND c.word < t.term || '{' THEN ${PREFIX_SCORE}::float8
+                  ELSE greatest(similarity(c.word, t.term),
+                                1 - levenshtein_less_equal(c.word, t.term, 2)::float8 / greatest(length(c.word), length(t.term))) END AS score
+      FROM (
+        SELECT v.word FROM catalog_search_vocabulary v WHERE v.word % t.term
+        UNION
+        SELECT v.word FROM catalog_search_vocabulary v WHERE v.word >= t.term AND v.word < t.term || '{'
+        UNION
+        -- one edit in words of 5 letters, two from 6 (a transposition is two edits); a term more
+        -- than two letters longer than the longest word is within two edits of none
+        SELECT d.word FROM catalog_search_deletions d
+        WHERE length(t.term) >= 5
+          AND length(t.term) <= (SELECT max(length(w.word)) + 2 FROM catalog_search_vocabulary w)
+          AND d.variant = ANY(catalog_deletion_variants(t.term))
+          AND levenshtein_less_equal(d.word, t.term, 2) <= CASE WHEN length(t.term) >= 6 THEN 2 ELSE 1 END
+      ) c
+      ORDER BY score DESC, c.word
       LIMIT ${CANDIDATES_PER_TERM}
     ) m ON true`.execute(db);
 

@@ -26,7 +26,10 @@ export function parseSearch(raw: string | undefined): SearchRequest | null {
   };
 }
 
-/** Score of a vocabulary word for a query term: exact, prefix, then trigram similarity. */
+/**
+ * Score of a vocabulary word for a query term: exact, prefix, then the better of trigram similarity
+ * and edit distance (1 - edits / length).
+ */
 export const EXACT_SCORE = 1;
 export const PREFIX_SCORE = 0.9;
 /** A barcode or PLU hit outranks any word match. */

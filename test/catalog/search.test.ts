@@ -53,6 +53,24 @@ describe('search', () => {
     expect((await search('cafe')).count).toBe((await search('café')).count);
   });
 
+  it('finds a word two edits away that shares few trigrams with it', async () => {
+    // "малако" (malako) has two letters of "молоко" (moloko) changed: trigram similarity 0.17.
+    const milk = await search('молоко');
+    const typo = await search('малако');
+    expect(typo.count).toBe(milk.count);
+    expect(typo.items.map((p) => p.id).sort()).toEqual(milk.items.map((p) => p.id).sort());
+  });
+
+  it('keeps the deletion variants of every vocabulary word (the edit-distance index)', async () => {
+    const { rows: variants } = await sql<{ v: string }>`SELECT DISTINCT unnest(catalog_deletion_variants('abc')) AS v ORDER BY v`.execute(svc.deps.db);
+    expect(variants.map((r) => r.v)).toEqual(['a', 'ab', 'abc', 'ac', 'b', 'bc', 'c']);
+    const { rows } = await sql<{ missing: number; extra: number }>`
+      WITH expected AS (SELECT DISTINCT unnest(catalog_deletion_variants(word)) AS variant, word FROM catalog_search_vocabulary)
+      SELECT (SELECT count(*)::int FROM (SELECT * FROM expected EXCEPT SELECT variant, word FROM catalog_search_deletions) m) AS missing,
+             (SELECT count(*)::int FROM (SELECT variant, word FROM catalog_search_deletions EXCEPT SELECT * FROM expected) e) AS extra`.execute(svc.deps.db);
+    expect(rows[0]).toEqual({ missing: 0, extra: 0 });
+  });
+
   it('puts in-stock products first, then the best matches', async () => {
     const r = await search('молоко топлёное');
     expect(r.count).toBeGreaterThan(0);
