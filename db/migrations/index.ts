@@ -10,6 +10,7 @@ import * as payments from './2026_11_22_0006_payments.js';
 import * as picking from './2026_11_22_0007_picking.js';
 import * as loyalty from './2026_11_22_0008_loyalty.js';
 import * as searchSpeed from './2026_11_22_0009_search_speed.js';
+import * as idempotencyAnswers from './2026_11_22_0010_idempotency_answers.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0007_picking': picking,
   '2026_11_22_0008_loyalty': loyalty,
   '2026_11_22_0009_search_speed': searchSpeed,
+  '2026_11_22_0010_idempotency_answers': idempotencyAnswers,
 };
