@@ -28,6 +28,9 @@ export type Database = Kysely<DB>;
 // name is a hash of the text, so equal texts share one statement and different texts never clash.
 // Texts that vary with their input (multi-row VALUES, IN lists) would each become a statement, so
 // only the first PREPARED_TEXTS_MAX texts of the process are named; the rest go unnamed as before.
+// Texts with a `*` stay unnamed too: a prepared `SELECT *` / `RETURNING *` fails ("cached plan
+// must not change result type") once another instance's migration adds a column to its table,
+// which would break the running instances of a rolling deploy; explicit column lists do not.
 const PREPARED_TEXTS_MAX = 1000;
 const PREPARED_TEXT_MAX_LENGTH = 16_000;
 const statementNames = new Map<string, string | null>();
@@ -35,7 +38,7 @@ const statementNames = new Map<string, string | null>();
 function statementNameOf(text: string): string | null {
   let name = statementNames.get(text);
   if (name !== undefined) return name;
-  name = statementNames.size < PREPARED_TEXTS_MAX && text.length <= PREPARED_TEXT_MAX_LENGTH
+  name = statementNames.size < PREPARED_TEXTS_MAX && text.length <= PREPARED_TEXT_MAX_LENGTH && !text.includes('*')
     ? `k_${createHash('sha1').update(text).digest('base64url')}`
     : null;
   if (name) statementNames.set(text, name);
