@@ -1,5 +1,6 @@
-// Kysely's queries run as named prepared statements (db/connection.ts), except texts with a `*`:
-// a prepared `SELECT *` would fail once another instance's migration adds a column.
+// Kysely's queries run as named prepared statements (db/connection.ts), except those whose result
+// is `*` / `t.*`: such a prepared statement would fail once another instance's migration adds a
+// column.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type DatabaseHandle } from '../../db/connection.js';
@@ -35,12 +36,18 @@ describe('named statements', () => {
     const named = () => single.db.selectFrom('stores').select(['id', 'code']).where('is_active', '=', true).limit(1).executeTakeFirst();
     const before = await store();
     await named();
-    expect((await preparedTexts()).some((t) => t.includes('select * from "stores"'))).toBe(false);
+    // A star inside parentheses does not shape the result: that statement is named.
+    const nested = () => sql<{ id: string }>`SELECT s.id FROM stores s CROSS JOIN LATERAL (SELECT * FROM stores x WHERE x.id = s.id) y WHERE s.is_active = ${true} LIMIT 1`.execute(single.db);
+    await nested();
+    const prepared = await preparedTexts();
+    expect(prepared.some((t) => t.includes('select * from "stores"'))).toBe(false);
+    expect(prepared.some((t) => t.includes('CROSS JOIN LATERAL (SELECT * FROM stores x'))).toBe(true);
     // Another instance migrates while this one runs.
     await sql`ALTER TABLE stores ADD COLUMN prepared_statements_probe integer`.execute(database.db);
     try {
       expect(await store()).toMatchObject({ id: before!.id, prepared_statements_probe: null });
       expect((await named())!.id).toBe(before!.id);
+      expect((await nested()).rows[0].id).toBe(before!.id);
     } finally {
       await sql`ALTER TABLE stores DROP COLUMN prepared_statements_probe`.execute(database.db);
     }
