@@ -12,6 +12,7 @@ import { sql } from 'kysely';
 import { claimDeliveriesDueForCourier, claimOrdersPastPaymentWindow, findStoreForOrder, lockOrder, updateDelivery, updateOrder } from '../db/queries/orders.js';
 import { recordOrderChange } from '../db/queries/order-events.js';
 import { claimDueProviderCommands, findPaidInvoice, finishProviderCommand, type ProviderCommandRow } from '../db/queries/payments.js';
+import { setReconciliationStatus } from '../db/queries/picking.js';
 import {
   claimDuePushDeliveries,
   claimUnpushedEvents,
@@ -138,6 +139,12 @@ async function sendPushes(deps: AppDeps): Promise<number> {
 // ------------------------------------------------------------------------------------------------
 // 3. provider commands
 
+/** The picking difference a `bank.refund` returns (finishSession), or null for a whole refund. */
+function partialRefundOf(cmd: ProviderCommandRow): { amount: string; sessionId: number } | null {
+  const p = cmd.payload as { amount?: unknown; session_id?: unknown };
+  return cmd.kind === 'bank.refund' && typeof p.amount === 'string' && typeof p.session_id === 'number' ? { amount: p.amount, sessionId: p.session_id } : null;
+}
+
 /** Runs one command; true when done, false when the provider asked to come back later. */
 async function runCommand(trx: Executor, deps: AppDeps, cmd: ProviderCommandRow): Promise<boolean> {
   const o = await lockOrder(trx, cmd.order_id);
@@ -167,19 +174,26 @@ async function runCommand(trx: Executor, deps: AppDeps, cmd: ProviderCommandRow)
       await bankOf(deps).cancelInvoice({ invoiceId: String(payload.invoice_id), providerRef: String(payload.provider_ref) });
       return true;
     case 'bank.refund': {
-      if (o.payment_status !== 'refund_pending') return true;
+      // Whole (a cancelled paid order) or the picking difference of one session (`amount`).
+      const difference = partialRefundOf(cmd);
+      if (!difference && o.payment_status !== 'refund_pending') return true;
       const invoice = await findPaidInvoice(trx, o.id);
       if (!invoice) throw new BankRefusedError('the order has no paid invoice to refund');
       const result = await bankOf(deps).refund({
         refundId: `refund-${cmd.id}`,
         invoiceId: invoice.id,
         providerRef: invoice.provider_ref,
-        amount: invoice.amount,
+        amount: difference ? difference.amount : invoice.amount,
         currency: invoice.currency,
       });
       if (result.status === 'pending') return false;
-      await updateOrder(trx, o.id, { payment_status: 'refunded' });
-      await recordOrderChange(trx, o.id, ['payment'], { notify: true });
+      if (difference) {
+        await setReconciliationStatus(trx, difference.sessionId, 'completed');
+        await recordOrderChange(trx, o.id, ['payment']);
+      } else {
+        await updateOrder(trx, o.id, { payment_status: 'refunded' });
+        await recordOrderChange(trx, o.id, ['payment'], { notify: true });
+      }
       return true;
     }
   }
@@ -204,6 +218,9 @@ async function runProviderCommands(deps: AppDeps): Promise<number> {
         if (refused || !next.retry) {
           deps.log.error('provider command given up', { command_id: cmd.id, kind: cmd.kind, order_id: cmd.order_id, err: message });
           await finishProviderCommand(trx, cmd.id, { state: 'failed', error: message });
+          // The picker app and support see that staff must settle the difference by hand.
+          const difference = partialRefundOf(cmd);
+          if (difference) await setReconciliationStatus(trx, difference.sessionId, 'failed');
         } else {
           deps.log.warn('provider command failed; will retry', { command_id: cmd.id, kind: cmd.kind, err: message });
           await finishProviderCommand(trx, cmd.id, { state: 'pending', error: message, delaySeconds: next.delaySeconds });

@@ -48,7 +48,7 @@ export function itemFacts(r: ItemRow): ItemFacts {
 export function lockOrderOfPicker(db: Executor, orderId: string, pickerId: number) {
   return db
     .selectFrom('orders as o')
-    .select(['o.id', 'o.no', 'o.store_id', 'o.status', 'o.type', 'o.payment_method', 'o.goods_total', 'o.delivery_cost', 'o.customer_id'])
+    .select(['o.id', 'o.no', 'o.store_id', 'o.status', 'o.type', 'o.payment_method', 'o.payment_status', 'o.goods_total', 'o.delivery_cost', 'o.customer_id'])
     .where('o.id', '=', orderId)
     .where(({ exists, selectFrom }) =>
       exists(selectFrom('picker_stores as ps').select('ps.store_id').whereRef('ps.store_id', '=', 'o.store_id').where('ps.picker_id', '=', pickerId)),
@@ -350,6 +350,16 @@ export function bumpSession(
     .where('id', '=', sessionId)
     .returning(['version', 'updated_at', 'status', 'added_items_count'])
     .executeTakeFirstOrThrow();
+}
+
+/** The outcome of settling a completed session's difference with the bank (orders worker). */
+export async function setReconciliationStatus(db: Executor, sessionId: number, status: 'completed' | 'failed'): Promise<void> {
+  await db
+    .updateTable('picking_sessions')
+    .set({ reconciliation_status: status, updated_at: sql<Date>`now()` })
+    .where('id', '=', sessionId)
+    .where('reconciliation_status', '=', 'pending')
+    .execute();
 }
 
 /** Closes a session (finish, picker cancel, expiry); version + 1. */

@@ -50,8 +50,14 @@ export interface CancelEffects {
  * Enters `cancelled` (OrderStatusValueEnum: "On entering cancelled"): stock and the slot go back,
  * an open invoice is cancelled, a paid order is refunded, a courier request not yet taken is
  * withdrawn. `courierSettled`: the delivery is already ending by the caller's move.
+ * `stockReturned`: the caller has already put the stock back (a picking that took nothing).
  */
-export async function enterCancelled(trx: Executor, o: OrderRow, reason: StatusReason, options: { courierSettled?: boolean } = {}): Promise<CancelEffects> {
+export async function enterCancelled(
+  trx: Executor,
+  o: OrderRow,
+  reason: StatusReason,
+  options: { courierSettled?: boolean; stockReturned?: boolean } = {},
+): Promise<CancelEffects> {
   assertMove(o.status, 'cancelled');
   const stopsPicking = o.picking_result_state === 'pending' || o.picking_result_state === 'in_progress';
   await setOrderStatus(trx, o.id, 'cancelled', { reason }, {
@@ -59,7 +65,7 @@ export async function enterCancelled(trx: Executor, o: OrderRow, reason: StatusR
     cancellation_reason: reason,
     ...(stopsPicking ? { picking_result_state: 'cancelled' as const } : {}),
   });
-  await returnStock(trx, o.id);
+  if (!options.stockReturned) await returnStock(trx, o.id);
   if (o.type === 'delivery') await releaseDeliverySlot(trx, o.id);
   else await releasePickupSlot(trx, o.id);
 

@@ -6,8 +6,9 @@
 // commands on one session run one after the other and the second sees the first's result.
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/connection.js';
-import { releaseDeliverySlot, releasePickupSlot } from '../../db/queries/logistics.js';
 import { recordOrderChange } from '../../db/queries/order-events.js';
+import { lockOrder as lockOrderRow, updateOrder } from '../../db/queries/orders.js';
+import { enqueueProviderCommand } from '../../db/queries/payments.js';
 import {
   adjustStock,
   applyItemChange,
@@ -53,6 +54,7 @@ import {
   type ScanMatch,
 } from '../rules/picking-items.js';
 import { actionMessage, type MessageFacts } from '../rules/picking-messages.js';
+import { enterCancelled, type CancelEffects } from './order-lifecycle.js';
 import { pickerIdOf } from './principal.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -428,11 +430,13 @@ export async function finishSession(s: CommandScope): Promise<void> {
   const facts = items.map(itemFacts);
   const original = parseDecimal(head.original_total, 2)!;
   const current = items.reduce((sum, i) => sum + parseDecimal(i.current_line_total, 2)!, 0n);
+  const anyPicked = facts.some((f) => f.state === 'picked');
   const closed = await closeSession(trx, head.id, {
     status: 'completed',
     closureSource: 'picker_finish',
     finalTotal: formatDecimal(current, 2),
-    reconciliationStatus: reconciliationStatus(order.payment_method, original, current),
+    // Nothing picked: the order is cancelled and a paid one refunded whole, nothing to settle here.
+    reconciliationStatus: anyPicked ? reconciliationStatus(order.payment_method, original, current) : 'not_required',
     cancellationReason: null,
     cancelAfterResolvedItems: null,
   });
@@ -452,7 +456,8 @@ export async function finishSession(s: CommandScope): Promise<void> {
   }
 
   const result = toPickingResult(items, 'en', true);
-  if (facts.some((f) => f.state === 'picked')) {
+  let cancelled: CancelEffects | null = null;
+  if (anyPicked) {
     await setOrderPickingStatus(trx, order.id, {
       status: order.type === 'delivery' ? 'picked' : 'ready_for_pickup',
       pickingResultState: 'completed',
@@ -460,19 +465,18 @@ export async function finishSession(s: CommandScope): Promise<void> {
       hasPickingChanges: result.hasChanges,
       pickingCompleted: true,
     });
+    // Paid online and collected for less: the difference goes back to the customer's card
+    // (the orders worker asks the bank; the session's reconciliation_status follows it).
+    if (order.payment_method === 'online' && order.payment_status === 'paid' && current < original) {
+      await enqueueProviderCommand(trx, 'bank.refund', order.id, { amount: formatDecimal(original - current, 2), session_id: head.id });
+    }
   } else {
-    await setOrderPickingStatus(trx, order.id, {
-      status: 'cancelled',
-      pickingResultState: 'completed',
-      reason: 'nothing_picked',
-      comment: 'None of the ordered products could be picked',
-      finalTotal: '0.00',
-      hasPickingChanges: true,
-      pickingCompleted: true,
-      cancellationReason: 'None of the ordered products could be picked',
-    });
-    await (order.type === 'delivery' ? releaseDeliverySlot(trx, order.id) : releasePickupSlot(trx, order.id));
+    // Nothing to hand over: cancelled as any order is (a paid one refunded in full, the courier
+    // withdrawn, the customer told). The stock went back above.
+    await updateOrder(trx, order.id, { picking_result_state: 'completed', final_total: '0.00', has_picking_changes: true, picking_completed_at: new Date() });
+    cancelled = await enterCancelled(trx, (await lockOrderRow(trx, order.id))!, 'nothing_picked', { stockReturned: true });
   }
   await recordOrderChange(trx, order.id, ['status', 'picking_result', 'payment'], { notify: true });
+  if (cancelled?.tracking) await recordOrderChange(trx, order.id, ['delivery'], { tracking: cancelled.tracking });
   await recordSessionChanged(trx, { sessionId: head.id, orderId: order.id, storeId: head.store_id, pickerId: head.picker_id, version: closed.version, status: 'completed' });
 }

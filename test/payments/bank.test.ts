@@ -1,12 +1,15 @@
 // Online payment with the sandbox bank: preferences, issuing and reusing the invoice, settling it
-// (the bank's word moves the order), expiry, the payment window and the refund of a cancelled
-// paid order.
+// (the bank's word moves the order), expiry, the payment window, the refund of a cancelled paid
+// order, and what picking changes: the difference of a smaller order goes back to the card, an
+// order of which nothing could be picked is refunded whole.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOrderWorkerOnce } from '../../server/order-worker.js';
 import { signInCustomer, signInPicker } from '../support/accounts.js';
+import { command } from '../support/orders.js';
+import { createPicker, itemCommand, startPicking } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { createOrder, deliveryBody, getOrder, line, makeProduct, makeSlot, placedOrder, reservedOf, stockOf } from '../orders/fixtures.js';
+import { createOrder, deliveryBody, getOrder, line, makeProduct, makeSlot, placedOrder, reservedOf, stockOf, TVERSKAYA } from '../orders/fixtures.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -208,5 +211,70 @@ describe('with online payment switched off', () => {
     const cash = await placedOrder(off, c.auth, deliveryBody([line(p)], slot));
     const r = await off.client.raw('GET', `/api/payments/bank/${cash}/invoice`, { headers: c.auth });
     expect([r.status, r.body.code]).toEqual([409, 'ONLINE_PAYMENT_DISABLED']);
+  });
+});
+
+describe('after picking a paid order', () => {
+  /** A paid online order of two products (1,234.50 and 300.00) and its picking session. */
+  async function paidAndStarted() {
+    const c = await signInCustomer(svc);
+    const kept = await makeProduct(svc, { price: '1234.50', stock: '10.000' });
+    const lost = await makeProduct(svc, { price: '300.00', stock: '10.000' });
+    const id = await placedOrder(svc, c.auth, deliveryBody([line(kept), line(lost)], await makeSlot(svc), { payment_method: 'online' }));
+    await invoice(c.auth, id);
+    await settle(c.auth, id, 'paid');
+    const picker = await createPicker(svc, [TVERSKAYA]);
+    const session = await startPicking(svc, picker, id);
+    const itemOf = (p: { productId: string }) => session.items.find((i) => i.product_id === p.productId)!;
+    const remove = async (itemId: number) => {
+      expect((await itemCommand(svc, picker, id, itemId, 'missing', { action: 'remove' })).status).toBe(200);
+      expect((await itemCommand(svc, picker, id, itemId, 'clarification/resolve', { resolution: 'remove' })).status).toBe(200);
+    };
+    const finish = () => svc.client.raw('POST', `/api/picker/orders/${id}/finish`, { headers: command(picker.auth) });
+    const refunds = () => svc.deps.db.selectFrom('provider_commands').select(['state', 'payload']).where('order_id', '=', id).where('kind', '=', 'bank.refund').execute();
+    const reconciliation = async () =>
+      (await svc.deps.db.selectFrom('picking_sessions').select('reconciliation_status').where('order_id', '=', id).executeTakeFirstOrThrow()).reconciliation_status;
+    const detail = async () => (await svc.client.raw('GET', `/api/orders/roadmap/${id}/detail`, { headers: c.auth })).body;
+    return { id, picker, kept: itemOf(kept), lost: itemOf(lost), remove, finish, refunds, reconciliation, detail };
+  }
+
+  it('returns the difference to the card, and the session is settled once the bank has refunded it', async () => {
+    const o = await paidAndStarted();
+    expect((await itemCommand(svc, o.picker, o.id, o.kept.item_id, 'piece-quantity', { quantity: 1 })).status).toBe(200);
+    await o.remove(o.lost.item_id);
+    const finished = await o.finish();
+    expect(finished.status).toBe(200);
+    expect(await o.reconciliation()).toBe('pending');
+    expect(await o.refunds()).toEqual([{ state: 'pending', payload: { amount: '300.00', session_id: expect.any(Number) } }]);
+
+    await runOrderWorkerOnce(svc.deps);
+    expect(await o.refunds()).toEqual([expect.objectContaining({ state: 'done' })]);
+    expect(await o.reconciliation()).toBe('completed');
+    // A partial refund: the order stays paid, for what was delivered.
+    expect(await o.detail()).toMatchObject({ payment_status: 'paid', status: { value: 'picked' } });
+  });
+
+  it('marks the settlement failed when the bank refuses the refund (staff settle it by hand)', async () => {
+    const o = await paidAndStarted();
+    expect((await itemCommand(svc, o.picker, o.id, o.kept.item_id, 'piece-quantity', { quantity: 1 })).status).toBe(200);
+    await o.remove(o.lost.item_id);
+    expect((await o.finish()).status).toBe(200);
+    // The bank no longer knows a paid invoice of the order.
+    await svc.deps.db.updateTable('bank_invoices').set({ status: 'cancelled' }).where('order_id', '=', o.id).execute();
+    await runOrderWorkerOnce(svc.deps);
+    expect(await o.refunds()).toEqual([expect.objectContaining({ state: 'failed' })]);
+    expect(await o.reconciliation()).toBe('failed');
+  });
+
+  it('refunds in full an order of which nothing could be picked', async () => {
+    const o = await paidAndStarted();
+    await o.remove(o.kept.item_id);
+    await o.remove(o.lost.item_id);
+    expect((await o.finish()).status).toBe(200);
+    expect(await o.detail()).toMatchObject({ status: { value: 'cancelled' }, payment_status: 'refund_pending' });
+    expect(await o.reconciliation()).toBe('not_required');
+    await runOrderWorkerOnce(svc.deps);
+    expect(await o.detail()).toMatchObject({ payment_status: 'refunded' });
+    expect(await o.refunds()).toEqual([{ state: 'done', payload: {} }]);
   });
 });
