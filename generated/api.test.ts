@@ -9066,7 +9066,7 @@ export interface components {
              */
             bonus_accrual: string;
             /**
-             * @description Number of receipt positions.
+             * @description Number of receipt positions (for an online order, the lines collected).
              * @default 0
              */
             items_count: number;
@@ -9192,7 +9192,7 @@ export interface components {
          *     }
          */
         PurchaseDetailSchema: components["schemas"]["PurchaseSchema"] & {
-            /** @description Receipt positions in receipt order. For online orders, one position per order line in line order (pieces counted whole; a weighed line is one position whose `price` and `amount` are for the weighed quantity; `price` is before the store's promotion and `discount` the difference). */
+            /** @description Receipt positions in receipt order. For online orders, one position per line as it was collected (the completed picking result, in line order, then the lines the picker added; removed lines are absent, a replaced line shows the replacement, a weighed line its weight), or per order line when the order was never picked. Pieces are counted whole; a weighed line is one position whose `price` and `amount` are for the weighed quantity. For a line collected as ordered, `price` is before the store's promotion and `discount` the difference; a line changed by the picking is charged at its collected price without a promotion discount. */
             positions?: components["schemas"]["PurchasePositionSchema"][];
             /** @description Discounts applied to the whole purchase. */
             discounts?: components["schemas"]["PurchaseDiscountSchema"][];

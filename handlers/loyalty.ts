@@ -32,6 +32,9 @@ import { findActiveStoreCached } from './shared/store.js';
 import type { Executor } from '../db/executor.js';
 import type { DB } from '../db/schema.js';
 import type { StoredPosition } from '../db/tables/loyalty.js';
+import { findLatestSessionOfOrder, loadItems } from '../db/queries/picking.js';
+import { toPickingResult } from '../db/queries/picking-views.js';
+import type { ResultPosition } from './rules/picking-result.js';
 import { conflict, notFound, unauthorized, unprocessable } from '../server/errors.js';
 import { fingerprintOf, withIdempotency } from '../server/idempotency.js';
 import { loyaltyOf, LoyaltyProviderError, type ProviderProgram } from '../server/providers/loyalty/index.js';
@@ -179,27 +182,60 @@ const purchaseOf = (p: PurchaseRow): Schemas['PurchaseSchema'] => ({
   source: p.source,
 });
 
+type OrderLine = Awaited<ReturnType<typeof orderLines>>[number];
+
 /**
- * Receipt positions of an online order: one per line. Pieces are counted whole; a weighed line
- * is one position whose price and amount are for the weighed quantity. `price` is before the
- * store's promotion (old price), `discount` the difference, `amount` what the line cost.
+ * A receipt position of an order line as ordered. Pieces are counted whole; a weighed line is one
+ * position whose price and amount are for the weighed quantity. `price` is before the store's
+ * promotion (old price), `discount` the difference, `amount` what the line cost.
  */
-function positionsOfOrder(lines: Awaited<ReturnType<typeof orderLines>>, lang: Lang): StoredPosition[] {
-  return lines.map((l) => {
-    const qty = parseDecimal(l.quantity, 3) ?? 0n;
-    const pieces = !l.weight_based && qty % 1000n === 0n;
-    const amount = parseDecimal(l.line_total, 2) ?? 0n;
-    const before = l.old_price === null ? amount : ((parseDecimal(l.old_price, 2) ?? 0n) * qty + 500n) / 1000n;
-    const discount = before > amount ? before - amount : 0n;
-    const unitBefore = parseDecimal(l.old_price ?? l.unit_price, 2) ?? 0n;
-    return {
-      name: lang === 'ru' ? l.name_ru : l.name_en,
-      code: l.barcode ?? l.plu_code ?? '',
-      quantity: pieces ? Number(qty / 1000n) : 1,
-      price: formatMoney(pieces ? unitBefore : amount + discount),
-      amount: formatMoney(amount),
-      discount: formatMoney(discount),
-    };
+function orderedPosition(l: OrderLine, lang: Lang): StoredPosition {
+  const qty = parseDecimal(l.quantity, 3) ?? 0n;
+  const pieces = !l.weight_based && qty % 1000n === 0n;
+  const amount = parseDecimal(l.line_total, 2) ?? 0n;
+  const before = l.old_price === null ? amount : ((parseDecimal(l.old_price, 2) ?? 0n) * qty + 500n) / 1000n;
+  const discount = before > amount ? before - amount : 0n;
+  const unitBefore = parseDecimal(l.old_price ?? l.unit_price, 2) ?? 0n;
+  return {
+    name: lang === 'ru' ? l.name_ru : l.name_en,
+    code: l.barcode ?? l.plu_code ?? '',
+    quantity: pieces ? Number(qty / 1000n) : 1,
+    price: formatMoney(pieces ? unitBefore : amount + discount),
+    amount: formatMoney(amount),
+    discount: formatMoney(discount),
+  };
+}
+
+/** A receipt position of a line as the picker collected it (changed lines carry no promotion). */
+function collectedPosition(p: ResultPosition): StoredPosition {
+  const amount = parseDecimal(p.line_total, 2) ?? 0n;
+  const qty = parseDecimal(p.quantity, 3) ?? 0n;
+  const pieces = p.weight === null && qty % 1000n === 0n;
+  return {
+    name: p.name,
+    code: p.barcode ?? p.plu_code ?? '',
+    quantity: pieces ? Number(qty / 1000n) : 1,
+    price: formatMoney(pieces ? (parseDecimal(p.unit_price, 2) ?? 0n) : amount),
+    amount: formatMoney(amount),
+    discount: formatMoney(0n),
+  };
+}
+
+/**
+ * Receipt positions of a completed online order: the lines as collected by its completed picking
+ * (a line collected as ordered keeps its order line, with the promotion), or the order lines
+ * when it was never picked.
+ */
+async function positionsOfOrder(db: Executor, orderId: string, lang: Lang): Promise<StoredPosition[]> {
+  const lines = await orderLines(db, orderId);
+  const session = await findLatestSessionOfOrder(db, orderId);
+  if (session?.status !== 'completed') return lines.map((l) => orderedPosition(l, lang));
+  const items = await loadItems(db, session.id);
+  const lineOfItem = new Map(items.map((i) => [String(i.id), lines.find((l) => l.id === i.order_item_id)]));
+  return toPickingResult(items, lang, true).items.flatMap((r) => {
+    if (!r.final) return [];
+    const line = lineOfItem.get(r.id);
+    return [r.group === 'unchanged' && line ? orderedPosition(line, lang) : collectedPosition(r.final)];
   });
 }
 
@@ -468,7 +504,7 @@ export const loyaltyHandlers = {
     if (UUID.test(id)) {
       const online = await findOnlinePurchase(ctx.deps.db, customerId, id, ctx.lang);
       if (online) {
-        const positions = positionsOfOrder(await orderLines(ctx.deps.db, id), ctx.lang);
+        const positions = await positionsOfOrder(ctx.deps.db, id, ctx.lang);
         return { status: 200, body: { ...purchaseOf(online), positions, discounts: [] } };
       }
     }

@@ -218,7 +218,12 @@ export async function replacePurchaseMirror(db: Executor, walletId: string, purc
 const onlinePurchases = (customerId: string, lang: 'ru' | 'en') => sql`
   SELECT o.id::text AS id, o.completed_at AS occurred_at, ${sql.ref(`s.name_${lang}`)} AS shop_name,
          o.final_total AS total, COALESCE(a.points, 0)::numeric(12, 2) AS bonus_accrual,
-         (SELECT count(*) FROM order_items i WHERE i.order_id = o.id)::int AS items_count, 'online' AS source
+         -- receipt positions: the lines collected by the completed picking, else the order lines
+         coalesce((SELECT count(*) FILTER (WHERE pi.state = 'picked') FROM picking_items pi
+                   WHERE pi.session_id = (SELECT ps.id FROM picking_sessions ps
+                                          WHERE ps.order_id = o.id AND ps.status = 'completed' ORDER BY ps.id DESC LIMIT 1)
+                   HAVING count(*) > 0),
+                  (SELECT count(*) FROM order_items i WHERE i.order_id = o.id))::int AS items_count, 'online' AS source
   FROM orders o
   JOIN stores s ON s.id = o.store_id
   LEFT JOIN loyalty_accruals a ON a.order_id = o.id
@@ -248,7 +253,7 @@ export async function findOnlinePurchase(db: Executor, customerId: string, order
 export function orderLines(db: Executor, orderId: string) {
   return db
     .selectFrom('order_items')
-    .select(['name_ru', 'name_en', 'barcode', 'plu_code', 'weight_based', 'quantity', 'unit_price', 'old_price', 'line_total'])
+    .select(['id', 'name_ru', 'name_en', 'barcode', 'plu_code', 'weight_based', 'quantity', 'unit_price', 'old_price', 'line_total'])
     .where('order_id', '=', orderId)
     .orderBy('line_no')
     .execute();

@@ -1,11 +1,14 @@
-// Purchases, purchase details and transactions on the local ledger; the accrual of completed
-// orders (on the picked total, exactly once) and the discount preview that estimates it.
+// Purchases, purchase details and transactions on the local ledger; the receipt of a picked
+// online order (its lines as collected); the accrual of completed orders (on the picked total,
+// exactly once) and the discount preview that estimates it.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_LOYALTY_CUSTOMERS } from '../../db/seed/loyalty.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { runLoyaltyWorkerOnce } from '../../server/loyalty-worker.js';
 import { signInCustomer } from '../support/accounts.js';
+import { command, createConfirmedOrder, stockedProducts } from '../support/orders.js';
+import { createPicker, itemCommand, startPicking } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { bearer, completeOrder, createOrder, readyWallet, signInDemoCustomer, storeLines, STORE, type StockLine } from './helpers.js';
 
@@ -120,6 +123,31 @@ describe('listLoyaltyTransactions', () => {
     expect((await get('/api/loaylty/wallet/transactions/', c)).body).toEqual({ items: [], count: 0, has_next: false });
     expect((await get('/api/loaylty/wallet/transactions/?page=0', c)).status).toBe(422);
     expect((await svc.client.raw('GET', '/api/loaylty/wallet/transactions/')).status).toBe(401);
+  });
+});
+
+describe('the receipt of a picked online order', () => {
+  it('lists the lines as collected: a removed line is absent, a line kept as ordered keeps its order line', async () => {
+    const c = await signInCustomer(svc);
+    await readyWallet(svc, c);
+    const [kept, lost] = await stockedProducts(svc, { weight: false, count: 2 });
+    const order = await createConfirmedOrder(svc, { customerId: c.customerId, lines: [{ inventoryId: kept.inventoryId, quantity: '2' }, { inventoryId: lost.inventoryId, quantity: '1' }] });
+    const picker = await createPicker(svc, [STORE.id]);
+    const session = await startPicking(svc, picker, order.orderId);
+    const itemOf = (p: { productId: string }) => session.items.find((i) => i.product_id === p.productId)!.item_id;
+    const send = async (itemId: number, action: string, body: object) => expect((await itemCommand(svc, picker, order.orderId, itemId, action, body)).status).toBe(200);
+    await send(itemOf(kept), 'piece-quantity', { quantity: 2 });
+    await send(itemOf(lost), 'missing', { action: 'remove' });
+    await send(itemOf(lost), 'clarification/resolve', { resolution: 'remove' });
+    expect((await svc.client.raw('POST', `/api/picker/orders/${order.orderId}/finish`, { headers: command(picker.auth) })).status).toBe(200);
+    const { final_total } = await svc.deps.db.selectFrom('orders').select('final_total').where('id', '=', order.orderId).executeTakeFirstOrThrow();
+    await completeOrder(svc, order.orderId, final_total!);
+
+    const listed = (await get('/api/loaylty/wallet/purchases/', c)).body.items.find((p: { id: string }) => p.id === order.orderId);
+    expect(listed).toMatchObject({ source: 'online', total: final_total, items_count: 1 });
+    const detail = (await get(`/api/loaylty/wallet/purchases/${order.orderId}/`, c)).body;
+    const amount = (Math.round(Number(kept.unitPrice) * 100) * 2) / 100;
+    expect(detail.positions).toEqual([expect.objectContaining({ name: kept.name, quantity: 2, price: kept.unitPrice, amount: amount.toFixed(2) })]);
   });
 });
 
