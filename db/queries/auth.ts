@@ -56,31 +56,18 @@ export async function revokeSessions(
  * so revocation takes effect at once (access tokens are otherwise valid for 15 minutes).
  */
 export async function isSessionActive(db: Executor, sessionId: string, owner: SessionOwner): Promise<boolean> {
-  if (owner.kind === 'customer') {
-    const row = await db
-      .selectFrom('auth_sessions as s')
-      .innerJoin('customers as c', 'c.id', 's.customer_id')
-      .select('s.id')
-      .where('s.id', '=', sessionId)
-      .where('s.customer_id', '=', owner.customerId)
-      .where('s.revoked_at', 'is', null)
-      .where('s.expires_at', '>', sql<Date>`now()`)
-      .where('c.deleted_at', 'is', null)
-      .where('c.is_disabled', '=', false)
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-  const row = await db
-    .selectFrom('auth_sessions as s')
-    .innerJoin('pickers as p', 'p.id', 's.picker_id')
-    .select('s.id')
-    .where('s.id', '=', sessionId)
-    .where('s.picker_id', '=', owner.pickerId)
-    .where('s.revoked_at', 'is', null)
-    .where('s.expires_at', '>', sql<Date>`now()`)
-    .where('p.is_active', '=', true)
-    .executeTakeFirst();
-  return row !== undefined;
+  // Templates, not the query builder: this runs before every authorized request.
+  const { rows } =
+    owner.kind === 'customer'
+      ? await sql`
+          SELECT 1 FROM auth_sessions s JOIN customers c ON c.id = s.customer_id
+          WHERE s.id = ${sessionId} AND s.customer_id = ${owner.customerId} AND s.revoked_at IS NULL AND s.expires_at > now()
+            AND c.deleted_at IS NULL AND NOT c.is_disabled`.execute(db)
+      : await sql`
+          SELECT 1 FROM auth_sessions s JOIN pickers p ON p.id = s.picker_id
+          WHERE s.id = ${sessionId} AND s.picker_id = ${owner.pickerId} AND s.revoked_at IS NULL AND s.expires_at > now()
+            AND p.is_active`.execute(db);
+  return rows.length > 0;
 }
 
 // --- one-time codes -------------------------------------------------------------------------
