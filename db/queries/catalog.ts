@@ -1,10 +1,11 @@
 // Catalog reads: units, the category tree per store, product cards and screens, availability
 // facts, recommendations and favorites. Every query is bounded by an index or by the small
 // category table; none runs per row of a result (no N+1).
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { components } from '../../generated/api.test.js';
 import { normalizeDecimal } from '../../handlers/rules/decimal.js';
 import type { Executor } from '../executor.js';
+import type { DB } from '../schema.js';
 import { productSearchCondition, type SearchPlan } from './catalog-search.js';
 
 type Schemas = components['schemas'];
@@ -305,26 +306,17 @@ export async function listAllStoreCards(db: Executor, storeId: string, lang: Lan
 
 // ---- product screen -----------------------------------------------------------------------------
 
-interface ProductDetailRow {
-  id: string;
+/** The product columns the detail reads as they are, and those it renames per language. */
+interface ProductDetailRow
+  extends Pick<
+    Selectable<DB['products']>,
+    'id' | 'category_id' | 'manufacturer' | 'brand' | 'image_original' | 'image_detail' | 'image_listing' | 'image_thumbnail' | 'weight_based' | 'weight' | 'calories' | 'protein' | 'fats' | 'carbohydrates'
+  > {
   name: string;
-  category_id: string | null;
   category_name: string | null;
   description: string | null;
   composition: string | null;
-  manufacturer: string | null;
   made_country: string | null;
-  brand: string | null;
-  image_original: string | null;
-  image_detail: string | null;
-  image_listing: string | null;
-  image_thumbnail: string | null;
-  weight_based: boolean;
-  weight: string;
-  calories: string | null;
-  protein: string | null;
-  fats: string | null;
-  carbohydrates: string | null;
   is_favorite: boolean;
   inventories: InventoryJson[];
 }
