@@ -11,7 +11,7 @@
 import { sql } from 'kysely';
 import { claimDeliveriesDueForCourier, claimOrdersPastPaymentWindow, findStoreForOrder, lockOrder, updateDelivery, updateOrder } from '../db/queries/orders.js';
 import { recordOrderChange } from '../db/queries/order-events.js';
-import { claimDueProviderCommands, findPaidInvoice, finishProviderCommand, type ProviderCommandRow } from '../db/queries/payments.js';
+import { claimDueProviderCommands, findPaidInvoice, finishProviderCommand, refundedDifferences, type ProviderCommandRow } from '../db/queries/payments.js';
 import { setReconciliationStatus } from '../db/queries/picking.js';
 import {
   claimDuePushDeliveries,
@@ -25,6 +25,8 @@ import {
 } from '../db/queries/push.js';
 import type { Executor } from '../db/executor.js';
 import type { OrderStatus, TrackingState } from '../db/tables/orders.js';
+import { formatDecimal } from '../handlers/rules/decimal.js';
+import { kopecks } from '../handlers/rules/order-pricing.js';
 import { afterFailure } from '../handlers/rules/retry.js';
 import { pushTexts } from '../handlers/rules/order-texts.js';
 import { cancelUnpaid, requestCourier } from '../handlers/shared/order-lifecycle.js';
@@ -174,16 +176,22 @@ async function runCommand(trx: Executor, deps: AppDeps, cmd: ProviderCommandRow)
       await bankOf(deps).cancelInvoice({ invoiceId: String(payload.invoice_id), providerRef: String(payload.provider_ref) });
       return true;
     case 'bank.refund': {
-      // Whole (a cancelled paid order) or the picking difference of one session (`amount`).
+      // Whole (a cancelled paid order: what was not already returned) or the picking difference
+      // of one session (`amount`; moot once the whole payment is being returned).
       const difference = partialRefundOf(cmd);
+      if (difference && o.payment_status !== 'paid') {
+        await setReconciliationStatus(trx, difference.sessionId, 'not_required');
+        return true;
+      }
       if (!difference && o.payment_status !== 'refund_pending') return true;
       const invoice = await findPaidInvoice(trx, o.id);
       if (!invoice) throw new BankRefusedError('the order has no paid invoice to refund');
+      const amount = difference ? difference.amount : formatDecimal(kopecks(invoice.amount) - kopecks(await refundedDifferences(trx, o.id)), 2);
       const result = await bankOf(deps).refund({
         refundId: `refund-${cmd.id}`,
         invoiceId: invoice.id,
         providerRef: invoice.provider_ref,
-        amount: difference ? difference.amount : invoice.amount,
+        amount,
         currency: invoice.currency,
       });
       if (result.status === 'pending') return false;

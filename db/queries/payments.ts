@@ -45,6 +45,14 @@ export function findPaidInvoice(db: Executor, orderId: string) {
   return db.selectFrom('bank_invoices').select(INVOICE_COLUMNS).where('order_id', '=', orderId).where('status', '=', 'paid').orderBy('settled_at', 'desc').executeTakeFirst();
 }
 
+/** What the bank has already returned of the order's payment as picking differences (roubles, text). */
+export async function refundedDifferences(db: Executor, orderId: string): Promise<string> {
+  const { rows } = await sql<{ total: string }>`
+    SELECT coalesce(sum((payload->>'amount')::numeric), 0)::numeric(12, 2)::text AS total FROM provider_commands
+    WHERE order_id = ${orderId} AND kind = 'bank.refund' AND state = 'done' AND payload ? 'amount'`.execute(db);
+  return rows[0].total;
+}
+
 // ------------------------------------------------------------------------------------------------
 // Provider commands
 

@@ -353,7 +353,7 @@ export function bumpSession(
 }
 
 /** The outcome of settling a completed session's difference with the bank (orders worker). */
-export async function setReconciliationStatus(db: Executor, sessionId: number, status: 'completed' | 'failed'): Promise<void> {
+export async function setReconciliationStatus(db: Executor, sessionId: number, status: 'completed' | 'failed' | 'not_required'): Promise<void> {
   await db
     .updateTable('picking_sessions')
     .set({ reconciliation_status: status, updated_at: sql<Date>`now()` })

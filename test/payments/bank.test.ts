@@ -3,8 +3,9 @@
 // order, and what picking changes: the difference of a smaller order goes back to the card, an
 // order of which nothing could be picked is refunded whole.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runOrderWorkerOnce } from '../../server/order-worker.js';
+import { SandboxBank } from '../../server/providers/bank/index.js';
 import { signInCustomer, signInPicker } from '../support/accounts.js';
 import { command } from '../support/orders.js';
 import { createPicker, itemCommand, startPicking } from '../support/picking.js';
@@ -235,7 +236,7 @@ describe('after picking a paid order', () => {
     const reconciliation = async () =>
       (await svc.deps.db.selectFrom('picking_sessions').select('reconciliation_status').where('order_id', '=', id).executeTakeFirstOrThrow()).reconciliation_status;
     const detail = async () => (await svc.client.raw('GET', `/api/orders/roadmap/${id}/detail`, { headers: c.auth })).body;
-    return { id, picker, kept: itemOf(kept), lost: itemOf(lost), remove, finish, refunds, reconciliation, detail };
+    return { id, auth: c.auth, picker, kept: itemOf(kept), lost: itemOf(lost), remove, finish, refunds, reconciliation, detail };
   }
 
   it('returns the difference to the card, and the session is settled once the bank has refunded it', async () => {
@@ -252,6 +253,26 @@ describe('after picking a paid order', () => {
     expect(await o.reconciliation()).toBe('completed');
     // A partial refund: the order stays paid, for what was delivered.
     expect(await o.detail()).toMatchObject({ payment_status: 'paid', status: { value: 'picked' } });
+  });
+
+  it('returns only what is left when an order partly refunded after picking is cancelled', async () => {
+    const o = await paidAndStarted();
+    expect((await itemCommand(svc, o.picker, o.id, o.kept.item_id, 'piece-quantity', { quantity: 1 })).status).toBe(200);
+    await o.remove(o.lost.item_id);
+    expect((await o.finish()).status).toBe(200);
+    await runOrderWorkerOnce(svc.deps);
+    expect(await o.reconciliation()).toBe('completed');
+    expect((await cancel(o.auth, o.id)).status).toBe(200);
+    const paid = await svc.deps.db.selectFrom('bank_invoices').select('amount').where('order_id', '=', o.id).where('status', '=', 'paid').executeTakeFirstOrThrow();
+    const refund = vi.spyOn(SandboxBank.prototype, 'refund');
+    try {
+      await runOrderWorkerOnce(svc.deps);
+      expect(refund).toHaveBeenCalledTimes(1);
+      expect(refund.mock.calls[0][0].amount).toBe((Math.round(Number(paid.amount) * 100 - 30000) / 100).toFixed(2));
+    } finally {
+      refund.mockRestore();
+    }
+    expect(await o.detail()).toMatchObject({ payment_status: 'refunded' });
   });
 
   it('marks the settlement failed when the bank refuses the refund (staff settle it by hand)', async () => {
