@@ -88,6 +88,12 @@ export interface CatalogSearchVocabularyTable {
   word: string;
 }
 
+/** Every string made by deleting one or two letters of a vocabulary word (migration 0009). */
+export interface CatalogSearchDeletionsTable {
+  variant: string;
+  word: string;
+}
+
 export interface InventoriesTable {
   id: Generated<string>;
   product_id: string;
@@ -135,6 +141,7 @@ export interface CatalogTables {
   products: ProductsTable;
   product_barcodes: ProductBarcodesTable;
   catalog_search_vocabulary: CatalogSearchVocabularyTable;
+  catalog_search_deletions: CatalogSearchDeletionsTable;
   inventories: InventoriesTable;
   favorite_products: FavoriteProductsTable;
   catalog_versions: CatalogVersionsTable;
