@@ -5,6 +5,7 @@
 // (DESIGN.md §3: 446-684 req/s with 105 operations against 3,200-4,500 with one). Here the list is
 // built once per dereferenced definition and requests are matched through a table compiled once:
 // exact paths in a Map, templated paths as regexes ordered by specificity.
+import { createRequire } from 'node:module';
 import { OpenAPIRouter, type Operation, type Request } from 'openapi-backend';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -109,6 +110,7 @@ let installed = false;
 export function installCompiledRouting(): void {
   if (installed) return;
   installed = true;
+  memoizePathTemplates();
   const proto = OpenAPIRouter.prototype as any;
   proto.getOperations = function getOperations(this: OpenAPIRouter) {
     return routeTableFor(this.definition).operations;
@@ -129,6 +131,25 @@ export function installCompiledRouting(): void {
       return undefined;
     }
     return op;
+  };
+}
+
+/**
+ * openapi-backend extracts path parameters with `bath(operation.path)`, which compiles the
+ * template's patterns, on each of the several parseRequest calls of every request. bath is pure
+ * (a template always yields the same parser), so one parser per template is kept. The module is
+ * the one openapi-backend itself resolves, and its `default` is read at each call.
+ */
+function memoizePathTemplates(): void {
+  const requireFromBackend = createRequire(createRequire(import.meta.url).resolve('openapi-backend'));
+  const bath = requireFromBackend('bath-es5') as { default: (template: string, patterns?: unknown) => unknown };
+  const compile = bath.default;
+  const parsers = new Map<string, unknown>();
+  bath.default = (template, patterns) => {
+    if (patterns !== undefined) return compile(template, patterns);
+    let parser = parsers.get(template);
+    if (!parser) parsers.set(template, (parser = compile(template)));
+    return parser;
   };
 }
 
