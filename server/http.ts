@@ -13,8 +13,14 @@ export function send(res: express.Response, reply: HttpReply): void {
   if (res.headersSent) return;
   if (reply.headers) for (const [k, v] of Object.entries(reply.headers)) res.setHeader(k, v);
   res.status(reply.status);
-  if (reply.body === undefined || reply.status === 204 || reply.status === 304) res.end();
-  else res.json(reply.body);
+  if (reply.body === undefined || reply.status === 204 || reply.status === 304) {
+    res.end();
+    return;
+  }
+  // Written directly rather than through express's res.json/res.send, which copy the text into
+  // a Buffer and check request freshness on every reply: node sets Content-Length from the string.
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(reply.body));
 }
 
 /** The reply for any thrown value. Unexpected errors become a 500 without stack or SQL. */
