@@ -14,14 +14,14 @@ import {
   productExists,
   removeFavorite,
 } from '../db/queries/catalog.js';
-import { planProductSearch } from '../db/queries/catalog-search.js';
+import { planProductSearch, type SearchPlan } from '../db/queries/catalog-search.js';
 import { findCurrentVersion, findServableSnapshot, whySnapshotMissing } from '../db/queries/catalog-snapshot.js';
 import type { Executor } from '../db/executor.js';
 import type { HandlerMap } from '../generated/operations.js';
 import { notFound, serviceUnavailable, unauthorized, unprocessable } from '../server/errors.js';
 import type { RequestContext } from '../server/handler-types.js';
 import { decideAvailability, parseRequestedQuantity, type QuantityProblem } from './rules/availability.js';
-import { parseSearch } from './rules/catalog-search.js';
+import { parseSearch, type SearchRequest } from './rules/catalog-search.js';
 import { acceptsGzip, ifNoneMatchMatches } from './rules/http-cache.js';
 import { hasNextPage, pageWindow } from './rules/paging.js';
 import { customerIdOf, optionalCustomerIdOf } from './shared/principal.js';
@@ -67,6 +67,30 @@ async function servableSnapshotTag(db: Executor, version: string, storeId: strin
   const until = now + Math.min(SNAPSHOT_TAG_CACHE_MS, row.servable_for_seconds * 1000);
   if (until > now) cache.set(key, { etag: row.etag, until });
   return row.etag;
+}
+
+// How search texts resolved against the vocabulary, per database: popular searches repeat, and
+// the vocabulary changes only with catalog imports, so a plan is reused for
+// config.catalog.searchPlanCacheSeconds. Least recently used plans go beyond SEARCH_PLANS_MAX.
+const SEARCH_PLANS_MAX = 1000;
+const searchPlans = new WeakMap<Executor, Map<string, { plan: SearchPlan; until: number }>>();
+
+async function searchPlanOf(db: Executor, request: SearchRequest, ttlSeconds: number): Promise<SearchPlan> {
+  if (ttlSeconds <= 0) return planProductSearch(db, request);
+  let cache = searchPlans.get(db);
+  if (!cache) searchPlans.set(db, (cache = new Map()));
+  const key = JSON.stringify(request);
+  const now = Date.now();
+  const hit = cache.get(key);
+  cache.delete(key);
+  if (hit && hit.until > now) {
+    cache.set(key, hit); // most recently used last
+    return hit.plan;
+  }
+  const plan = await planProductSearch(db, request);
+  cache.set(key, { plan, until: now + ttlSeconds * 1000 });
+  if (cache.size > SEARCH_PLANS_MAX) cache.delete(cache.keys().next().value!);
+  return plan;
 }
 
 export const catalogHandlers = {
@@ -193,7 +217,7 @@ export const catalogHandlers = {
     const db = ctx.deps.db;
     const window = pageWindow(q.page, q.page_size);
     const searchRequest = parseSearch(q.search);
-    const search = searchRequest ? await planProductSearch(db, searchRequest) : null;
+    const search = searchRequest ? await searchPlanOf(db, searchRequest, ctx.deps.config.catalog.searchPlanCacheSeconds) : null;
     const page = await listProductPage(db, {
       storeId: store.id,
       lang: ctx.lang,

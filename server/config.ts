@@ -176,6 +176,11 @@ export interface CatalogConfig {
   previousVersionTtlHours: number;
   /** Lowest supported and latest app versions per platform; null: not configured (no prompt). */
   mobileVersions: Record<'android' | 'ios', { minimum: string; latest: string } | null>;
+  /**
+   * How long an instance reuses how a search text resolved against the search vocabulary (its
+   * candidate words). Words added by a catalog import are matched within this time; 0: never reused.
+   */
+  searchPlanCacheSeconds: number;
 }
 
 function catalogConfig(env: NodeJS.ProcessEnv): CatalogConfig {
@@ -196,6 +201,7 @@ function catalogConfig(env: NodeJS.ProcessEnv): CatalogConfig {
   return {
     previousVersionTtlHours: int(env, 'CATALOG_PREVIOUS_VERSION_TTL_HOURS', 24, 0),
     mobileVersions: { android: platform('ANDROID', '1.0.0', '1.4.0'), ios: platform('IOS', '1.0.0', '1.4.0') },
+    searchPlanCacheSeconds: int(env, 'CATALOG_SEARCH_CACHE_SECONDS', 60, 0),
   };
 }
 
