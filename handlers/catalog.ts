@@ -24,6 +24,7 @@ import { decideAvailability, parseRequestedQuantity, type QuantityProblem } from
 import { parseSearch, type SearchRequest } from './rules/catalog-search.js';
 import { acceptsGzip, ifNoneMatchMatches } from './rules/http-cache.js';
 import { hasNextPage, pageWindow } from './rules/paging.js';
+import { expiringCache } from './shared/expiring-cache.js';
 import { customerIdOf, optionalCustomerIdOf } from './shared/principal.js';
 import { requireStore } from './shared/store.js';
 
@@ -49,47 +50,31 @@ const QUANTITY_PROBLEMS: Record<QuantityProblem, string> = {
 
 // The tag of a published snapshot never changes (a version's snapshots are written once), and a
 // snapshot stays servable until its version has been replaced for the retention period. So a tag
-// read once is reused, per database, until that moment, capped at SNAPSHOT_TAG_CACHE_MS: the
-// clients' revalidation (the commonest catalog request) then costs no database round trip.
+// read once is reused until that moment, capped at SNAPSHOT_TAG_CACHE_MS: the clients'
+// revalidation (the commonest catalog request) then costs no database round trip.
 const SNAPSHOT_TAG_CACHE_MS = 10 * 60_000;
-const snapshotTags = new WeakMap<Executor, Map<string, { etag: string; until: number }>>();
+const snapshotTags = expiringCache<string>();
 
 async function servableSnapshotTag(db: Executor, version: string, storeId: string, lang: 'ru' | 'en', retentionHours: number): Promise<string | null> {
-  let cache = snapshotTags.get(db);
-  if (!cache) snapshotTags.set(db, (cache = new Map()));
   const key = `${version}/${storeId}/${lang}`;
-  const now = Date.now();
-  const hit = cache.get(key);
-  if (hit && hit.until > now) return hit.etag;
-  cache.delete(key);
+  const cached = snapshotTags.get(db, key);
+  if (cached) return cached;
   const row = await findServableSnapshot(db, version, storeId, lang, retentionHours, 'etag');
   if (!row) return null;
-  const until = now + Math.min(SNAPSHOT_TAG_CACHE_MS, row.servable_for_seconds * 1000);
-  if (until > now) cache.set(key, { etag: row.etag, until });
+  snapshotTags.set(db, key, row.etag, Date.now() + Math.min(SNAPSHOT_TAG_CACHE_MS, row.servable_for_seconds * 1000));
   return row.etag;
 }
 
-// How search texts resolved against the vocabulary, per database: popular searches repeat, and
-// the vocabulary changes only with catalog imports, so a plan is reused for
-// config.catalog.searchPlanCacheSeconds. Least recently used plans go beyond SEARCH_PLANS_MAX.
-const SEARCH_PLANS_MAX = 1000;
-const searchPlans = new WeakMap<Executor, Map<string, { plan: SearchPlan; until: number }>>();
+// How search texts resolved against the vocabulary: popular searches repeat, and the vocabulary
+// changes only with catalog imports, so a plan is reused for config.catalog.searchPlanCacheSeconds.
+const searchPlans = expiringCache<SearchPlan>(1000);
 
 async function searchPlanOf(db: Executor, request: SearchRequest, ttlSeconds: number): Promise<SearchPlan> {
-  if (ttlSeconds <= 0) return planProductSearch(db, request);
-  let cache = searchPlans.get(db);
-  if (!cache) searchPlans.set(db, (cache = new Map()));
   const key = JSON.stringify(request);
-  const now = Date.now();
-  const hit = cache.get(key);
-  cache.delete(key);
-  if (hit && hit.until > now) {
-    cache.set(key, hit); // most recently used last
-    return hit.plan;
-  }
+  const cached = searchPlans.get(db, key);
+  if (cached) return cached;
   const plan = await planProductSearch(db, request);
-  cache.set(key, { plan, until: now + ttlSeconds * 1000 });
-  if (cache.size > SEARCH_PLANS_MAX) cache.delete(cache.keys().next().value!);
+  searchPlans.set(db, key, plan, Date.now() + ttlSeconds * 1000);
   return plan;
 }
 

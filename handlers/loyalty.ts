@@ -28,7 +28,6 @@ import {
   type TransactionRow,
   type WalletRow,
 } from '../db/queries/loyalty.js';
-import { findActiveStoreCached } from './shared/store.js';
 import type { Executor } from '../db/executor.js';
 import type { DB } from '../db/schema.js';
 import type { StoredPosition } from '../db/tables/loyalty.js';
@@ -49,6 +48,7 @@ import { hasNextPage, pageWindow } from './rules/paging.js';
 import { assertUnderLimit, recordRateEvent } from './shared/limits.js';
 import { applyCommand, cardRefusal, isLinked, memberOf, providerFailure, providerUnavailable, walletBody, wrapperBody } from './shared/loyalty.js';
 import { customerIdOf } from './shared/principal.js';
+import { findActiveStoreCached } from './shared/store.js';
 
 type Schemas = components['schemas'];
 type Ctx<K extends OperationId> = RequestContext<K>;

@@ -1,34 +1,29 @@
 // The `X-Store-Id` rule shared by every store-dependent operation: the spec leaves the header
 // optional, so the operation checks it (422 STORE_REQUIRED / STORE_NOT_FOUND, never a 500).
 import { findActiveStore } from '../../db/queries/stores.js';
-import type { Executor } from '../../db/executor.js';
 import type { AppDeps } from '../../server/deps.js';
 import { unprocessable } from '../../server/errors.js';
 import type { OperationId } from '../../generated/operations.js';
 import type { RequestContext } from '../../server/handler-types.js';
+import { expiringCache } from './expiring-cache.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type StoreRow = NonNullable<Awaited<ReturnType<typeof findActiveStore>>>;
 
-// Active stores as this process last read them, per database (tests run several services in one
-// process). Only found stores are kept: an unknown id is asked again, so a new store is served at
-// once; a deactivated or edited one is seen within config.storeCacheSeconds.
-const storeCaches = new WeakMap<Executor, Map<string, { row: StoreRow; until: number }>>();
+// Active stores as this process last read them. Only found stores are kept: an unknown id is
+// asked again, so a new store is served at once; a deactivated or edited one is seen within
+// config.storeCacheSeconds.
+const activeStores = expiringCache<StoreRow>();
 
 /** The active store with this id (a UUID, any case), from the short-lived cache or the database. */
 export async function findActiveStoreCached(deps: Pick<AppDeps, 'db' | 'config'>, id: string): Promise<StoreRow | undefined> {
   if (!UUID.test(id)) return undefined;
   const key = id.toLowerCase();
-  const ttlMs = deps.config.storeCacheSeconds * 1000;
-  let cache = storeCaches.get(deps.db);
-  if (!cache) storeCaches.set(deps.db, (cache = new Map()));
-  const now = Date.now();
-  const hit = cache.get(key);
-  if (hit && hit.until > now) return hit.row;
+  const cached = activeStores.get(deps.db, key);
+  if (cached) return cached;
   const row = await findActiveStore(deps.db, key);
-  if (row && ttlMs > 0) cache.set(key, { row, until: now + ttlMs });
-  else cache.delete(key);
+  if (row) activeStores.set(deps.db, key, row, Date.now() + deps.config.storeCacheSeconds * 1000);
   return row;
 }
 
