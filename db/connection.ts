@@ -79,7 +79,7 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export function connect(connectionString: string, options: { max?: number; applicationName?: string; preparedStatements?: boolean } = {}): DatabaseHandle {
+export function connect(connectionString: string, options: { max?: number; applicationName?: string } = {}): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 20,
@@ -89,7 +89,7 @@ export function connect(connectionString: string, options: { max?: number; appli
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  if (options.preparedStatements !== false) pool.on('connect', prepareStatementsOf);
+  pool.on('connect', prepareStatementsOf);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

@@ -356,7 +356,8 @@ const toHeldSlot = (row: SlotRowForHold): HeldSlot => ({
 async function reserveSlot(db: Executor, kind: SlotKind, { storeId, slotId, orderId }: SlotHoldRequest): Promise<SlotHoldResult> {
   // One statement in the common case (a new order taking a free window): the order's existing
   // hold, if any, is read by the same statement and stops the take.
-  const { rows } = await sql<SlotRowForHold & { held_slot_id: string | null; held_kind: SlotKind | null }>`
+  // Both sides are outer-joined: the taken window's columns are null when none was taken.
+  const { rows } = await sql<{ [K in keyof SlotRowForHold]: SlotRowForHold[K] | null } & { held_slot_id: string | null; held_kind: SlotKind | null }>`
     WITH existing AS (
       SELECT slot_id, kind FROM slot_holds WHERE order_id = ${orderId}
     ), taken AS (
@@ -380,7 +381,7 @@ async function reserveSlot(db: Executor, kind: SlotKind, { storeId, slotId, orde
     const slot = await db.selectFrom('store_slots').select(['id', 'store_id', 'slot_date', 'starts_at', 'ends_at']).where('id', '=', slotId).executeTakeFirstOrThrow();
     return { ok: true, slot: toHeldSlot(slot), alreadyHeld: true };
   }
-  if (r.id !== null) return { ok: true, slot: toHeldSlot(r), alreadyHeld: false };
+  if (r.id !== null) return { ok: true, slot: toHeldSlot(r as SlotRowForHold), alreadyHeld: false };
 
   // Nothing was taken: say why, judged by the same conditions in the same order as the listing.
   const slot = await db

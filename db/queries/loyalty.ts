@@ -219,14 +219,14 @@ const onlinePurchases = (customerId: string, lang: 'ru' | 'en') => sql`
   SELECT o.id::text AS id, o.completed_at AS occurred_at, ${sql.ref(`s.name_${lang}`)} AS shop_name,
          o.final_total AS total, COALESCE(a.points, 0)::numeric(12, 2) AS bonus_accrual,
          -- receipt positions: the lines collected by the completed picking, else the order lines
-         coalesce((SELECT count(*) FILTER (WHERE pi.state = 'picked') FROM picking_items pi
-                   WHERE pi.session_id = (SELECT ps.id FROM picking_sessions ps
-                                          WHERE ps.order_id = o.id AND ps.status = 'completed' ORDER BY ps.id DESC LIMIT 1)
-                   HAVING count(*) > 0),
-                  (SELECT count(*) FROM order_items i WHERE i.order_id = o.id))::int AS items_count, 'online' AS source
+         (CASE WHEN done.id IS NOT NULL
+               THEN (SELECT count(*) FROM picking_items pi WHERE pi.session_id = done.id AND pi.state = 'picked')
+               ELSE (SELECT count(*) FROM order_items i WHERE i.order_id = o.id) END)::int AS items_count,
+         'online' AS source
   FROM orders o
   JOIN stores s ON s.id = o.store_id
   LEFT JOIN loyalty_accruals a ON a.order_id = o.id
+  LEFT JOIN LATERAL (SELECT max(ps.id) AS id FROM picking_sessions ps WHERE ps.order_id = o.id AND ps.status = 'completed') done ON true
   WHERE o.customer_id = ${customerId} AND o.status = 'completed' AND o.completed_at IS NOT NULL AND o.final_total IS NOT NULL`;
 
 const offlinePurchases = (walletId: string) => sql`

@@ -75,6 +75,5 @@ export async function recordOrderChange(
     FROM o
     RETURNING (payload #>> '{data,order_version}')::int AS order_version`.execute(db);
   if (!rows.length) throw new Error(`recordOrderChange: no order ${orderId}`);
-  const order = rows[0];
-  return { event_id: eventId, notification_id: notificationId, order_version: order.order_version };
+  return { event_id: eventId, notification_id: notificationId, order_version: rows[0].order_version };
 }
