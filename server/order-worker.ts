@@ -25,8 +25,7 @@ import {
 } from '../db/queries/push.js';
 import type { Executor } from '../db/executor.js';
 import type { OrderStatus, TrackingState } from '../db/tables/orders.js';
-import { formatDecimal } from '../handlers/rules/decimal.js';
-import { kopecks } from '../handlers/rules/order-pricing.js';
+import { kopecks, money } from '../handlers/rules/order-pricing.js';
 import { afterFailure } from '../handlers/rules/retry.js';
 import { pushTexts } from '../handlers/rules/order-texts.js';
 import { cancelUnpaid, requestCourier } from '../handlers/shared/order-lifecycle.js';
@@ -186,7 +185,7 @@ async function runCommand(trx: Executor, deps: AppDeps, cmd: ProviderCommandRow)
       if (!difference && o.payment_status !== 'refund_pending') return true;
       const invoice = await findPaidInvoice(trx, o.id);
       if (!invoice) throw new BankRefusedError('the order has no paid invoice to refund');
-      const amount = difference ? difference.amount : formatDecimal(kopecks(invoice.amount) - kopecks(await refundedDifferences(trx, o.id)), 2);
+      const amount = difference ? difference.amount : money(kopecks(invoice.amount) - kopecks(await refundedDifferences(trx, o.id)));
       const result = await bankOf(deps).refund({
         refundId: `refund-${cmd.id}`,
         invoiceId: invoice.id,

@@ -321,6 +321,11 @@ export function reconciliationStatus(paymentMethod: 'cash' | 'online', original:
   return paymentMethod === 'online' && original !== current ? 'pending' : 'not_required';
 }
 
+/** What goes back to the card when a paid online order was collected for less (kopecks), else null. */
+export function differenceToRefund(paymentMethod: 'cash' | 'online', paymentStatus: string, original: bigint, current: bigint): bigint | null {
+  return paymentMethod === 'online' && paymentStatus === 'paid' && current < original ? original - current : null;
+}
+
 /** The quantity an added item may have: whole pieces, or kg with at most three decimals, above 0. */
 export function addedQuantityProblem(quantity: bigint | null, isWeightBased: boolean): 'QUANTITY_INVALID' | 'QUANTITY_NOT_INTEGER' | null {
   if (quantity === null || quantity <= 0n) return 'QUANTITY_INVALID';

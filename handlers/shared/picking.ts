@@ -45,6 +45,7 @@ import {
   isResolved,
   lineTotal,
   openSessionStatus,
+  differenceToRefund,
   reconciliationStatus,
   UNIT,
   type ItemCommand,
@@ -465,11 +466,9 @@ export async function finishSession(s: CommandScope): Promise<void> {
       hasPickingChanges: result.hasChanges,
       pickingCompleted: true,
     });
-    // Paid online and collected for less: the difference goes back to the customer's card
-    // (the orders worker asks the bank; the session's reconciliation_status follows it).
-    if (order.payment_method === 'online' && order.payment_status === 'paid' && current < original) {
-      await enqueueProviderCommand(trx, 'bank.refund', order.id, { amount: formatDecimal(original - current, 2), session_id: head.id });
-    }
+    // The orders worker asks the bank; the session's reconciliation_status follows the answer.
+    const refund = differenceToRefund(order.payment_method, order.payment_status, original, current);
+    if (refund !== null) await enqueueProviderCommand(trx, 'bank.refund', order.id, { amount: formatDecimal(refund, 2), session_id: head.id });
   } else {
     // Nothing to hand over: cancelled as any order is (a paid one refunded in full, the courier
     // withdrawn, the customer told). The stock went back above.

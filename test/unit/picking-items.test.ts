@@ -11,6 +11,7 @@ import {
   isResolved,
   lineTotal,
   openSessionStatus,
+  differenceToRefund,
   reconciliationStatus,
   stateKey,
   toleranceFor,
@@ -314,6 +315,10 @@ describe('totals, tolerance and the session status', () => {
     expect(reconciliationStatus('online', 1000n, 900n)).toBe('pending');
     expect(reconciliationStatus('online', 1000n, 1000n)).toBe('not_required');
     expect(reconciliationStatus('cash', 1000n, 900n)).toBe('not_required');
+    expect(differenceToRefund('online', 'paid', 1000n, 900n)).toBe(100n);
+    expect(differenceToRefund('online', 'paid', 1000n, 1100n)).toBeNull();
+    expect(differenceToRefund('online', 'awaiting', 1000n, 900n)).toBeNull();
+    expect(differenceToRefund('cash', 'not_required', 1000n, 900n)).toBeNull();
   });
   it('checks the quantity of an added item', () => {
     expect(addedQuantityProblem(pcs(2), false)).toBeNull();
