@@ -11,6 +11,7 @@ import * as picking from './2026_11_22_0007_picking.js';
 import * as loyalty from './2026_11_22_0008_loyalty.js';
 import * as searchSpeed from './2026_11_22_0009_search_speed.js';
 import * as idempotencyAnswers from './2026_11_22_0010_idempotency_answers.js';
+import * as searchPostings from './2026_11_22_0011_search_postings.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0008_loyalty': loyalty,
   '2026_11_22_0009_search_speed': searchSpeed,
   '2026_11_22_0010_idempotency_answers': idempotencyAnswers,
+  '2026_11_22_0011_search_postings': searchPostings,
 };

@@ -27,6 +27,13 @@ export interface SearchPlan {
    * when every match would score the same (nothing to rank by).
    */
   relevance: RawBuilder<unknown> | null;
+  /**
+   * The same word search as postings to look up (catalog_search_postings): each candidate word
+   * with its query word (`term`, from 0) and its score tier; a product matches when it has a
+   * candidate of each of the `terms` query words. Null when the text is also a barcode or PLU,
+   * whose exact hits only `condition` finds.
+   */
+  words: { terms: number; term: number[]; word: string[]; score: number[] } | null;
 }
 
 interface Candidate {
@@ -34,6 +41,9 @@ interface Candidate {
   word: string;
   score: number;
 }
+
+/** Scores are ranked in tiers of 0.01: candidates of one tier rank alike. */
+const tierOf = (score: number) => Math.round(score * 100) / 100;
 
 /** Resolves the query words against the vocabulary (one query) and returns the SQL to filter and rank. */
 export async function planProductSearch(db: Executor, request: SearchRequest): Promise<SearchPlan> {
@@ -97,12 +107,16 @@ export async function planProductSearch(db: Executor, request: SearchRequest): P
   // are grouped by score, so this is a few array overlaps per row (GIN-friendly, no unnest); a
   // query whose words each have one score tier ranks every match alike and skips it.
   const termScores: RawBuilder<unknown>[] = [];
+  const words = { terms: byTerm.size, term: [] as number[], word: [] as string[], score: [] as number[] };
   let ranksMatches = codeMatch.length > 0;
-  for (const found of byTerm.values()) {
+  for (const [term, found] of [...byTerm.values()].entries()) {
     if (found.length === 0) continue; // nothing matches by words; only a code hit can
     const tiers = new Map<number, string[]>();
     for (const c of found) {
-      const score = Math.round(c.score * 100) / 100;
+      const score = tierOf(c.score);
+      words.term.push(term);
+      words.word.push(c.word);
+      words.score.push(score);
       if (!tiers.has(score)) tiers.set(score, []);
       tiers.get(score)!.push(c.word);
     }
@@ -114,6 +128,7 @@ export async function planProductSearch(db: Executor, request: SearchRequest): P
   return {
     condition: sql`(${codeHit} OR (${textMatch}))`,
     relevance: ranksMatches ? sql`(CASE WHEN ${codeHit} THEN ${CODE_SCORE} ELSE 0 END + ${wordScore})` : null,
+    words: codeMatch.length ? null : words,
   };
 }
 

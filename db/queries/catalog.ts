@@ -235,13 +235,9 @@ function listingConditions(q: ProductPageQuery): { where: RawBuilder<unknown>; n
   // `in_stock IN (true, false)` is always true; it lets PostgreSQL walk both stock segments of
   // inventories_listing_* in index order (in stock first, then catalog rank) and stop at the page.
   const where: RawBuilder<unknown>[] = [sql`i.store_id = ${q.storeId}`, sql`i.is_default`, sql`i.in_stock IN (true, false)`];
-  if (f.categoryId) {
-    // A subtree is one range of ranks (categories.product_rank_*), read once per statement; an
-    // unknown, withdrawn or empty category gives NULL bounds, which match nothing.
-    const bound = (column: 'product_rank_from' | 'product_rank_to') =>
-      sql`(SELECT ${sql.ref(column)} FROM categories WHERE id = ${f.categoryId} AND is_active)`;
-    where.push(sql`${rank} BETWEEN ${bound('product_rank_from')} AND ${bound('product_rank_to')}`);
-  }
+  // A subtree is one range of ranks (categories.product_rank_*), read once per statement; an
+  // unknown, withdrawn or empty category gives NULL bounds, which match nothing.
+  if (f.categoryId) where.push(categoryRankRange(rank, f.categoryId));
   if (f.onlyDiscount) where.push(sql`i.old_price IS NOT NULL`);
   if (f.favoritesOf) where.push(sql`EXISTS (SELECT 1 FROM favorite_products f WHERE f.customer_id = ${f.favoritesOf} AND f.product_id = i.product_id)`);
   const productWhere: RawBuilder<unknown>[] = [];
@@ -264,8 +260,60 @@ function listingConditions(q: ProductPageQuery): { where: RawBuilder<unknown>; n
 const pageBounds = (q: { limit: number; offset: number }): RawBuilder<unknown> =>
   q.offset === 0 ? sql`LIMIT ${sql.lit(Math.trunc(q.limit))}` : sql`LIMIT ${q.limit} OFFSET ${q.offset}`;
 
+/** A category's subtree as a range of catalog ranks (see listingConditions). */
+function categoryRankRange(rank: RawBuilder<unknown>, categoryId: string): RawBuilder<unknown> {
+  const bound = (column: 'product_rank_from' | 'product_rank_to') =>
+    sql`(SELECT ${sql.ref(column)} FROM categories WHERE id = ${categoryId} AND is_active)`;
+  return sql`${rank} BETWEEN ${bound('product_rank_from')} AND ${bound('product_rank_to')}`;
+}
+
+/**
+ * A word search in the default order, optionally within a category, read from the search
+ * postings (migration 2026_11_22_0011), index-only: products and inventories are read for the
+ * page alone. Same matches, order and total as the product-driven statement of listProductPage,
+ * which serves every other search. Two shapes:
+ * - one query word with one candidate (the usual "молоко"): the page is the head of the word's
+ *   stretch of the index, already in page order, and the total is counted there;
+ * - otherwise the postings of every candidate are gathered per product, in one grouping: a
+ *   product matches when it has a candidate of each query word, and its relevance is, per query
+ *   word, the best score among the candidates it has, summed.
+ */
+async function searchPageFromPostings(db: Executor, q: ProductPageQuery, words: NonNullable<SearchPlan['words']>): Promise<{ items: ProductCard[]; count: number }> {
+  const rank = sql.ref(`x.sort_rank_${q.lang}`);
+  const inCategory = q.filters.categoryId ? sql`AND ${categoryRankRange(rank, q.filters.categoryId)}` : sql``;
+  const oneWord = words.terms === 1 && words.word.length === 1;
+  // Query words are numbered from 0 and written into the text (at most MAX_SEARCH_TERMS shapes).
+  const terms = Array.from({ length: words.terms }, (_, t) => sql.lit(t));
+  const matches = oneWord
+    ? sql`SELECT x.product_id, x.in_stock, ${rank} AS rank, 0 AS relevance FROM catalog_search_postings x
+        WHERE x.store_id = ${q.storeId} AND x.word = ${words.word[0]} ${inCategory}`
+    : sql`SELECT x.product_id, x.in_stock, ${rank} AS rank,
+          ${terms.length ? sql.join(terms.map((t) => sql`coalesce(max(c.score) FILTER (WHERE c.term = ${t}), 0)`), sql` + `) : sql`0`} AS relevance
+        FROM catalog_search_candidates(${words.term}::int[], ${words.word}::text[], ${words.score}::float8[]) AS c
+        JOIN catalog_search_postings x ON x.store_id = ${q.storeId} AND x.word = c.word ${inCategory}
+        GROUP BY 1, 2, 3
+        HAVING ${terms.length ? sql.join(terms.map((t) => sql`bool_or(c.term = ${t})`), sql` AND `) : sql`false`}`;
+  // One word: the matches are a plain index range, read twice (page and count) rather than
+  // gathered; otherwise they are gathered once and read twice.
+  const { rows } = await sql<CardRow & { total: number }>`
+    WITH m AS ${oneWord ? sql`NOT MATERIALIZED` : sql`MATERIALIZED`} (${matches})
+    SELECT ${cardColumns(q.lang, q.customerId)}, (SELECT count(*)::int FROM m) AS total
+    FROM (SELECT * FROM m ORDER BY in_stock DESC, relevance DESC, rank ${pageBounds(q)}) m
+    JOIN products p ON p.id = m.product_id
+    JOIN inventories i ON i.store_id = ${q.storeId} AND i.product_id = m.product_id AND i.is_default
+    ORDER BY m.in_stock DESC, m.relevance DESC, m.rank`.execute(db);
+  if (rows.length > 0) return { items: rows.map(toProductCard), count: rows[0].total };
+  if (q.offset === 0) return { items: [], count: 0 };
+  const { rows: counted } = await sql<{ total: number }>`SELECT count(*)::int AS total FROM (${matches}) m`.execute(db);
+  return { items: [], count: counted[0].total };
+}
+
 /** One page of cards and the total, in the spec's order (in stock first, then the sort). */
 export async function listProductPage(db: Executor, q: ProductPageQuery): Promise<{ items: ProductCard[]; count: number }> {
+  const f = q.filters;
+  if (f.search?.words && q.sortBy === null && !f.favoritesOf && !f.isTop && !f.isNew && !f.isFresh && !f.onlyDiscount) {
+    return searchPageFromPostings(db, q, f.search.words);
+  }
   const { where, needsProduct } = listingConditions(q);
   const rank = sql.ref(`i.sort_rank_${q.lang}`);
   const relevance = q.filters.search?.relevance ? sql`${q.filters.search.relevance} DESC,` : sql``;

@@ -94,6 +94,16 @@ export interface CatalogSearchDeletionsTable {
   word: string;
 }
 
+/** Derived from inventories and products by triggers (migration 2026_11_22_0011); read-only here. */
+export interface CatalogSearchPostingsTable {
+  store_id: string;
+  word: string;
+  product_id: string;
+  in_stock: boolean;
+  sort_rank_ru: number;
+  sort_rank_en: number;
+}
+
 export interface InventoriesTable {
   id: Generated<string>;
   product_id: string;
@@ -142,6 +152,7 @@ export interface CatalogTables {
   product_barcodes: ProductBarcodesTable;
   catalog_search_vocabulary: CatalogSearchVocabularyTable;
   catalog_search_deletions: CatalogSearchDeletionsTable;
+  catalog_search_postings: CatalogSearchPostingsTable;
   inventories: InventoriesTable;
   favorite_products: FavoriteProductsTable;
   catalog_versions: CatalogVersionsTable;

@@ -1,0 +1,135 @@
+// The search postings (migration 2026_11_22_0011): a word search in the default order reads its
+// matches from catalog_search_postings. They must give exactly what the product-driven statement
+// gives (same cards, same order, same total), and the triggers must keep the table equal to the
+// join it is derived from whatever changes stock, default units, ranks, names or the assortment.
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listProductPage, type ProductPageQuery } from '../../db/queries/catalog.js';
+import { planProductSearch } from '../../db/queries/catalog-search.js';
+import { DEMO_STORES } from '../../db/seed/stores.js';
+import { parseSearch } from '../../handlers/rules/catalog-search.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(() => svc?.close());
+
+const STORE = DEMO_STORES[0].id;
+/** Texts whose candidates fall in several score tiers (so relevance orders their matches). */
+const ranked = new Set<string>();
+
+/** Rows of the table that its definition does not give, and rows the definition gives that it lacks. */
+async function postingsDrift(): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    WITH derived AS (
+      SELECT DISTINCT i.store_id, w.word COLLATE "C" AS word, i.product_id, i.in_stock, i.sort_rank_ru, i.sort_rank_en
+      FROM inventories i JOIN products p ON p.id = i.product_id CROSS JOIN LATERAL unnest(p.search_words) AS w(word)
+      WHERE i.is_default),
+    stored AS (SELECT store_id, word, product_id, in_stock, sort_rank_ru, sort_rank_en FROM catalog_search_postings)
+    SELECT ((SELECT count(*) FROM (SELECT * FROM stored EXCEPT SELECT * FROM derived) a)
+          + (SELECT count(*) FROM (SELECT * FROM derived EXCEPT SELECT * FROM stored) b))::int AS n`.execute(svc.deps.db);
+  return rows[0].n;
+}
+
+async function bothWays(text: string, options: Partial<ProductPageQuery> & { categoryId?: string } = {}) {
+  const plan = await planProductSearch(svc.deps.db, parseSearch(text)!);
+  const query = (search: typeof plan): ProductPageQuery => ({
+    storeId: STORE,
+    lang: 'ru',
+    customerId: null,
+    sortBy: null,
+    limit: 20,
+    offset: 0,
+    ...options,
+    filters: { categoryId: options.categoryId ?? null, favoritesOf: null, isTop: false, isNew: false, isFresh: false, onlyDiscount: false, search },
+  });
+  expect(plan.words, text).not.toBeNull();
+  if (plan.relevance) ranked.add(text);
+  const fromPostings = await listProductPage(svc.deps.db, query(plan));
+  const fromProducts = await listProductPage(svc.deps.db, query({ ...plan, words: null }));
+  return { fromPostings, fromProducts };
+}
+
+describe('search postings', () => {
+  it('start equal to the inventories and products they are derived from', async () => {
+    expect(await postingsDrift()).toBe(0);
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM catalog_search_postings`.execute(svc.deps.db);
+    expect(rows[0].n).toBeGreaterThan(10_000);
+  });
+
+  it('give the same page, order and total as the product-driven search', async () => {
+    // "сыр" and "хлеб" are words and begin others ("сырники", "хлебный"): two score tiers.
+    const texts = ['сыр', 'хлеб', 'молоко', 'малоко', 'moloko', 'хлеб ржаной', 'сыр гауда', 'kefir', 'йогрут', 'яблоки', 'coffee', 'шампиньоны', 'молоко 3,2%', 'нет-такого-слова'];
+    let compared = 0;
+    for (const text of texts) {
+      for (const lang of ['ru', 'en'] as const) {
+        for (const offset of [0, 20]) {
+          const { fromPostings, fromProducts } = await bothWays(text, { lang, offset });
+          expect(fromPostings.count, `${text} ${lang} ${offset}`).toBe(fromProducts.count);
+          expect(fromPostings.items, `${text} ${lang} ${offset}`).toEqual(fromProducts.items);
+          compared += fromPostings.items.length;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(200);
+    expect([...ranked]).toEqual(expect.arrayContaining(['сыр', 'хлеб']));
+    // Past the last page: no cards, the total still given.
+    const past = await bothWays('молоко', { offset: 10_000 });
+    expect(past.fromPostings).toEqual({ items: [], count: past.fromProducts.count });
+    expect(past.fromPostings.count).toBeGreaterThan(0);
+  });
+
+  it('give the same answer within a category', async () => {
+    const { rows } = await sql<{ id: string }>`SELECT id FROM categories WHERE code IN ('milk', 'dairy') ORDER BY code`.execute(svc.deps.db);
+    expect(rows).toHaveLength(2);
+    for (const { id } of rows) {
+      const { fromPostings, fromProducts } = await bothWays('молоко', { categoryId: id });
+      expect(fromPostings).toEqual(fromProducts);
+      expect(fromPostings.count).toBeGreaterThan(0);
+    }
+  });
+
+  it('follow stock running out and coming back, default units, ranks, renames and withdrawals', async () => {
+    const db = svc.deps.db;
+    const { rows: milk } = await sql<{ id: string; product_id: string }>`
+      SELECT i.id, i.product_id FROM inventories i JOIN products p ON p.id = i.product_id
+      WHERE i.store_id = ${STORE} AND i.is_default AND i.in_stock AND 'moloko' = ANY(p.search_words) ORDER BY i.sort_rank_ru LIMIT 3`.execute(db);
+    expect(milk).toHaveLength(3);
+    const first = async () => (await bothWays('молоко')).fromPostings.items[0].id;
+    expect(await first()).toBe(milk[0].product_id);
+
+    // The first match sells out: in-stock matches come first, so it leaves the top.
+    await sql`UPDATE inventories SET stock = 0 WHERE id = ${milk[0].id}`.execute(db);
+    expect(await first()).toBe(milk[1].product_id);
+    expect(await postingsDrift()).toBe(0);
+    await sql`UPDATE inventories SET stock = 5 WHERE id = ${milk[0].id}`.execute(db);
+    expect(await first()).toBe(milk[0].product_id);
+
+    // A new rank puts the third before the others.
+    await sql`UPDATE inventories SET sort_rank_ru = -1 WHERE id = ${milk[2].id}`.execute(db);
+    expect(await first()).toBe(milk[2].product_id);
+    expect(await postingsDrift()).toBe(0);
+
+    // Renamed: found by its new word, no longer by its old one.
+    await sql`UPDATE products SET name_ru = 'Простокваша деревенская', name_en = 'Village prostokvasha' WHERE id = ${milk[2].product_id}`.execute(db);
+    expect((await bothWays('молоко')).fromPostings.items.map((c) => c.id)).not.toContain(milk[2].product_id);
+    expect((await bothWays('деревенская')).fromPostings.items.map((c) => c.id)).toContain(milk[2].product_id);
+    expect(await postingsDrift()).toBe(0);
+
+    // Its default unit moves to another inventory row, then the product is withdrawn.
+    const { rows: unit } = await sql<{ id: string }>`SELECT id FROM measurement_units WHERE id <> (SELECT unit_id FROM inventories WHERE id = ${milk[1].id}) LIMIT 1`.execute(db);
+    await sql`UPDATE inventories SET is_default = false WHERE id = ${milk[1].id}`.execute(db);
+    await sql`INSERT INTO inventories (product_id, store_id, unit_id, is_default, stock, unit_price, sort_rank_ru, sort_rank_en)
+      SELECT product_id, store_id, ${unit[0].id}, true, 3, unit_price, sort_rank_ru, sort_rank_en FROM inventories WHERE id = ${milk[1].id}`.execute(db);
+    expect(await postingsDrift()).toBe(0);
+    expect((await bothWays('молоко')).fromPostings.items.map((c) => c.id)).toContain(milk[1].product_id);
+    await sql`UPDATE products SET is_active = false WHERE id = ${milk[1].product_id}`.execute(db);
+    expect((await bothWays('молоко')).fromPostings.items.map((c) => c.id)).not.toContain(milk[1].product_id);
+    expect(await postingsDrift()).toBe(0);
+
+    const after = await bothWays('молоко');
+    expect(after.fromPostings).toEqual(after.fromProducts);
+  });
+});
