@@ -133,3 +133,32 @@ describe('search postings', () => {
     expect(after.fromPostings).toEqual(after.fromProducts);
   });
 });
+
+describe('search postings under concurrent writers', () => {
+  it('stay equal to their definition when a rename races an order taking the last unit', async () => {
+    const { rows } = await sql<{ id: string; product_id: string }>`
+      SELECT i.id, i.product_id FROM inventories i JOIN products p ON p.id = i.product_id
+      WHERE i.store_id = ${STORE} AND i.is_default AND i.in_stock AND 'kefir' = ANY(p.search_words) LIMIT 1`.execute(svc.deps.db);
+    expect(rows).toHaveLength(1);
+    const [order, admin] = [await svc.deps.pool.connect(), await svc.deps.pool.connect()];
+    try {
+      await order.query('BEGIN');
+      await order.query('UPDATE inventories SET stock = 0 WHERE id = $1', [rows[0].id]);
+      await admin.query('BEGIN');
+      // The rename's trigger must wait for the order's lock on the inventory row.
+      const renamed = admin.query(`UPDATE products SET name_ru = 'Ряженка топлёная', name_en = 'Baked milk ryazhenka' WHERE id = $1`, [rows[0].product_id]);
+      await new Promise((r) => setTimeout(r, 200));
+      await order.query('COMMIT');
+      await renamed;
+      await admin.query('COMMIT');
+    } finally {
+      order.release();
+      admin.release();
+    }
+    expect(await postingsDrift()).toBe(0);
+    const found = (await bothWays('ряженка')).fromPostings;
+    expect(found.items.map((c) => c.id)).toContain(rows[0].product_id);
+    expect(found.items.find((c) => c.id === rows[0].product_id)!.stock).toBe('0.000');
+    expect((await bothWays('kefir')).fromPostings.items.map((c) => c.id)).not.toContain(rows[0].product_id);
+  });
+});
