@@ -9,9 +9,11 @@
 // which yields a few candidate words per query word. A product matches when, for every query
 // word, it contains one of the candidates (array overlap on the GIN index); a barcode or PLU
 // matches exactly. So "малоко" (maloko) reaches "moloko", "moloko" typed in Latin is an exact hit
-// on the folded "молоко", the vocabulary lookup costs index probes whatever the size of the
-// vocabulary, and the product query reads each match once (its inventory in the store, its
-// relevance, the total), so it grows with the number of matches, not of products.
+// on the folded "молоко", and the vocabulary lookup costs index probes whatever the size of the
+// vocabulary. The page itself (db/queries/catalog.ts) comes, for a word search in the default
+// order, from the per-store postings of the candidates (index entries only, one per match); any
+// other search reads each match's product and inventory. Either way the cost grows with the
+// number of matches, not of products.
 import { sql, type RawBuilder } from 'kysely';
 import { CODE_SCORE, EXACT_SCORE, keepCandidates, MAX_SEARCH_TERMS, PREFIX_SCORE, type SearchRequest } from '../../handlers/rules/catalog-search.js';
 import type { Executor } from '../executor.js';
