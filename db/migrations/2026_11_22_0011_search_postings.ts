@@ -89,6 +89,16 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`CREATE TRIGGER inventories_search_postings_delete AFTER DELETE ON inventories
     REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION catalog_search_postings_inventories_changed()`.execute(db);
 
+  // TRUNCATE fires no row or transition-table trigger: the postings go with the inventories.
+  await sql`
+    CREATE FUNCTION catalog_search_postings_inventories_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      TRUNCATE catalog_search_postings;
+      RETURN NULL;
+    END $$`.execute(db);
+  await sql`CREATE TRIGGER inventories_search_postings_truncate AFTER TRUNCATE ON inventories
+    FOR EACH STATEMENT EXECUTE FUNCTION catalog_search_postings_inventories_truncated()`.execute(db);
+
   // Updated inventories: per row, and only when something the postings carry changed on a default
   // row. Stock moves with every order; the condition (evaluated without calling any function)
   // lets all of them through except the few that take the last unit or bring stock back.
@@ -129,6 +139,8 @@ export async function down(db: Kysely<any>): Promise<void> {
   await sql`DROP TRIGGER inventories_search_postings_update ON inventories`.execute(db);
   await sql`DROP TRIGGER inventories_search_postings_delete ON inventories`.execute(db);
   await sql`DROP TRIGGER inventories_search_postings_insert ON inventories`.execute(db);
+  await sql`DROP TRIGGER inventories_search_postings_truncate ON inventories`.execute(db);
+  await sql`DROP FUNCTION catalog_search_postings_inventories_truncated()`.execute(db);
   await sql`DROP FUNCTION catalog_search_postings_product_updated()`.execute(db);
   await sql`DROP FUNCTION catalog_search_postings_inventory_updated()`.execute(db);
   await sql`DROP FUNCTION catalog_search_postings_inventories_changed()`.execute(db);

@@ -27,8 +27,14 @@ export function formatDecimal(units: bigint, scale: number): string {
   return negative ? `-${text}` : text;
 }
 
+/** The exact form formatDecimal gives, per scale: no leading zero but one, no "-0". */
+const CANONICAL = [/^(?:0|-?[1-9][0-9]*)$/, /^(?:0|-?[1-9][0-9]*)\.[0-9]$/, /^(?:0|-?[1-9][0-9]*)\.[0-9]{2}$/, /^(?:0|-?[1-9][0-9]*)\.[0-9]{3}$/];
+
 /** Re-scales a decimal string read from PostgreSQL (numeric) to exactly `scale` decimals. */
 export function normalizeDecimal(value: string, scale: number): string {
+  // Most values are already in their exact form (a numeric(12,2) column reads as "135.65"):
+  // returned as they are, without the bigint round trip (listings normalise a hundred per page).
+  if (CANONICAL[scale]?.test(value)) return value;
   const units = parseDecimal(value, scale);
   if (units === null) throw new RangeError(`"${value}" is not a decimal with at most ${scale} decimals`);
   return formatDecimal(units, scale);

@@ -162,3 +162,12 @@ describe('search postings under concurrent writers', () => {
     expect((await bothWays('kefir')).fromPostings.items.map((c) => c.id)).not.toContain(rows[0].product_id);
   });
 });
+
+// Last in the file: it empties the catalog of this file's database.
+describe('search postings and TRUNCATE', () => {
+  it('go with the inventories when those are truncated', async () => {
+    await sql`TRUNCATE inventories CASCADE`.execute(svc.deps.db);
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM catalog_search_postings`.execute(svc.deps.db);
+    expect(rows[0].n).toBe(0);
+  });
+});

@@ -28,4 +28,16 @@ describe('decimal', () => {
     expect(normalizeDecimal('2', 3)).toBe('2.000');
     expect(() => normalizeDecimal('0.0001', 3)).toThrow(RangeError);
   });
+
+  it('returns a value already in its exact form as it is, and only then', () => {
+    const forms = ['0', '-0', '00', '7', '-7', '007', '10', '0.5', '-0.5', '0.50', '-0.50', '0.00', '-0.00', '135.65', '135.650', '-135.65',
+      '1.000', '1.0', '12.345', '012.34', '99999999999.99', '1.23400', '5.'];
+    for (const scale of [0, 1, 2, 3]) {
+      for (const value of forms) {
+        const units = parseDecimal(value, scale);
+        if (units === null) expect(() => normalizeDecimal(value, scale), `${value} @${scale}`).toThrow(RangeError);
+        else expect(normalizeDecimal(value, scale), `${value} @${scale}`).toBe(formatDecimal(units, scale));
+      }
+    }
+  });
 });
