@@ -77,11 +77,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     CREATE FUNCTION catalog_search_postings_inventories_changed() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      IF TG_OP = 'INSERT' THEN
-        PERFORM public.catalog_search_postings_write(array_agg(store_id), array_agg(product_id)) FROM changed WHERE is_default;
-      ELSE
-        PERFORM public.catalog_search_postings_write(array_agg(store_id), array_agg(product_id)) FROM changed;
-      END IF;
+      -- Only default rows carry postings: others come and go without changing any.
+      PERFORM public.catalog_search_postings_write(array_agg(store_id), array_agg(product_id)) FROM changed WHERE is_default;
       RETURN NULL;
     END $$`.execute(db);
   await sql`CREATE TRIGGER inventories_search_postings_insert AFTER INSERT ON inventories
