@@ -267,20 +267,37 @@ function categoryRankRange(rank: RawBuilder<unknown>, categoryId: string): RawBu
   return sql`${rank} BETWEEN ${bound('product_rank_from')} AND ${bound('product_rank_to')}`;
 }
 
+/** ORDER BY terms of a sort, on the inventory columns of `alias` (unit_price, discount_percent). */
+function sortKeyOf(sortBy: ProductSort | null, alias: 'i' | 'f'): RawBuilder<unknown> {
+  const column = (name: 'unit_price' | 'discount_percent') => sql.ref(`${alias}.${name}`);
+  switch (sortBy) {
+    case 'cheap': return sql`${column('unit_price')} ASC,`;
+    case 'expensive': return sql`${column('unit_price')} DESC,`;
+    case 'more_discount': return sql`${column('discount_percent')} DESC NULLS LAST,`;
+    case null: return sql``;
+  }
+}
+
 /**
- * A word search in the default order, optionally within a category, read from the search
- * postings (migration 2026_11_22_0011), index-only: products and inventories are read for the
- * page alone. Same matches, order and total as the product-driven statement of listProductPage,
- * which serves every other search. Two shapes:
- * - one query word with one candidate (the usual "молоко"): the page is the head of the word's
- *   stretch of the index, already in page order, and the total is counted there;
- * - otherwise the postings of every candidate are gathered per product, in one grouping: a
- *   product matches when it has a candidate of each query word, and its relevance is, per query
- *   word, the best score among the candidates it has, summed.
+ * A word search read from the search postings (migration 2026_11_22_0011): the matches come
+ * from index entries alone, one per match, never from the products' rows. Same cards, order and
+ * total as the product-driven statement of listProductPage, which serves code searches. The
+ * matches, by the shape of the search:
+ * - one query word with one candidate (the usual "молоко"): a stretch of the index, already in
+ *   page order (in stock first, then catalog rank);
+ * - otherwise the postings of every candidate gathered per product, in one grouping: a product
+ *   matches when it has a candidate of each query word, and its relevance is, per query word,
+ *   the best score among the candidates it has, summed.
+ * In the default order with no filter but a category (a range of ranks, in the postings), the
+ * page is taken from the matches and the total counted there; products and inventories are
+ * read for the page alone. A sort by price or discount, or a filter on the product or its
+ * inventory, reads each match's inventory (and product) first: still cheaper than reading
+ * both for every match, but no longer independent of their number.
  */
 async function searchPageFromPostings(db: Executor, q: ProductPageQuery, words: NonNullable<SearchPlan['words']>): Promise<{ items: ProductCard[]; count: number }> {
+  const f = q.filters;
   const rank = sql.ref(`x.sort_rank_${q.lang}`);
-  const inCategory = q.filters.categoryId ? sql`AND ${categoryRankRange(rank, q.filters.categoryId)}` : sql``;
+  const inCategory = f.categoryId ? sql`AND ${categoryRankRange(rank, f.categoryId)}` : sql``;
   const oneWord = words.terms === 1 && words.word.length === 1;
   // Query words are numbered from 0 and written into the text (at most MAX_SEARCH_TERMS shapes).
   const terms = Array.from({ length: words.terms }, (_, t) => sql.lit(t));
@@ -293,36 +310,49 @@ async function searchPageFromPostings(db: Executor, q: ProductPageQuery, words: 
         JOIN catalog_search_postings x ON x.store_id = ${q.storeId} AND x.word = c.word ${inCategory}
         GROUP BY 1, 2, 3
         HAVING ${terms.length ? sql.join(terms.map((t) => sql`bool_or(c.term = ${t})`), sql` AND `) : sql`false`}`;
-  // One word: the matches are a plain index range, read twice (page and count) rather than
-  // gathered; otherwise they are gathered once and read twice.
+
+  const productFilters: RawBuilder<unknown>[] = [];
+  if (f.isTop) productFilters.push(sql`p.is_top`);
+  if (f.isNew) productFilters.push(sql`p.is_new`);
+  if (f.isFresh) productFilters.push(sql`p.is_fresh`);
+  const inventoryFilters: RawBuilder<unknown>[] = [];
+  if (f.onlyDiscount) inventoryFilters.push(sql`i.old_price IS NOT NULL`);
+  if (f.favoritesOf) inventoryFilters.push(sql`EXISTS (SELECT 1 FROM favorite_products fav WHERE fav.customer_id = ${f.favoritesOf} AND fav.product_id = m.product_id)`);
+  const readsRows = q.sortBy !== null || productFilters.length > 0 || inventoryFilters.length > 0;
+  // `found`: the matches the page and total are taken from, with what their order needs. One
+  // word in the default order: the index stretch itself, read twice (page and count) rather
+  // than gathered; otherwise gathered once and read twice.
+  const found = readsRows
+    ? sql`found AS MATERIALIZED (
+        SELECT m.*, i.unit_price, i.discount_percent
+        FROM (${matches}) m
+        JOIN inventories i ON i.store_id = ${q.storeId} AND i.product_id = m.product_id AND i.is_default
+        ${productFilters.length ? sql`JOIN products p ON p.id = m.product_id` : sql``}
+        WHERE ${sql.join([sql`true`, ...productFilters, ...inventoryFilters], sql` AND `)})`
+    : sql`found AS ${oneWord ? sql`NOT MATERIALIZED` : sql`MATERIALIZED`} (${matches})`;
+  const order = sql`f.in_stock DESC, ${sortKeyOf(q.sortBy, 'f')} f.relevance DESC, f.rank`;
   const { rows } = await sql<CardRow & { total: number }>`
-    WITH m AS ${oneWord ? sql`NOT MATERIALIZED` : sql`MATERIALIZED`} (${matches})
-    SELECT ${cardColumns(q.lang, q.customerId)}, (SELECT count(*)::int FROM m) AS total
-    FROM (SELECT * FROM m ORDER BY in_stock DESC, relevance DESC, rank ${pageBounds(q)}) m
-    JOIN products p ON p.id = m.product_id
-    JOIN inventories i ON i.store_id = ${q.storeId} AND i.product_id = m.product_id AND i.is_default
-    ORDER BY m.in_stock DESC, m.relevance DESC, m.rank`.execute(db);
+    WITH ${found}
+    SELECT ${cardColumns(q.lang, q.customerId)}, (SELECT count(*)::int FROM found) AS total
+    FROM (SELECT * FROM found f ORDER BY ${order} ${pageBounds(q)}) f
+    JOIN products p ON p.id = f.product_id
+    JOIN inventories i ON i.store_id = ${q.storeId} AND i.product_id = f.product_id AND i.is_default
+    ORDER BY ${order}`.execute(db);
   if (rows.length > 0) return { items: rows.map(toProductCard), count: rows[0].total };
   if (q.offset === 0) return { items: [], count: 0 };
-  const { rows: counted } = await sql<{ total: number }>`SELECT count(*)::int AS total FROM (${matches}) m`.execute(db);
+  const { rows: counted } = await sql<{ total: number }>`WITH ${found} SELECT count(*)::int AS total FROM found`.execute(db);
   return { items: [], count: counted[0].total };
 }
 
 /** One page of cards and the total, in the spec's order (in stock first, then the sort). */
 export async function listProductPage(db: Executor, q: ProductPageQuery): Promise<{ items: ProductCard[]; count: number }> {
-  const f = q.filters;
-  if (f.search?.words && q.sortBy === null && !f.favoritesOf && !f.isTop && !f.isNew && !f.isFresh && !f.onlyDiscount) {
-    return searchPageFromPostings(db, q, f.search.words);
-  }
+  // Word searches read their matches from the search postings; a text that is also a barcode
+  // or PLU (whose exact hits only the products know) takes the statement below.
+  if (q.filters.search?.words) return searchPageFromPostings(db, q, q.filters.search.words);
   const { where, needsProduct } = listingConditions(q);
   const rank = sql.ref(`i.sort_rank_${q.lang}`);
   const relevance = q.filters.search?.relevance ? sql`${q.filters.search.relevance} DESC,` : sql``;
-  const sortKey = {
-    cheap: sql`i.unit_price ASC,`,
-    expensive: sql`i.unit_price DESC,`,
-    more_discount: sql`i.discount_percent DESC NULLS LAST,`,
-    none: sql``,
-  }[q.sortBy ?? 'none'];
+  const sortKey = sortKeyOf(q.sortBy, 'i');
   // Which side drives the query. A search starts from its matches (GIN on products) and probes
   // the store's inventory of each (LATERAL ... LIMIT 1 keeps that a per-match index probe; as a
   // plain join the planner may scan the whole assortment of the store instead). Everything else

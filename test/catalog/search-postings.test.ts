@@ -33,7 +33,9 @@ async function postingsDrift(): Promise<number> {
   return rows[0].n;
 }
 
-async function bothWays(text: string, options: Partial<ProductPageQuery> & { categoryId?: string } = {}) {
+type Filters = ProductPageQuery['filters'];
+
+async function bothWays(text: string, options: Partial<Omit<ProductPageQuery, 'filters'>> & { categoryId?: string; filters?: Partial<Filters> } = {}) {
   const plan = await planProductSearch(svc.deps.db, parseSearch(text)!);
   const query = (search: typeof plan): ProductPageQuery => ({
     storeId: STORE,
@@ -43,7 +45,7 @@ async function bothWays(text: string, options: Partial<ProductPageQuery> & { cat
     limit: 20,
     offset: 0,
     ...options,
-    filters: { categoryId: options.categoryId ?? null, favoritesOf: null, isTop: false, isNew: false, isFresh: false, onlyDiscount: false, search },
+    filters: { categoryId: options.categoryId ?? null, favoritesOf: null, isTop: false, isNew: false, isFresh: false, onlyDiscount: false, ...options.filters, search },
   });
   expect(plan.words, text).not.toBeNull();
   if (plan.relevance) ranked.add(text);
@@ -81,6 +83,36 @@ describe('search postings', () => {
       expect(past.fromPostings, text).toEqual({ items: [], count: past.fromProducts.count });
       expect(past.fromPostings.count, text).toBeGreaterThan(0);
     }
+  });
+
+  it('give the same answer sorted by price or discount, and with the product and inventory filters', async () => {
+    const db = svc.deps.db;
+    const { rows: customer } = await sql<{ id: string }>`INSERT INTO customers (phone) VALUES (NULL) RETURNING id`.execute(db);
+    // Favourites: every third milk of the store.
+    await sql`INSERT INTO favorite_products (customer_id, product_id)
+      SELECT ${customer[0].id}, product_id FROM (
+        SELECT i.product_id, row_number() OVER (ORDER BY i.product_id) AS n FROM inventories i JOIN products p ON p.id = i.product_id
+        WHERE i.store_id = ${STORE} AND i.is_default AND 'moloko' = ANY(p.search_words)) t WHERE n % 3 = 0`.execute(db);
+    const variants: { sortBy?: ProductPageQuery['sortBy']; filters?: Partial<Filters> }[] = [
+      { sortBy: 'cheap' }, { sortBy: 'expensive' }, { sortBy: 'more_discount' },
+      { filters: { onlyDiscount: true } }, { filters: { isTop: true } }, { filters: { isNew: true } }, { filters: { isFresh: true } },
+      { filters: { favoritesOf: customer[0].id } }, { sortBy: 'cheap', filters: { onlyDiscount: true, isTop: true } },
+    ];
+    let nonEmpty = 0;
+    for (const text of ['молоко', 'сыр', 'хлеб ржаной', 'кефир']) {
+      for (const v of variants) {
+        for (const offset of [0, 20]) {
+          const { fromPostings, fromProducts } = await bothWays(text, { ...v, offset });
+          expect(fromPostings, `${text} ${JSON.stringify(v)} ${offset}`).toEqual(fromProducts);
+          if (fromPostings.items.length) nonEmpty++;
+        }
+      }
+      // With a customer, favourites are marked on the cards.
+      const marked = await bothWays(text, { customerId: customer[0].id, sortBy: 'cheap' });
+      expect(marked.fromPostings).toEqual(marked.fromProducts);
+    }
+    expect(nonEmpty).toBeGreaterThan(30);
+    expect((await bothWays('молоко', { filters: { favoritesOf: customer[0].id } })).fromPostings.count).toBeGreaterThan(3);
   });
 
   it('give the same answer within a category', async () => {
