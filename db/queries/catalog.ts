@@ -326,8 +326,11 @@ async function searchPageFromPostings(db: Executor, q: ProductPageQuery, words: 
     ? sql`found AS MATERIALIZED (
         SELECT m.*, i.unit_price, i.discount_percent
         FROM (${matches}) m
-        JOIN inventories i ON i.store_id = ${q.storeId} AND i.product_id = m.product_id AND i.is_default
-        ${productFilters.length ? sql`JOIN products p ON p.id = m.product_id` : sql``}
+        -- LATERAL ... LIMIT 1: a probe per match; as plain joins the generic plan hashes the
+        -- store's whole assortment (or every product) instead.
+        CROSS JOIN LATERAL (SELECT i0.unit_price, i0.discount_percent, i0.old_price FROM inventories i0
+          WHERE i0.store_id = ${q.storeId} AND i0.product_id = m.product_id AND i0.is_default LIMIT 1) i
+        ${productFilters.length ? sql`CROSS JOIN LATERAL (SELECT p0.is_top, p0.is_new, p0.is_fresh FROM products p0 WHERE p0.id = m.product_id LIMIT 1) p` : sql``}
         WHERE ${sql.join([sql`true`, ...productFilters, ...inventoryFilters], sql` AND `)})`
     : sql`found AS ${oneWord ? sql`NOT MATERIALIZED` : sql`MATERIALIZED`} (${matches})`;
   const order = sql`f.in_stock DESC, ${sortKeyOf(q.sortBy, 'f')} f.relevance DESC, f.rank`;
