@@ -71,7 +71,10 @@ describe('listDeliverySlots', () => {
   it('marks closed, cut-off and full windows with the first reason that applies, omits ended ones', async () => {
     const store = await createStore(svc.deps.db);
     const ended = await createSlot(svc.deps.db, { storeId: store, startsInMinutes: -180, lengthMinutes: 60 });
-    const running = await createSlot(svc.deps.db, { storeId: store, startsInMinutes: -30, lengthMinutes: 120 });
+    // Started up to half an hour ago, but today in Moscow: the list starts at today's windows,
+    // so just after midnight one started yesterday would not be in it.
+    const sinceMidnight = Math.floor(localMoment(new Date(), 'Europe/Moscow').secondsOfDay / 60);
+    const running = await createSlot(svc.deps.db, { storeId: store, startsInMinutes: -Math.min(30, sinceMidnight), lengthMinutes: 120 });
     const pastCutoff = await createSlot(svc.deps.db, { storeId: store, startsInMinutes: 90 });
     const closed = await createSlot(svc.deps.db, { storeId: store, startsInMinutes: 300, isClosed: true, capacity: 1, reserved: 1 });
     const filling = await createSlot(svc.deps.db, { storeId: store, startsInMinutes: 360, capacity: 2 });

@@ -10,6 +10,7 @@ import { connect } from '../../db/connection.js';
 import type { EmbeddedCluster } from '../../db/embedded.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { seedDemoData } from '../../db/seed/demo.js';
+import { localMoment } from '../../handlers/rules/local-time.js';
 import { reportCoverage, startCoverage } from './coverage.js';
 
 declare module 'vitest' {
@@ -36,6 +37,20 @@ async function loadEmbeddedPostgres() {
   return mod;
 }
 
+/**
+ * The demo calendar is laid out from the day it is seeded, in Moscow (slots, a closed morning the
+ * day after tomorrow, a stock-taking day in five days), and the tests that check it count days
+ * from the day they run. A run seeded in the last minutes before midnight there would test
+ * tomorrow against today's calendar, so such a run waits for midnight first (at most the
+ * margin, a few minutes, and only then).
+ */
+async function afterDemoMidnight(marginSeconds = 240): Promise<void> {
+  const left = 86_400 - localMoment(new Date(), 'Europe/Moscow').secondsOfDay;
+  if (left > marginSeconds) return;
+  console.log(`waiting ${left} s for midnight in Moscow before seeding the demo calendar`);
+  await new Promise((resolve) => setTimeout(resolve, (left + 2) * 1000));
+}
+
 export default async function setup(project: TestProject) {
   const runId = randomBytes(4).toString('hex');
   let cluster: EmbeddedCluster | null = null;
@@ -56,6 +71,7 @@ export default async function setup(project: TestProject) {
   const templateUrl = withDatabase(adminUrl, template);
   const handle = connect(templateUrl, { max: 2 });
   await migrateToLatest(handle.db);
+  await afterDemoMidnight();
   await seedDemoData(handle.db);
   await handle.close();
 
