@@ -59,6 +59,17 @@ export async function up(db: Kysely<any>): Promise<void> {
   // and insert its own, leaving both, or a stale stock state. So writers first lock the default
   // inventory rows (in id order, no deadlock between writers); one that waited then reads, in
   // its next statements, what the other committed. A stock change already holds its row's lock.
+  // The rows themselves, added for pairs that have none (also the backfill below).
+  await sql`
+    CREATE FUNCTION catalog_search_postings_add(stores uuid[], products uuid[]) RETURNS void
+    LANGUAGE sql AS $$
+      INSERT INTO catalog_search_postings (store_id, word, product_id, in_stock, sort_rank_ru, sort_rank_en)
+      SELECT DISTINCT i.store_id, w.word, i.product_id, i.in_stock, i.sort_rank_ru, i.sort_rank_en
+      FROM unnest(stores, products) AS k(store_id, product_id)
+      JOIN inventories i ON i.store_id = k.store_id AND i.product_id = k.product_id AND i.is_default
+      JOIN products p ON p.id = i.product_id
+      CROSS JOIN LATERAL unnest(p.search_words) AS w(word);
+    $$`.execute(db);
   await sql`
     CREATE FUNCTION catalog_search_postings_write(stores uuid[], products uuid[]) RETURNS void
     LANGUAGE sql AS $$
@@ -68,12 +79,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       DELETE FROM catalog_search_postings x
       USING unnest(stores, products) AS k(store_id, product_id)
       WHERE x.store_id = k.store_id AND x.product_id = k.product_id;
-      INSERT INTO catalog_search_postings (store_id, word, product_id, in_stock, sort_rank_ru, sort_rank_en)
-      SELECT DISTINCT i.store_id, w.word, i.product_id, i.in_stock, i.sort_rank_ru, i.sort_rank_en
-      FROM unnest(stores, products) AS k(store_id, product_id)
-      JOIN inventories i ON i.store_id = k.store_id AND i.product_id = k.product_id AND i.is_default
-      JOIN products p ON p.id = i.product_id
-      CROSS JOIN LATERAL unnest(p.search_words) AS w(word);
+      SELECT public.catalog_search_postings_add(stores, products);
     $$`.execute(db);
 
   // Inserted and deleted inventories: once per statement (the import writes thousands at once).
@@ -127,11 +133,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     FOR EACH ROW WHEN (OLD.search_words IS DISTINCT FROM NEW.search_words)
     EXECUTE FUNCTION catalog_search_postings_product_updated()`.execute(db);
 
-  await sql`
-    INSERT INTO catalog_search_postings (store_id, word, product_id, in_stock, sort_rank_ru, sort_rank_en)
-    SELECT DISTINCT i.store_id, w.word, i.product_id, i.in_stock, i.sort_rank_ru, i.sort_rank_en
-    FROM inventories i JOIN products p ON p.id = i.product_id CROSS JOIN LATERAL unnest(p.search_words) AS w(word)
-    WHERE i.is_default`.execute(db);
+  // The catalog already there (no lock needed: the triggers above already hold off writers).
+  await sql`SELECT catalog_search_postings_add(array_agg(store_id), array_agg(product_id)) FROM inventories WHERE is_default`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
@@ -145,6 +148,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   await sql`DROP FUNCTION catalog_search_postings_inventory_updated()`.execute(db);
   await sql`DROP FUNCTION catalog_search_postings_inventories_changed()`.execute(db);
   await sql`DROP FUNCTION catalog_search_postings_write(uuid[], uuid[])`.execute(db);
+  await sql`DROP FUNCTION catalog_search_postings_add(uuid[], uuid[])`.execute(db);
   await sql`DROP FUNCTION catalog_search_candidates(int[], text[], float8[])`.execute(db);
   await sql`DROP TABLE catalog_search_postings`.execute(db);
 }

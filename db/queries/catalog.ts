@@ -295,6 +295,8 @@ function sortKeyOf(sortBy: ProductSort | null, alias: 'i' | 'f'): RawBuilder<unk
  * both for every match, but no longer independent of their number.
  */
 async function searchPageFromPostings(db: Executor, q: ProductPageQuery, words: NonNullable<SearchPlan['words']>): Promise<{ items: ProductCard[]; count: number }> {
+  // A text without a word to look for (only signs) matches nothing.
+  if (words.terms === 0) return { items: [], count: 0 };
   const f = q.filters;
   const rank = sql.ref(`x.sort_rank_${q.lang}`);
   const inCategory = f.categoryId ? sql`AND ${categoryRankRange(rank, f.categoryId)}` : sql``;
@@ -305,11 +307,11 @@ async function searchPageFromPostings(db: Executor, q: ProductPageQuery, words: 
     ? sql`SELECT x.product_id, x.in_stock, ${rank} AS rank, 0 AS relevance FROM catalog_search_postings x
         WHERE x.store_id = ${q.storeId} AND x.word = ${words.word[0]} ${inCategory}`
     : sql`SELECT x.product_id, x.in_stock, ${rank} AS rank,
-          ${terms.length ? sql.join(terms.map((t) => sql`coalesce(max(c.score) FILTER (WHERE c.term = ${t}), 0)`), sql` + `) : sql`0`} AS relevance
+          ${sql.join(terms.map((t) => sql`coalesce(max(c.score) FILTER (WHERE c.term = ${t}), 0)`), sql` + `)} AS relevance
         FROM catalog_search_candidates(${words.term}::int[], ${words.word}::text[], ${words.score}::float8[]) AS c
         JOIN catalog_search_postings x ON x.store_id = ${q.storeId} AND x.word = c.word ${inCategory}
         GROUP BY 1, 2, 3
-        HAVING ${terms.length ? sql.join(terms.map((t) => sql`bool_or(c.term = ${t})`), sql` AND `) : sql`false`}`;
+        HAVING ${sql.join(terms.map((t) => sql`bool_or(c.term = ${t})`), sql` AND `)}`;
 
   const productFilters: RawBuilder<unknown>[] = [];
   if (f.isTop) productFilters.push(sql`p.is_top`);
