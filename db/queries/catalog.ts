@@ -285,9 +285,14 @@ function sortKeyOf(sortBy: ProductSort | null, alias: 'i' | 'f'): RawBuilder<unk
  * matches, by the shape of the search:
  * - one query word with one candidate (the usual "молоко"): a stretch of the index, already in
  *   page order (in stock first, then catalog rank);
- * - otherwise the postings of every candidate gathered per product, in one grouping: a product
- *   matches when it has a candidate of each query word, and its relevance is, per query word,
- *   the best score among the candidates it has, summed.
+ * - one query word with several candidates: their postings gathered per product, its relevance
+ *   the best score among the candidates it has;
+ * - several query words: the products of the first word (the longest, usually the rarest) anchor
+ *   the match, and each other word counts only for them: a product matches when it has a
+ *   candidate of each query word, and its relevance is, per query word, the best score among the
+ *   candidates it has, summed. A common word ("хлеб" in "хлеб ржаной", 1,875 postings at 50,000
+ *   products) is then joined to the anchor's few hundred products rather than grouped whole
+ *   (1.5 -> 1.1 ms in PostgreSQL for that text).
  * In the default order with no filter but a category (a range of ranks, in the postings), the
  * page is taken from the matches and the total counted there; products and inventories are
  * read for the page alone. A sort by price or discount, or a filter on the product or its
@@ -301,17 +306,35 @@ async function searchPageFromPostings(db: Executor, q: ProductPageQuery, words: 
   const rank = sql.ref(`x.sort_rank_${q.lang}`);
   const inCategory = f.categoryId ? sql`AND ${categoryRankRange(rank, f.categoryId)}` : sql``;
   const oneWord = words.terms === 1 && words.word.length === 1;
-  // Query words are numbered from 0 and written into the text (at most MAX_SEARCH_TERMS shapes).
-  const terms = Array.from({ length: words.terms }, (_, t) => sql.lit(t));
-  const matches = oneWord
-    ? sql`SELECT x.product_id, x.in_stock, ${rank} AS rank, 0 AS relevance FROM catalog_search_postings x
-        WHERE x.store_id = ${q.storeId} AND x.word = ${words.word[0]} ${inCategory}`
-    : sql`SELECT x.product_id, x.in_stock, ${rank} AS rank,
-          ${sql.join(terms.map((t) => sql`coalesce(max(c.score) FILTER (WHERE c.term = ${t}), 0)`), sql` + `)} AS relevance
-        FROM catalog_search_candidates(${words.term}::int[], ${words.word}::text[], ${words.score}::float8[]) AS c
-        JOIN catalog_search_postings x ON x.store_id = ${q.storeId} AND x.word = c.word ${inCategory}
-        GROUP BY 1, 2, 3
-        HAVING ${sql.join(terms.map((t) => sql`bool_or(c.term = ${t})`), sql` AND `)}`;
+  const candidates = sql`catalog_search_candidates(${words.term}::int[], ${words.word}::text[], ${words.score}::float8[])`;
+  // Common table expressions the matches read (several query words only; ends with a comma).
+  let anchor = sql``;
+  let matches: RawBuilder<unknown>;
+  if (oneWord) {
+    matches = sql`SELECT x.product_id, x.in_stock, ${rank} AS rank, 0 AS relevance FROM catalog_search_postings x
+      WHERE x.store_id = ${q.storeId} AND x.word = ${words.word[0]} ${inCategory}`;
+  } else if (words.terms === 1) {
+    matches = sql`SELECT x.product_id, x.in_stock, ${rank} AS rank, max(c.score) AS relevance
+      FROM ${candidates} AS c
+      JOIN catalog_search_postings x ON x.store_id = ${q.storeId} AND x.word = c.word ${inCategory}
+      GROUP BY 1, 2, 3`;
+  } else {
+    anchor = sql`candidate AS MATERIALIZED (SELECT * FROM ${candidates}),
+      anchor AS MATERIALIZED (
+        SELECT x.product_id, x.in_stock, ${rank} AS rank, max(c.score) AS score
+        FROM candidate c JOIN catalog_search_postings x ON x.store_id = ${q.storeId} AND x.word = c.word ${inCategory}
+        WHERE c.term = 0
+        GROUP BY 1, 2, 3),`;
+    // Query words 1.. (numbered from 0, written into the text: at most MAX_SEARCH_TERMS shapes).
+    const others = Array.from({ length: words.terms - 1 }, (_, n) => ({ term: sql.lit(n + 1), alias: sql.ref(`t${n + 1}`) }));
+    const joins = others.map(({ term, alias }) => sql`JOIN (
+        SELECT x.product_id, max(c.score) AS score
+        FROM candidate c JOIN catalog_search_postings x ON x.store_id = ${q.storeId} AND x.word = c.word
+        WHERE c.term = ${term} AND x.product_id IN (SELECT product_id FROM anchor)
+        GROUP BY 1) ${alias} ON ${alias}.product_id = a.product_id`);
+    const relevance = sql.join([sql`a.score`, ...others.map(({ alias }) => sql`${alias}.score`)], sql` + `);
+    matches = sql`SELECT a.product_id, a.in_stock, a.rank, ${relevance} AS relevance FROM anchor a ${sql.join(joins, sql` `)}`;
+  }
 
   const productFilters: RawBuilder<unknown>[] = [];
   if (f.isTop) productFilters.push(sql`p.is_top`);
@@ -337,7 +360,7 @@ async function searchPageFromPostings(db: Executor, q: ProductPageQuery, words: 
     : sql`found AS ${oneWord ? sql`NOT MATERIALIZED` : sql`MATERIALIZED`} (${matches})`;
   const order = sql`f.in_stock DESC, ${sortKeyOf(q.sortBy, 'f')} f.relevance DESC, f.rank`;
   const { rows } = await sql<CardRow & { total: number }>`
-    WITH ${found}
+    WITH ${anchor} ${found}
     SELECT ${cardColumns(q.lang, q.customerId)}, (SELECT count(*)::int FROM found) AS total
     FROM (SELECT * FROM found f ORDER BY ${order} ${pageBounds(q)}) f
     JOIN products p ON p.id = f.product_id
@@ -345,7 +368,7 @@ async function searchPageFromPostings(db: Executor, q: ProductPageQuery, words: 
     ORDER BY ${order}`.execute(db);
   if (rows.length > 0) return { items: rows.map(toProductCard), count: rows[0].total };
   if (q.offset === 0) return { items: [], count: 0 };
-  const { rows: counted } = await sql<{ total: number }>`WITH ${found} SELECT count(*)::int AS total FROM found`.execute(db);
+  const { rows: counted } = await sql<{ total: number }>`WITH ${anchor} ${found} SELECT count(*)::int AS total FROM found`.execute(db);
   return { items: [], count: counted[0].total };
 }
 

@@ -63,7 +63,7 @@ describe('search postings', () => {
 
   it('give the same page, order and total as the product-driven search', async () => {
     // "сыр" and "хлеб" are words and begin others ("сырники", "хлебный"): two score tiers.
-    const texts = ['сыр', 'хлеб', 'молоко', 'малоко', 'moloko', 'хлеб ржаной', 'сыр гауда', 'kefir', 'йогрут', 'яблоки', 'coffee', 'шампиньоны', 'молоко 3,2%', 'нет-такого-слова'];
+    const texts = ['сыр', 'хлеб', 'молоко', 'малоко', 'moloko', 'хлеб ржаной', 'сыр гауда', 'kefir', 'йогрут', 'яблоки', 'coffee', 'шампиньоны', 'молоко 3,2%', 'малоко пастеризованое 2,5%', 'хлеб ржаной нарезной', 'нет-такого-слова'];
     let compared = 0;
     for (const text of texts) {
       for (const lang of ['ru', 'en'] as const) {
@@ -125,6 +125,24 @@ describe('search postings', () => {
       }
       expect((await bothWays('молоко', { categoryId: id })).fromPostings.count).toBeGreaterThan(0);
     }
+  });
+
+  it('rank every query word of a several-word text by the best candidate a product has', async () => {
+    // Several words: the first (longest) anchors the match and the others are joined to it; each
+    // must still add its own best score. Two products get the rare anchor word; the better-ranked
+    // one has only a longer form of the second word ("хлебный", a prefix hit), the other the word
+    // itself ("хлеб", an exact hit), so relevance, not the catalog rank, must put it first.
+    const db = svc.deps.db;
+    const { rows } = await sql<{ product_id: string }>`
+      SELECT i.product_id FROM inventories i
+      WHERE i.store_id = ${STORE} AND i.is_default AND i.in_stock ORDER BY i.sort_rank_ru LIMIT 2`.execute(db);
+    const [better, worse] = rows.map((r) => r.product_id);
+    await sql`UPDATE products SET name_ru = 'Пумперникель хлебный', name_en = 'Pumpernickel bready' WHERE id = ${better}`.execute(db);
+    await sql`UPDATE products SET name_ru = 'Пумперникель хлеб', name_en = 'Pumpernickel bread' WHERE id = ${worse}`.execute(db);
+    const { fromPostings, fromProducts } = await bothWays('пумперникель хлеб');
+    expect(fromPostings).toEqual(fromProducts);
+    expect(fromPostings.items.map((c) => c.id)).toEqual([worse, better]);
+    expect(ranked).toContain('пумперникель хлеб');
   });
 
   it('follow stock running out and coming back, default units, ranks, renames and withdrawals', async () => {
