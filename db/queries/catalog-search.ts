@@ -84,7 +84,10 @@ export async function planProductSearch(db: Executor, request: SearchRequest): P
       ) c
       ORDER BY score DESC, c.word
       LIMIT ${CANDIDATES_PER_TERM}
-    ) m ON true`.execute(db);
+    ) m ON true
+    -- Longest query word first: the page statement anchors a several-word search on it (a long
+    -- word is usually a rare one); candidates best first, as each term's subquery gave them.
+    ORDER BY length(t.term) DESC, t.term, t.idx, m.score DESC, m.word`.execute(db);
 
   const byTerm = new Map<number, Candidate[]>();
   for (const r of rows) {
