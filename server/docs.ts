@@ -10,6 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type express from 'express';
+import { acceptsGzip } from '../handlers/rules/http-cache.js';
 import { projectRoot, type AppEnv } from './config.js';
 
 const gzipAsync = promisify(gzip);
@@ -76,9 +77,9 @@ export function docsHandler(env: AppEnv, commit: string, file = docsPagePath(env
         return;
       }
       res.type('text/html; charset=utf-8');
-      const acceptsGzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
-      if (acceptsGzip) res.setHeader('Content-Encoding', 'gzip');
-      res.end(req.method === 'HEAD' ? undefined : acceptsGzip ? gzipped : html);
+      const gzip = acceptsGzip(req.headers['accept-encoding']);
+      if (gzip) res.setHeader('Content-Encoding', 'gzip');
+      res.end(req.method === 'HEAD' ? undefined : gzip ? gzipped : html);
     } catch (err) {
       // A missing page is a broken build (generated/ is committed); try again on the next request.
       page = null;
