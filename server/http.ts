@@ -11,6 +11,9 @@ export interface HttpReply {
   headers?: Record<string, string>;
 }
 
+/** JSON bodies from this length (about 1 KB) are gzipped when the client accepts it; below, gzip saves too little. */
+export const GZIP_FROM_CHARS = 1024;
+
 export function send(res: express.Response, reply: HttpReply): void {
   if (res.headersSent) return;
   if (reply.headers) for (const [k, v] of Object.entries(reply.headers)) res.setHeader(k, v);
@@ -46,8 +49,6 @@ export function send(res: express.Response, reply: HttpReply): void {
   });
 }
 
-/** JSON bodies from this length (about 1 KB) are gzipped when the client accepts it; below, gzip saves too little. */
-export const GZIP_FROM_CHARS = 1024;
 
 /** The reply for any thrown value. Unexpected errors become a 500 without stack or SQL. */
 export function errorReply(err: unknown, requestId: string, log: Logger): HttpReply {

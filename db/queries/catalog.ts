@@ -307,8 +307,8 @@ async function searchPageFromPostings(db: Executor, q: ProductPageQuery, words: 
   const inCategory = f.categoryId ? sql`AND ${categoryRankRange(rank, f.categoryId)}` : sql``;
   const oneWord = words.terms === 1 && words.word.length === 1;
   const candidates = sql`catalog_search_candidates(${words.term}::int[], ${words.word}::text[], ${words.score}::float8[])`;
-  // Common table expressions the matches read (several query words only; ends with a comma).
-  let anchor = sql``;
+  // The common table expressions `matches` reads (several query words only; ends with a comma).
+  let anchorCtes = sql``;
   let matches: RawBuilder<unknown>;
   if (oneWord) {
     matches = sql`SELECT x.product_id, x.in_stock, ${rank} AS rank, 0 AS relevance FROM catalog_search_postings x
@@ -319,7 +319,7 @@ async function searchPageFromPostings(db: Executor, q: ProductPageQuery, words: 
       JOIN catalog_search_postings x ON x.store_id = ${q.storeId} AND x.word = c.word ${inCategory}
       GROUP BY 1, 2, 3`;
   } else {
-    anchor = sql`candidate AS MATERIALIZED (SELECT * FROM ${candidates}),
+    anchorCtes = sql`candidate AS MATERIALIZED (SELECT * FROM ${candidates}),
       anchor AS MATERIALIZED (
         SELECT x.product_id, x.in_stock, ${rank} AS rank, max(c.score) AS score
         FROM candidate c JOIN catalog_search_postings x ON x.store_id = ${q.storeId} AND x.word = c.word ${inCategory}
@@ -360,7 +360,7 @@ async function searchPageFromPostings(db: Executor, q: ProductPageQuery, words: 
     : sql`found AS ${oneWord ? sql`NOT MATERIALIZED` : sql`MATERIALIZED`} (${matches})`;
   const order = sql`f.in_stock DESC, ${sortKeyOf(q.sortBy, 'f')} f.relevance DESC, f.rank`;
   const { rows } = await sql<CardRow & { total: number }>`
-    WITH ${anchor} ${found}
+    WITH ${anchorCtes} ${found}
     SELECT ${cardColumns(q.lang, q.customerId)}, (SELECT count(*)::int FROM found) AS total
     FROM (SELECT * FROM found f ORDER BY ${order} ${pageBounds(q)}) f
     JOIN products p ON p.id = f.product_id
@@ -368,7 +368,7 @@ async function searchPageFromPostings(db: Executor, q: ProductPageQuery, words: 
     ORDER BY ${order}`.execute(db);
   if (rows.length > 0) return { items: rows.map(toProductCard), count: rows[0].total };
   if (q.offset === 0) return { items: [], count: 0 };
-  const { rows: counted } = await sql<{ total: number }>`WITH ${anchor} ${found} SELECT count(*)::int AS total FROM found`.execute(db);
+  const { rows: counted } = await sql<{ total: number }>`WITH ${anchorCtes} ${found} SELECT count(*)::int AS total FROM found`.execute(db);
   return { items: [], count: counted[0].total };
 }
 
