@@ -11503,6 +11503,18 @@ export interface components {
         Limit: number;
         /** @description Items to skip from the start of the result. */
         Offset: number;
+        /**
+         * @description Optional optimistic-concurrency guard: the session `version` the command was prepared on.
+         *     When sent and different from the current `version`, nothing changes and the answer is 409
+         *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
+         * @example 14
+         */
+        ExpectedSessionVersion: number;
+        /**
+         * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
+         * @example 90872
+         */
+        PickingItemId: number;
     };
     requestBodies: never;
     headers: {
@@ -15136,7 +15148,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -15215,7 +15227,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -15352,7 +15364,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -15424,7 +15436,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -15441,7 +15453,7 @@ export interface operations {
                  * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
                  * @example 90872
                  */
-                item_id: number;
+                item_id: components["parameters"]["PickingItemId"];
             };
             cookie?: never;
         };
@@ -15508,7 +15520,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -15525,7 +15537,7 @@ export interface operations {
                  * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
                  * @example 90872
                  */
-                item_id: number;
+                item_id: components["parameters"]["PickingItemId"];
             };
             cookie?: never;
         };
@@ -15592,7 +15604,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -15609,7 +15621,7 @@ export interface operations {
                  * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
                  * @example 90872
                  */
-                item_id: number;
+                item_id: components["parameters"]["PickingItemId"];
             };
             cookie?: never;
         };
@@ -15676,7 +15688,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -15693,7 +15705,7 @@ export interface operations {
                  * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
                  * @example 90872
                  */
-                item_id: number;
+                item_id: components["parameters"]["PickingItemId"];
             };
             cookie?: never;
         };
@@ -15760,7 +15772,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -15777,7 +15789,7 @@ export interface operations {
                  * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
                  * @example 90872
                  */
-                item_id: number;
+                item_id: components["parameters"]["PickingItemId"];
             };
             cookie?: never;
         };
@@ -15844,7 +15856,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -15861,7 +15873,7 @@ export interface operations {
                  * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
                  * @example 90872
                  */
-                item_id: number;
+                item_id: components["parameters"]["PickingItemId"];
             };
             cookie?: never;
         };
@@ -15928,7 +15940,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -15945,7 +15957,7 @@ export interface operations {
                  * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
                  * @example 90872
                  */
-                item_id: number;
+                item_id: components["parameters"]["PickingItemId"];
             };
             cookie?: never;
         };
@@ -16012,7 +16024,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -16029,7 +16041,7 @@ export interface operations {
                  * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
                  * @example 90872
                  */
-                item_id: number;
+                item_id: components["parameters"]["PickingItemId"];
             };
             cookie?: never;
         };
@@ -16096,7 +16108,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -16113,7 +16125,7 @@ export interface operations {
                  * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
                  * @example 90872
                  */
-                item_id: number;
+                item_id: components["parameters"]["PickingItemId"];
             };
             cookie?: never;
         };

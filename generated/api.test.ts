@@ -11869,6 +11869,18 @@ export interface components {
         Limit: number;
         /** @description Items to skip from the start of the result. */
         Offset: number;
+        /**
+         * @description Optional optimistic-concurrency guard: the session `version` the command was prepared on.
+         *     When sent and different from the current `version`, nothing changes and the answer is 409
+         *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
+         * @example 14
+         */
+        ExpectedSessionVersion: number;
+        /**
+         * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
+         * @example 90872
+         */
+        PickingItemId: number;
     };
     requestBodies: never;
     headers: {
@@ -15582,7 +15594,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -15661,7 +15673,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -15798,7 +15810,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -15870,7 +15882,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -15887,7 +15899,7 @@ export interface operations {
                  * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
                  * @example 90872
                  */
-                item_id: number;
+                item_id: components["parameters"]["PickingItemId"];
             };
             cookie?: never;
         };
@@ -15954,7 +15966,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -15971,7 +15983,7 @@ export interface operations {
                  * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
                  * @example 90872
                  */
-                item_id: number;
+                item_id: components["parameters"]["PickingItemId"];
             };
             cookie?: never;
         };
@@ -16038,7 +16050,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -16055,7 +16067,7 @@ export interface operations {
                  * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
                  * @example 90872
                  */
-                item_id: number;
+                item_id: components["parameters"]["PickingItemId"];
             };
             cookie?: never;
         };
@@ -16122,7 +16134,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -16139,7 +16151,7 @@ export interface operations {
                  * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
                  * @example 90872
                  */
-                item_id: number;
+                item_id: components["parameters"]["PickingItemId"];
             };
             cookie?: never;
         };
@@ -16206,7 +16218,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -16223,7 +16235,7 @@ export interface operations {
                  * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
                  * @example 90872
                  */
-                item_id: number;
+                item_id: components["parameters"]["PickingItemId"];
             };
             cookie?: never;
         };
@@ -16290,7 +16302,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -16307,7 +16319,7 @@ export interface operations {
                  * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
                  * @example 90872
                  */
-                item_id: number;
+                item_id: components["parameters"]["PickingItemId"];
             };
             cookie?: never;
         };
@@ -16374,7 +16386,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -16391,7 +16403,7 @@ export interface operations {
                  * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
                  * @example 90872
                  */
-                item_id: number;
+                item_id: components["parameters"]["PickingItemId"];
             };
             cookie?: never;
         };
@@ -16458,7 +16470,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -16475,7 +16487,7 @@ export interface operations {
                  * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
                  * @example 90872
                  */
-                item_id: number;
+                item_id: components["parameters"]["PickingItemId"];
             };
             cookie?: never;
         };
@@ -16542,7 +16554,7 @@ export interface operations {
                  *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
                  * @example 14
                  */
-                "X-Expected-Version"?: number;
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
                  * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
                  * @example ru
@@ -16559,7 +16571,7 @@ export interface operations {
                  * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
                  * @example 90872
                  */
-                item_id: number;
+                item_id: components["parameters"]["PickingItemId"];
             };
             cookie?: never;
         };

@@ -13,7 +13,7 @@ import type { AppDeps } from './deps.js';
 import { docsHandler } from './docs.js';
 import { AppError, unauthorized, validationFailed } from './errors.js';
 import { isNotImplemented, type RequestContext } from './handler-types.js';
-import { errorReply, preferredLanguage, send, validationIssues, type HttpReply } from './http.js';
+import { errorReply, nulCharacterIssues, preferredLanguage, send, validationIssues, type HttpReply } from './http.js';
 import { redactUrl } from './logger.js';
 import { createMetrics, metricsHandler, type Metrics } from './metrics.js';
 import { installCompiledRouting, routeTableFor, type RouteTable } from './router.js';
@@ -152,6 +152,8 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       // Optional authorization: a token that is sent must be valid, so a client with an expired
       // token refreshes instead of silently browsing as a guest.
       if (!principal && c.operation.security?.length && req.headers.authorization) throw unauthorized();
+      const nul = nulCharacterIssues({ body: c.request.requestBody, query: c.request.query, path: c.request.params });
+      if (nul.length) throw validationFailed(nul);
       const ctx: RequestContext<typeof id> = {
         operationId: id,
         body: c.request.requestBody,

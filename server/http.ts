@@ -89,6 +89,26 @@ export function validationIssues(errors: readonly any[]): ValidationIssue[] {
   return out;
 }
 
+/**
+ * Where a request's strings hold U+0000 (NUL), as validation issues. PostgreSQL cannot store it
+ * in text and fails the whole statement, so such input is refused here, once for every
+ * operation, as a 422 like any other bad value.
+ */
+export function nulCharacterIssues(parts: Record<'body' | 'query' | 'path', unknown>): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const visit = (value: unknown, loc: (string | number)[]) => {
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) issues.push({ loc, msg: 'must not contain the NUL character (U+0000)', type: 'pattern' });
+    } else if (Array.isArray(value)) {
+      value.forEach((v, i) => visit(v, [...loc, i]));
+    } else if (value !== null && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) visit(v, [...loc, k]);
+    }
+  };
+  for (const [where, value] of Object.entries(parts)) visit(value, [where]);
+  return issues;
+}
+
 /** `ru` when the most preferred language of Accept-Language is Russian, otherwise `en`. */
 export function preferredLanguage(header: string | undefined): 'ru' | 'en' {
   if (!header) return 'en';
