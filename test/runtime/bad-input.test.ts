@@ -84,6 +84,15 @@ const JUNK_VALUES: unknown[] = [
   "'; DROP TABLE orders; --",
   '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 🛒',
   'x'.repeat(20_000),
+  // Dates that parse as text but not as days, or lie at the ends of the calendar.
+  '2024-02-30',
+  '0001-01-01',
+  '9999-12-31',
+  '9999-12-31T23:59:59Z',
+  '2026-13-01T25:61:00+03:00',
+  '١٢٣',
+  ' 5 ',
+  '0x10',
   [],
   [1, 2, 3],
   {},
@@ -91,7 +100,7 @@ const JUNK_VALUES: unknown[] = [
 ];
 
 /** Junk for a path or query parameter (text in a URL). */
-const JUNK_TEXT = ['x', '-1', '0', '1.5', '1e309', '99999999999999999999999999', 'null', ' ', '%00', '\u0000', "'", '🛒', 'a'.repeat(3000), randomUUID().toUpperCase()];
+const JUNK_TEXT = ['x', '-1', '0', '1.5', '1e309', '2024-02-30', '0001-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '99999999999999999999999999', 'null', ' ', '%00', '\u0000', "'", '🛒', 'a'.repeat(3000), randomUUID().toUpperCase()];
 
 /** Raw bodies that are not what any operation wants. */
 const JUNK_BODIES = ['', 'null', '[]', '"text"', '123', '{}', '{"a":', '{"a":1}}', '\u0000', '['.repeat(5000) + ']'.repeat(5000)];
@@ -151,6 +160,11 @@ function junkBodies(schema: Schema): string[] {
   const props = Object.keys(resolve(schema).properties ?? {});
   for (const name of props) {
     for (const junk of JUNK_VALUES) out.push(JSON.stringify({ ...base, [name]: junk }));
+    // A list far longer than any screen sends, of plausible elements.
+    const property = resolve(resolve(schema).properties[name]);
+    if (property.type === 'array' || (Array.isArray(property.type) && property.type.includes('array'))) {
+      out.push(JSON.stringify({ ...base, [name]: Array.from({ length: 5000 }, () => plausible(property.items)) }));
+    }
     // Required fields missing one at a time.
     if (name in base) {
       const { [name]: _dropped, ...rest } = base as Record<string, unknown>;
