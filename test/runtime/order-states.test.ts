@@ -4,7 +4,7 @@
 // answer the contract declares is fine (most are refusals); a 500, or an answer outside the
 // contract, means a state the code did not expect.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrder, deliveryBody, line, makeProduct, makeSlot, TVERSKAYA, type TestProduct } from '../orders/fixtures.js';
+import { createOrder, deliveryBody, line, makeProduct, makeSlot, pickupBody, TVERSKAYA, type TestProduct } from '../orders/fixtures.js';
 import { signInCustomer } from '../support/accounts.js';
 import type { CheckedResponse } from '../support/client.js';
 import { command } from '../support/orders.js';
@@ -70,7 +70,7 @@ const steps = {
  * silently narrow the sweep). A courier's return leaves the purchase `en_route`: only a
  * re-dispatch or the store moves it on (OrderDeliveryStateEnum).
  */
-const STATES: Record<string, { status: string; payment: 'cash' | 'online'; path: StepName[] }> = {
+const STATES: Record<string, { status: string; payment: 'cash' | 'online'; pickup?: true; path: StepName[] }> = {
   'online, not paid': { status: 'created', payment: 'online', path: [] },
   'online, invoice open': { status: 'awaiting_payment', payment: 'online', path: ['invoice'] },
   'online, payment failed': { status: 'awaiting_payment', payment: 'online', path: ['invoice', 'payFails'] },
@@ -98,6 +98,8 @@ const STATES: Record<string, { status: string; payment: 'cash' | 'online'; path:
     payment: 'online',
     path: ['invoice', 'pay', 'start', 'pickAll', 'finish', 'courier:searching_courier', 'courier:courier_assigned', 'courier:courier_at_store', 'courier:en_route', 'courier:arrived', 'courier:delivered'],
   },
+  'pickup, confirmed': { status: 'confirmed', payment: 'cash', pickup: true, path: [] },
+  'pickup, ready': { status: 'ready_for_pickup', payment: 'online', pickup: true, path: ['invoice', 'pay', 'start', 'pickAll', 'finish'] },
   'returned by the courier': {
     status: 'en_route',
     payment: 'cash',
@@ -108,6 +110,7 @@ const STATES: Record<string, { status: string; payment: 'cash' | 'online'; path:
 describe('order states', () => {
   it('every customer, picker and simulator action on an order in every state gets a declared answer, never a 500', async () => {
     const slot = await makeSlot(svc, { capacity: 100_000 });
+    const pickupSlot = await makeSlot(svc, { kind: 'pickup', capacity: 100_000 });
     const failures: string[] = [];
     const answers = new Map<number, number>();
     const record = (label: string, r: CheckedResponse | Error) => {
@@ -127,7 +130,11 @@ describe('order states', () => {
     const reached = new Map<string, string>();
     for (const [state, recipe] of Object.entries(STATES)) {
       for (const action of Object.keys(steps) as StepName[]) {
-        const placed = await createOrder(svc, customer.auth, deliveryBody([line(products[0], '2'), line(products[1], '1')], slot, { payment_method: recipe.payment }));
+        const lines = [line(products[0], '2'), line(products[1], '1')];
+        const body = recipe.pickup
+          ? pickupBody(lines, pickupSlot, { payment_method: recipe.payment })
+          : deliveryBody(lines, slot, { payment_method: recipe.payment });
+        const placed = await createOrder(svc, customer.auth, body);
         expect(placed.status, JSON.stringify(placed.body)).toBe(201);
         const id = placed.body as string;
         // A picker holds one session at a time: each order gets its own.
