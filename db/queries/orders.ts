@@ -104,8 +104,25 @@ export async function takeStock(db: Executor, lines: readonly { inventoryId: str
   return rows.length === lines.length;
 }
 
+/**
+ * Locks inventory rows in id order: the one order in which every writer of stock takes them
+ * (checkout's lockCartLines too). Two transactions that lock some of the same rows in different
+ * orders can each hold a row the other waits for, and PostgreSQL then fails one of them - a
+ * checkout racing a cancellation of an order with the same two products did exactly that.
+ */
+export async function lockInventoryRows(db: Executor, inventoryIds: readonly string[]): Promise<void> {
+  if (inventoryIds.length === 0) return;
+  await sql`SELECT id FROM inventories WHERE id = ANY(${[...inventoryIds]}::uuid[]) ORDER BY id FOR UPDATE`.execute(db);
+}
+
 /** Gives the order's reserved quantities back to the store's stock (cancellation). */
 export async function returnStock(db: Executor, orderId: string): Promise<number> {
+  // The UPDATE below would lock the rows in the order its join meets the lines.
+  await sql`
+    SELECT i.id FROM inventories i
+    WHERE i.id IN (SELECT oi.inventory_id FROM order_items oi WHERE oi.order_id = ${orderId})
+    ORDER BY i.id
+    FOR UPDATE`.execute(db);
   const r = await sql`
     UPDATE inventories i SET stock = coalesce(i.stock, 0) + oi.quantity, updated_at = now()
     FROM order_items oi

@@ -7,7 +7,7 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/connection.js';
 import { recordOrderChange } from '../../db/queries/order-events.js';
-import { lockOrder as lockOrderRow, updateOrder } from '../../db/queries/orders.js';
+import { lockInventoryRows, lockOrder as lockOrderRow, updateOrder } from '../../db/queries/orders.js';
 import { enqueueProviderCommand } from '../../db/queries/payments.js';
 import {
   adjustStock,
@@ -442,6 +442,8 @@ export async function finishSession(s: CommandScope): Promise<void> {
     cancelAfterResolvedItems: null,
   });
 
+  // Stock rows in id order before any is changed, as every writer of stock takes them.
+  await lockInventoryRows(trx, items.flatMap((item) => (item.replacement_inventory_id ? [item.inventory_id, item.replacement_inventory_id] : [item.inventory_id])));
   for (const [i, item] of items.entries()) {
     const f = facts[i];
     const picked = f.state === 'picked';

@@ -3,8 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInCustomer } from '../support/accounts.js';
+import { command, createConfirmedOrder } from '../support/orders.js';
+import { createPicker, startPicking, type TestPicker } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { createOrder, deliveryBody, line, makeProduct, makeSlot, pickupBody, reservedOf, stockOf } from './fixtures.js';
+import { createOrder, deliveryBody, line, makeProduct, makeSlot, pickupBody, reservedOf, stockOf, TVERSKAYA } from './fixtures.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -90,5 +92,71 @@ describe('checkout under concurrency', () => {
     expect(holds.length).toBe(K);
     // Refused orders gave their stock back with their transaction.
     expect(await stockOf(svc, p)).toBe(String(1000 - K) + '.000');
+  });
+});
+
+describe('stock rows locked in one order by every writer', () => {
+  it('lets checkouts race cancellations of orders with the same products without a deadlock', async () => {
+    // Checkout locks the cart's inventory rows in id order; a cancellation that gave stock back in
+    // the order of its lines locked them the other way round, and PostgreSQL broke the cycle by
+    // failing one transaction: a 500 for one of the two customers.
+    const [first, second] = [await makeProduct(svc, { stock: '100000' }), await makeProduct(svc, { stock: '100000' })];
+    const [low, high] = first.inventoryId < second.inventoryId ? [first, second] : [second, first];
+    const slot = await makeSlot(svc, { capacity: 100_000 });
+    const customers = await Promise.all(Array.from({ length: 4 }, () => signInCustomer(svc)));
+    const ROUNDS = 30;
+    const placed: { auth: Record<string, string>; id: string }[] = [];
+    for (let n = 0; n < ROUNDS; n++) {
+      const c = customers[n % customers.length];
+      // Lines in descending id order: the cancellation's join meets them that way.
+      const r = await createOrder(svc, c.auth, deliveryBody([line(high, '1'), line(low, '1')], slot));
+      expect(r.status).toBe(201);
+      placed.push({ auth: c.auth, id: r.body as string });
+    }
+    const statuses = await Promise.all(
+      placed.flatMap(({ auth, id }, n) => [
+        svc.client.raw('POST', `/api/orders/${id}/cancel`, { headers: auth }).then((r) => r.status),
+        createOrder(svc, customers[(n + 1) % customers.length].auth, deliveryBody([line(low, '1'), line(high, '1')], slot)).then((r) => r.status),
+      ]),
+    );
+    expect(countBy(statuses)).toEqual({ 200: ROUNDS, 201: ROUNDS });
+    // Every cancellation gave its two units back; every new order took two.
+    expect(await stockOf(svc, low)).toBe(String(100000 - ROUNDS) + '.000');
+    expect(await stockOf(svc, high)).toBe(String(100000 - ROUNDS) + '.000');
+  });
+
+  it('lets checkouts race picking finishes that give back what was not taken, without a deadlock', async () => {
+    // Finishing gives back, item by item, what was ordered and not taken; in item order that was
+    // the reverse of checkout's id order for these lines.
+    const [first, second] = [await makeProduct(svc, { stock: '100000' }), await makeProduct(svc, { stock: '100000' })];
+    const [low, high] = first.inventoryId < second.inventoryId ? [first, second] : [second, first];
+    const slot = await makeSlot(svc, { capacity: 100_000 });
+    const customer = await signInCustomer(svc);
+    const SESSIONS = 24;
+    const sessions: { picker: TestPicker; orderId: string }[] = [];
+    for (let n = 0; n < SESSIONS; n++) {
+      const order = await createConfirmedOrder(svc, { storeId: TVERSKAYA, lines: [{ inventoryId: high.inventoryId, quantity: '2' }, { inventoryId: low.inventoryId, quantity: '2' }] });
+      const picker = await createPicker(svc, [TVERSKAYA]);
+      const session = await startPicking(svc, picker, order.orderId);
+      for (const item of session.items) {
+        // One of the two: a discrepancy, confirmed.
+        const base = `/api/picker/orders/${order.orderId}/items/${item.item_id}`;
+        expect((await svc.client.raw('POST', `${base}/piece-quantity`, { headers: command(picker.auth), body: { quantity: 1 } })).status).toBe(200);
+        const confirmed = await svc.client.raw('POST', `${base}/clarification/confirm`, { headers: command(picker.auth), body: { resolution: 'quantity_mismatch', quantity: 1 } });
+        expect(confirmed.body.item.state).toBe('picked');
+      }
+      sessions.push({ picker, orderId: order.orderId });
+    }
+    const before = { low: Number(await stockOf(svc, low)), high: Number(await stockOf(svc, high)) };
+    const statuses = await Promise.all(
+      sessions.flatMap(({ picker, orderId }) => [
+        svc.client.raw('POST', `/api/picker/orders/${orderId}/finish`, { headers: command(picker.auth) }).then((r) => r.status),
+        createOrder(svc, customer.auth, deliveryBody([line(low, '1'), line(high, '1')], slot)).then((r) => r.status),
+      ]),
+    );
+    expect(countBy(statuses)).toEqual({ 200: SESSIONS, 201: SESSIONS });
+    // Each finish gave one unit of each back; each checkout took one of each.
+    expect(Number(await stockOf(svc, low))).toBe(before.low);
+    expect(Number(await stockOf(svc, high))).toBe(before.high);
   });
 });
