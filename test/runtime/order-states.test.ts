@@ -1,8 +1,9 @@
 // Every action on an order in every state it can be in: the customer's (read, roadmap, cancel,
 // invoice), the picker's (start, an item command, finish, cancel, acknowledge) and the TEST-only
-// bank and courier simulators, each on a fresh order brought to the state through the API. Any
-// answer the contract declares is fine (most are refusals); a 500, or an answer outside the
-// contract, means a state the code did not expect.
+// bank and courier simulators, each on a fresh order brought to the state through the API, the
+// 24 orders of one state side by side. Any answer the contract declares is fine (most are
+// refusals); a 500, or an answer outside the contract, means a state the code did not expect, or
+// writers that deadlock (checkout and cancellation did: test/orders/concurrency.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrder, deliveryBody, line, makeProduct, makeSlot, pickupBody, TVERSKAYA, type TestProduct } from '../orders/fixtures.js';
 import { signInCustomer } from '../support/accounts.js';
@@ -13,7 +14,6 @@ import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
 let customer: Awaited<ReturnType<typeof signInCustomer>>;
-let picker: TestPicker;
 let products: TestProduct[];
 beforeAll(async () => {
   svc = await startTestService();
@@ -24,45 +24,45 @@ afterAll(() => svc?.close());
 
 const TRACKING = ['pending', 'searching_courier', 'courier_assigned', 'courier_at_store', 'en_route', 'arrived', 'delivered', 'cancelled', 'returning', 'returned'] as const;
 
-type Step = (orderId: string) => Promise<CheckedResponse>;
+/** One action on an order; `picker` works in the order's store and holds no session but this order's. */
+type Step = (orderId: string, picker: TestPicker) => Promise<CheckedResponse>;
 
 const customerGet = (path: string) => svc.client.raw('GET', path, { headers: customer.auth });
 const customerPost = (path: string, body?: object) => svc.client.raw('POST', path, { headers: customer.auth, body });
-const pickerPost = (path: string, body?: object) => svc.client.raw('POST', path, { headers: command(picker.auth), body });
+const pickerPost = (picker: TestPicker, path: string, body?: object) => svc.client.raw('POST', path, { headers: command(picker.auth), body });
 
 const named = {
   invoice: (id) => customerGet(`/api/payments/bank/${id}/invoice`),
   pay: (id) => customerPost(`/api/qa/payments/bank/${id}/settle`, { outcome: 'paid' }),
   payFails: (id) => customerPost(`/api/qa/payments/bank/${id}/settle`, { outcome: 'failed' }),
   cancel: (id) => customerPost(`/api/orders/${id}/cancel`),
-  start: (id) => pickerPost(`/api/picker/orders/${id}/start`),
-  pickAll: async (id) => {
+  start: (id, picker) => pickerPost(picker, `/api/picker/orders/${id}/start`),
+  pickAll: async (id, picker) => {
     const session = await svc.client.raw('GET', `/api/picker/orders/${id}/session`, { headers: picker.auth });
     let last = session;
     for (const item of session.body?.items ?? []) {
-      last = await pickerPost(`/api/picker/orders/${id}/items/${item.item_id}/piece-quantity`, { quantity: Number(item.ordered_quantity) });
+      last = await pickerPost(picker, `/api/picker/orders/${id}/items/${item.item_id}/piece-quantity`, { quantity: Number(item.ordered_quantity) });
     }
     return last;
   },
-  firstItemMissing: async (id) => {
+  firstItemMissing: async (id, picker) => {
     const session = await svc.client.raw('GET', `/api/picker/orders/${id}/session`, { headers: picker.auth });
     const item = session.body?.items?.[0];
-    return item ? pickerPost(`/api/picker/orders/${id}/items/${item.item_id}/missing`, { action: 'call' }) : session;
+    return item ? pickerPost(picker, `/api/picker/orders/${id}/items/${item.item_id}/missing`, { action: 'call' }) : session;
   },
-  finish: (id) => pickerPost(`/api/picker/orders/${id}/finish`),
-  pickerCancel: (id) => pickerPost(`/api/picker/orders/${id}/cancel`, { reason: 'other' }),
-  acknowledge: (id) => pickerPost(`/api/picker/orders/${id}/cancelled/ack`),
+  finish: (id, picker) => pickerPost(picker, `/api/picker/orders/${id}/finish`),
+  pickerCancel: (id, picker) => pickerPost(picker, `/api/picker/orders/${id}/cancel`, { reason: 'other' }),
+  acknowledge: (id, picker) => pickerPost(picker, `/api/picker/orders/${id}/cancelled/ack`),
   read: (id) => customerGet(`/api/orders/${id}`),
   roadmap: (id) => customerGet(`/api/orders/roadmap/${id}/short`),
   roadmapDetail: (id) => customerGet(`/api/orders/roadmap/${id}/detail`),
-  pickerSession: (id) => svc.client.raw('GET', `/api/picker/orders/${id}/session`, { headers: picker.auth }),
+  pickerSession: (id, picker) => svc.client.raw('GET', `/api/picker/orders/${id}/session`, { headers: picker.auth }),
 } satisfies Record<string, Step>;
 type StepName = keyof typeof named | `courier:${(typeof TRACKING)[number]}`;
+const courierSteps = {} as Record<`courier:${(typeof TRACKING)[number]}`, Step>;
+for (const state of TRACKING) courierSteps[`courier:${state}`] = (id) => customerPost(`/api/qa/orders/${id}/delivery-tracking`, { state });
 /** The named steps and the courier simulator's move to each tracking state. */
-const steps = {
-  ...named,
-  ...Object.fromEntries(TRACKING.map((state) => [`courier:${state}`, (id: string) => customerPost(`/api/qa/orders/${id}/delivery-tracking`, { state })])),
-} as Record<StepName, Step>;
+const steps: Record<StepName, Step> = { ...named, ...courierSteps };
 
 /**
  * How to bring a new order to each state worth trying: a payment method and the steps from
@@ -120,32 +120,35 @@ describe('order states', () => {
         if (r.status >= 500) failures.push(`${label}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
       }
     };
-    const run = async (label: string, step: Step, id: string) => {
+    const run = async (label: string, step: Step, id: string, picker: TestPicker) => {
       try {
-        record(label, await step(id));
+        record(label, await step(id, picker));
       } catch (err) {
         record(label, err as Error);
       }
     };
     const reached = new Map<string, string>();
     for (const [state, recipe] of Object.entries(STATES)) {
-      for (const action of Object.keys(steps) as StepName[]) {
-        const lines = [line(products[0], '2'), line(products[1], '1')];
-        const body = recipe.pickup
-          ? pickupBody(lines, pickupSlot, { payment_method: recipe.payment })
-          : deliveryBody(lines, slot, { payment_method: recipe.payment });
-        const placed = await createOrder(svc, customer.auth, body);
-        expect(placed.status, JSON.stringify(placed.body)).toBe(201);
-        const id = placed.body as string;
-        // A picker holds one session at a time: each order gets its own.
-        picker = await createPicker(svc, [TVERSKAYA]);
-        for (const step of recipe.path) await run(`${state} / setting up: ${step}`, steps[step], id);
-        if (!reached.has(state)) reached.set(state, (await steps.read(id)).body?.status?.value ?? '?');
-        await run(`${state} / ${action}`, steps[action], id);
-        // What the customer and the picker read afterwards must be valid too.
-        await run(`${state} / ${action} / read`, steps.read, id);
-        await run(`${state} / ${action} / roadmap`, steps.roadmapDetail, id);
-      }
+      // The actions on one state run side by side, each on its own order.
+      await Promise.all(
+        (Object.keys(steps) as StepName[]).map(async (action) => {
+          const lines = [line(products[0], '2'), line(products[1], '1')];
+          const body = recipe.pickup
+            ? pickupBody(lines, pickupSlot, { payment_method: recipe.payment })
+            : deliveryBody(lines, slot, { payment_method: recipe.payment });
+          const placed = await createOrder(svc, customer.auth, body);
+          expect(placed.status, JSON.stringify(placed.body)).toBe(201);
+          const id = placed.body as string;
+          // A picker holds one session at a time: each order gets its own.
+          const picker = await createPicker(svc, [TVERSKAYA]);
+          for (const step of recipe.path) await run(`${state} / setting up: ${step}`, steps[step], id, picker);
+          if (action === 'read') reached.set(state, (await steps.read(id, picker)).body?.status?.value ?? '?');
+          await run(`${state} / ${action}`, steps[action], id, picker);
+          // What the customer and the picker read afterwards must be valid too.
+          await run(`${state} / ${action} / read`, steps.read, id, picker);
+          await run(`${state} / ${action} / roadmap`, steps.roadmapDetail, id, picker);
+        }),
+      );
     }
     expect(failures, failures.join('\n')).toEqual([]);
     expect(Object.fromEntries(reached)).toEqual(Object.fromEntries(Object.entries(STATES).map(([state, r]) => [state, r.status])));
