@@ -117,7 +117,8 @@ export async function lockInventoryRows(db: Executor, inventoryIds: readonly str
 
 /** Gives the order's reserved quantities back to the store's stock (cancellation). */
 export async function returnStock(db: Executor, orderId: string): Promise<number> {
-  // The UPDATE below would lock the rows in the order its join meets the lines.
+  // In id order first, as lockInventoryRows takes them: the UPDATE below would lock the rows in
+  // the order its join meets the lines.
   await sql`
     SELECT i.id FROM inventories i
     WHERE i.id IN (SELECT oi.inventory_id FROM order_items oi WHERE oi.order_id = ${orderId})
