@@ -1906,7 +1906,11 @@ export interface paths {
          *     after the order's payment window. Concurrent calls are serialized per order (the order row is
          *     locked and a partial unique index allows one `open` invoice per order), so they return the
          *     same invoice. Opening the link or returning from it does not prove payment: re-read the
-         *     order; the bank's notification moves the order to `confirmed` with `payment_status` `paid`.
+         *     order. The bank's word moves the order to `confirmed` with `payment_status` `paid`: the
+         *     server asks the bank about each open invoice about every 10 seconds (in TEST the sandbox
+         *     bank is settled by POST /api/qa/payments/bank/{order_id}/settle instead). An order whose
+         *     payment window has passed is cancelled only once the bank has confirmed, since the window
+         *     ended, that its invoice is still unpaid.
          *
          *     Errors: 401 without a valid customer token; 404 `NOT_FOUND` when the order does not exist or
          *     belongs to another customer; 409 (re-read the order) `ONLINE_PAYMENT_DISABLED` when online

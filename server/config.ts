@@ -243,6 +243,8 @@ export interface OrdersConfig {
     httpUrl: string | null;
     httpToken: string | null;
     timeoutMs: number;
+    /** How often the orders worker asks a real bank about each open invoice (seconds). */
+    statusCheckSeconds: number;
   };
   push: {
     /** `recording`: keeps and logs what would be sent; `http`: a JSON push gateway. */
@@ -300,6 +302,7 @@ function ordersConfig(env: NodeJS.ProcessEnv): OrdersConfig {
       httpUrl: env.BANK_HTTP_URL ? env.BANK_HTTP_URL.replace(/\/+$/, '') : null,
       httpToken: env.BANK_HTTP_TOKEN || null,
       timeoutMs: int(env, 'BANK_TIMEOUT_MS', 5000, 100),
+      statusCheckSeconds: int(env, 'BANK_STATUS_CHECK_SECONDS', 10, 1),
     },
     push: {
       provider: pushProvider,

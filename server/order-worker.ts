@@ -6,12 +6,23 @@
 //   2. push sending: due deliveries -> the push provider, with retries and backoff; dead tokens
 //      forget their device;
 //   3. provider commands: courier requests and withdrawals, bank refunds and invoice cancellations;
+//   3b. a real bank's open invoices: asked about, and settled by its answer;
 //   4. payment deadline: online orders unpaid after their window are cancelled;
 //   5. courier dispatch: deliveries whose courier should be requested now.
 import { sql } from 'kysely';
 import { claimDeliveriesDueForCourier, claimOrdersPastPaymentWindow, findStoreForOrder, lockOrder, updateDelivery, updateOrder } from '../db/queries/orders.js';
 import { recordOrderChange } from '../db/queries/order-events.js';
-import { claimDueProviderCommands, findPaidInvoice, finishProviderCommand, refundedDifferences, type ProviderCommandRow } from '../db/queries/payments.js';
+import {
+  claimDueProviderCommands,
+  closeInvoice,
+  findInvoicesDueForCheck,
+  findPaidInvoice,
+  finishProviderCommand,
+  lockInvoiceDueForCheck,
+  refundedDifferences,
+  scheduleInvoiceCheck,
+  type ProviderCommandRow,
+} from '../db/queries/payments.js';
 import { setReconciliationStatus } from '../db/queries/picking.js';
 import {
   claimDuePushDeliveries,
@@ -28,9 +39,10 @@ import type { OrderStatus, TrackingState } from '../db/tables/orders.js';
 import { kopecks, money } from '../handlers/rules/order-pricing.js';
 import { afterFailure } from '../handlers/rules/retry.js';
 import { pushTexts } from '../handlers/rules/order-texts.js';
-import { cancelUnpaid, requestCourier } from '../handlers/shared/order-lifecycle.js';
+import { cancelUnpaid, requestCourier, settleInvoice } from '../handlers/shared/order-lifecycle.js';
 import type { AppDeps } from './deps.js';
 import { bankOf, BankRefusedError } from './providers/bank/index.js';
+import type { InvoiceOutcome } from './providers/bank/types.js';
 import { courierOf, CourierRefusedError } from './providers/courier/index.js';
 import { pushSenderOf } from './providers/push/index.js';
 
@@ -42,6 +54,7 @@ export interface WorkerTick {
   pushEvents: number;
   pushesSent: number;
   commands: number;
+  invoicesSettled: number;
   unpaidCancelled: number;
   couriersRequested: number;
 }
@@ -239,6 +252,43 @@ async function runProviderCommands(deps: AppDeps): Promise<number> {
 }
 
 // ------------------------------------------------------------------------------------------------
+// 3b. a real bank's open invoices
+
+/**
+ * Asks a real bank about its open invoices and settles them by its word, as a notification
+ * would (the sandbox's are settled by its QA operation). Each in its own transaction, the order
+ * locked before the invoice as the invoice handler does; a question the bank does not answer is
+ * asked again `statusCheckSeconds` later. The answer's wait is bounded by BANK_TIMEOUT_MS.
+ */
+async function checkBankInvoices(deps: AppDeps): Promise<number> {
+  const bank = bankOf(deps);
+  const { statusCheckSeconds } = deps.config.orders.bank;
+  let settled = 0;
+  for (const due of await findInvoicesDueForCheck(deps.db, deps.config.orders.worker.batchSize)) {
+    settled += await deps.db.transaction().execute(async (trx) => {
+      const o = await lockOrder(trx, due.order_id);
+      const invoice = o ? await lockInvoiceDueForCheck(trx, due.id) : undefined;
+      if (!o || !invoice) return 0;
+      let outcome: InvoiceOutcome | null = null;
+      // An invoice of a bank this instance is not configured for is left to one that is.
+      if (invoice.provider === bank.name) {
+        try {
+          outcome = await bank.invoiceStatus({ invoiceId: invoice.id, providerRef: invoice.provider_ref });
+        } catch (err) {
+          deps.log.warn('bank invoice status unknown; will ask again', { invoice_id: invoice.id, order_id: o.id, err: (err as Error).message });
+        }
+      }
+      await scheduleInvoiceCheck(trx, invoice.id, statusCheckSeconds, outcome !== null);
+      if (outcome === null || outcome === 'open') return 0;
+      if (outcome === 'expired') await closeInvoice(trx, invoice.id, 'expired');
+      else await settleInvoice(trx, o, invoice.id, outcome);
+      return 1;
+    });
+  }
+  return settled;
+}
+
+// ------------------------------------------------------------------------------------------------
 // 4. payment deadline, 5. courier dispatch
 
 async function cancelUnpaidOrders(deps: AppDeps): Promise<number> {
@@ -269,6 +319,8 @@ export async function runOrderWorkerOnce(deps: AppDeps): Promise<WorkerTick> {
     pushEvents: await fanOutPushes(deps),
     pushesSent: await sendPushes(deps),
     commands: await runProviderCommands(deps),
+    // Before the deadline: an invoice paid at the bank confirms its order instead.
+    invoicesSettled: await checkBankInvoices(deps),
     unpaidCancelled: await cancelUnpaidOrders(deps),
     couriersRequested: await dispatchCouriers(deps),
   };

@@ -12,6 +12,7 @@ import * as loyalty from './2026_11_22_0008_loyalty.js';
 import * as searchSpeed from './2026_11_22_0009_search_speed.js';
 import * as idempotencyAnswers from './2026_11_22_0010_idempotency_answers.js';
 import * as searchPostings from './2026_11_22_0011_search_postings.js';
+import * as bankInvoiceChecks from './2026_11_22_0012_bank_invoice_checks.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0009_search_speed': searchSpeed,
   '2026_11_22_0010_idempotency_answers': idempotencyAnswers,
   '2026_11_22_0011_search_postings': searchPostings,
+  '2026_11_22_0012_bank_invoice_checks': bankInvoiceChecks,
 };

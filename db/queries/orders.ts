@@ -457,6 +457,12 @@ export async function claimOrdersPastPaymentWindow(db: Executor, limit: number):
     .select('id')
     .where('status', 'in', ['created', 'awaiting_payment'])
     .where('payment_due_at', '<=', sql<Date>`now()`)
+    // Not while a real bank's open invoice has not been asked about since the deadline: the
+    // customer may have paid in the last moments, and a paid order must not be cancelled.
+    .where(
+      sql<boolean>`NOT EXISTS (SELECT 1 FROM bank_invoices b WHERE b.order_id = orders.id AND b.status = 'open'
+        AND b.provider <> 'sandbox' AND (b.checked_at IS NULL OR b.checked_at < orders.payment_due_at))`,
+    )
     .orderBy('payment_due_at')
     .limit(limit)
     .forUpdate()

@@ -40,6 +40,50 @@ export function closeInvoice(db: Executor, invoiceId: string, status: Exclude<Ba
     .executeTakeFirst();
 }
 
+// ---- a real bank's invoices, settled by asking the bank (the orders worker) ----
+
+/** Open invoices of a real bank whose next check is due, oldest due first (ids and orders). */
+export function findInvoicesDueForCheck(db: Executor, limit: number) {
+  return db
+    .selectFrom('bank_invoices')
+    .select(['id', 'order_id'])
+    .where('status', '=', 'open')
+    .where('provider', '<>', 'sandbox')
+    .where('next_check_at', '<=', sql<Date>`now()`)
+    .orderBy('next_check_at')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * The invoice, locked, if it is still open and due for a check. Taken after its order's lock
+ * (the order of locks of every invoice writer); another instance that checked it first leaves
+ * it not due.
+ */
+export function lockInvoiceDueForCheck(db: Executor, invoiceId: string) {
+  return db
+    .selectFrom('bank_invoices')
+    .select(INVOICE_COLUMNS)
+    .where('id', '=', invoiceId)
+    .where('status', '=', 'open')
+    .where('next_check_at', '<=', sql<Date>`now()`)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Schedules the next check; `answered` when the bank gave its word this time. */
+export async function scheduleInvoiceCheck(db: Executor, invoiceId: string, afterSeconds: number, answered: boolean): Promise<void> {
+  await db
+    .updateTable('bank_invoices')
+    .set({
+      next_check_at: sql<Date>`now() + make_interval(secs => ${afterSeconds})`,
+      ...(answered ? { checked_at: sql<Date>`now()` } : {}),
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', invoiceId)
+    .execute();
+}
+
 /** The paid invoice of an order (the one a refund returns money of). */
 export function findPaidInvoice(db: Executor, orderId: string) {
   return db.selectFrom('bank_invoices').select(INVOICE_COLUMNS).where('order_id', '=', orderId).where('status', '=', 'paid').orderBy('settled_at', 'desc').executeTakeFirst();

@@ -27,6 +27,10 @@ export interface BankInvoicesTable {
   expires_at: Timestamp;
   settled_at: Timestamp | null;
   updated_at: Timestamp;
+  /** When a real bank last answered about the invoice (the orders worker asks); null: never. */
+  checked_at: Timestamp | null;
+  /** When the worker asks the bank next (open invoices of a real bank). */
+  next_check_at: Timestamp;
 }
 
 export interface PushDeliveriesTable {

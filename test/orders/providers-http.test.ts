@@ -16,7 +16,8 @@ import { expressAlwaysOpen, IN_ZONE, deliveryBody, line, makeProduct, makeSlot, 
 const BANK = 'https://acquiring.bank.example.test/v1';
 const COURIER = 'https://couriers.example.test/api';
 const PUSH = 'https://push.example.test/send';
-const remote = setupServer();
+// The bank is asked about every open invoice by the worker: by default it is still unpaid.
+const remote = setupServer(http.get(`${BANK}/invoices/:id`, () => HttpResponse.json({ status: 'pending' })));
 
 let svc: TestService;
 beforeAll(async () => {
@@ -125,7 +126,7 @@ describe('HTTP bank', () => {
     const c = await signInCustomer(svc);
     const id = await onlineOrder(c.auth);
     await invoice(c.auth, id);
-    // The bank's notification of payment (the path a webhook takes).
+    // The bank's word that it was paid (what the worker's check does, test below).
     await svc.deps.db.transaction().execute(async (trx) => {
       const o = (await lockOrder(trx, id))!;
       await settleInvoice(trx, o, (await findOpenInvoice(trx, id))!.id, 'paid');
@@ -140,6 +141,105 @@ describe('HTTP bank', () => {
     expect(calls).toBe(2);
     // The retry repeats the same refund, never a second one.
     expect(keys.size).toBe(1);
+  });
+});
+
+describe('HTTP bank: the outcome of an invoice', () => {
+  const statusOf = async (id: string) =>
+    svc.deps.db.selectFrom('orders').select(['status', 'payment_status']).where('id', '=', id).executeTakeFirstOrThrow();
+  const invoiceOf = async (id: string) =>
+    svc.deps.db.selectFrom('bank_invoices').select(['status', 'checked_at', 'next_check_at']).where('order_id', '=', id).orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+  /** Makes the order's open invoices due for their next check now. */
+  const dueNow = (id: string) => svc.deps.db.updateTable('bank_invoices').set({ next_check_at: new Date(Date.now() - 1000) }).where('order_id', '=', id).execute();
+
+  /** An online order with an open invoice `ref` at the bank, which answers `answer` about it. */
+  async function orderWithInvoice(ref: string) {
+    remote.use(http.post(`${BANK}/invoices`, () => HttpResponse.json({ id: ref, payment_url: `https://pay.bank.example.test/${ref}` })));
+    const c = await signInCustomer(svc);
+    const id = await onlineOrder(c.auth);
+    expect((await invoice(c.auth, id)).status).toBe(200);
+    return { c, id };
+  }
+
+  it('asks the bank about an open invoice and confirms the order once the bank says it is paid', async () => {
+    const ref = `inv-${randomUUID()}`;
+    const { id } = await orderWithInvoice(ref);
+    let asked = 0;
+    let answer = 'pending';
+    remote.use(
+      http.get(`${BANK}/invoices/${ref}`, ({ request }) => {
+        asked++;
+        expect(request.headers.get('authorization')).toBe('Bearer bank-token');
+        return HttpResponse.json({ id: ref, status: answer });
+      }),
+    );
+    await runOrderWorkerOnce(svc.deps);
+    expect(asked).toBe(1);
+    expect(await statusOf(id)).toEqual({ status: 'awaiting_payment', payment_status: 'awaiting' });
+    const open = await invoiceOf(id);
+    expect(open.status).toBe('open');
+    expect(open.checked_at).not.toBeNull();
+    // Not asked again before BANK_STATUS_CHECK_SECONDS.
+    await runOrderWorkerOnce(svc.deps);
+    expect(asked).toBe(1);
+
+    answer = 'paid';
+    await dueNow(id);
+    await runOrderWorkerOnce(svc.deps);
+    expect(asked).toBe(2);
+    expect(await statusOf(id)).toEqual({ status: 'confirmed', payment_status: 'paid' });
+    expect((await invoiceOf(id)).status).toBe('paid');
+    // A settled invoice is not asked about again.
+    await dueNow(id);
+    await runOrderWorkerOnce(svc.deps);
+    expect(asked).toBe(2);
+  });
+
+  it('closes a declined or expired invoice, and asks again later when the bank does not answer', async () => {
+    for (const [answer, closedAs] of [['failed', 'failed'], ['expired', 'expired'], ['cancelled', 'expired']] as const) {
+      const ref = `inv-${randomUUID()}`;
+      const { c, id } = await orderWithInvoice(ref);
+      let bankUp = false;
+      remote.use(http.get(`${BANK}/invoices/${ref}`, () => (bankUp ? HttpResponse.json({ status: answer }) : HttpResponse.json({ error: 'down' }, { status: 503 }))));
+      await runOrderWorkerOnce(svc.deps);
+      const unanswered = await invoiceOf(id);
+      expect([unanswered.status, unanswered.checked_at]).toEqual(['open', null]);
+      expect(unanswered.next_check_at.getTime()).toBeGreaterThan(Date.now());
+
+      bankUp = true;
+      await dueNow(id);
+      await runOrderWorkerOnce(svc.deps);
+      expect((await invoiceOf(id)).status, answer).toBe(closedAs);
+      expect(await statusOf(id)).toEqual({ status: 'awaiting_payment', payment_status: 'awaiting' });
+      // The customer can pay again: a new invoice.
+      remote.use(http.post(`${BANK}/invoices`, () => HttpResponse.json({ id: `${ref}-2`, payment_url: 'https://pay.bank.example.test/2' })));
+      expect((await invoice(c.auth, id)).body.link).toBe('https://pay.bank.example.test/2');
+    }
+  });
+
+  it('does not cancel an order at its payment deadline until the bank has been asked since', async () => {
+    const pastDeadline = (id: string) => svc.deps.db.updateTable('orders').set({ payment_due_at: new Date(Date.now() - 1000) }).where('id', '=', id).execute();
+    // Paid in the last moments: confirmed, not cancelled.
+    const paidRef = `inv-${randomUUID()}`;
+    const paid = await orderWithInvoice(paidRef);
+    await pastDeadline(paid.id);
+    remote.use(http.get(`${BANK}/invoices/${paidRef}`, () => HttpResponse.json({ status: 'paid' })));
+    await runOrderWorkerOnce(svc.deps);
+    expect(await statusOf(paid.id)).toEqual({ status: 'confirmed', payment_status: 'paid' });
+
+    // The bank does not answer: the order waits; once it says "still unpaid", the order is cancelled.
+    const ref = `inv-${randomUUID()}`;
+    const { id } = await orderWithInvoice(ref);
+    await pastDeadline(id);
+    let bankUp = false;
+    remote.use(http.get(`${BANK}/invoices/${ref}`, () => (bankUp ? HttpResponse.json({ status: 'pending' }) : HttpResponse.error())));
+    remote.use(http.post(`${BANK}/invoices/${ref}/cancel`, () => HttpResponse.json({})));
+    await runOrderWorkerOnce(svc.deps);
+    expect((await statusOf(id)).status).toBe('awaiting_payment');
+    bankUp = true;
+    await dueNow(id);
+    await runOrderWorkerOnce(svc.deps);
+    expect((await statusOf(id)).status).toBe('cancelled');
   });
 });
 

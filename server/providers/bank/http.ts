@@ -3,12 +3,13 @@
 //                                        -> {id, payment_url}
 //   POST {url}/invoices/{id}/cancel      -> 2xx
 //   POST {url}/refunds                   {invoice_id, amount:{value,currency}} -> {id, status: succeeded|pending}
-// Every request carries the bearer token and an Idempotency-Key, so a retry after a lost answer
-// does not issue or refund twice. Network errors, timeouts, 429 and 5xx are BankUnavailableError;
+//   GET  {url}/invoices/{id}             -> {id, status: pending|paid|failed|expired|cancelled}
+// Every request carries the bearer token, and every POST an Idempotency-Key, so a retry after a
+// lost answer does not issue or refund twice. Network errors, timeouts, 429 and 5xx are BankUnavailableError;
 // other non-2xx answers and bodies of the wrong shape are BankRefusedError / BankUnavailableError.
 import type { OrdersConfig } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import { BankRefusedError, BankUnavailableError, type BankGateway, type IssueInvoiceRequest, type IssuedInvoice, type RefundRequest } from './types.js';
+import { BankRefusedError, BankUnavailableError, type BankGateway, type InvoiceOutcome, type IssueInvoiceRequest, type IssuedInvoice, type RefundRequest } from './types.js';
 
 export class HttpBankGateway implements BankGateway {
   readonly name = 'http' as const;
@@ -17,17 +18,15 @@ export class HttpBankGateway implements BankGateway {
     private readonly log: Logger,
   ) {}
 
-  private async call(path: string, idempotencyKey: string, body: unknown): Promise<Record<string, unknown>> {
+  /** A POST with its Idempotency-Key and JSON body, or (no key) a GET. */
+  private async call(path: string, idempotencyKey: string | null, body?: unknown): Promise<Record<string, unknown>> {
     let response: Response;
+    const auth: Record<string, string> = this.cfg.httpToken ? { authorization: `Bearer ${this.cfg.httpToken}` } : {};
     try {
       response = await fetch(`${this.cfg.httpUrl}${path}`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'idempotency-key': idempotencyKey,
-          ...(this.cfg.httpToken ? { authorization: `Bearer ${this.cfg.httpToken}` } : {}),
-        },
-        body: JSON.stringify(body),
+        ...(idempotencyKey === null
+          ? { method: 'GET', headers: auth }
+          : { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey, ...auth }, body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(this.cfg.timeoutMs),
       });
     } catch (err) {
@@ -76,4 +75,14 @@ export class HttpBankGateway implements BankGateway {
     if (body.status === 'succeeded' || body.status === 'pending') return { status: body.status };
     throw new BankUnavailableError(`The bank answered a refund status "${String(body.status)}"`);
   }
+
+  async invoiceStatus(invoice: { invoiceId: string; providerRef: string }): Promise<InvoiceOutcome> {
+    const body = await this.call(`/invoices/${encodeURIComponent(invoice.providerRef)}`, null);
+    const outcome = BANK_STATUSES[String(body.status)];
+    if (!outcome) throw new BankUnavailableError(`The bank answered an invoice status "${String(body.status)}"`);
+    return outcome;
+  }
 }
+
+/** The bank's invoice statuses as the service's outcomes (a cancelled invoice was never paid). */
+const BANK_STATUSES: Record<string, InvoiceOutcome> = { pending: 'open', paid: 'paid', failed: 'failed', expired: 'expired', cancelled: 'expired' };

@@ -1,7 +1,7 @@
 // The local sandbox bank (the default): invoices are links to its page, settled in TEST by
 // POST /api/qa/payments/bank/{order_id}/settle as the bank's notification would; refunds succeed at once.
 import type { Logger } from '../../logger.js';
-import type { BankGateway, IssueInvoiceRequest, IssuedInvoice, RefundRequest } from './types.js';
+import type { BankGateway, InvoiceOutcome, IssueInvoiceRequest, IssuedInvoice, RefundRequest } from './types.js';
 
 export class SandboxBank implements BankGateway {
   readonly name = 'sandbox' as const;
@@ -22,5 +22,10 @@ export class SandboxBank implements BankGateway {
   async refund(request: RefundRequest): Promise<{ status: 'succeeded' }> {
     this.log.info('sandbox bank refund', { invoice_id: request.invoiceId, amount: request.amount });
     return { status: 'succeeded' };
+  }
+
+  /** Settled only by POST /api/qa/payments/bank/{order_id}/settle: until then it is open. */
+  async invoiceStatus(): Promise<InvoiceOutcome> {
+    return 'open';
   }
 }

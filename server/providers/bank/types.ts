@@ -36,7 +36,15 @@ export interface BankGateway {
   cancelInvoice(invoice: { invoiceId: string; providerRef: string }): Promise<void>;
   /** Returns money of a paid invoice; `pending` means the bank confirms later. */
   refund(request: RefundRequest): Promise<{ status: 'succeeded' | 'pending' }>;
+  /**
+   * The bank's word on an invoice: still `open` (payable), `paid`, `failed` (declined; a new
+   * invoice may be issued) or `expired` (no longer payable, never paid). The orders worker asks
+   * it of open invoices; the sandbox, settled by its QA operation, answers `open`.
+   */
+  invoiceStatus(invoice: { invoiceId: string; providerRef: string }): Promise<InvoiceOutcome>;
 }
+
+export type InvoiceOutcome = 'open' | 'paid' | 'failed' | 'expired';
 
 /** The bank did not answer usefully (network, timeout, 5xx, 429): retrying may help. */
 export class BankUnavailableError extends Error {}
