@@ -109,6 +109,14 @@ export async function upsertPushDevice(
   sessionId: string,
   d: { device_id: string; push_token: string; platform: 'ios' | 'android'; app_kind: 'customer' | 'picker'; environment: 'TEST' | 'PRODUCTION'; app_version: string; build_number: string },
 ) {
+  // The row has two unique keys, device_id (the upsert's arbiter) and push_token. Two
+  // registrations racing on one of them - a double tap, a retry, a token moving between
+  // installations - would have the second insert fail on the other key (ON CONFLICT handles only
+  // its arbiter), a 500. One transaction at a time per device and per token, locked in a fixed
+  // order; the other waits and then updates the row the first wrote.
+  for (const key of [`push-device:${d.device_id}`, `push-token:${d.push_token}`].sort()) {
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(db);
+  }
   await db.deleteFrom('push_devices').where('push_token', '=', d.push_token).where('device_id', '<>', d.device_id).execute();
   const row = await db
     .insertInto('push_devices')

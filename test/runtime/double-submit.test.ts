@@ -66,6 +66,19 @@ describe('double submits', () => {
     expect(removed.every((s) => s === 204 || s === 404)).toBe(true);
   });
 
+  it('push-device registration: copies racing on one device and token all succeed, one row', async () => {
+    // Found by the case above: the row has two unique keys and the upsert's ON CONFLICT covers
+    // one, so a racing copy failed on the other. Repeated, as a race shows only sometimes.
+    const c = await signInCustomer(svc);
+    for (let round = 0; round < 30; round++) {
+      const device = { push_token: `token-${randomUUID()}`, device_id: randomUUID(), platform: 'ios', app_kind: 'customer', app_version: '2.14.0', build_number: '2140' };
+      const statuses = await atOnce(() => svc.client.raw('PUT', '/api/accounts/me/push-devices', { headers: c.auth, body: device }));
+      expect(statuses).toEqual(Array(COPIES).fill(200));
+      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM push_devices WHERE push_token = ${device.push_token}`.execute(svc.deps.db);
+      expect(rows[0].n).toBe(1);
+    }
+  });
+
   it('account deletion: one deletion, the other copies find the session gone', async () => {
     const c = await signInCustomer(svc);
     const statuses = await atOnce(() => svc.client.raw('DELETE', '/api/accounts/me/', { headers: c.auth }));
