@@ -17,7 +17,9 @@ const BANK = 'https://acquiring.bank.example.test/v1';
 const COURIER = 'https://couriers.example.test/api';
 const PUSH = 'https://push.example.test/send';
 // The bank is asked about every open invoice by the worker: by default it is still unpaid.
-const remote = setupServer(http.get(`${BANK}/invoices/:id`, () => HttpResponse.json({ status: 'pending' })));
+// (A test that replaces the handlers keeps this one: resetHandlers(...) replaces the defaults.)
+const bankStillUnpaid = http.get(`${BANK}/invoices/:id`, () => HttpResponse.json({ status: 'pending' }));
+const remote = setupServer(bankStillUnpaid);
 
 let svc: TestService;
 beforeAll(async () => {
@@ -101,7 +103,7 @@ describe('HTTP bank', () => {
       }),
       http.post(`${BANK}/invoices`, () => HttpResponse.json({ id: 'no-link' })),
     ]) {
-      remote.resetHandlers(handler);
+      remote.resetHandlers(bankStillUnpaid, handler);
       const r = await invoice(c.auth, id);
       expect([r.status, r.body.code]).toEqual([502, 'BANK_PROVIDER_ERROR']);
     }
@@ -152,9 +154,13 @@ describe('HTTP bank: the outcome of an invoice', () => {
   /** Makes the order's open invoices due for their next check now. */
   const dueNow = (id: string) => svc.deps.db.updateTable('bank_invoices').set({ next_check_at: new Date(Date.now() - 1000) }).where('order_id', '=', id).execute();
 
-  /** An online order with an open invoice `ref` at the bank, which answers `answer` about it. */
+  /** An online order with an open invoice `ref` at the bank. */
   async function orderWithInvoice(ref: string) {
-    remote.use(http.post(`${BANK}/invoices`, () => HttpResponse.json({ id: ref, payment_url: `https://pay.bank.example.test/${ref}` })));
+    remote.use(
+      http.post(`${BANK}/invoices`, () => HttpResponse.json({ id: ref, payment_url: `https://pay.bank.example.test/${ref}` })),
+      // A confirmed order asks for its courier at once here (COURIER_DISPATCH_LEAD_MINUTES).
+      http.post(`${COURIER}/deliveries`, () => HttpResponse.json({ id: `dlv-${randomUUID()}` })),
+    );
     const c = await signInCustomer(svc);
     const id = await onlineOrder(c.auth);
     expect((await invoice(c.auth, id)).status).toBe(200);
@@ -233,13 +239,22 @@ describe('HTTP bank: the outcome of an invoice', () => {
     await pastDeadline(id);
     let bankUp = false;
     remote.use(http.get(`${BANK}/invoices/${ref}`, () => (bankUp ? HttpResponse.json({ status: 'pending' }) : HttpResponse.error())));
-    remote.use(http.post(`${BANK}/invoices/${ref}/cancel`, () => HttpResponse.json({})));
+    let cancelledAtBank = 0;
+    remote.use(
+      http.post(`${BANK}/invoices/${ref}/cancel`, () => {
+        cancelledAtBank++;
+        return HttpResponse.json({});
+      }),
+    );
     await runOrderWorkerOnce(svc.deps);
     expect((await statusOf(id)).status).toBe('awaiting_payment');
     bankUp = true;
     await dueNow(id);
     await runOrderWorkerOnce(svc.deps);
     expect((await statusOf(id)).status).toBe('cancelled');
+    // And the invoice is withdrawn at the bank (the next pass sends the command).
+    await runOrderWorkerOnce(svc.deps);
+    expect(cancelledAtBank).toBe(1);
   });
 });
 
@@ -252,11 +267,11 @@ describe('HTTP courier service', () => {
     const r = await svc.client.raw('POST', '/api/orders/delivery/price-estimate', { headers: { ...c.auth, 'x-store-id': TVERSKAYA }, body: { location: IN_ZONE, items: [line(p)], is_express: true } });
     expect(r.body).toMatchObject({ is_express: true, eta_minutes: 32 });
 
-    remote.resetHandlers(http.post(`${COURIER}/quotes`, () => HttpResponse.json({ available: false })));
+    remote.resetHandlers(bankStillUnpaid, http.post(`${COURIER}/quotes`, () => HttpResponse.json({ available: false })));
     const none = await svc.client.raw('POST', '/api/orders/delivery/price-estimate', { headers: { ...c.auth, 'x-store-id': TVERSKAYA }, body: { location: IN_ZONE, items: [line(p)], is_express: true } });
     expect([none.status, none.body.code]).toEqual([422, 'EXPRESS_UNAVAILABLE']);
 
-    remote.resetHandlers(http.post(`${COURIER}/quotes`, () => HttpResponse.text('oops', { status: 500 })));
+    remote.resetHandlers(bankStillUnpaid, http.post(`${COURIER}/quotes`, () => HttpResponse.text('oops', { status: 500 })));
     const failed = await svc.client.raw('POST', '/api/orders/delivery/price-estimate', { headers: { ...c.auth, 'x-store-id': TVERSKAYA }, body: { location: IN_ZONE, items: [line(p)], is_express: true } });
     expect([failed.status, failed.body.code]).toEqual([502, 'COURIER_PROVIDER_ERROR']);
   });
