@@ -11,10 +11,10 @@ import { DEMO_STORES } from '../../db/seed/stores.js';
 import { loadSpec } from '../../server/contract.js';
 import { createOrder, deliveryBody, line, makeProduct, makeSlot } from '../orders/fixtures.js';
 import { signInCustomer, signInPicker } from '../support/accounts.js';
-import type { CheckedResponse } from '../support/client.js';
 import { command, createConfirmedOrder, stockedProducts } from '../support/orders.js';
 import { createPicker, startPicking } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { attempt } from '../support/sweeps.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -178,18 +178,6 @@ function junkBodies(schema: Schema): string[] {
   }
   out.push(JSON.stringify({ ...base, unexpected_field: 'x' }));
   return out;
-}
-
-/** Sends one request and records it in `failures` when it is a 500 or breaks the contract. */
-async function attempt(failures: string[], label: string, send: () => Promise<CheckedResponse>): Promise<number | null> {
-  try {
-    const r = await send();
-    if (r.status >= 500 && r.status !== 501) failures.push(`${label.slice(0, 240)} -> ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
-    return r.status;
-  } catch (err) {
-    failures.push(`${label.slice(0, 240)} -> ${(err as Error).message.slice(0, 300)}`);
-    return null;
-  }
 }
 
 /** The paths of every leaf (non-container value) of a JSON value. */

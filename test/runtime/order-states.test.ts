@@ -11,6 +11,7 @@ import type { CheckedResponse } from '../support/client.js';
 import { command } from '../support/orders.js';
 import { createPicker, type TestPicker } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { attempt } from '../support/sweeps.js';
 
 let svc: TestService;
 let customer: Awaited<ReturnType<typeof signInCustomer>>;
@@ -113,19 +114,9 @@ describe('order states', () => {
     const pickupSlot = await makeSlot(svc, { kind: 'pickup', capacity: 100_000 });
     const failures: string[] = [];
     const answers = new Map<number, number>();
-    const record = (label: string, r: CheckedResponse | Error) => {
-      if (r instanceof Error) failures.push(`${label}: ${r.message.slice(0, 300)}`);
-      else {
-        answers.set(r.status, (answers.get(r.status) ?? 0) + 1);
-        if (r.status >= 500) failures.push(`${label}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
-      }
-    };
     const run = async (label: string, step: Step, id: string, picker: TestPicker) => {
-      try {
-        record(label, await step(id, picker));
-      } catch (err) {
-        record(label, err as Error);
-      }
+      const status = await attempt(failures, label, () => step(id, picker));
+      if (status !== null) answers.set(status, (answers.get(status) ?? 0) + 1);
     };
     const reached = new Map<string, string>();
     for (const [state, recipe] of Object.entries(STATES)) {
