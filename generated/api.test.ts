@@ -865,6 +865,12 @@ export interface paths {
          *
          *     Authentication is optional: a valid customer token sets `is_favorite` on the cards.
          *
+         *     Freshness: an instance keeps a page it read for a few seconds (server setting
+         *     `CATALOG_LISTING_CACHE_SECONDS`, default 2) and answers the same request (store, language,
+         *     filters, sort, page and page size) from it, so `stock` and prices on a card may be that old.
+         *     `is_favorite` is always current (read per request), and a page of `is_favorite=true` is never
+         *     kept. POST /api/catalog/products/check-availability and checkout always judge live stock.
+         *
          *     Errors: 401 `UNAUTHORIZED` when `is_favorite=true` is sent without a customer token, or when
          *     an `Authorization` header carries a token that is not a valid customer access token;
          *     422 `VALIDATION_ERROR`, `STORE_REQUIRED`, `STORE_NOT_FOUND`.

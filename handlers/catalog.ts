@@ -25,6 +25,7 @@ import { parseSearch, type SearchRequest } from './rules/catalog-search.js';
 import { acceptsGzip, ifNoneMatchMatches } from './rules/http-cache.js';
 import { hasNextPage, pageWindow } from './rules/paging.js';
 import { expiringCache } from './shared/expiring-cache.js';
+import { readListingPage } from './shared/listing-cache.js';
 import { customerIdOf, optionalCustomerIdOf } from './shared/principal.js';
 import { requireStore } from './shared/store.js';
 
@@ -202,24 +203,36 @@ export const catalogHandlers = {
     const db = ctx.deps.db;
     const window = pageWindow(q.page, q.page_size);
     const searchRequest = parseSearch(q.search);
-    const search = searchRequest ? await searchPlanOf(db, searchRequest, ctx.deps.config.catalog.searchPlanCacheSeconds) : null;
-    const page = await listProductPage(db, {
-      storeId: store.id,
-      lang: ctx.lang,
-      customerId,
-      filters: {
-        categoryId: q.category_id?.toLowerCase() ?? null,
-        favoritesOf: q.is_favorite ? customerId : null,
-        isTop: q.is_top ?? false,
-        isNew: q.is_new ?? false,
-        isFresh: q.is_fresh ?? false,
-        onlyDiscount: q.only_discount ?? false,
-        search,
-      },
-      sortBy: q.sort_by ?? null,
-      limit: window.pageSize,
-      offset: window.offset,
-    });
+    const filters = {
+      categoryId: q.category_id?.toLowerCase() ?? null,
+      isTop: q.is_top ?? false,
+      isNew: q.is_new ?? false,
+      isFresh: q.is_fresh ?? false,
+      onlyDiscount: q.only_discount ?? false,
+    };
+    const sortBy = q.sort_by ?? null;
+    const read = async () => {
+      const search = searchRequest ? await searchPlanOf(db, searchRequest, ctx.deps.config.catalog.searchPlanCacheSeconds) : null;
+      return listProductPage(db, {
+        storeId: store.id,
+        lang: ctx.lang,
+        customerId,
+        filters: { ...filters, favoritesOf: q.is_favorite ? customerId : null, search },
+        sortBy,
+        limit: window.pageSize,
+        offset: window.offset,
+      });
+    };
+    // A customer's favourites page is theirs alone: never kept.
+    const page = q.is_favorite
+      ? await read()
+      : await readListingPage(
+          db,
+          { storeId: store.id, lang: ctx.lang, ...filters, search: searchRequest?.text ?? null, sortBy, limit: window.pageSize, offset: window.offset },
+          customerId,
+          ctx.deps.config.catalog.listingCacheSeconds,
+          read,
+        );
     return { status: 200, body: { items: page.items, count: page.count, has_next: hasNextPage(window, page.count) } };
   },
 

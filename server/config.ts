@@ -181,6 +181,11 @@ export interface CatalogConfig {
    * candidate words). Words added by a catalog import are matched within this time; 0: never reused.
    */
   searchPlanCacheSeconds: number;
+  /**
+   * How long an instance keeps a listing page (anonymous; favourites are laid over it per
+   * request), so its stock and prices may be this old; 0: every page is read (handlers/shared/listing-cache.ts).
+   */
+  listingCacheSeconds: number;
 }
 
 function catalogConfig(env: NodeJS.ProcessEnv): CatalogConfig {
@@ -202,6 +207,7 @@ function catalogConfig(env: NodeJS.ProcessEnv): CatalogConfig {
     previousVersionTtlHours: int(env, 'CATALOG_PREVIOUS_VERSION_TTL_HOURS', 24, 0),
     mobileVersions: { android: platform('ANDROID', '1.0.0', '1.4.0'), ios: platform('IOS', '1.0.0', '1.4.0') },
     searchPlanCacheSeconds: int(env, 'CATALOG_SEARCH_CACHE_SECONDS', 60, 0),
+    listingCacheSeconds: int(env, 'CATALOG_LISTING_CACHE_SECONDS', 2, 0),
   };
 }
 

@@ -22,7 +22,8 @@ export interface BenchService {
 
 const cpuProfileFlags = () => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : []);
 
-export async function startBenchService(databaseUrl: string): Promise<BenchService> {
+/** `env` adds settings of the service (e.g. a cache turned off for one measurement). */
+export async function startBenchService(databaseUrl: string, env: Record<string, string> = {}): Promise<BenchService> {
   const proc = fork(import.meta.filename, [CHILD_FLAG], {
     env: {
       ...process.env,
@@ -40,6 +41,7 @@ export async function startBenchService(databaseUrl: string): Promise<BenchServi
       DB_POOL_MAX: '20',
       // One load generator is one client address: the public per-IP budget would measure the limiter.
       LOGISTICS_REQUESTS_PER_MINUTE: '0',
+      ...env,
     },
     execPath: 'taskset',
     execArgv: ['-c', '0', process.execPath, '--expose-gc', ...cpuProfileFlags(), '--import', 'tsx'],

@@ -1,0 +1,123 @@
+// Listing pages kept for CATALOG_LISTING_CACHE_SECONDS (handlers/shared/listing-cache.ts): a kept
+// page serves stock and prices up to that old, never mixes stores, languages, filters, sorts or
+// pages, and always shows the signed-in customer's current favourites; a favourites page is never
+// kept. On the hand-made fixture catalog (test/catalog/fixture.ts).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signInCustomer } from '../support/accounts.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { CATEGORY, loadFixture, P, STORE_A, STORE_B } from './fixture.js';
+
+const KEPT_SECONDS = 1;
+
+let kept: TestService;
+let unkept: TestService;
+beforeAll(async () => {
+  [kept, unkept] = await Promise.all([
+    startTestService({ env: { CATALOG_LISTING_CACHE_SECONDS: String(KEPT_SECONDS) } }),
+    startTestService({ env: { CATALOG_LISTING_CACHE_SECONDS: '0' } }),
+  ]);
+  await Promise.all([loadFixture(kept), loadFixture(unkept)]);
+});
+afterAll(() => Promise.all([kept?.close(), unkept?.close()]));
+
+interface Card {
+  id: string;
+  name: string;
+  stock: string;
+  unit_price: string;
+  is_favorite: boolean;
+}
+interface Page {
+  items: Card[];
+  count: number;
+  has_next: boolean;
+}
+
+async function list(svc: TestService, query: string, opts: { store?: string; lang?: string; auth?: Record<string, string> } = {}): Promise<Page> {
+  const r = await svc.client.raw('GET', `/api/catalog/products/?${query}`, {
+    headers: { 'x-store-id': opts.store ?? STORE_A.id, 'accept-language': opts.lang ?? 'en', ...opts.auth },
+  });
+  expect(r.status).toBe(200);
+  return r.body as Page;
+}
+
+const setStock = (svc: TestService, productId: string, stock: string) =>
+  svc.deps.db.updateTable('inventories').set({ stock }).where('product_id', '=', productId).where('store_id', '=', STORE_A.id).where('is_default', '=', true).execute();
+const stockOf = (page: Page, id: string) => page.items.find((c) => c.id === id)?.stock;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('a kept listing page', () => {
+  it('serves the stock it read until it is older than the setting, then reads again', async () => {
+    const query = `category_id=${CATEGORY.milk}`;
+    expect(stockOf(await list(kept, query), P.M1)).toBe('10.000');
+    await setStock(kept, P.M1, '6.000');
+    expect(stockOf(await list(kept, query), P.M1)).toBe('10.000');
+    await sleep(KEPT_SECONDS * 1000 + 100);
+    expect(stockOf(await list(kept, query), P.M1)).toBe('6.000');
+  });
+
+  it('is not kept at all with the setting 0', async () => {
+    const query = `category_id=${CATEGORY.milk}`;
+    expect(stockOf(await list(unkept, query), P.M1)).toBe('10.000');
+    await setStock(unkept, P.M1, '6.000');
+    expect(stockOf(await list(unkept, query), P.M1)).toBe('6.000');
+  });
+
+  it('never answers another store, language, filter, sort, page size, page or search', async () => {
+    // Each variant is asked after the base page was kept, and must equal what a service that
+    // keeps nothing answers for it.
+    const base = `category_id=${CATEGORY.dairy}`;
+    const variants: [string, { store?: string; lang?: string }][] = [
+      [base, {}],
+      [base, { lang: 'ru' }],
+      [base, { store: STORE_B.id }],
+      [`${base}&only_discount=true`, {}],
+      [`${base}&is_top=true`, {}],
+      [`${base}&is_new=true`, {}],
+      [`${base}&is_fresh=true`, {}],
+      [`${base}&sort_by=more_discount`, {}],
+      [`${base}&sort_by=expensive`, {}],
+      [`${base}&page_size=2`, {}],
+      [`${base}&page_size=2&page=2`, {}],
+      [`${base}&search=kefir`, {}],
+      [`${base}&search=milk`, {}],
+      [`category_id=${CATEGORY.cheese}`, {}],
+      ['', {}],
+    ];
+    const basePage = await list(kept, base);
+    for (const [query, opts] of variants.slice(1)) {
+      const fromKept = await list(kept, query, opts);
+      const fresh = await list(unkept, query, opts);
+      expect({ query, opts, page: fromKept }).toEqual({ query, opts, page: fresh });
+      // Each variant's page differs from the kept base page, so serving that one would show.
+      expect(JSON.stringify(fresh), `${query} ${JSON.stringify(opts)}`).not.toBe(JSON.stringify(basePage));
+    }
+  });
+
+  it("shows each customer's favourites as they are now, and none to an anonymous caller", async () => {
+    const query = `category_id=${CATEGORY.milk}&sort_by=expensive`;
+    const a = await signInCustomer(kept);
+    const b = await signInCustomer(kept);
+    expect((await list(kept, query, { auth: a.auth })).items.every((c) => !c.is_favorite)).toBe(true); // now kept
+    expect((await kept.client.raw('POST', `/api/catalog/products/add-favorite/${P.M3}`, { headers: a.auth })).status).toBe(200);
+    const ofA = await list(kept, query, { auth: a.auth });
+    expect(ofA.items.filter((c) => c.is_favorite).map((c) => c.id)).toEqual([P.M3]);
+    expect((await list(kept, query, { auth: b.auth })).items.some((c) => c.is_favorite)).toBe(false);
+    expect((await list(kept, query)).items.some((c) => c.is_favorite)).toBe(false);
+    // A page first read by a customer with a favourite is kept without it.
+    const other = `category_id=${CATEGORY.milk}&sort_by=cheap`;
+    expect((await list(kept, other, { auth: a.auth })).items.filter((c) => c.is_favorite).map((c) => c.id)).toEqual([P.M3]);
+    expect((await list(kept, other)).items.some((c) => c.is_favorite)).toBe(false);
+    expect((await list(kept, other, { auth: b.auth })).items.some((c) => c.is_favorite)).toBe(false);
+    // Removed: gone at once, kept page or not.
+    expect((await kept.client.raw('DELETE', `/api/catalog/products/remove-favorite/${P.M3}`, { headers: a.auth })).status).toBe(204);
+    expect((await list(kept, query, { auth: a.auth })).items.some((c) => c.is_favorite)).toBe(false);
+  });
+
+  it("never keeps a customer's favourites page", async () => {
+    const a = await signInCustomer(kept);
+    expect((await list(kept, 'is_favorite=true', { auth: a.auth })).count).toBe(0);
+    await kept.client.raw('POST', `/api/catalog/products/add-favorite/${P.B1}`, { headers: a.auth });
+    expect((await list(kept, 'is_favorite=true', { auth: a.auth })).items.map((c) => c.id)).toEqual([P.B1]);
+  });
+});
