@@ -1918,6 +1918,13 @@ export interface paths {
          *     payment window has passed is cancelled only once the bank has confirmed, since the window
          *     ended, that its invoice is still unpaid.
          *
+         *     A replaced invoice (expired) or the invoice of a cancelled order is withdrawn at the bank,
+         *     and the server keeps asking the bank about it until the bank says how it ended. A payment
+         *     the bank took on it in the meantime is never lost: an order still awaiting payment takes it
+         *     (it moves to `confirmed` with `payment_status` `paid`, and its newer invoice is withdrawn);
+         *     otherwise (the order was cancelled, or paid through its newer invoice) the whole amount of
+         *     that payment is refunded automatically.
+         *
          *     Errors: 401 without a valid customer token; 404 `NOT_FOUND` when the order does not exist or
          *     belongs to another customer; 409 (re-read the order) `ONLINE_PAYMENT_DISABLED` when online
          *     payment is switched off, `ORDER_NOT_PAYABLE_ONLINE` when the order's `payment_method` is

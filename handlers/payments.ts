@@ -5,11 +5,12 @@ import { randomUUID } from 'node:crypto';
 import type { HandlerMap } from '../generated/operations.js';
 import { recordOrderChange } from '../db/queries/order-events.js';
 import { lockCustomerOrder, setOrderStatus } from '../db/queries/orders.js';
-import { closeInvoice, findOpenInvoice, insertInvoice } from '../db/queries/payments.js';
+import { findOpenInvoice, insertInvoice } from '../db/queries/payments.js';
 import { badGateway, conflict, notFound } from '../server/errors.js';
 import { bankOf, BankRefusedError, BankUnavailableError } from '../server/providers/bank/index.js';
 import { decideInvoice, invoiceExpiry, payabilityProblem, type PayabilityProblem } from './rules/bank-invoice.js';
 import { onlinePaymentDisabledMessage } from './rules/order-texts.js';
+import { withdrawInvoice } from './shared/order-lifecycle.js';
 import { customerIdOf } from './shared/principal.js';
 
 const PROBLEMS: Record<PayabilityProblem, string> = {
@@ -58,7 +59,7 @@ export const paymentsHandlers = {
       const open = await findOpenInvoice(trx, o.id);
       const decision = decideInvoice(open ? { status: open.status, expiresAt: open.expires_at } : null, now);
       if (decision.action === 'reuse') return open!;
-      if (decision.expireOpen) await closeInvoice(trx, open!.id, 'expired');
+      if (decision.expireOpen) await withdrawInvoice(trx, o.id, open!, 'expired');
 
       const invoiceId = randomUUID();
       const expiresAt = invoiceExpiry(now, config.orders.bank.invoiceLifetimeMinutes, o.payment_due_at);

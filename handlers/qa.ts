@@ -106,7 +106,8 @@ export const qaHandlers = {
       body: {
         invoice_id: invoice.id,
         order_id: invoice.order_id,
-        status: invoice.status,
+        // What settleInvoice just closed it as (under the order's lock, so nothing else did).
+        status: ctx.body.outcome,
         amount: invoice.amount,
         currency: invoice.currency,
         link: invoice.link,

@@ -6,7 +6,8 @@
 //   2. push sending: due deliveries -> the push provider, with retries and backoff; dead tokens
 //      forget their device;
 //   3. provider commands: courier requests and withdrawals, bank refunds and invoice cancellations;
-//   3b. a real bank's open invoices: asked about, and settled by its answer;
+//   3b. a real bank's open invoices: asked about, and settled by its answer; and those closed
+//       here before its final word: asked until it gives one (a late payment is taken or refunded);
 //   4. payment deadline: online orders unpaid after their window are cancelled;
 //   5. courier dispatch: deliveries whose courier should be requested now.
 import { sql } from 'kysely';
@@ -16,9 +17,11 @@ import {
   claimDueProviderCommands,
   closeInvoice,
   findInvoicesDueForCheck,
+  findInvoice,
   findPaidInvoice,
   finishProviderCommand,
   lockInvoiceDueForCheck,
+  recordBankWord,
   refundedDifferences,
   scheduleInvoiceCheck,
   type ProviderCommandRow,
@@ -39,7 +42,7 @@ import type { OrderStatus, TrackingState } from '../db/tables/orders.js';
 import { kopecks, money } from '../handlers/rules/order-pricing.js';
 import { afterFailure } from '../handlers/rules/retry.js';
 import { pushTexts } from '../handlers/rules/order-texts.js';
-import { cancelUnpaid, requestCourier, settleInvoice } from '../handlers/shared/order-lifecycle.js';
+import { cancelUnpaid, requestCourier, settleInvoice, takeLatePayment } from '../handlers/shared/order-lifecycle.js';
 import type { AppDeps } from './deps.js';
 import { bankOf, BankRefusedError } from './providers/bank/index.js';
 import type { InvoiceOutcome } from './providers/bank/types.js';
@@ -49,6 +52,8 @@ import { pushSenderOf } from './providers/push/index.js';
 /** Provider commands are retried for about a day (backoff capped at an hour) before giving up. */
 const COMMAND_MAX_ATTEMPTS = 30;
 const COMMAND_RETRY_BASE_SECONDS = 5;
+/** How long after its expiry a closed invoice waits for the bank's final word (then: support). */
+const BANK_WORD_WAIT_MS = 24 * 3600 * 1000;
 
 export interface WorkerTick {
   pushEvents: number;
@@ -187,6 +192,19 @@ async function runCommand(trx: Executor, deps: AppDeps, cmd: ProviderCommandRow)
     case 'bank.cancel_invoice':
       await bankOf(deps).cancelInvoice({ invoiceId: String(payload.invoice_id), providerRef: String(payload.provider_ref) });
       return true;
+    case 'bank.refund_surplus': {
+      // The whole of a payment the bank took on an invoice the order no longer needed.
+      const invoice = await findInvoice(trx, String(payload.invoice_id));
+      if (!invoice || invoice.status !== 'surplus') throw new BankRefusedError('the invoice is not a surplus payment');
+      const result = await bankOf(deps).refund({
+        refundId: `refund-${cmd.id}`,
+        invoiceId: invoice.id,
+        providerRef: invoice.provider_ref,
+        amount: invoice.amount,
+        currency: invoice.currency,
+      });
+      return result.status === 'succeeded';
+    }
     case 'bank.refund': {
       // Whole (a cancelled paid order: what was not already returned) or the picking difference
       // of one session (`amount`; moot once the whole payment is being returned).
@@ -259,6 +277,12 @@ async function runProviderCommands(deps: AppDeps): Promise<number> {
  * would (the sandbox's are settled by its QA operation). Each in its own transaction, the order
  * locked before the invoice as the invoice handler does; a question the bank does not answer is
  * asked again `statusCheckSeconds` later. The answer's wait is bounded by BANK_TIMEOUT_MS.
+ *
+ * An invoice closed here before the bank's final word (expired by this service's clock and
+ * replaced, or its order cancelled) is asked about the same way until the bank says how it
+ * ended: a payment the bank took on it is taken by the order or refunded (takeLatePayment).
+ * A bank that still calls it pending a day after it expired is given up on, loudly: support
+ * settles it by hand.
  */
 async function checkBankInvoices(deps: AppDeps): Promise<number> {
   const bank = bankOf(deps);
@@ -279,6 +303,21 @@ async function checkBankInvoices(deps: AppDeps): Promise<number> {
         }
       }
       await scheduleInvoiceCheck(trx, invoice.id, statusCheckSeconds, outcome !== null);
+      if (invoice.status !== 'open') {
+        if (outcome === null || outcome === 'open') {
+          if (Date.now() - invoice.expires_at.getTime() < BANK_WORD_WAIT_MS) return 0;
+          deps.log.error('the bank gave no final word on a closed invoice; stopped asking', { invoice_id: invoice.id, order_id: o.id });
+          await recordBankWord(trx, invoice.id, null);
+          return 0;
+        }
+        if (outcome !== 'paid') {
+          await recordBankWord(trx, invoice.id, null);
+          return 1;
+        }
+        const taken = await takeLatePayment(trx, o, invoice.id);
+        deps.log.warn('the bank took a payment on an invoice closed here', { invoice_id: invoice.id, order_id: o.id, outcome: taken });
+        return 1;
+      }
       if (outcome === null || outcome === 'open') return 0;
       if (outcome === 'expired') await closeInvoice(trx, invoice.id, 'expired');
       else await settleInvoice(trx, o, invoice.id, outcome);

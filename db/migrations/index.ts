@@ -13,6 +13,7 @@ import * as searchSpeed from './2026_11_22_0009_search_speed.js';
 import * as idempotencyAnswers from './2026_11_22_0010_idempotency_answers.js';
 import * as searchPostings from './2026_11_22_0011_search_postings.js';
 import * as bankInvoiceChecks from './2026_11_22_0012_bank_invoice_checks.js';
+import * as bankLatePayments from './2026_11_22_0013_bank_late_payments.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0010_idempotency_answers': idempotencyAnswers,
   '2026_11_22_0011_search_postings': searchPostings,
   '2026_11_22_0012_bank_invoice_checks': bankInvoiceChecks,
+  '2026_11_22_0013_bank_late_payments': bankLatePayments,
 };

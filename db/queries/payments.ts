@@ -29,11 +29,20 @@ export async function insertInvoice(
     .executeTakeFirstOrThrow();
 }
 
-/** Ends an open invoice (paid, failed, expired, cancelled); returns it, or undefined when it was not open. */
-export function closeInvoice(db: Executor, invoiceId: string, status: Exclude<BankInvoiceStatus, 'open'>) {
+/**
+ * Ends an open invoice (paid, failed, expired, cancelled); returns it, or undefined when it was
+ * not open. `bankWordPending`: closed here before the bank's final word, which the worker is
+ * to ask for at once (see withdrawInvoice).
+ */
+export function closeInvoice(db: Executor, invoiceId: string, status: Exclude<BankInvoiceStatus, 'open' | 'surplus'>, options: { bankWordPending?: boolean } = {}) {
   return db
     .updateTable('bank_invoices')
-    .set({ status, settled_at: status === 'paid' || status === 'failed' ? sql<Date>`now()` : null, updated_at: sql<Date>`now()` })
+    .set({
+      status,
+      settled_at: status === 'paid' || status === 'failed' ? sql<Date>`now()` : null,
+      updated_at: sql<Date>`now()`,
+      ...(options.bankWordPending ? { bank_word_pending: true, next_check_at: sql<Date>`now()` } : {}),
+    })
     .where('id', '=', invoiceId)
     .where('status', '=', 'open')
     .returning(INVOICE_COLUMNS)
@@ -42,13 +51,16 @@ export function closeInvoice(db: Executor, invoiceId: string, status: Exclude<Ba
 
 // ---- a real bank's invoices, settled by asking the bank (the orders worker) ----
 
-/** Open invoices of a real bank whose next check is due, oldest due first (ids and orders). */
+/**
+ * Invoices of a real bank that are open or await its final word, whose next check is due,
+ * oldest due first (ids and orders).
+ */
 export function findInvoicesDueForCheck(db: Executor, limit: number) {
   return db
     .selectFrom('bank_invoices')
     .select(['id', 'order_id'])
-    .where('status', '=', 'open')
     .where('provider', '<>', 'sandbox')
+    .where((eb) => eb.or([eb('status', '=', 'open'), eb('bank_word_pending', '=', true)]))
     .where('next_check_at', '<=', sql<Date>`now()`)
     .orderBy('next_check_at')
     .limit(limit)
@@ -56,16 +68,16 @@ export function findInvoicesDueForCheck(db: Executor, limit: number) {
 }
 
 /**
- * The invoice, locked, if it is still open and due for a check. Taken after its order's lock
- * (the order of locks of every invoice writer); another instance that checked it first leaves
- * it not due.
+ * The invoice, locked, if it is still open or awaiting the bank's word, and due for a check.
+ * Taken after its order's lock (the order of locks of every invoice writer); another instance
+ * that checked it first leaves it not due.
  */
 export function lockInvoiceDueForCheck(db: Executor, invoiceId: string) {
   return db
     .selectFrom('bank_invoices')
-    .select(INVOICE_COLUMNS)
+    .select([...INVOICE_COLUMNS, 'bank_word_pending'])
     .where('id', '=', invoiceId)
-    .where('status', '=', 'open')
+    .where((eb) => eb.or([eb('status', '=', 'open'), eb('bank_word_pending', '=', true)]))
     .where('next_check_at', '<=', sql<Date>`now()`)
     .forUpdate()
     .executeTakeFirst();
@@ -80,6 +92,18 @@ export async function scheduleInvoiceCheck(db: Executor, invoiceId: string, afte
       ...(answered ? { checked_at: sql<Date>`now()` } : {}),
       updated_at: sql<Date>`now()`,
     })
+    .where('id', '=', invoiceId)
+    .execute();
+}
+
+/**
+ * Records the bank's final word on an invoice closed here before it: nothing more to ask, and
+ * when the bank took a payment on it, `paid` (the order takes it) or `surplus` (given back).
+ */
+export async function recordBankWord(db: Executor, invoiceId: string, paidAs: 'paid' | 'surplus' | null): Promise<void> {
+  await db
+    .updateTable('bank_invoices')
+    .set({ bank_word_pending: false, updated_at: sql<Date>`now()`, ...(paidAs ? { status: paidAs, settled_at: sql<Date>`now()` } : {}) })
     .where('id', '=', invoiceId)
     .execute();
 }

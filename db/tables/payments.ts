@@ -10,9 +10,13 @@ declare module './foundation.js' {
   }
 }
 
-export type BankInvoiceStatus = 'open' | 'paid' | 'failed' | 'expired' | 'cancelled';
+/**
+ * `surplus` (migration 2026_11_22_0013): paid at the bank after this service had closed the
+ * invoice, when its order no longer needed the payment; the money goes back (bank.refund_surplus).
+ */
+export type BankInvoiceStatus = 'open' | 'paid' | 'failed' | 'expired' | 'cancelled' | 'surplus';
 export type PushDeliveryState = 'pending' | 'sent' | 'failed' | 'stale_token' | 'skipped';
-export type ProviderCommandKind = 'courier.request' | 'courier.withdraw' | 'bank.refund' | 'bank.cancel_invoice';
+export type ProviderCommandKind = 'courier.request' | 'courier.withdraw' | 'bank.refund' | 'bank.cancel_invoice' | 'bank.refund_surplus';
 
 export interface BankInvoicesTable {
   id: string;
@@ -29,8 +33,13 @@ export interface BankInvoicesTable {
   updated_at: Timestamp;
   /** When a real bank last answered about the invoice (the orders worker asks); null: never. */
   checked_at: Timestamp | null;
-  /** When the worker asks the bank next (open invoices of a real bank). */
+  /** When the worker asks the bank next (open invoices of a real bank, and those awaiting its word). */
   next_check_at: Timestamp;
+  /**
+   * Closed here (expired by this service's clock, or its order cancelled) before a real bank's
+   * final word on it: the worker asks the bank until it gives one (migration 2026_11_22_0013).
+   */
+  bank_word_pending: Generated<boolean>;
 }
 
 export interface PushDeliveriesTable {

@@ -6,7 +6,7 @@
 import { releaseDeliverySlot, releasePickupSlot } from '../../db/queries/logistics.js';
 import { recordOrderChange, type OrderChange, type TrackingChange } from '../../db/queries/order-events.js';
 import { moveCourier, returnStock, setOrderStatus, updateDelivery, updateOrder, wasEverPicked, type OrderRow } from '../../db/queries/orders.js';
-import { closeInvoice, enqueueProviderCommand, findOpenInvoice } from '../../db/queries/payments.js';
+import { closeInvoice, enqueueProviderCommand, findOpenInvoice, recordBankWord, type InvoiceRow } from '../../db/queries/payments.js';
 import type { Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import type { DB } from '../../db/schema.js';
@@ -70,10 +70,7 @@ export async function enterCancelled(
   else await releasePickupSlot(trx, o.id);
 
   const open = await findOpenInvoice(trx, o.id);
-  if (open) {
-    await closeInvoice(trx, open.id, 'cancelled');
-    await enqueueProviderCommand(trx, 'bank.cancel_invoice', o.id, { invoice_id: open.id, provider_ref: open.provider_ref });
-  }
+  if (open) await withdrawInvoice(trx, o.id, open, 'cancelled');
   let payment = false;
   if (o.payment_status === 'paid') {
     await updateOrder(trx, o.id, { payment_status: 'refund_pending' });
@@ -227,6 +224,43 @@ export async function settleInvoice(trx: Executor, o: OrderRow, invoiceId: strin
   const closed = await closeInvoice(trx, invoiceId, outcome);
   if (!closed) return false;
   if (outcome === 'failed') return true;
+  await takePayment(trx, o);
+  return true;
+}
+
+/**
+ * Closes an open invoice here (`expired` by this service's clock, or `cancelled` with its
+ * order) and withdraws it at the bank. The bank may have taken a payment on it a moment
+ * before: a real bank's invoice then awaits the bank's final word, which the orders worker
+ * asks for (see takeLatePayment).
+ */
+export async function withdrawInvoice(trx: Executor, orderId: string, invoice: InvoiceRow, status: 'expired' | 'cancelled'): Promise<void> {
+  await closeInvoice(trx, invoice.id, status, { bankWordPending: invoice.provider !== 'sandbox' });
+  await enqueueProviderCommand(trx, 'bank.cancel_invoice', orderId, { invoice_id: invoice.id, provider_ref: invoice.provider_ref });
+}
+
+/**
+ * A payment the bank reports on an invoice closed here before its word (the locked order's).
+ * An order that still awaits its payment takes it, as if the invoice had stayed open (another
+ * open invoice of the order is withdrawn); otherwise (the order was cancelled, or paid through
+ * a later invoice) the invoice is a `surplus` and its whole amount goes back to the customer.
+ */
+export async function takeLatePayment(trx: Executor, o: OrderRow, invoiceId: string): Promise<'taken' | 'surplus'> {
+  const awaiting = o.payment_status === 'awaiting' && (o.status === 'created' || o.status === 'awaiting_payment');
+  if (!awaiting) {
+    await recordBankWord(trx, invoiceId, 'surplus');
+    await enqueueProviderCommand(trx, 'bank.refund_surplus', o.id, { invoice_id: invoiceId });
+    return 'surplus';
+  }
+  await recordBankWord(trx, invoiceId, 'paid');
+  const open = await findOpenInvoice(trx, o.id);
+  if (open) await withdrawInvoice(trx, o.id, open, 'cancelled');
+  await takePayment(trx, o);
+  return 'taken';
+}
+
+/** The order (locked) is paid: recorded, confirmed when it waited for it, and told. */
+async function takePayment(trx: Executor, o: OrderRow): Promise<void> {
   await updateOrder(trx, o.id, { payment_status: 'paid' });
   const changes: OrderChange[] = ['payment'];
   if (o.status === 'created' || o.status === 'awaiting_payment') {
@@ -235,5 +269,4 @@ export async function settleInvoice(trx: Executor, o: OrderRow, invoiceId: strin
     changes.push('status');
   }
   await recordOrderChange(trx, o.id, changes, { notify: true });
-  return true;
 }

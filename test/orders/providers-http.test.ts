@@ -258,6 +258,132 @@ describe('HTTP bank: the outcome of an invoice', () => {
   });
 });
 
+describe('HTTP bank: a payment on an invoice closed here before the bank had its word', () => {
+  const statusOf = async (id: string) =>
+    svc.deps.db.selectFrom('orders').select(['status', 'payment_status']).where('id', '=', id).executeTakeFirstOrThrow();
+  const invoicesOf = async (id: string) =>
+    svc.deps.db.selectFrom('bank_invoices').select(['provider_ref', 'status', 'bank_word_pending', 'amount']).where('order_id', '=', id).orderBy('created_at').execute();
+  /** Makes the order's invoices due for their next check now. */
+  const dueNow = (id: string) => svc.deps.db.updateTable('bank_invoices').set({ next_check_at: new Date(Date.now() - 1000) }).where('order_id', '=', id).execute();
+
+  /**
+   * A bank at which each invoice has a status the test sets (default pending), that records
+   * cancellations and refunds, and an online order whose first invoice `ref1` expired by the
+   * service's clock and was replaced by `ref2`.
+   */
+  async function orderWithReplacedInvoice() {
+    const ref1 = `inv-${randomUUID()}`;
+    const ref2 = `inv-${randomUUID()}`;
+    const bankStatus = new Map<string, string>();
+    const cancelled: string[] = [];
+    const refunds: { invoice_id: string; amount: { value: string } }[] = [];
+    let issued = 0;
+    remote.use(
+      http.post(`${BANK}/invoices`, () => {
+        const ref = ++issued === 1 ? ref1 : ref2;
+        return HttpResponse.json({ id: ref, payment_url: `https://pay.bank.example.test/${ref}` });
+      }),
+      http.get(`${BANK}/invoices/:ref`, ({ params }) => HttpResponse.json({ status: bankStatus.get(String(params.ref)) ?? 'pending' })),
+      http.post(`${BANK}/invoices/:ref/cancel`, ({ params }) => {
+        cancelled.push(String(params.ref));
+        return HttpResponse.json({});
+      }),
+      http.post(`${BANK}/refunds`, async ({ request }) => {
+        refunds.push((await request.json()) as (typeof refunds)[number]);
+        return HttpResponse.json({ id: `rf-${refunds.length}`, status: 'succeeded' });
+      }),
+      http.post(`${COURIER}/deliveries`, () => HttpResponse.json({ id: `dlv-${randomUUID()}` })),
+    );
+    const c = await signInCustomer(svc);
+    const id = await onlineOrder(c.auth);
+    expect((await invoice(c.auth, id)).body.link).toContain(ref1);
+    await svc.deps.db.updateTable('bank_invoices').set({ expires_at: new Date(Date.now() - 1000) }).where('order_id', '=', id).execute();
+    expect((await invoice(c.auth, id)).body.link).toContain(ref2);
+    expect((await invoicesOf(id)).map((i) => [i.provider_ref, i.status, i.bank_word_pending])).toEqual([
+      [ref1, 'expired', true],
+      [ref2, 'open', false],
+    ]);
+    return { c, id, ref1, ref2, bankStatus, cancelled, refunds };
+  }
+
+  it('lets the order take a payment the bank took on its replaced invoice, and withdraws the new one', async () => {
+    const { id, ref1, ref2, bankStatus, cancelled } = await orderWithReplacedInvoice();
+    bankStatus.set(ref1, 'paid'); // paid on the bank's page a moment before the service replaced it
+    await drainWorker(2);
+    expect(await statusOf(id)).toEqual({ status: 'confirmed', payment_status: 'paid' });
+    expect((await invoicesOf(id)).map((i) => [i.provider_ref, i.status, i.bank_word_pending])).toEqual([
+      [ref1, 'paid', false],
+      [ref2, 'cancelled', true],
+    ]);
+    expect(cancelled.sort()).toEqual([ref1, ref2].sort());
+    // The bank confirms the withdrawal: nothing more to ask.
+    bankStatus.set(ref2, 'cancelled');
+    await dueNow(id);
+    await drainWorker(1);
+    expect((await invoicesOf(id)).map((i) => [i.status, i.bank_word_pending])).toEqual([
+      ['paid', false],
+      ['cancelled', false],
+    ]);
+  });
+
+  it('refunds the whole of a payment the order no longer needed: paid through the new invoice', async () => {
+    const { id, ref1, ref2, bankStatus, refunds } = await orderWithReplacedInvoice();
+    bankStatus.set(ref2, 'paid');
+    await drainWorker(1);
+    expect(await statusOf(id)).toEqual({ status: 'confirmed', payment_status: 'paid' });
+    bankStatus.set(ref1, 'paid');
+    await dueNow(id);
+    await drainWorker(2);
+    const [first, second] = await invoicesOf(id);
+    expect([first.status, first.bank_word_pending, second.status]).toEqual(['surplus', false, 'paid']);
+    expect(refunds).toEqual([expect.objectContaining({ invoice_id: ref1, amount: { value: first.amount, currency: 'RUB' } })]);
+    // The order keeps its own payment.
+    expect(await statusOf(id)).toEqual({ status: 'confirmed', payment_status: 'paid' });
+    const commands = await svc.deps.db.selectFrom('provider_commands').select(['kind', 'state']).where('order_id', '=', id).where('kind', '=', 'bank.refund_surplus').execute();
+    expect(commands).toEqual([{ kind: 'bank.refund_surplus', state: 'done' }]);
+  });
+
+  it('refunds a payment the bank took on the invoice of an order cancelled meanwhile', async () => {
+    const { c, id, ref2, bankStatus, cancelled, refunds } = await orderWithReplacedInvoice();
+    expect((await svc.client.raw('POST', `/api/orders/${id}/cancel`, { headers: c.auth })).body.status.value).toBe('cancelled');
+    expect((await invoicesOf(id))[1]).toMatchObject({ status: 'cancelled', bank_word_pending: true });
+    bankStatus.set(ref2, 'paid');
+    await drainWorker(2);
+    expect(cancelled).toContain(ref2);
+    expect((await invoicesOf(id))[1]).toMatchObject({ status: 'surplus', bank_word_pending: false });
+    expect(refunds.map((r) => r.invoice_id)).toEqual([ref2]);
+    expect((await statusOf(id)).status).toBe('cancelled');
+  });
+
+  it('stops asking once the bank says how a closed invoice ended, or a day after it expired', async () => {
+    const { id, ref1, bankStatus } = await orderWithReplacedInvoice();
+    let asked = 0;
+    remote.use(
+      http.get(`${BANK}/invoices/${ref1}`, () => {
+        asked++;
+        return HttpResponse.json({ status: bankStatus.get(ref1) ?? 'pending' });
+      }),
+    );
+    await drainWorker(1);
+    expect(asked).toBe(1);
+    expect((await invoicesOf(id))[0]).toMatchObject({ status: 'expired', bank_word_pending: true });
+    bankStatus.set(ref1, 'expired');
+    await dueNow(id);
+    await drainWorker(1);
+    expect(asked).toBe(2);
+    expect((await invoicesOf(id))[0]).toMatchObject({ status: 'expired', bank_word_pending: false });
+    await dueNow(id);
+    await drainWorker(1);
+    expect(asked).toBe(2);
+
+    // A bank that still says "pending" a day after the invoice expired is not asked again.
+    const other = await orderWithReplacedInvoice();
+    await svc.deps.db.updateTable('bank_invoices').set({ expires_at: new Date(Date.now() - 25 * 3600 * 1000) }).where('provider_ref', '=', other.ref1).execute();
+    await drainWorker(1);
+    expect((await invoicesOf(other.id))[0]).toMatchObject({ status: 'expired', bank_word_pending: false });
+  });
+});
+
 describe('HTTP courier service', () => {
   it('quotes express through the courier service', async () => {
     await expressAlwaysOpen(svc);
