@@ -866,7 +866,7 @@ export interface paths {
          *     Authentication is optional: a valid customer token sets `is_favorite` on the cards.
          *
          *     Freshness: an instance keeps a page it read for a few seconds (server setting
-         *     `CATALOG_LISTING_CACHE_SECONDS`, default 2) and answers the same request (store, language,
+         *     `CATALOG_PRODUCTS_CACHE_SECONDS`, default 2) and answers the same request (store, language,
          *     filters, sort, page and page size) from it, so `stock` and prices on a card may be that old.
          *     `is_favorite` is always current (read per request), and a page of `is_favorite=true` is never
          *     kept. POST /api/catalog/products/check-availability and checkout always judge live stock.
@@ -903,6 +903,11 @@ export interface paths {
          *     precedence over this template.
          *
          *     Authentication is optional: a valid customer token sets `is_favorite`.
+         *
+         *     Freshness: as for the listing, an instance keeps a product it read for a few seconds
+         *     (`CATALOG_PRODUCTS_CACHE_SECONDS`, default 2; per store and language), so `stock` and prices
+         *     may be that old; `is_favorite` is always current, and a product not found is not kept.
+         *     POST /api/catalog/products/check-availability and checkout always judge live stock.
          *
          *     Errors: 401 `UNAUTHORIZED` when an `Authorization` header carries a token that is not a
          *     valid customer access token; 404 `NOT_FOUND` when no active product has this id;

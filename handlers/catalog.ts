@@ -25,7 +25,7 @@ import { parseSearch, type SearchRequest } from './rules/catalog-search.js';
 import { acceptsGzip, ifNoneMatchMatches } from './rules/http-cache.js';
 import { hasNextPage, pageWindow } from './rules/paging.js';
 import { expiringCache } from './shared/expiring-cache.js';
-import { readListingPage } from './shared/listing-cache.js';
+import { readListingPage, readProductDetail } from './shared/products-cache.js';
 import { customerIdOf, optionalCustomerIdOf } from './shared/principal.js';
 import { requireStore } from './shared/store.js';
 
@@ -230,7 +230,7 @@ export const catalogHandlers = {
           db,
           { storeId: store.id, lang: ctx.lang, ...filters, search: searchRequest?.text ?? null, sortBy, limit: window.pageSize, offset: window.offset },
           customerId,
-          ctx.deps.config.catalog.listingCacheSeconds,
+          ctx.deps.config.catalog.productsCacheSeconds,
           read,
         );
     return { status: 200, body: { items: page.items, count: page.count, has_next: hasNextPage(window, page.count) } };
@@ -241,7 +241,10 @@ export const catalogHandlers = {
     const store = await requireStore(ctx);
     ctx.res.vary('Authorization');
     const id = idOrNotFound(ctx.path.product_id, 'product');
-    const detail = await findProductDetail(ctx.deps.db, id, store.id, ctx.lang, optionalCustomerIdOf(ctx));
+    const customerId = optionalCustomerIdOf(ctx);
+    const detail = await readProductDetail(ctx.deps.db, { storeId: store.id, lang: ctx.lang, productId: id }, customerId, ctx.deps.config.catalog.productsCacheSeconds, () =>
+      findProductDetail(ctx.deps.db, id, store.id, ctx.lang, customerId),
+    );
     return { status: 200, body: detail ?? throwNotFound(`No active product has id ${id}`) };
   },
 

@@ -182,10 +182,11 @@ export interface CatalogConfig {
    */
   searchPlanCacheSeconds: number;
   /**
-   * How long an instance keeps a listing page (anonymous; favourites are laid over it per
-   * request), so its stock and prices may be this old; 0: every page is read (handlers/shared/listing-cache.ts).
+   * How long an instance keeps a product listing page or product card it read (anonymous;
+   * favourites are laid over it per request), so stock and prices on it may be this old; 0:
+   * every one is read (handlers/shared/products-cache.ts).
    */
-  listingCacheSeconds: number;
+  productsCacheSeconds: number;
 }
 
 function catalogConfig(env: NodeJS.ProcessEnv): CatalogConfig {
@@ -207,7 +208,7 @@ function catalogConfig(env: NodeJS.ProcessEnv): CatalogConfig {
     previousVersionTtlHours: int(env, 'CATALOG_PREVIOUS_VERSION_TTL_HOURS', 24, 0),
     mobileVersions: { android: platform('ANDROID', '1.0.0', '1.4.0'), ios: platform('IOS', '1.0.0', '1.4.0') },
     searchPlanCacheSeconds: int(env, 'CATALOG_SEARCH_CACHE_SECONDS', 60, 0),
-    listingCacheSeconds: int(env, 'CATALOG_LISTING_CACHE_SECONDS', 2, 0),
+    productsCacheSeconds: int(env, 'CATALOG_PRODUCTS_CACHE_SECONDS', 2, 0),
   };
 }
 

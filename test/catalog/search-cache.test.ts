@@ -8,7 +8,7 @@ import { startTestService, type TestService } from '../support/service.js';
 let svc: TestService;
 beforeAll(async () => {
   // Listing pages are not kept here: this file watches the search plans alone.
-  svc = await startTestService({ env: { CATALOG_SEARCH_CACHE_SECONDS: '1', CATALOG_LISTING_CACHE_SECONDS: '0' } });
+  svc = await startTestService({ env: { CATALOG_SEARCH_CACHE_SECONDS: '1', CATALOG_PRODUCTS_CACHE_SECONDS: '0' } });
 });
 afterAll(() => svc?.close());
 

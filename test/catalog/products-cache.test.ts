@@ -1,7 +1,8 @@
-// Listing pages kept for CATALOG_LISTING_CACHE_SECONDS (handlers/shared/listing-cache.ts): a kept
-// page serves stock and prices up to that old, never mixes stores, languages, filters, sorts or
-// pages, and always shows the signed-in customer's current favourites; a favourites page is never
-// kept. On the hand-made fixture catalog (test/catalog/fixture.ts).
+// Listing pages and product cards kept for CATALOG_PRODUCTS_CACHE_SECONDS
+// (handlers/shared/products-cache.ts): a kept answer serves stock and prices up to that old, never
+// mixes stores, languages, filters, sorts, pages or products, and always shows the signed-in
+// customer's current favourites; a favourites page and a product not found are never kept. On the
+// hand-made fixture catalog (test/catalog/fixture.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -13,8 +14,8 @@ let kept: TestService;
 let unkept: TestService;
 beforeAll(async () => {
   [kept, unkept] = await Promise.all([
-    startTestService({ env: { CATALOG_LISTING_CACHE_SECONDS: String(KEPT_SECONDS) } }),
-    startTestService({ env: { CATALOG_LISTING_CACHE_SECONDS: '0' } }),
+    startTestService({ env: { CATALOG_PRODUCTS_CACHE_SECONDS: String(KEPT_SECONDS) } }),
+    startTestService({ env: { CATALOG_PRODUCTS_CACHE_SECONDS: '0' } }),
   ]);
   await Promise.all([loadFixture(kept), loadFixture(unkept)]);
 });
@@ -119,5 +120,67 @@ describe('a kept listing page', () => {
     expect((await list(kept, 'is_favorite=true', { auth: a.auth })).count).toBe(0);
     await kept.client.raw('POST', `/api/catalog/products/add-favorite/${P.B1}`, { headers: a.auth });
     expect((await list(kept, 'is_favorite=true', { auth: a.auth })).items.map((c) => c.id)).toEqual([P.B1]);
+  });
+});
+
+interface Product {
+  id: string;
+  name: string;
+  is_favorite: boolean;
+  inventories: { id: string; stock: string | null; unit_price: string }[];
+}
+
+async function product(svc: TestService, id: string, opts: { store?: string; lang?: string; auth?: Record<string, string> } = {}) {
+  return svc.client.raw('GET', `/api/catalog/products/${id}`, {
+    headers: { 'x-store-id': opts.store ?? STORE_A.id, 'accept-language': opts.lang ?? 'en', ...opts.auth },
+  });
+}
+const productBody = async (svc: TestService, id: string, opts: Parameters<typeof product>[2] = {}) => {
+  const r = await product(svc, id, opts);
+  expect(r.status).toBe(200);
+  return r.body as Product;
+};
+
+describe('a kept product card', () => {
+  it('serves the stock and price it read until it is older than the setting, then reads again', async () => {
+    expect((await productBody(kept, P.M4)).inventories[0]).toMatchObject({ stock: '3.000', unit_price: '149.00' });
+    await kept.deps.db.updateTable('inventories').set({ stock: '1.000', unit_price: '139.00' }).where('product_id', '=', P.M4).where('store_id', '=', STORE_A.id).execute();
+    expect((await productBody(kept, P.M4)).inventories[0]).toMatchObject({ stock: '3.000', unit_price: '149.00' });
+    await sleep(KEPT_SECONDS * 1000 + 100);
+    expect((await productBody(kept, P.M4)).inventories[0]).toMatchObject({ stock: '1.000', unit_price: '139.00' });
+  });
+
+  it('never answers another store, language or product', async () => {
+    await productBody(kept, P.M1);
+    for (const [id, opts] of [
+      [P.M1, { lang: 'ru' }],
+      [P.M1, { store: STORE_B.id }],
+      [P.M3, {}],
+    ] as const) {
+      // Inventory ids are the import's own in each database; the rest must be equal.
+      const comparable = (p: Product) => ({ ...p, inventories: p.inventories.map(({ id: _id, ...rest }) => rest) });
+      expect({ id, opts, body: comparable(await productBody(kept, id, opts)) }).toEqual({ id, opts, body: comparable(await productBody(unkept, id, opts)) });
+    }
+    expect((await productBody(kept, P.M1, { lang: 'ru' })).name).toBe('Молоко 3,2%');
+    expect((await productBody(kept, P.M1, { store: STORE_B.id })).inventories[0].unit_price).toBe('92.00');
+  });
+
+  it("shows each customer's favourite as it is now", async () => {
+    const a = await signInCustomer(kept);
+    const b = await signInCustomer(kept);
+    expect((await productBody(kept, P.C1, { auth: a.auth })).is_favorite).toBe(false); // now kept
+    await kept.client.raw('POST', `/api/catalog/products/add-favorite/${P.C1}`, { headers: a.auth });
+    expect((await productBody(kept, P.C1, { auth: a.auth })).is_favorite).toBe(true);
+    expect((await productBody(kept, P.C1, { auth: b.auth })).is_favorite).toBe(false);
+    expect((await productBody(kept, P.C1)).is_favorite).toBe(false);
+    await kept.client.raw('DELETE', `/api/catalog/products/remove-favorite/${P.C1}`, { headers: a.auth });
+    expect((await productBody(kept, P.C1, { auth: a.auth })).is_favorite).toBe(false);
+  });
+
+  it('does not keep a product that was not found', async () => {
+    await kept.deps.db.updateTable('products').set({ is_active: false }).where('id', '=', P.S1).execute();
+    expect((await product(kept, P.S1)).status).toBe(404);
+    await kept.deps.db.updateTable('products').set({ is_active: true }).where('id', '=', P.S1).execute();
+    expect((await product(kept, P.S1)).status).toBe(200);
   });
 });
