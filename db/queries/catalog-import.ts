@@ -104,6 +104,12 @@ export async function importCatalog(trx: Executor, file: unknown): Promise<Catal
   }
 
   // ---- products ----
+  // The import rewrites every inventory row (withdrawn products lose theirs, listed ones are
+  // replaced). Checkout, cancellation and picking lock inventory rows in id order
+  // (db/queries/orders.ts); deleting them in scan order could take a row such a transaction
+  // wants next while waiting for one it holds: a deadlock, and one of the two would fail. So
+  // the import takes them all first, in that same order (it holds them to its end anyway).
+  await sql`SELECT id FROM inventories ORDER BY id FOR UPDATE`.execute(trx);
   const productIds = new Map(
     (await trx.selectFrom('products').select(['id', 'code']).execute()).map((p) => [p.code, p.id]),
   );

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CatalogImportError, importCatalog } from '../../db/queries/catalog-import.js';
 import { demoCatalogFile } from '../../db/seed/catalog.js';
@@ -131,4 +132,46 @@ describe('npm run catalog:import', () => {
     const cheese = await svc.client.raw('GET', `/api/catalog/products/${P.C1}`, { headers: storeHeaders(STORE_A.id) });
     expect(cheese.body.inventories[0].unit_price).toBe('999.00');
   }, 60_000);
+});
+
+describe('an import while checkouts hold inventory rows', () => {
+  // Checkout, cancellation and picking lock inventory rows in id order (db/queries/orders.ts). An
+  // import that took them in another order could hold a row such a transaction wants next while
+  // waiting for one it holds: a deadlock, and one of the two fails.
+  it('takes the inventory rows in id order, so it holds none past a row it waits for', async () => {
+    const own = await startTestService(); // the demo catalog of the template
+    const holder = new pg.Client(own.database.url);
+    const prober = new pg.Client(own.database.url);
+    try {
+      const ids = (await own.deps.db.selectFrom('inventories').select('id').orderBy('id').execute()).map((r) => r.id);
+      expect(ids.length).toBeGreaterThan(1000);
+      const [lowest, highest] = [ids[0], ids[ids.length - 1]];
+      await holder.connect();
+      await prober.connect();
+      // A checkout has locked its first row...
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM inventories WHERE id = $1 FOR UPDATE', [lowest]);
+      // ...when an import of the same products starts, and waits for that row.
+      const importing = own.deps.db.transaction().execute((trx) => importCatalog(trx, demoCatalogFile()));
+      for (let waited = 0; ; waited += 20) {
+        const { rows } = await prober.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+        if (rows[0].n > 0) break;
+        if (waited > 10_000) throw new Error('the import never waited for the held row');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      // The import holds no other inventory row meanwhile...
+      await prober.query('BEGIN');
+      const free = await prober.query('SELECT count(*)::int AS n FROM (SELECT id FROM inventories WHERE id <> $1 FOR UPDATE SKIP LOCKED) s', [lowest]);
+      await prober.query('ROLLBACK');
+      expect(free.rows[0].n).toBe(ids.length - 1);
+      // ...so the checkout takes its next row and finishes, and then the import does.
+      await holder.query('SELECT id FROM inventories WHERE id = $1 FOR UPDATE', [highest]);
+      await holder.query('COMMIT');
+      await expect(importing).resolves.toMatchObject({ inventories: ids.length });
+    } finally {
+      await holder.end().catch(() => {});
+      await prober.end().catch(() => {});
+      await own.close();
+    }
+  });
 });
