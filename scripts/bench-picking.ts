@@ -4,7 +4,7 @@
 //   items   - item commands for BENCH_SECONDS from 32 concurrent pickers (each on its own session:
 //             the command path, not lock contention), every one a real change with a new
 //             Idempotency-Key (piece-quantity alternating between the ordered count and one
-//             less), reported as commands/s and as a ratio to the trivial operation
+//             less), asking for gzip as the apps do, reported as commands/s and as a ratio to the trivial operation
 //             (GET /api/logistics/map/config) measured on the same service in the same run.
 //             Target: ratio >= 0.30;
 //   finish  - every item picked, then POST .../finish (latency per finish).
@@ -133,7 +133,8 @@ export async function benchPicking(): Promise<void> {
             return {
               ...req,
               path: `/api/picker/orders/${lane.orderId}/items/${item.id}/piece-quantity`,
-              headers: { 'content-type': 'application/json', authorization: lane.auth, 'idempotency-key': randomUUID() },
+              // As the apps' HTTP stacks (OkHttp, URLSession) do: the session answer comes gzipped.
+              headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip', authorization: lane.auth, 'idempotency-key': randomUUID() },
               body: JSON.stringify({ quantity }),
             };
           },

@@ -1,6 +1,7 @@
 // Turning results into HTTP: the one place where an error becomes a response body.
 import type express from 'express';
-import { gzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzipSync, gzip } from 'node:zlib';
 import { acceptsGzip } from '../handlers/rules/http-cache.js';
 import { AppError, type ValidationIssue } from './errors.js';
 import type { Logger } from './logger.js';
@@ -14,6 +15,35 @@ export interface HttpReply {
 /** JSON bodies from this length (about 1 KB) are gzipped when the client accepts it; below, gzip saves too little. */
 export const GZIP_FROM_CHARS = 1024;
 
+/**
+ * Bodies already written as JSON (and gzipped when large): answers of retry-safe commands,
+ * which are stored in that form (server/idempotency.ts). send() reuses the text and the gzip
+ * rather than writing and compressing them again. Keyed by the body object, so an entry lives
+ * exactly as long as its reply.
+ */
+const serializedBodies = new WeakMap<object, { text: string; gzip: Buffer | null }>();
+const remember = (body: unknown, serialized: { text: string; gzip: Buffer | null }) => {
+  if (body !== null && typeof body === 'object') serializedBodies.set(body, serialized);
+};
+/** The fastest level: JSON answers are repetitive, and level 1 already takes a session to a seventh. */
+const gzipFast = (text: string) => promisify(gzip)(text, { level: 1 });
+
+/** A body as JSON text, gzipped from GZIP_FROM_CHARS on; send() will reuse both for this body. */
+export async function serializeBody(body: unknown): Promise<{ text: string; gzip: Buffer | null }> {
+  const text = JSON.stringify(body);
+  const serialized = { text, gzip: text.length >= GZIP_FROM_CHARS ? await gzipFast(text) : null };
+  remember(body, serialized);
+  return serialized;
+}
+
+/** The body of gzipped JSON (a stored answer); send() will reuse the text and the gzip. */
+export function gunzipBody(gzipped: Buffer): unknown {
+  const text = gunzipSync(gzipped).toString('utf8');
+  const body: unknown = JSON.parse(text);
+  remember(body, { text, gzip: gzipped });
+  return body;
+}
+
 export function send(res: express.Response, reply: HttpReply): void {
   if (res.headersSent) return;
   if (reply.headers) for (const [k, v] of Object.entries(reply.headers)) res.setHeader(k, v);
@@ -25,7 +55,8 @@ export function send(res: express.Response, reply: HttpReply): void {
   // Written directly rather than through express's res.json/res.send, which copy the text into
   // a Buffer and check request freshness on every reply: node sets Content-Length from the body.
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  const text = JSON.stringify(reply.body);
+  const serialized = reply.body !== null && typeof reply.body === 'object' ? serializedBodies.get(reply.body) : undefined;
+  const text = serialized?.text ?? JSON.stringify(reply.body);
   if (text.length < GZIP_FROM_CHARS) {
     res.end(text);
     return;
@@ -37,6 +68,11 @@ export function send(res: express.Response, reply: HttpReply): void {
   res.vary('Accept-Encoding');
   if (!acceptsGzip(res.req.headers['accept-encoding'])) {
     res.end(text);
+    return;
+  }
+  if (serialized?.gzip) {
+    res.setHeader('Content-Encoding', 'gzip');
+    res.end(serialized.gzip);
     return;
   }
   gzip(text, (err, zipped) => {

@@ -16,6 +16,7 @@ import {
 } from '../db/queries/idempotency.js';
 import type { DB } from '../db/schema.js';
 import { AppError, conflict } from './errors.js';
+import { gunzipBody, serializeBody } from './http.js';
 
 export interface StoredReply {
   status: number;
@@ -79,13 +80,14 @@ export async function withIdempotency<R extends StoredReply>(
   try {
     return await db.transaction().execute(async (trx) => {
       const reply = await action(trx);
-      await completeIdempotencyKey(trx, scope, reply.status, reply.body);
+      // Written (and gzipped when large) once: stored, and sent as is (server/http.ts).
+      await completeIdempotencyKey(trx, scope, reply.status, reply.body === undefined ? null : await serializeBody(reply.body));
       return reply;
     });
   } catch (err) {
     if (err instanceof AppError && replayable(err)) {
       const body = { detail: err.detail, code: err.code, ...err.extra };
-      await completeIdempotencyKey(db, scope, err.status, { error: body, headers: err.headers });
+      await completeIdempotencyKey(db, scope, err.status, await serializeBody({ error: body, headers: err.headers }));
     } else {
       await releaseIdempotencyKey(db, scope).catch(() => {});
     }
@@ -93,9 +95,10 @@ export async function withIdempotency<R extends StoredReply>(
   }
 }
 
-function replay<R extends StoredReply>(record: { response_status: number | null; response_body: unknown }): R {
+function replay<R extends StoredReply>(record: { response_status: number | null; response_body: unknown; response_gzip: Buffer | null }): R {
   const status = record.response_status ?? 500;
-  const body = record.response_body as any;
+  // A small answer is kept as json (read back parsed), a large one gzipped.
+  const body = (record.response_gzip ? gunzipBody(record.response_gzip) : record.response_body) as any;
   if (status >= 400) {
     const { detail, code, ...extra } = body?.error ?? {};
     throw new ReplayedError(status, code ?? 'ERROR', detail ?? 'Replayed error', { extra, headers: body?.headers ?? {} });

@@ -14,6 +14,7 @@ import * as idempotencyAnswers from './2026_11_22_0010_idempotency_answers.js';
 import * as searchPostings from './2026_11_22_0011_search_postings.js';
 import * as bankInvoiceChecks from './2026_11_22_0012_bank_invoice_checks.js';
 import * as bankLatePayments from './2026_11_22_0013_bank_late_payments.js';
+import * as idempotencyAnswerGzip from './2026_11_22_0014_idempotency_answer_gzip.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0011_search_postings': searchPostings,
   '2026_11_22_0012_bank_invoice_checks': bankInvoiceChecks,
   '2026_11_22_0013_bank_late_payments': bankLatePayments,
+  '2026_11_22_0014_idempotency_answer_gzip': idempotencyAnswerGzip,
 };

@@ -24,7 +24,7 @@ export async function claimIdempotencyKey(db: Executor, s: IdempotencyScope, fin
 export function findIdempotencyRecord(db: Executor, s: IdempotencyScope) {
   return db
     .selectFrom('idempotency_keys')
-    .select(['fingerprint', 'state', 'response_status', 'response_body', 'created_at', 'expires_at'])
+    .select(['fingerprint', 'state', 'response_status', 'response_body', 'response_gzip', 'created_at', 'expires_at'])
     .where('principal', '=', s.principal)
     .where('operation_id', '=', s.operationId)
     .where('key', '=', s.key)
@@ -39,7 +39,7 @@ export function findIdempotencyRecord(db: Executor, s: IdempotencyScope) {
 export async function takeOverIdempotencyKey(db: Executor, s: IdempotencyScope, fingerprint: string, ttlSeconds: number, staleSeconds: number): Promise<boolean> {
   const row = await db
     .updateTable('idempotency_keys')
-    .set({ fingerprint, state: 'in_progress', response_status: null, response_body: null, created_at: sql<Date>`now()`, expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})` })
+    .set({ fingerprint, state: 'in_progress', response_status: null, response_body: null, response_gzip: null, created_at: sql<Date>`now()`, expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})` })
     .where('principal', '=', s.principal)
     .where('operation_id', '=', s.operationId)
     .where('key', '=', s.key)
@@ -54,10 +54,25 @@ export async function takeOverIdempotencyKey(db: Executor, s: IdempotencyScope, 
   return row !== undefined;
 }
 
-export async function completeIdempotencyKey(db: Executor, s: IdempotencyScope, status: number, body: unknown): Promise<void> {
+/** An answer as stored: its JSON text, or (from GZIP_FROM_CHARS on, server/http.ts) that text gzipped. */
+export interface StoredAnswer {
+  text: string;
+  gzip: Buffer | null;
+}
+
+/**
+ * Records the answer of a completed action (null: no body). A large answer is kept gzipped only
+ * (migration 2026_11_22_0014): a picker command's (its session) is 33 KB of JSON, 5 KB gzipped.
+ */
+export async function completeIdempotencyKey(db: Executor, s: IdempotencyScope, status: number, answer: StoredAnswer | null): Promise<void> {
   await db
     .updateTable('idempotency_keys')
-    .set({ state: 'completed', response_status: status, response_body: body === undefined ? null : JSON.stringify(body) })
+    .set({
+      state: 'completed',
+      response_status: status,
+      response_body: answer && !answer.gzip ? answer.text : null,
+      response_gzip: answer?.gzip ?? null,
+    })
     .where('principal', '=', s.principal)
     .where('operation_id', '=', s.operationId)
     .where('key', '=', s.key)

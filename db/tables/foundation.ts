@@ -37,6 +37,8 @@ export interface IdempotencyKeysTable {
   state: 'in_progress' | 'completed';
   response_status: number | null;
   response_body: ColumnType<unknown, string | null, string | null>;
+  /** A large answer, gzipped JSON, instead of response_body (migration 2026_11_22_0014). */
+  response_gzip: Buffer | null;
   created_at: Timestamp;
   expires_at: Timestamp;
 }

@@ -5,6 +5,8 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { GZIP_FROM_CHARS } from '../../server/http.js';
+import { createConfirmedOrder, stockedProducts } from '../support/orders.js';
+import { createPicker } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
@@ -71,5 +73,47 @@ describe('response compression', () => {
     expect(r.bytes.length).toBeLessThan(GZIP_FROM_CHARS);
     expect(r.headers['content-encoding']).toBeUndefined();
     expect(JSON.parse(r.bytes.toString('utf8'))).toHaveProperty('search_min_length');
+  });
+});
+
+function postOverWire(path: string, headers: Record<string, string>): Promise<WireResponse> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${svc.url}${path}`, { method: 'POST', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(chunks) }));
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+describe('the answer of a retry-safe command', () => {
+  it('is gzipped once: the bytes sent are the bytes stored, and a replay sends them again', async () => {
+    const picker = await createPicker(svc, [DEMO_STORES[0].id]);
+    const products = await stockedProducts(svc, { weight: false, count: 12 });
+    const order = await createConfirmedOrder(svc, { lines: products.map((p) => ({ inventoryId: p.inventoryId, quantity: '2' })) });
+    const key = '0b7c3f1e-5d0a-4c55-9a39-6f3f6f1f2a11';
+    const headers = { ...picker.auth, 'idempotency-key': key, 'accept-encoding': 'gzip' };
+    const started = await postOverWire(`/api/picker/orders/${order.orderId}/start`, headers);
+    expect(started.status).toBe(200);
+    expect(started.headers['content-encoding']).toBe('gzip');
+    const stored = await svc.deps.db.selectFrom('idempotency_keys').select(['response_body', 'response_gzip']).where('key', '=', key).executeTakeFirstOrThrow();
+    // A session of 12 items: kept gzipped only, and those are the bytes that went out.
+    expect(stored.response_body).toBeNull();
+    expect(Buffer.compare(stored.response_gzip!, started.bytes)).toBe(0);
+    const session = JSON.parse(gunzipSync(started.bytes).toString('utf8'));
+    expect(session.items).toHaveLength(12);
+
+    // The same key again: the stored answer, gzipped or as text.
+    const replayed = await postOverWire(`/api/picker/orders/${order.orderId}/start`, headers);
+    expect([replayed.status, Buffer.compare(replayed.bytes, started.bytes)]).toEqual([200, 0]);
+    const asText = await postOverWire(`/api/picker/orders/${order.orderId}/start`, { ...headers, 'accept-encoding': 'identity' });
+    expect(asText.headers['content-encoding']).toBeUndefined();
+    expect(JSON.parse(asText.bytes.toString('utf8'))).toEqual(session);
+    // And through the contract client, checked against the spec.
+    const r = await svc.client.raw('POST', `/api/picker/orders/${order.orderId}/start`, { headers: { ...picker.auth, 'idempotency-key': key } });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual(session);
   });
 });

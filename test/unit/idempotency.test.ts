@@ -99,3 +99,44 @@ describe('withIdempotency', () => {
     expect(other.body).toBe('theirs');
   });
 });
+
+describe('stored answers', () => {
+  const storedForm = (key: string) =>
+    database.db.selectFrom('idempotency_keys').select(['response_body', 'response_gzip']).where('key', '=', key).executeTakeFirstOrThrow();
+
+  it('keeps a large answer gzipped (a fraction of its size) and replays it exactly; a small one stays JSON', async () => {
+    // Shaped like a picker command's answer: a session of many similar items.
+    const large = { status: 'picked', session: { items: Array.from({ length: 60 }, (_, i) => ({ item_id: i, name: `Молоко 3,2% ${i}`, state: 'picked', quantity: '2.000' })) } };
+    const s = scope();
+    let runs = 0;
+    const act = async () => {
+      runs++;
+      return { status: 200, body: large };
+    };
+    await withIdempotency(database.db, s, fingerprintOf({ large: true }), act);
+    const stored = await storedForm(s.key);
+    expect(stored.response_body).toBeNull();
+    expect(stored.response_gzip!.length).toBeLessThan(JSON.stringify(large).length / 5);
+    expect(await withIdempotency(database.db, s, fingerprintOf({ large: true }), act)).toEqual({ status: 200, body: large });
+    expect(runs).toBe(1);
+
+    const small = scope();
+    await withIdempotency(database.db, small, fingerprintOf({}), async () => ({ status: 201, body: 'order-1' }));
+    expect(await storedForm(small.key)).toEqual({ response_body: 'order-1', response_gzip: null });
+  });
+
+  it('replays a large business error exactly (a picker refusal carries the session)', async () => {
+    const session = { items: Array.from({ length: 60 }, (_, i) => ({ item_id: i, state: 'pending' })) };
+    const s = scope();
+    const refuse = async (): Promise<never> => {
+      throw unprocessable('QUANTITY_ABOVE_ORDERED', 'Too many', { extra: { session } });
+    };
+    await expect(withIdempotency(database.db, s, fingerprintOf({ q: 9 }), refuse)).rejects.toMatchObject({ status: 422 });
+    expect((await storedForm(s.key)).response_gzip).not.toBeNull();
+    await expect(withIdempotency(database.db, s, fingerprintOf({ q: 9 }), refuse)).rejects.toMatchObject({
+      status: 422,
+      code: 'QUANTITY_ABOVE_ORDERED',
+      extra: { session },
+    });
+  });
+});
