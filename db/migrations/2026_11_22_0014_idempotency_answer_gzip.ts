@@ -6,9 +6,9 @@
 // shrink by as much. The bytes are already compressed: EXTERNAL storage keeps PostgreSQL from
 // trying again. Small answers stay readable JSON in response_body.
 //
-// Rolling deploys: an instance older than this one replays such a record with an empty body
-// (it reads response_body only) for the minutes both run; a retry of a picker command within
-// that window gets the applied result without its session, and re-reads the session.
+// Rolling deploys: for the minutes both run, an instance older than this one that replays such a
+// record (a retry reaching it) answers its status with a null body, as it reads response_body
+// only. Deploy this in a quiet hour, or accept that a retry in that window shows no session.
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
