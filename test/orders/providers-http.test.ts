@@ -146,13 +146,14 @@ describe('HTTP bank', () => {
   });
 });
 
+const statusOf = async (id: string) =>
+  svc.deps.db.selectFrom('orders').select(['status', 'payment_status']).where('id', '=', id).executeTakeFirstOrThrow();
+/** Makes the order's invoices due for their next check now. */
+const dueNow = (id: string) => svc.deps.db.updateTable('bank_invoices').set({ next_check_at: new Date(Date.now() - 1000) }).where('order_id', '=', id).execute();
+
 describe('HTTP bank: the outcome of an invoice', () => {
-  const statusOf = async (id: string) =>
-    svc.deps.db.selectFrom('orders').select(['status', 'payment_status']).where('id', '=', id).executeTakeFirstOrThrow();
   const invoiceOf = async (id: string) =>
     svc.deps.db.selectFrom('bank_invoices').select(['status', 'checked_at', 'next_check_at']).where('order_id', '=', id).orderBy('created_at', 'desc').executeTakeFirstOrThrow();
-  /** Makes the order's open invoices due for their next check now. */
-  const dueNow = (id: string) => svc.deps.db.updateTable('bank_invoices').set({ next_check_at: new Date(Date.now() - 1000) }).where('order_id', '=', id).execute();
 
   /** An online order with an open invoice `ref` at the bank. */
   async function orderWithInvoice(ref: string) {
@@ -259,12 +260,8 @@ describe('HTTP bank: the outcome of an invoice', () => {
 });
 
 describe('HTTP bank: a payment on an invoice closed here before the bank had its word', () => {
-  const statusOf = async (id: string) =>
-    svc.deps.db.selectFrom('orders').select(['status', 'payment_status']).where('id', '=', id).executeTakeFirstOrThrow();
   const invoicesOf = async (id: string) =>
     svc.deps.db.selectFrom('bank_invoices').select(['provider_ref', 'status', 'bank_word_pending', 'amount']).where('order_id', '=', id).orderBy('created_at').execute();
-  /** Makes the order's invoices due for their next check now. */
-  const dueNow = (id: string) => svc.deps.db.updateTable('bank_invoices').set({ next_check_at: new Date(Date.now() - 1000) }).where('order_id', '=', id).execute();
 
   /**
    * A bank at which each invoice has a status the test sets (default pending), that records
