@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Selectable } from 'kysely';
 import { formatDecimal, parseDecimal } from '../../handlers/rules/decimal.js';
 import { isResolved, toleranceFor, type ItemFacts } from '../../handlers/rules/picking-items.js';
+import { PICKING_ITEM_COLUMNS, PICKING_SESSION_COLUMNS, qualified } from '../columns.js';
 import type { Executor } from '../executor.js';
 import type { OrderStatus, PickingResultState } from '../tables/orders.js';
 import type { ClosureSource, PickingItemsTable, PickingSessionsTable, SessionStatus } from '../tables/picking.js';
@@ -91,7 +92,7 @@ function sessionHeads(db: Executor) {
     .innerJoin('stores as st', 'st.id', 's.store_id')
     .innerJoin('pickers as p', 'p.id', 's.picker_id')
     .leftJoin('customers as c', 'c.id', 'o.customer_id')
-    .selectAll('s')
+    .select(qualified('s', PICKING_SESSION_COLUMNS))
     .select([
       'o.no as order_no',
       'o.is_express',
@@ -168,14 +169,14 @@ export function findCurrentSessionRef(db: Executor, pickerId: number) {
 }
 
 export function loadItems(db: Executor, sessionId: number): Promise<ItemRow[]> {
-  return db.selectFrom('picking_items').selectAll().where('session_id', '=', sessionId).orderBy('position').execute();
+  return db.selectFrom('picking_items').select(PICKING_ITEM_COLUMNS).where('session_id', '=', sessionId).orderBy('position').execute();
 }
 
 /** Items of several sessions, by session (history pages). */
 export async function loadItemsOfSessions(db: Executor, sessionIds: number[]): Promise<Map<number, ItemRow[]>> {
   const out = new Map<number, ItemRow[]>(sessionIds.map((id) => [id, []]));
   if (!sessionIds.length) return out;
-  const rows = await db.selectFrom('picking_items').selectAll().where('session_id', 'in', sessionIds).orderBy('session_id').orderBy('position').execute();
+  const rows = await db.selectFrom('picking_items').select(PICKING_ITEM_COLUMNS).where('session_id', 'in', sessionIds).orderBy('session_id').orderBy('position').execute();
   for (const r of rows) out.get(r.session_id)!.push(r);
   return out;
 }
@@ -214,7 +215,7 @@ export async function insertItems(db: Executor, sessionId: number, items: NewIte
   return db
     .insertInto('picking_items')
     .values(items.map((i) => ({ ...i, session_id: sessionId })))
-    .returningAll()
+    .returning(PICKING_ITEM_COLUMNS)
     .execute();
 }
 
@@ -297,7 +298,7 @@ export interface ItemChange {
 export async function applyItemChange(db: Executor, c: ItemChange) {
   const eventId = randomUUID();
   const row = await db
-    .with('item', (q) => q.updateTable('picking_items').set(itemChangeColumns(c.facts, c.currentLineTotal, c.replacement)).where('id', '=', c.itemId).returningAll())
+    .with('item', (q) => q.updateTable('picking_items').set(itemChangeColumns(c.facts, c.currentLineTotal, c.replacement)).where('id', '=', c.itemId).returning(PICKING_ITEM_COLUMNS))
     .with('session', (q) =>
       q
         .updateTable('picking_sessions')
@@ -325,7 +326,7 @@ export async function applyItemChange(db: Executor, c: ItemChange) {
     )
     .selectFrom('item')
     .innerJoin('session', (j) => j.onTrue())
-    .selectAll('item')
+    .select(qualified('item', PICKING_ITEM_COLUMNS))
     .select(['session.session_version', 'session.session_updated_at', 'session.session_status'])
     .executeTakeFirstOrThrow();
   const { session_version, session_updated_at, session_status, ...item } = row;
