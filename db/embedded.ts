@@ -37,6 +37,8 @@ const PASSWORD = 'postgres';
 export async function startEmbeddedPostgres(
   dataDir: string,
   log: (line: string) => void = () => {},
+  /** More server settings (`name=value`), e.g. a benchmark's shared_preload_libraries. */
+  settings: string[] = [],
 ): Promise<EmbeddedCluster> {
   const databaseDir = path.resolve(dataDir);
   await mkdir(path.dirname(databaseDir), { recursive: true });
@@ -53,7 +55,7 @@ export async function startEmbeddedPostgres(
     createPostgresUser: true,
     // fsync off: this cluster is a development and test convenience, never production data.
     postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
-      '-c', 'max_connections=300', '-c', `unix_socket_directories=`],
+      '-c', 'max_connections=300', '-c', `unix_socket_directories=`, ...settings.flatMap((x) => ['-c', x])],
     onLog: (m) => log(String(m).trimEnd()),
     onError: (m) => log(String(m instanceof Error ? m.message : m).trimEnd()),
   });

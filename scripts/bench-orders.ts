@@ -18,7 +18,7 @@ import { seedDemoData } from '../db/seed/demo.js';
 import { DEMO_STORES } from '../db/seed/stores.js';
 import { TokenService } from '../server/auth/tokens.js';
 import { loadConfig } from '../server/config.js';
-import { openBenchDatabase } from './lib/bench-database.js';
+import { openBenchDatabase, topStatements } from './lib/bench-database.js';
 import { BENCH_JWT_SECRET, startBenchService, type BenchService } from './lib/bench-service.js';
 
 const TRIVIAL = '/api/logistics/map/config';
@@ -78,6 +78,8 @@ async function benchOrders(child: BenchService, db: ReturnType<typeof connect>['
 
   let nextLane = 0;
   const statuses = new Map<number, number>();
+  const statements = topStatements(db);
+  await statements.start();
   const orders = await autocannon({
     url: `${base}/api/orders/`,
     connections: CLIENTS,
@@ -97,6 +99,7 @@ async function benchOrders(child: BenchService, db: ReturnType<typeof connect>['
       },
     ],
   } as autocannon.Options);
+  await statements.print('order creation');
   const created = statuses.get(201) ?? 0;
   if (created !== orders.requests.total || orders.errors) {
     throw new Error(`orders: statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${orders.errors} errors`);

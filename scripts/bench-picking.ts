@@ -20,7 +20,7 @@ import { DEMO_CUSTOMER } from '../db/seed/accounts.js';
 import { DEMO_STORES } from '../db/seed/stores.js';
 import { TokenService } from '../server/auth/tokens.js';
 import { loadConfig } from '../server/config.js';
-import { openBenchDatabase } from './lib/bench-database.js';
+import { openBenchDatabase, topStatements } from './lib/bench-database.js';
 import { BENCH_JWT_SECRET, startBenchService, type BenchService } from './lib/bench-service.js';
 
 const TRIVIAL = '/api/logistics/map/config';
@@ -117,6 +117,8 @@ export async function benchPicking(): Promise<void> {
 
     let nextLane = 0;
     const statuses = new Map<number, number>();
+    const statements = topStatements(handle.db);
+    await statements.start();
     const commands = await autocannon({
       url: base,
       connections: PICKERS,
@@ -142,6 +144,7 @@ export async function benchPicking(): Promise<void> {
         },
       ],
     } as autocannon.Options);
+    await statements.print('item commands');
     const applied = statuses.get(200) ?? 0;
     if (applied !== commands.requests.total || commands.errors) {
       throw new Error(`item commands: statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${commands.errors} errors`);
