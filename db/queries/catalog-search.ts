@@ -85,8 +85,8 @@ export async function planProductSearch(db: Executor, request: SearchRequest): P
       ORDER BY score DESC, c.word
       LIMIT ${CANDIDATES_PER_TERM}
     ) m ON true
-    -- Longest query word first: the page statement anchors a several-word search on it (a long
-    -- word is usually a rare one); candidates best first, as each term's subquery gave them.
+    -- Longest query word first (the query words are numbered, and their scores added up by the
+    -- page statement, in this order); candidates best first, as each term's subquery gave them.
     ORDER BY length(t.term) DESC, t.term, t.idx, m.score DESC, m.word`.execute(db);
 
   const byTerm = new Map<number, Candidate[]>();
