@@ -8,8 +8,8 @@
 // 32 clients, each on its own session of 40 items. Every variant verifies a JWT and does the
 // writes a command must: check the auth session, claim the Idempotency-Key, raise the session's
 // version, change the item, write an outbox row (with the NOTIFY trigger):
-//   statements    - one statement per step in a transaction, reading the session's 40 items,
-//                   storing a small answer (9 round trips);
+//   statements    - one prepared statement per step in a transaction, reading the session's 40
+//                   items, storing a small answer (9 round trips, as the service's commands);
 //   session       - the same, answering (and storing, gzipped) a session-sized answer of 40 items
 //                   as the picker commands do;
 //   one-statement - every write in one statement (data-modifying CTEs), not prepared;
@@ -74,22 +74,22 @@ function serveVariant(variant: Variant, url: string): void {
       if (!r.rows.length) throw new Error('not applied');
       return { body: Buffer.from(JSON.stringify({ applied: true, ...r.rows[0] })), gzipped: false };
     }
-    await pool.query('SELECT 1 FROM floor_auth WHERE id = $1 AND revoked_at IS NULL', [sessionId]);
-    const claimed = await pool.query('INSERT INTO floor_keys (key, fingerprint) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING key', [key, fingerprint]);
+    await pool.query({ name: 'floor_auth', text: 'SELECT 1 FROM floor_auth WHERE id = $1 AND revoked_at IS NULL', values: [sessionId] });
+    const claimed = await pool.query({ name: 'floor_claim', text: 'INSERT INTO floor_keys (key, fingerprint) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING key', values: [key, fingerprint] });
     if (!claimed.rows.length) throw new Error('key taken');
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
-      await client.query('SELECT id, version FROM floor_sessions WHERE id = $1 FOR UPDATE', [sessionId]);
-      const items = await client.query('SELECT * FROM floor_items WHERE session_id = $1 ORDER BY id', [sessionId]);
-      const item = await client.query("UPDATE floor_items SET quantity = $1, state = 'picked' WHERE id = $2 RETURNING *", [quantity, itemId]);
-      const v = await client.query('UPDATE floor_sessions SET version = version + 1 WHERE id = $1 RETURNING version', [sessionId]);
-      await client.query('INSERT INTO floor_outbox (payload) VALUES ($1)', [JSON.stringify({ session: sessionId, version: v.rows[0].version })]);
+      await client.query({ name: 'floor_lock', text: 'SELECT id, version FROM floor_sessions WHERE id = $1 FOR UPDATE', values: [sessionId] });
+      const items = await client.query({ name: 'floor_items', text: 'SELECT id, session_id, quantity, state, name, pad FROM floor_items WHERE session_id = $1 ORDER BY id', values: [sessionId] });
+      const item = await client.query({ name: 'floor_item', text: "UPDATE floor_items SET quantity = $1, state = 'picked' WHERE id = $2 RETURNING id, quantity, state", values: [quantity, itemId] });
+      const v = await client.query({ name: 'floor_version', text: 'UPDATE floor_sessions SET version = version + 1 WHERE id = $1 RETURNING version', values: [sessionId] });
+      await client.query({ name: 'floor_event', text: 'INSERT INTO floor_outbox (payload) VALUES ($1)', values: [JSON.stringify({ session: sessionId, version: v.rows[0].version })] });
       const text = JSON.stringify(
         variant === 'session' ? { applied: true, items: sessionItems(v.rows[0].version) } : { applied: true, item: item.rows[0], items: items.rows.length },
       );
       const body = variant === 'session' ? await gzipAsync(text, { level: 1 }) : Buffer.from(text);
-      await client.query('UPDATE floor_keys SET answer = $2 WHERE key = $1', [key, body]);
+      await client.query({ name: 'floor_answer', text: 'UPDATE floor_keys SET answer = $2 WHERE key = $1', values: [key, body] });
       await client.query('COMMIT');
       return { body, gzipped: variant === 'session' };
     } catch (err) {
