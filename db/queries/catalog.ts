@@ -294,24 +294,16 @@ function sortKeyOf(sortBy: ProductSort | null, alias: 'i' | 'f'): RawBuilder<unk
  * candidates. A word with more is a short prefix ("с", "1": 30 candidates each) whose candidates
  * spread over the catalog anyway. A word the store has no posting of bounds nothing (nothing
  * matches anyway), and with no bound at all the span is every rank.
- *
- * A category filter is a range of ranks too (categoryRankRange): the span is cut to it, so every
- * word is read within the category, and has no row for a category that is unknown, withdrawn or
- * without products, which matches nothing.
  */
-function searchSpan(q: ProductPageQuery, rank: RawBuilder<unknown>, terms: number[]): RawBuilder<unknown> {
+function searchSpan(storeId: string, rank: RawBuilder<unknown>, terms: number[]): RawBuilder<unknown> {
   const edge = (inStock: boolean, last: boolean) => sql`(SELECT ${rank} FROM catalog_search_postings x
-    WHERE x.store_id = ${q.storeId} AND x.word = c.word AND x.in_stock = ${sql.lit(inStock)} ORDER BY ${rank} ${last ? sql`DESC` : sql`ASC`} LIMIT 1)`;
-  const span = sql`SELECT coalesce(max(w.lo), -2147483648) AS lo, coalesce(min(w.hi), 2147483647) AS hi FROM (
+    WHERE x.store_id = ${storeId} AND x.word = c.word AND x.in_stock = ${sql.lit(inStock)} ORDER BY ${rank} ${last ? sql`DESC` : sql`ASC`} LIMIT 1)`;
+  return sql`SELECT coalesce(max(w.lo), -2147483648) AS lo, coalesce(min(w.hi), 2147483647) AS hi FROM (
       SELECT c.term, min(least(e.first_in, e.first_out)) AS lo, max(greatest(e.last_in, e.last_out)) AS hi
       FROM candidate c CROSS JOIN LATERAL (
         SELECT ${edge(true, false)} AS first_in, ${edge(false, false)} AS first_out, ${edge(true, true)} AS last_in, ${edge(false, true)} AS last_out) e
       WHERE c.term = ANY(${terms}::int[])
       GROUP BY c.term) w`;
-  if (!q.filters.categoryId) return span;
-  return sql`SELECT greatest(w.lo, k.product_rank_from) AS lo, least(w.hi, k.product_rank_to) AS hi
-    FROM (${span}) w CROSS JOIN categories k
-    WHERE k.id = ${q.filters.categoryId} AND k.is_active AND k.product_rank_from IS NOT NULL AND k.product_rank_to IS NOT NULL`;
 }
 
 /** Query words with at most this many candidates bound the span of a search (searchSpan). */
@@ -356,14 +348,15 @@ async function searchPageFromPostings(db: Executor, q: ProductPageQuery, words: 
       JOIN catalog_search_postings x ON x.store_id = ${q.storeId} AND x.word = c.word ${inCategory}
       GROUP BY 1, 2, 3`;
   } else {
-    // The postings of every query word's candidates (`c`) within the span (`s`). `in_stock IN
-    // (true, false)` is always true; it makes the rank bounds bounds of the index scan in both
-    // stock segments.
+    // The postings of every query word's candidates (`c`) within the span (`s`), and within the
+    // category's range of ranks like every other search. `in_stock IN (true, false)` is always
+    // true; it makes the rank bounds bounds of the index scan in both stock segments (PostgreSQL
+    // keeps the tighter of the span's and the category's).
     const postings = sql`span s CROSS JOIN candidate c JOIN catalog_search_postings x
-      ON x.store_id = ${q.storeId} AND x.word = c.word AND x.in_stock IN (true, false) AND ${rank} BETWEEN s.lo AND s.hi`;
+      ON x.store_id = ${q.storeId} AND x.word = c.word AND x.in_stock IN (true, false) AND ${rank} BETWEEN s.lo AND s.hi ${inCategory}`;
     const bounding = Array.from({ length: words.terms }, (_, t) => t).filter((t) => words.term.filter((u) => u === t).length <= SPAN_MAX_CANDIDATES);
     matchCtes = sql`candidate AS MATERIALIZED (SELECT * FROM ${candidates}),
-      span AS MATERIALIZED (${searchSpan(q, rank, bounding)}),`;
+      span AS MATERIALIZED (${searchSpan(q.storeId, rank, bounding)}),`;
     // Per product, each query word's best score, added up in word order: null, so no match, when
     // the product lacks a candidate of some word. One aggregate and no join: the generic plan
     // prices a range of ranks at a few rows, and at such sizes it joined one word's products to
