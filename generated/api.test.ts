@@ -604,10 +604,11 @@ export interface paths {
          *     the answer is 304 without a body (use the stored snapshot). Snapshots are immutable: the
          *     ETag of (version, store, language) never changes.
          *
-         *     The current version and the one it replaced are served; a replaced version stays available
-         *     for 24 hours after the new publication, so a client that read the version just before a
-         *     publication can still load it. Any other version answers 404: re-read
-         *     GET /api/catalog/version once and load the version it returns.
+         *     The current version and every version replaced in the last 24 hours are served (a replaced
+         *     version stays available for 24 hours after the publication that replaced it, however many
+         *     came since), so a client that read the version just before a publication can still load it.
+         *     Any other version answers 404: re-read GET /api/catalog/version once and load the version it
+         *     returns.
          *
          *     Errors: 404 `CATALOG_VERSION_NOT_FOUND` for an unknown, never published or expired version;
          *     422 `VALIDATION_ERROR` (for example `version` not a UUID), `STORE_REQUIRED`,
@@ -848,7 +849,7 @@ export interface paths {
          *
          *     | parameter | keeps |
          *     |---|---|
-         *     | `search` | products whose name (in either language), brand or barcode matches; case- and accent-insensitive word-prefix and trigram match, exact match for a barcode; blank is ignored |
+         *     | `search` | products whose name (in either language), brand or barcode matches; case- and accent-insensitive word-prefix and trigram match, exact match for a barcode or a weight item's PLU (4 or 5 digits; the 5-digit form a scale label prints, with a leading zero, finds the same PLU); blank is ignored |
          *     | `category_id` | products of this category and all its descendants (an unknown id gives an empty page) |
          *     | `is_favorite` | the signed-in customer's favorites; needs a customer token (401 without one) |
          *     | `is_top`, `is_new`, `is_fresh` | products carrying that merchandising flag |
@@ -1914,7 +1915,15 @@ export interface paths {
          *     Invoice rule: when an `open` invoice with `expires_at` still ahead exists, it is returned
          *     (same link); otherwise (none, or the last one `failed`/`expired`) a new invoice for the
          *     order's current `total_price` is issued, expiring after `invoice_lifetime_minutes` but never
-         *     after the order's payment window. Concurrent calls are serialized per order (the order row is
+         *     after the order's payment window.
+         *
+         *     Paying a difference: an order paid online and then picked for more than was paid (heavier
+         *     weight items, a dearer replacement, added items) gets `payment_status` `awaiting` again when
+         *     picking finishes, and the customer is told by push. The new invoice is for the difference
+         *     only (`total_price` less what was paid), has no payment window (the order keeps moving
+         *     towards the customer; it is never cancelled for it), and its payment sets `payment_status`
+         *     back to `paid` (the order's status is unchanged) and the picking session's
+         *     `payment_summary.reconciliation_status` to `completed`. Concurrent calls are serialized per order (the order row is
          *     locked and a partial unique index allows one `open` invoice per order), so they return the
          *     same invoice. Opening the link or returning from it does not prove payment: re-read the
          *     order. The bank's word moves the order to `confirmed` with `payment_status` `paid`: the
@@ -1925,10 +1934,12 @@ export interface paths {
          *
          *     A replaced invoice (expired) or the invoice of a cancelled order is withdrawn at the bank,
          *     and the server keeps asking the bank about it until the bank says how it ended. A payment
-         *     the bank took on it in the meantime is never lost: an order still awaiting payment takes it
-         *     (it moves to `confirmed` with `payment_status` `paid`, and its newer invoice is withdrawn);
-         *     otherwise (the order was cancelled, or paid through its newer invoice) the whole amount of
-         *     that payment is refunded automatically.
+         *     the bank took on it in the meantime is never lost: an order still awaiting a payment of
+         *     that amount takes it (it moves to `confirmed` with `payment_status` `paid`, or settles a
+         *     difference as above, and its newer invoice is withdrawn); otherwise (the order was
+         *     cancelled, paid through its newer invoice, or now owes another amount) the whole amount of
+         *     that payment is refunded automatically. A cancelled order gets back everything it paid, the
+         *     payment of a difference included.
          *
          *     Errors: 401 without a valid customer token; 404 `NOT_FOUND` when the order does not exist or
          *     belongs to another customer; 409 (re-read the order) `ONLINE_PAYMENT_DISABLED` when online
@@ -1972,8 +1983,8 @@ export interface paths {
          *     Errors: 422 `STORE_REQUIRED` (no store given), `STORE_NOT_FOUND` (no active store with that
          *     id), `STORE_MISMATCH` (body and header name different stores), `UNKNOWN_PRODUCT` (a
          *     product/unit is not in the catalog or not sold in the store; `detail` names the line index),
-         *     `QUANTITY_INVALID` (a string quantity below 0.001, more than three decimals, or a fractional
-         *     quantity of a piece unit), `VALIDATION_ERROR`.
+         *     `QUANTITY_INVALID` (a string quantity below 0.001, more than three decimals, a fractional
+         *     quantity of a piece unit, or a quantity of 100 g units finer than a gram), `VALIDATION_ERROR`.
          */
         post: operations["previewLoyaltyDiscount"];
         delete?: never;
@@ -2456,7 +2467,9 @@ export interface paths {
          *     - 401 `INVALID_CREDENTIALS`: unknown login or wrong password (the same answer for both).
          *     - 403 `PICKER_INACTIVE`: correct credentials of a deactivated account.
          *     - 429 `TOO_MANY_ATTEMPTS`: 10 failed attempts for one login within 15 minutes, or 50 from one
-         *       address; `Retry-After` says when to try again.
+         *       address; `Retry-After` says when to try again. 429 `RATE_LIMITED`: more sign-in requests
+         *       from one client address than its per-minute budget (120 by default), whatever their
+         *       outcome.
          *     - 422 `VALIDATION_ERROR`: the body does not satisfy PickerLoginInput.
          */
         post: operations["loginPicker"];
@@ -2484,7 +2497,9 @@ export interface paths {
          *       customer refresh token), or its account is deactivated.
          *     - 401 `REFRESH_TOKEN_REUSED`: the token was already rotated; the whole token family is revoked
          *       and the picker must sign in again.
-         *     - 429 `TOO_MANY_REQUESTS`: more than 30 refreshes per minute for one token family.
+         *     - 429 `TOO_MANY_REQUESTS`: more than 30 refreshes per minute for one token family (an app
+         *       refreshing in a loop); 429 `RATE_LIMITED`: more refresh requests from one client address
+         *       than its per-minute budget (120 by default). Both carry `Retry-After`.
          *
          *     After a 401 on any picker operation the app makes exactly one refresh and one retry; a 401 here
          *     means sign in again.
@@ -2938,7 +2953,9 @@ export interface paths {
          *     `picker_finish`, `is_locked: true`), the order's picking result is fixed from the items
          *     (removed items leave the order, quantities, weights and replacements become the order lines),
          *     `payment_summary.reconciliation_status` is set (`pending` when an online payment must be
-         *     adjusted to `current_total`, otherwise `not_required`), and the queue card disappears
+         *     adjusted to `current_total`, otherwise `not_required`: a lower total's difference is
+         *     refunded to the card, a higher total's difference is paid by the customer through a new
+         *     invoice), and the queue card disappears
          *     (`queue.changed`). If no item ended `picked`, the order is cancelled as having nothing to
          *     deliver. No body; the response has `item: null`.
          *
@@ -3553,7 +3570,10 @@ export interface paths {
          *     would. `outcome` `paid` marks the invoice `paid`, the order `payment_status` `paid` and moves
          *     the purchase from `awaiting_payment` to `confirmed` (raising `order_version`, emitting
          *     `order.changed` and the push); `failed` marks the invoice `failed` and leaves the order
-         *     `awaiting_payment` (a new GET of the invoice issues a new one). Absent from PROD.
+         *     `awaiting_payment` (a new GET of the invoice issues a new one). The invoice of a difference
+         *     (an order picked for more than was paid) settles the same way, but `paid` leaves the
+         *     purchase status as it is and sets the picking session's reconciliation to `completed`.
+         *     Absent from PROD.
          *
          *     Errors: 401 without a valid customer token; 404 `NOT_FOUND` when the order does not exist or
          *     belongs to another customer; 409 `NO_OPEN_INVOICE` when the order has no `open` invoice
@@ -5360,8 +5380,9 @@ export interface components {
             unit_id: string;
             /**
              * @description Quantity wanted, in `unit_id`: at least 0.001 and at most 3 decimals; a whole number for
-             *     piece units. A decimal string below 0.001, with more than 3 decimals, or fractional for a
-             *     piece unit answers 422 `INVALID_QUANTITY`.
+             *     piece units; whole grams for units of 100 g (at most 2 decimals: a scale weighs grams). A
+             *     decimal string below 0.001, with more than 3 decimals, fractional for a piece unit or finer
+             *     than a gram answers 422 `INVALID_QUANTITY`.
              * @example 2
              */
             quantity: string | number;
@@ -6671,7 +6692,7 @@ export interface components {
              */
             unit_id: string;
             /**
-             * @description Quantity in the unit of `unit_id` - pieces for piece units (whole numbers), kilograms for weight units (at most 3 decimals). Strings must also be at least 0.001 (checked by the server, `INVALID_QUANTITY`).
+             * @description Quantity in the unit of `unit_id` - pieces for piece units (whole numbers), kilograms for weight units (at most 3 decimals), or hundreds of grams for 100 g units (whole grams, at most 2 decimals). Strings must also be at least 0.001 (checked by the server, `INVALID_QUANTITY`).
              * @example 2.000
              */
             quantity: string | number;
@@ -6786,10 +6807,10 @@ export interface components {
          *     | `type` `delivery` needs `delivery_context` (and no `pickup_context`) | `DELIVERY_CONTEXT_REQUIRED` |
          *     | `type` `pickup` needs `pickup_context` (and no `delivery_context`) | `PICKUP_CONTEXT_REQUIRED` |
          *     | `change` only with `payment_method` `cash` | `CHANGE_NOT_ALLOWED` |
-         *     | `change` is an amount of at least 0.01 with at most 2 decimals | `INVALID_CHANGE` |
+         *     | `change` is an amount from 0.01 to 1000000.00 with at most 2 decimals | `INVALID_CHANGE` |
          *     | `payment_method` `online` only while BankPreferencesSchema `enabled` is true | `ONLINE_PAYMENT_DISABLED` |
          *     | a product/unit pair appears at most once in `items` | `DUPLICATE_ITEM` |
-         *     | quantities are positive, at most 3 decimals, whole for piece units | `INVALID_QUANTITY` |
+         *     | quantities are positive, at most 3 decimals, whole for piece units, whole grams for units of 100 g (at most 2 decimals) | `INVALID_QUANTITY` |
          * @example {
          *       "type": "delivery",
          *       "payment_method": "online",
@@ -7169,9 +7190,12 @@ export interface components {
          *     On entering `cancellation_requested`: an open picking session is closed with
          *     `order_cancelled`, the store no longer hands the order to a courier, and the server asks the
          *     courier service to withdraw the request. On entering `cancelled`: stock reservations are
-         *     released, an open picking session is closed with `order_cancelled`, an open bank invoice is
-         *     cancelled, a paid online order is refunded in full (`payment_status` `refund_pending`, then
-         *     `refunded`), and a courier request still `pending` or `searching_courier` is cancelled.
+         *     released (for an order already picked: what the picking took - picked quantities and
+         *     weights, replacements, added items - goes back), an open picking session is closed with
+         *     `order_cancelled`, an open bank invoice is cancelled, a paid online order is refunded in full
+         *     (every payment, the payment of a picking difference included, less any picking difference
+         *     already returned; `payment_status` `refund_pending`, then `refunded`), and a courier request
+         *     still `pending` or `searching_courier` is cancelled.
          *     Cancelling only the courier request (delivery `cancelled`) never cancels the purchase and
          *     never refunds.
          * @enum {string}
@@ -7907,9 +7931,11 @@ export interface components {
         };
         /**
          * @description Payment state of an order: `not_required` - cash order (paid on handover); `awaiting` -
-         *     online order not paid yet; `paid` - the bank invoice is paid (when the picked total is lower,
-         *     the difference is returned automatically and the state stays `paid`); `refund_pending` - the
-         *     order was cancelled after payment and the refund is in progress; `refunded` - refunded in full.
+         *     online order not paid yet, or paid and then picked for more than was paid: the difference is
+         *     due (GET /api/payments/bank/{order_id}/invoice issues an invoice for it); `paid` - the bank
+         *     invoice is paid (when the picked total is lower, the difference is returned automatically and
+         *     the state stays `paid`); `refund_pending` - the order was cancelled after payment and the
+         *     refund is in progress; `refunded` - refunded in full.
          * @enum {string}
          */
         OrderPaymentStatusEnum: "not_required" | "awaiting" | "paid" | "refund_pending" | "refunded";
@@ -7981,6 +8007,7 @@ export interface components {
          *       "address_line": "Tverskaya St, 7, Moscow",
          *       "payment_method": "online",
          *       "payment_status": "paid",
+         *       "amount_due": null,
          *       "can_cancel": false,
          *       "steps": [
          *         {
@@ -8120,6 +8147,15 @@ export interface components {
             payment_method: components["schemas"]["PaymentMethodEnum"];
             /** @description Payment state. Offer the "Pay" action only when it is `awaiting`, the order is not cancelled and GET /api/payments/bank/preferences answers `enabled` true. */
             payment_status: components["schemas"]["OrderPaymentStatusEnum"];
+            /**
+             * @description What the "Pay" action asks for now, roubles (the amount of the invoice GET
+             *     /api/payments/bank/{order_id}/invoice issues): the order's total while its payment is
+             *     awaited, or only the difference when a paid order was picked for more than was paid.
+             *     Null when nothing is to be paid online (`payment_status` other than `awaiting`, or a
+             *     cancelled order).
+             * @example 99.90
+             */
+            amount_due: string | null;
             /** @description Whether POST /api/orders/{order_id}/cancel is accepted now (see OrderStatusValueEnum). */
             can_cancel: boolean;
             /** @description The progress line, in order. */
@@ -8210,7 +8246,7 @@ export interface components {
              * @description The product's sale unit (an inventory `unit_id`).
              */
             unit_id: string;
-            /** @description Quantity in the unit, at least 0.001 (a string below it answers 422 `QUANTITY_INVALID`), at most three decimal places; pieces must be whole. */
+            /** @description Quantity in the unit, at least 0.001 (a string below it answers 422 `QUANTITY_INVALID`), at most three decimal places; pieces must be whole, units of 100 g whole grams (at most 2 decimals). */
             quantity: string | number;
         };
         /**
@@ -10711,9 +10747,12 @@ export interface components {
             /**
              * @description Settlement of the difference with the customer's online payment, set when the session
              *     completes; null while the session is open or when it was cancelled.
-             *     `not_required` - cash payment, or no difference to settle; `pending` - the payment
-             *     adjustment (capture of the final amount or refund of the difference) is in progress;
-             *     `completed` - settled; `failed` - the bank refused, staff will settle it manually.
+             *     `not_required` - cash payment, no difference to settle, or the order was cancelled (and
+             *     refunded in full) before it was settled; `pending` - the payment adjustment is in
+             *     progress: the refund of a lower total's difference, or the customer's payment of a higher
+             *     total's difference (the order's `payment_status` is `awaiting` until it is paid);
+             *     `completed` - settled; `failed` - the bank refused the refund, staff will settle it
+             *     manually.
              * @enum {string|null}
              */
             reconciliation_status?: "not_required" | "pending" | "completed" | "failed" | null;
@@ -11032,8 +11071,9 @@ export interface components {
          *     - Authenticate as on the order tracking socket, with the **picker** access token: the header
          *       `Authorization: Bearer <token>`, or the query parameter `access_token` for clients that cannot
          *       set headers (such URLs are never logged). Missing, invalid, customer or expired tokens and
-         *       deactivated accounts are closed with code 1008; on server shutdown sockets close with 1001.
-         *       Reconnect with a fresh token after a 1008 that followed token expiry.
+         *       deactivated accounts are closed with code 1008, and so is an open socket when its token
+         *       expires or its session is revoked; on server shutdown sockets close with 1001. Reconnect
+         *       with a fresh token after a 1008 that followed token expiry.
          *     - The server sends JSON text frames shaped as `PickerRealtimeEvent`; messages from the client are
          *       ignored. The server pings every `heartbeat_interval_seconds` and drops peers that do not
          *       answer; a client that hears nothing (no message and no ping) for two intervals reconnects.
@@ -11129,10 +11169,10 @@ export interface components {
              */
             inventory_id: string;
             /**
-             * @description Quantity to pick, greater than 0: whole pieces for piece products (422
-             *     `QUANTITY_NOT_INTEGER` otherwise), kg with at most three decimals for weight products (a
-             *     JSON number with more decimals answers 422 `QUANTITY_INVALID`). Strings must be positive
-             *     decimals with at most three decimals.
+             * @description Quantity to pick, greater than 0 and at most 999.999 (999 pieces; 422 `QUANTITY_INVALID`
+             *     above): whole pieces for piece products (422 `QUANTITY_NOT_INTEGER` otherwise), kg with
+             *     at most three decimals for weight products (a JSON number with more decimals answers 422
+             *     `QUANTITY_INVALID`). Strings must be positive decimals with at most three decimals.
              * @example 2
              */
             quantity: string | number;
@@ -11597,7 +11637,7 @@ export interface components {
              * @example 2025-03-14T07:33:02Z
              */
             settled_at: string | null;
-            /** @description The order's purchase status after settling (`confirmed` after `paid`; unchanged `awaiting_payment` after `failed`). */
+            /** @description The order's purchase status after settling (`confirmed` after `paid`; unchanged `awaiting_payment` after `failed`; unchanged after the payment of a difference the order was picked for). */
             order_status: components["schemas"]["OrderStatusSchema"];
             /** @description The order's payment state after settling. */
             payment_status: components["schemas"]["OrderPaymentStatusEnum"];

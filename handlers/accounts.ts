@@ -12,6 +12,7 @@ import {
   type DeviceOwner,
 } from '../db/queries/accounts.js';
 import { revokeSessions } from '../db/queries/auth.js';
+import { unlinkDeletedCustomerWallet } from '../db/queries/loyalty.js';
 import { customerHasUnfinishedOrder, eraseOrderContactData, lockCustomerRow } from '../db/queries/orders.js';
 import type { DB } from '../db/schema.js';
 import type { Selectable } from 'kysely';
@@ -90,6 +91,7 @@ export const accountsHandlers = {
         throw conflict('ACCOUNT_HAS_ACTIVE_ORDERS', 'An order is still in progress; cancel it or wait until it is finished');
       }
       await revokeSessions(trx, { customerId: id }, 'account_deleted');
+      await unlinkDeletedCustomerWallet(trx, id);
       await anonymiseCustomer(trx, id);
       await eraseOrderContactData(trx, id);
     });

@@ -28,7 +28,7 @@ import type { RequestContext } from '../server/handler-types.js';
 import { SmsError } from '../server/providers/sms/index.js';
 import { generateOtp, hashOtp, isTestPhone, otpMatches, otpSmsText, otpState, sendLimit, OTP_LENGTH } from './rules/otp.js';
 import { pinProblem } from './rules/pin.js';
-import { assertUnderLimit, clearRateEvents, limitClientIp, recordRateEvent } from './shared/limits.js';
+import { assertUnderLimit, clearRateEvents, limitClientIp, oneAttemptAtATime, recordRateEvent } from './shared/limits.js';
 import { invalidRefresh, rotateRefreshToken, startSession } from './shared/sessions.js';
 
 type Purpose = 'login' | 'update_pin';
@@ -97,12 +97,15 @@ type CodeCheck = { ok: true; codeId: number; expiresAt: Date } | { ok: false; er
  */
 async function checkCode(trx: Executor, auth: Config['auth'], phone: string, purpose: Purpose, code: string): Promise<CodeCheck> {
   const row = await latestOtpCode(trx, phone, purpose);
-  const state = row ? otpState(row, auth.otpMaxAttempts, new Date()) : 'expired';
-  if (!row || state === 'used' || state === 'expired') {
+  // The spec's table, in its order: no code of this purpose was sent (a recovery code is not a
+  // sign-in code) is OTP_INVALID with no attempts to count; then used or expired; then burned.
+  if (!row) return { ok: false, error: unprocessable('OTP_INVALID', 'No code for this was sent to this phone; ask for one', { extra: { attempts_left: null } }) };
+  const state = otpState(row, auth.otpMaxAttempts, new Date());
+  if (state === 'used' || state === 'expired') {
     return { ok: false, error: unprocessable('OTP_EXPIRED', 'The code has expired or was already used; ask for a new one') };
   }
   if (state === 'attempts_exceeded') {
-    return { ok: false, error: unprocessable('OTP_ATTEMPTS_EXCEEDED', 'Too many wrong attempts; ask for a new code') };
+    return { ok: false, error: unprocessable('OTP_ATTEMPTS_EXCEEDED', 'Too many wrong attempts; ask for a new code', { extra: { attempts_left: 0 } }) };
   }
   if (!otpMatches(auth.otpHmacKey, phone, purpose, code, row.code_hash)) {
     await recordOtpAttempt(trx, row.id);
@@ -224,6 +227,8 @@ export const authenticationHandlers = {
       if (!customer?.phone) throw invalidRecovery();
       if (customer.is_disabled) throw forbidden('ACCOUNT_DISABLED', 'This account is disabled');
       await setCustomerPin(trx, customer.id, pinHash);
+      // The spec: a PIN recovery resets the failure counter of POST /api/token/pair.
+      await clearRateEvents(trx, `pin:${customer.phone}`);
       await markRecoveryTokenUsed(trx, token.jti);
       // A new PIN ends every other sign-in of the account.
       await revokeSessions(trx, { customerId: customer.id }, 'pin_changed');
@@ -240,18 +245,22 @@ export const authenticationHandlers = {
     const { phone, password } = ctx.body;
     await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute);
     const subject = `pin:${phone}`;
-    await assertUnderLimit(db, subject, config.auth.pinMaxFailures, config.auth.lockoutSeconds, {
-      code: 'LOGIN_RATE_LIMITED',
-      detail: 'Too many wrong PINs for this phone; sign in with a code or wait',
+    const customer = await oneAttemptAtATime(db, [subject], async (trx) => {
+      await assertUnderLimit(trx, subject, config.auth.pinMaxFailures, config.auth.lockoutSeconds, {
+        code: 'LOGIN_RATE_LIMITED',
+        detail: 'Too many wrong PINs for this phone; sign in with a code or wait',
+      });
+      const found = await findCustomerByPhone(trx, phone);
+      // verifySecret runs scrypt even without a PIN, so timing does not tell whether the phone exists.
+      if (!(await verifySecret(password, found?.pin_hash ?? null)) || !found) {
+        await recordRateEvent(trx, subject);
+        return null;
+      }
+      if (!found.is_disabled) await clearRateEvents(trx, subject);
+      return found;
     });
-    const customer = await findCustomerByPhone(db, phone);
-    // verifySecret runs scrypt even without a PIN, so timing does not tell whether the phone exists.
-    if (!(await verifySecret(password, customer?.pin_hash ?? null)) || !customer) {
-      await recordRateEvent(db, subject);
-      throw new AppError(401, 'INVALID_CREDENTIALS', 'Phone or PIN is not correct', { headers: { 'WWW-Authenticate': 'Bearer' } });
-    }
+    if (!customer) throw new AppError(401, 'INVALID_CREDENTIALS', 'Phone or PIN is not correct', { headers: { 'WWW-Authenticate': 'Bearer' } });
     if (customer.is_disabled) throw forbidden('ACCOUNT_DISABLED', 'This account is disabled');
-    await clearRateEvents(db, subject);
     const pair = await startSession(db, tokens, { kind: 'customer', customerId: customer.id });
     ctx.res.setHeader('Cache-Control', 'no-store');
     return { status: 200, body: { phone, refresh: pair.refresh, access: pair.access } };

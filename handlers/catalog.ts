@@ -20,7 +20,7 @@ import type { Executor } from '../db/executor.js';
 import type { HandlerMap } from '../generated/operations.js';
 import { notFound, serviceUnavailable, unauthorized, unprocessable } from '../server/errors.js';
 import type { RequestContext } from '../server/handler-types.js';
-import { decideAvailability, parseRequestedQuantity, type QuantityProblem } from './rules/availability.js';
+import { decideAvailability, parseRequestedQuantity, QUANTITY_PROBLEMS, quantityUnit } from './rules/availability.js';
 import { parseSearch, type SearchRequest } from './rules/catalog-search.js';
 import { acceptsGzip, ifNoneMatchMatches } from './rules/http-cache.js';
 import { hasNextPage, pageWindow } from './rules/paging.js';
@@ -40,13 +40,6 @@ const catalogNotPublished = () =>
 const idOrNotFound = (raw: string, what: string): string => {
   if (!UUID.test(raw)) throw notFound(`No active ${what} has id ${raw}`);
   return raw.toLowerCase();
-};
-
-const QUANTITY_PROBLEMS: Record<QuantityProblem, string> = {
-  not_a_decimal: 'is not a decimal number',
-  too_many_decimals: 'has more than 3 decimals',
-  below_minimum: 'is below 0.001',
-  fractional_pieces: 'must be a whole number for a piece unit',
 };
 
 // The tag of a published snapshot never changes (a version's snapshots are written once), and a
@@ -255,7 +248,7 @@ export const catalogHandlers = {
     const facts = await availabilityFacts(ctx.deps.db, store.id, lines);
     const verdicts = lines.map((line, i) => {
       const fact = facts.get(`${line.product_id}/${line.unit_id}`);
-      const quantity = parseRequestedQuantity(line.quantity, fact?.unit_kind ?? null);
+      const quantity = parseRequestedQuantity(line.quantity, quantityUnit(fact));
       if (!quantity.ok) {
         throw unprocessable('INVALID_QUANTITY', `Line ${i + 1}: quantity ${JSON.stringify(line.quantity)} ${QUANTITY_PROBLEMS[quantity.problem]}`);
       }

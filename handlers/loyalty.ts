@@ -39,7 +39,7 @@ import { fingerprintOf, withIdempotency } from '../server/idempotency.js';
 import { loyaltyOf, LoyaltyProviderError, type ProviderProgram } from '../server/providers/loyalty/index.js';
 import type { RequestContext } from '../server/handler-types.js';
 import type { OperationId } from '../generated/operations.js';
-import { parseRequestedQuantity } from './rules/availability.js';
+import { parseRequestedQuantity, quantityUnit } from './rules/availability.js';
 import { formatDecimal, normalizeDecimal, parseDecimal } from './rules/decimal.js';
 import { formatMoney, previewCart } from './rules/loyalty-accrual.js';
 import { BLOCK_REASONS, baseAccrualName, linkPreviewMessage, transactionDescription, type Lang } from './rules/loyalty-texts.js';
@@ -287,12 +287,13 @@ export const loyaltyHandlers = {
     ctx.res.vary('X-Store-Id');
     ctx.res.vary('Accept-Language');
 
-    const items = ctx.body.items;
+    // Ids in lower case, as checkout reads them (an app may send UUIDs upper-cased).
+    const items = ctx.body.items.map((item) => ({ ...item, product_id: item.product_id.toLowerCase(), unit_id: item.unit_id.toLowerCase() }));
     const facts = await cartLineFacts(ctx.deps.db, store.id, items);
     const lines = items.map((item, i) => {
       const f = facts.get(`${item.product_id}/${item.unit_id}`);
       if (!f || f.unit_price === null) throw unprocessable('UNKNOWN_PRODUCT', `items[${i}]: the product is not sold in this store in this unit`);
-      const q = parseRequestedQuantity(item.quantity, f.unit_kind);
+      const q = parseRequestedQuantity(item.quantity, quantityUnit(f));
       if (!q.ok) throw unprocessable('QUANTITY_INVALID', `items[${i}]: the quantity must be at least 0.001 with at most three decimals, whole for pieces (${q.problem})`);
       return { item, quantityThousandths: q.thousandths, unitPrice: f.unit_price };
     });

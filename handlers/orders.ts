@@ -3,12 +3,14 @@
 // Another customer's order is a 404 everywhere: every read and command is scoped to the caller.
 import type { HandlerMap } from '../generated/operations.js';
 import { findCustomerOrder, listCustomerOrders, listOrderItems, listStatusHistory, lockCustomerOrder, type OrderRow } from '../db/queries/orders.js';
+import { findPaidInvoices } from '../db/queries/payments.js';
 import { findLatestSessionOfOrder, loadItems } from '../db/queries/picking.js';
 import { toPickingResult } from '../db/queries/picking-views.js';
 import type { Executor } from '../db/executor.js';
 import { notFound, unprocessable } from '../server/errors.js';
 import type { RequestContext } from '../server/handler-types.js';
 import { fingerprintOf, withIdempotency } from '../server/idempotency.js';
+import { amountDue } from './rules/bank-invoice.js';
 import { changeViolation, orderInputViolation } from './rules/checkout.js';
 import type { Lang } from './rules/order-texts.js';
 import { estimateDelivery, placeOrder } from './shared/checkout.js';
@@ -20,6 +22,7 @@ import {
   orderListingView,
   orderRoadmapDetailView,
   orderRoadmapView,
+  paymentFacts,
   type PickingResult,
 } from './shared/order-views.js';
 import { customerIdOf } from './shared/principal.js';
@@ -130,7 +133,10 @@ export const ordersHandlers = {
     const o = await findCustomerOrder(ctx.deps.db, ctx.path.order_id.toLowerCase(), customerIdOf(ctx));
     if (!o) throw orderNotFound();
     const history = historyEntries(await listStatusHistory(ctx.deps.db, o.id));
+    // What was paid matters only while a payment is awaited (the order's, or a difference's).
+    const paid = o.payment_status === 'awaiting' ? await findPaidInvoices(ctx.deps.db, o.id) : [];
+    const due = amountDue(paymentFacts(o), paid);
     varyByLanguage(ctx);
-    return { status: 200, body: orderRoadmapDetailView(o, history, ctx.lang, ctx.deps.config.orders.trackingRefreshSeconds) };
+    return { status: 200, body: orderRoadmapDetailView(o, history, due, ctx.lang, ctx.deps.config.orders.trackingRefreshSeconds) };
   },
 } satisfies Partial<HandlerMap>;

@@ -5,12 +5,13 @@ import { randomUUID } from 'node:crypto';
 import type { HandlerMap } from '../generated/operations.js';
 import { recordOrderChange } from '../db/queries/order-events.js';
 import { lockCustomerOrder, setOrderStatus } from '../db/queries/orders.js';
-import { findOpenInvoice, insertInvoice } from '../db/queries/payments.js';
+import { findOpenInvoice, findPaidInvoices, insertInvoice } from '../db/queries/payments.js';
 import { badGateway, conflict, notFound } from '../server/errors.js';
 import { bankOf, BankRefusedError, BankUnavailableError } from '../server/providers/bank/index.js';
-import { decideInvoice, invoiceExpiry, payabilityProblem, type PayabilityProblem } from './rules/bank-invoice.js';
-import { onlinePaymentDisabledMessage } from './rules/order-texts.js';
+import { amountToInvoice, decideInvoice, invoiceExpiry, payabilityProblem, type PayabilityProblem } from './rules/bank-invoice.js';
+import { invoiceDescription, onlinePaymentDisabledMessage } from './rules/order-texts.js';
 import { withdrawInvoice } from './shared/order-lifecycle.js';
+import { payableTotal } from './shared/order-views.js';
 import { customerIdOf } from './shared/principal.js';
 
 const PROBLEMS: Record<PayabilityProblem, string> = {
@@ -63,7 +64,10 @@ export const paymentsHandlers = {
 
       const invoiceId = randomUUID();
       const expiresAt = invoiceExpiry(now, config.orders.bank.invoiceLifetimeMinutes, o.payment_due_at);
-      const amount = o.final_total ?? o.total_price;
+      // The total before payment; after picking for more than was paid, the difference.
+      const paid = await findPaidInvoices(trx, o.id);
+      const amount = amountToInvoice(payableTotal(o), paid);
+      const ofDifference = paid.length > 0;
       let issued;
       try {
         issued = await bankOf(ctx.deps).issueInvoice({
@@ -74,7 +78,7 @@ export const paymentsHandlers = {
           currency: config.orders.bank.currency,
           expiresAt,
           returnUrl: config.orders.bank.returnUrl,
-          description: ctx.lang === 'ru' ? `Оплата заказа № ${o.no}` : `Payment for order ${o.no}`,
+          description: invoiceDescription(o.no, ofDifference, ctx.lang),
         });
       } catch (err) {
         if (err instanceof BankUnavailableError || err instanceof BankRefusedError) {

@@ -36,16 +36,17 @@ import {
 import { findClosedSession, listClosedSessions, summariseClosedSessions, type HistoryPeriod } from '../db/queries/picking-history.js';
 import { durationSeconds, toHistoryItem, toHistorySession, toPickerSlot, toPickerStore, toQueueCard } from '../db/queries/picking-views.js';
 import { hashSecret, verifySecret } from '../server/auth/passwords.js';
+import type { TokenService } from '../server/auth/tokens.js';
 import { AppError, forbidden, notFound, unauthorized, unprocessable, validationFailed } from '../server/errors.js';
 import { fingerprintOf, withIdempotency } from '../server/idempotency.js';
 import { PICKER_CHANNEL_PATH } from '../server/picker-realtime.js';
 import { formatDecimal, normalizeDecimal, parseDecimal } from './rules/decimal.js';
 import { labelWeight, readScannedCode } from './rules/picking-barcode.js';
 import { decodeCursor, encodeCursor, type CursorProblem } from './rules/picking-cursor.js';
-import { addedQuantityProblem, isResolved, openSessionStatus, UNIT, type ReplacementMatch } from './rules/picking-items.js';
+import { ADDED_QUANTITY_MAX, addedQuantityProblem, isResolved, openSessionStatus, UNIT, type ReplacementMatch } from './rules/picking-items.js';
 import { actionMessage } from './rules/picking-messages.js';
 import { summaryRates } from './rules/picking-stats.js';
-import { assertUnderLimit, clearRateEvents, limitClientIp, recordRateEvent } from './shared/limits.js';
+import { assertUnderLimit, clearRateEvents, limitClientIp, oneAttemptAtATime, recordRateEvent } from './shared/limits.js';
 import {
   actionOutput,
   addedItem,
@@ -72,6 +73,7 @@ import { requireStore } from './shared/store.js';
 const DEFAULT_LIMIT = 20;
 /** Cards in one queue answer (the contract: "at most 200"). */
 const QUEUE_LIMIT = 200;
+const ADDED_QUANTITY_INVALID = 'The quantity must be above 0 and at most 999.999 (999 pieces), with at most three decimals';
 
 const CURSOR_PROBLEMS: Record<CursorProblem, string> = {
   malformed: 'The cursor is not one this service issued',
@@ -126,6 +128,19 @@ async function pickerUser(db: Executor, pickerId: number, lang: 'ru' | 'en') {
 
 // A hash to compare against when the login does not exist, so timing does not reveal logins.
 const unknownLoginHash = hashSecret('unknown-login-placeholder');
+/** Failed picker sign-ins from one address within the lockout window before TOO_MANY_ATTEMPTS. */
+const PICKER_ADDRESS_MAX_FAILURES = 50;
+/** Refreshes of one picker session (token family) a minute before TOO_MANY_REQUESTS. */
+const PICKER_REFRESHES_PER_MINUTE = 30;
+
+/** The session a picker refresh token belongs to, or null when it is not one (rotation says why). */
+function refreshFamilyOf(tokens: TokenService, refresh: string): string | null {
+  try {
+    return tokens.verify(refresh, 'picker_refresh').sid;
+  } catch {
+    return null;
+  }
+}
 
 export const pickerHandlers = {
   // POST /api/picker/auth/login
@@ -133,18 +148,29 @@ export const pickerHandlers = {
     const { db, config, tokens } = ctx.deps;
     const { login, password } = ctx.body;
     await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute);
+    // Failed attempts, per login and per address (one device trying many logins): TOO_MANY_ATTEMPTS.
     const subject = `picker:${login.toLowerCase()}`;
-    await assertUnderLimit(db, subject, config.auth.pickerMaxFailures, config.auth.lockoutSeconds, {
-      code: 'RATE_LIMITED',
-      detail: 'Too many failed sign-ins for this login; wait before trying again',
+    const address = `picker-ip:${ctx.req.ip ?? 'unknown'}`;
+    const picker = await oneAttemptAtATime(db, [subject, address], async (trx) => {
+      await assertUnderLimit(trx, subject, config.auth.pickerMaxFailures, config.auth.lockoutSeconds, {
+        code: 'TOO_MANY_ATTEMPTS',
+        detail: 'Too many failed sign-ins for this login; wait before trying again',
+      });
+      await assertUnderLimit(trx, address, PICKER_ADDRESS_MAX_FAILURES, config.auth.lockoutSeconds, {
+        code: 'TOO_MANY_ATTEMPTS',
+        detail: 'Too many failed sign-ins from this address; wait before trying again',
+      });
+      const found = await findPickerByLogin(trx, login);
+      if (!(await verifySecret(password, found?.password_hash ?? (await unknownLoginHash))) || !found) {
+        await recordRateEvent(trx, subject);
+        await recordRateEvent(trx, address);
+        return null;
+      }
+      if (found.is_active) await clearRateEvents(trx, subject);
+      return found;
     });
-    const picker = await findPickerByLogin(db, login);
-    if (!(await verifySecret(password, picker?.password_hash ?? (await unknownLoginHash))) || !picker) {
-      await recordRateEvent(db, subject);
-      throw new AppError(401, 'INVALID_CREDENTIALS', 'Login or password is not correct', { headers: { 'WWW-Authenticate': 'Bearer' } });
-    }
+    if (!picker) throw new AppError(401, 'INVALID_CREDENTIALS', 'Login or password is not correct', { headers: { 'WWW-Authenticate': 'Bearer' } });
     if (!picker.is_active) throw forbidden('PICKER_INACTIVE', 'This picker account is disabled');
-    await clearRateEvents(db, subject);
     const pair = await startSession(db, tokens, { kind: 'picker', pickerId: picker.id });
     ctx.res.setHeader('Cache-Control', 'no-store');
     return {
@@ -163,6 +189,15 @@ export const pickerHandlers = {
   refreshPickerToken: async (ctx) => {
     const { db, config, tokens } = ctx.deps;
     await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute);
+    // A token family refreshing in a loop (an app bug) is stopped: 30 a minute (TOO_MANY_REQUESTS).
+    const family = refreshFamilyOf(tokens, ctx.body.refresh);
+    if (family) {
+      await assertUnderLimit(db, `picker-refresh:${family}`, PICKER_REFRESHES_PER_MINUTE, 60, {
+        code: 'TOO_MANY_REQUESTS',
+        detail: 'Too many refreshes of this session; retry later',
+      });
+      await recordRateEvent(db, `picker-refresh:${family}`);
+    }
     const outcome = await db.transaction().execute((trx) =>
       rotateRefreshToken(trx, tokens, ctx.body.refresh, 'picker_refresh', (claims) => ({ kind: 'picker', pickerId: Number(claims.sub) })),
     );
@@ -396,13 +431,13 @@ export const pickerHandlers = {
   // POST /api/picker/orders/{order_id}/additional-items
   addPickingItem: async (ctx) => {
     const quantity = parseDecimal(ctx.body.quantity, 3);
-    if (quantity === null || quantity <= 0n) throw refusal(422, 'QUANTITY_INVALID', 'The quantity must be above 0 with at most three decimals', null);
+    if (quantity === null || quantity <= 0n || quantity > ADDED_QUANTITY_MAX) throw refusal(422, 'QUANTITY_INVALID', ADDED_QUANTITY_INVALID, null);
     return runPickerCommand(ctx, ctx.path.order_id, null, async (s) => {
       const inventory = await findStoreInventory(s.trx, s.head.store_id, ctx.body.inventory_id);
       if (!inventory) throw refusal(422, 'INVENTORY_NOT_FOUND', 'This inventory_id is not a product sold in the session\'s store', await s.view());
       const problem = addedQuantityProblem(quantity, inventory.weight_based);
       if (problem) {
-        const detail = problem === 'QUANTITY_NOT_INTEGER' ? 'A piece product is added in whole pieces' : 'The quantity must be above 0 with at most three decimals';
+        const detail = problem === 'QUANTITY_NOT_INTEGER' ? 'A piece product is added in whole pieces' : ADDED_QUANTITY_INVALID;
         throw refusal(422, problem, detail, await s.view());
       }
       if (s.head.added_items_count >= s.head.max_added_items) {

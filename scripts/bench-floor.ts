@@ -13,7 +13,11 @@
 //   session       - the same, answering (and storing, gzipped) a session-sized answer of 40 items
 //                   as the picker commands do;
 //   one-statement - every write in one statement (data-modifying CTEs), not prepared;
-//   one-prepared  - the same statement prepared once per connection (the floor).
+//   one-prepared  - the same statement prepared once per connection (the floor);
+//   optimistic    - a session-sized answer with two prepared statements and no transaction: one
+//                   read of the session and its items, then one write (claim the key with the
+//                   answer, raise the version only if it is still the one read, change the item,
+//                   the outbox row) - the fewest a command answering the contract's session can make.
 // Each is reported as a ratio to the service's own trivial operation measured in the same run
 // (GET /api/logistics/map/config on the full service, scripts/lib/bench-service.ts).
 import { fork } from 'node:child_process';
@@ -30,7 +34,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { openBenchDatabase } from './lib/bench-database.js';
 import { startBenchService } from './lib/bench-service.js';
 
-const VARIANTS = ['statements', 'session', 'one-statement', 'one-prepared'] as const;
+const VARIANTS = ['statements', 'session', 'one-statement', 'one-prepared', 'optimistic'] as const;
 type Variant = (typeof VARIANTS)[number];
 const CLIENTS = 32;
 const ITEMS = 40;
@@ -61,18 +65,50 @@ const ONE_STATEMENT = `
        e AS (INSERT INTO floor_outbox (payload) SELECT jsonb_build_object('session', s.id, 'version', s.version) FROM s)
   SELECT s.version, i.id, i.quantity, i.state FROM s, i`;
 
+const OPTIMISTIC_READ = `
+  SELECT s.version, i.id, i.quantity, i.state, i.name, i.pad FROM floor_auth a, floor_sessions s, floor_items i
+  WHERE a.id = $1 AND a.revoked_at IS NULL AND s.id = $1 AND i.session_id = $1 ORDER BY i.id`;
+const OPTIMISTIC_CLAIM_READ = `
+  WITH k AS (INSERT INTO floor_keys (key, fingerprint) VALUES ($2, $3) ON CONFLICT DO NOTHING RETURNING key)
+  SELECT r.*, EXISTS (SELECT 1 FROM k) AS claimed FROM (${OPTIMISTIC_READ}) r`;
+const OPTIMISTIC_WRITE = `
+  WITH s AS (UPDATE floor_sessions SET version = version + 1 WHERE id = $1 AND version = $5 RETURNING id, version),
+       i AS (UPDATE floor_items SET quantity = $3, state = 'picked' WHERE id = $4 AND session_id = $1 AND EXISTS (SELECT 1 FROM s) RETURNING id),
+       k AS (UPDATE floor_keys SET answer = $6 WHERE key = $2 AND EXISTS (SELECT 1 FROM s) RETURNING key),
+       e AS (INSERT INTO floor_outbox (payload) SELECT jsonb_build_object('session', s.id, 'version', s.version) FROM s)
+  SELECT s.version FROM s, i, k`;
+
 /** Child side: the bare server of one variant. */
 function serveVariant(variant: Variant, url: string): void {
   const pool = new pg.Pool({ connectionString: url, max: 20 });
   // A session-sized answer: 40 items of about the size (800 bytes of JSON, 30 fields) of the
-  // service's PickingItemSchema objects, varied enough to gzip about as well (34 KB to 6).
+  // service's PickingItemSchema objects, varied enough to gzip about as well (37 KB to 5). Built
+  // from numbers, not random UUIDs: generating 400 of them per answer cost more than the rest.
   const sessionItems = (version: number) =>
-    Array.from({ length: ITEMS }, (_, n) => Object.fromEntries(Array.from({ length: 30 }, (_, f) => [`field_${f}`, f % 3 === 0 ? randomUUID().slice(0, 8) : `Молоко ${n}.${f}.${version}`])));
+    Array.from({ length: ITEMS }, (_, n) => {
+      const item: Record<string, string> = {};
+      for (let f = 0; f < 30; f++) item[`field_${f}`] = f % 3 === 0 ? ((n * 7919 + f * 104729 + version) >>> 0).toString(36).padStart(8, 'k') : `Молоко ${n}.${f}.${version}`;
+      return item;
+    });
   const command = async (sessionId: number, key: string, fingerprint: string, quantity: number, itemId: number): Promise<{ body: Buffer; gzipped: boolean }> => {
     if (variant === 'one-statement' || variant === 'one-prepared') {
       const r = await pool.query({ name: variant === 'one-prepared' ? 'floor_command' : undefined, text: ONE_STATEMENT, values: [sessionId, key, fingerprint, quantity, itemId] });
       if (!r.rows.length) throw new Error('not applied');
       return { body: Buffer.from(JSON.stringify({ applied: true, ...r.rows[0] })), gzipped: false };
+    }
+    if (variant === 'optimistic') {
+      // The key is claimed with the read; a command that lost a race for the version reads again
+      // (the service would, when the caller sent no expected version).
+      let read = await pool.query({ name: 'floor_claim_read', text: OPTIMISTIC_CLAIM_READ, values: [sessionId, key, fingerprint] });
+      if (!read.rows[0]?.claimed) throw new Error('key taken');
+      for (let attempt = 0; attempt < 3; attempt++) {
+        if (attempt) read = await pool.query({ name: 'floor_read', text: OPTIMISTIC_READ, values: [sessionId] });
+        const version = read.rows[0].version as number;
+        const body = await gzipAsync(JSON.stringify({ applied: true, version: version + 1, items: sessionItems(version + 1) }), { level: 1 });
+        const written = await pool.query({ name: 'floor_write', text: OPTIMISTIC_WRITE, values: [sessionId, key, quantity, itemId, version, body] });
+        if (written.rows.length) return { body, gzipped: true };
+      }
+      throw new Error('not applied');
     }
     await pool.query({ name: 'floor_auth', text: 'SELECT 1 FROM floor_auth WHERE id = $1 AND revoked_at IS NULL', values: [sessionId] });
     const claimed = await pool.query({ name: 'floor_claim', text: 'INSERT INTO floor_keys (key, fingerprint) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING key', values: [key, fingerprint] });
@@ -186,7 +222,9 @@ async function main(): Promise<void> {
       await service.stop();
     }
     console.log(`trivial operation on the full service   ${Math.round(trivial)} req/s`);
-    for (const variant of VARIANTS) {
+    // BENCH_FLOOR_VARIANTS=a,b runs only those.
+    const only = process.env.BENCH_FLOOR_VARIANTS?.split(',');
+    for (const variant of VARIANTS.filter((v) => !only || only.includes(v))) {
       const rps = await measureVariant(variant, database.url, seconds);
       console.log(`${`bare command, ${variant}`.padEnd(40)} ${String(Math.round(rps)).padStart(5)} commands/s   ratio ${(rps / trivial).toFixed(3)}`);
     }

@@ -36,6 +36,9 @@ try {
   };
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));
+  // Its terminal closed: without this the process would die at once, leaving the embedded
+  // PostgreSQL running on DATA_DIR (the next start stops such a leftover, db/embedded.ts).
+  process.on('SIGHUP', () => onSignal('SIGHUP'));
 } catch (err) {
   log.error('start failed', { err });
   process.exit(1);

@@ -136,7 +136,11 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     validationFail: (c) => {
       throw validationFailed(validationIssues(c.validation.errors ?? []));
     },
-    unauthorizedHandler: () => {
+    unauthorizedHandler: (c) => {
+      // The recovery operation names its own code for a missing, malformed or expired token.
+      if (c.operation.security?.some((s) => 'RecoveryTokenApiKey' in s)) {
+        throw new AppError(401, 'RECOVERY_TOKEN_INVALID', 'The recovery token is not valid; verify a new code');
+      }
       throw unauthorized();
     },
     notImplemented: (c) => {

@@ -128,6 +128,11 @@ async function runJob(deps: AppDeps, job: JobRow): Promise<void> {
         await refresh(deps, wallet).catch((err) => deps.log.warn('loyalty refresh after accrual failed', { wallet_id: wallet.id, err: (err as Error).message }));
         break;
       }
+      case 'erase': {
+        // The account was deleted (unlinkDeletedCustomerWallet): its data goes at the provider too.
+        await provider.eraseCustomer({ customerId: String(job.payload.provider_customer_id), idempotencyKey: `erase:${job.wallet_id}` });
+        break;
+      }
     }
     await finishJob(deps.db, job.id, 'done');
   } catch (err) {
@@ -140,10 +145,10 @@ async function jobFailed(deps: AppDeps, job: JobRow, wallet: WalletRow, err: unk
   const permanent = err instanceof LoyaltyProviderError && err.kind === 'rejected';
   if (!(err instanceof LoyaltyProviderError)) deps.log.error('loyalty job failed unexpectedly', { job_id: job.id, kind: job.kind, err });
   const base = deps.config.loyalty.retryBaseSeconds;
-  if (job.kind === 'accrual') {
-    // Points must reach the provider eventually: retried until delivered (or refused).
+  if (job.kind === 'accrual' || job.kind === 'erase') {
+    // Points and an erasure must reach the provider eventually: retried until done (or refused).
     if (permanent) {
-      deps.log.error('loyalty provider refused an accrual', { job_id: job.id, order_id: job.payload.order_id, reason });
+      deps.log.error(`loyalty provider refused an ${job.kind}`, { job_id: job.id, order_id: job.payload.order_id, reason });
       return finishJob(deps.db, job.id, 'failed', reason);
     }
     const wait = Math.min(retryDelaySeconds(job.attempts, base), MAX_ACCRUAL_RETRY_SECONDS);

@@ -8,17 +8,20 @@
 //   3. provider commands: courier requests and withdrawals, bank refunds and invoice cancellations;
 //   3b. a real bank's open invoices: asked about, and settled by its answer; and those closed
 //       here before its final word: asked until it gives one (a late payment is taken or refunded);
-//   4. payment deadline: online orders unpaid after their window are cancelled;
+//   4. payment deadline: online orders unpaid after their window are cancelled; pickup orders
+//      not collected a day after their slot ended are cancelled (and refunded when paid);
 //   5. courier dispatch: deliveries whose courier should be requested now.
 import { sql } from 'kysely';
-import { claimDeliveriesDueForCourier, claimOrdersPastPaymentWindow, findStoreForOrder, lockOrder, updateDelivery, updateOrder } from '../db/queries/orders.js';
+import { claimDeliveriesDueForCourier, claimOrdersPastPaymentWindow, claimUncollectedPickups, findStoreForOrder, lockOrder, updateDelivery, updateOrder } from '../db/queries/orders.js';
 import { recordOrderChange } from '../db/queries/order-events.js';
 import {
   claimDueProviderCommands,
   closeInvoice,
   findInvoicesDueForCheck,
   findInvoice,
-  findPaidInvoice,
+  findPaidInvoices,
+  hasPendingDifferenceRefund,
+  markDifferenceRefundMoot,
   finishProviderCommand,
   lockInvoiceDueForCheck,
   recordBankWord,
@@ -39,10 +42,11 @@ import {
 } from '../db/queries/push.js';
 import type { Executor } from '../db/executor.js';
 import type { OrderStatus, TrackingState } from '../db/tables/orders.js';
-import { kopecks, money } from '../handlers/rules/order-pricing.js';
+import { wholeRefunds } from '../handlers/rules/bank-invoice.js';
 import { afterFailure } from '../handlers/rules/retry.js';
 import { pushTexts } from '../handlers/rules/order-texts.js';
-import { cancelUnpaid, requestCourier, settleInvoice, takeLatePayment } from '../handlers/shared/order-lifecycle.js';
+import { PICKUP_COLLECTION_HOURS } from '../handlers/rules/order-status.js';
+import { cancelUncollected, cancelUnpaid, requestCourier, settleInvoice, takeLatePayment } from '../handlers/shared/order-lifecycle.js';
 import type { AppDeps } from './deps.js';
 import { bankOf, BankRefusedError } from './providers/bank/index.js';
 import type { InvoiceOutcome } from './providers/bank/types.js';
@@ -61,6 +65,7 @@ export interface WorkerTick {
   commands: number;
   invoicesSettled: number;
   unpaidCancelled: number;
+  uncollectedCancelled: number;
   couriersRequested: number;
 }
 
@@ -87,7 +92,7 @@ async function fanOutPushes(deps: AppDeps): Promise<number> {
       const texts =
         env.type === 'delivery.tracking.changed'
           ? pushTexts({ type: env.type, state: env.data.state! }, order.no, targets.language)
-          : pushTexts({ type: 'order.changed', status: env.data.status!, orderType: order.type, changes: env.data.changes ?? [] }, order.no, targets.language);
+          : pushTexts({ type: 'order.changed', status: env.data.status!, orderType: order.type, changes: env.data.changes ?? [], paymentStatus: order.payment_status }, order.no, targets.language);
       // Push data selects the screen and triggers a re-read; it is not a snapshot of the order.
       const data = {
         type: env.type,
@@ -209,22 +214,34 @@ async function runCommand(trx: Executor, deps: AppDeps, cmd: ProviderCommandRow)
       // Whole (a cancelled paid order: what was not already returned) or the picking difference
       // of one session (`amount`; moot once the whole payment is being returned).
       const difference = partialRefundOf(cmd);
-      if (difference && o.payment_status !== 'paid') {
+      // A difference not yet asked of the bank when the order stopped being paid (cancelled and
+      // refunded whole) is moot: the whole refund returns it. One already asked is seen through.
+      if (difference && o.payment_status !== 'paid' && cmd.attempts === 0) {
+        await markDifferenceRefundMoot(trx, cmd.id);
         await setReconciliationStatus(trx, difference.sessionId, 'not_required');
         return true;
       }
       if (!difference && o.payment_status !== 'refund_pending') return true;
-      const invoice = await findPaidInvoice(trx, o.id);
-      if (!invoice) throw new BankRefusedError('the order has no paid invoice to refund');
-      const amount = difference ? difference.amount : money(kopecks(invoice.amount) - kopecks(await refundedDifferences(trx, o.id)));
-      const result = await bankOf(deps).refund({
-        refundId: `refund-${cmd.id}`,
-        invoiceId: invoice.id,
-        providerRef: invoice.provider_ref,
-        amount,
-        currency: invoice.currency,
-      });
-      if (result.status === 'pending') return false;
+      // A whole refund subtracts the differences already returned: it waits for those under way.
+      if (!difference && (await hasPendingDifferenceRefund(trx, o.id, cmd.id))) return false;
+      const paid = await findPaidInvoices(trx, o.id);
+      if (!paid.length) throw new BankRefusedError('the order has no paid invoice to refund');
+      // A difference goes back on the order's payment (an order picked for less paid no other);
+      // a whole refund returns every paid invoice (the payment of a difference too).
+      const refunds = difference ? [{ invoice: paid[0], amount: difference.amount }] : wholeRefunds(paid, await refundedDifferences(trx, o.id));
+      let pending = false;
+      for (const [n, { invoice, amount }] of refunds.entries()) {
+        // One refund id per invoice and command: a command run again asks the bank the same.
+        const result = await bankOf(deps).refund({
+          refundId: n === 0 ? `refund-${cmd.id}` : `refund-${cmd.id}-${n}`,
+          invoiceId: invoice.id,
+          providerRef: invoice.provider_ref,
+          amount,
+          currency: invoice.currency,
+        });
+        if (result.status === 'pending') pending = true;
+      }
+      if (pending) return false;
       if (difference) {
         await setReconciliationStatus(trx, difference.sessionId, 'completed');
         await recordOrderChange(trx, o.id, ['payment']);
@@ -314,7 +331,7 @@ async function checkBankInvoices(deps: AppDeps): Promise<number> {
           await recordBankWord(trx, invoice.id, null);
           return 1;
         }
-        const taken = await takeLatePayment(trx, o, invoice.id);
+        const taken = await takeLatePayment(trx, o, invoice);
         deps.log.warn('the bank took a payment on an invoice closed here', { invoice_id: invoice.id, order_id: o.id, outcome: taken });
         return 1;
       }
@@ -328,7 +345,7 @@ async function checkBankInvoices(deps: AppDeps): Promise<number> {
 }
 
 // ------------------------------------------------------------------------------------------------
-// 4. payment deadline, 5. courier dispatch
+// 4. payment deadline and uncollected pickups, 5. courier dispatch
 
 async function cancelUnpaidOrders(deps: AppDeps): Promise<number> {
   return deps.db.transaction().execute(async (trx) => {
@@ -336,6 +353,17 @@ async function cancelUnpaidOrders(deps: AppDeps): Promise<number> {
     for (const id of await claimOrdersPastPaymentWindow(trx, deps.config.orders.worker.batchSize)) {
       const o = await lockOrder(trx, id);
       if (o && (await cancelUnpaid(trx, o))) cancelled++;
+    }
+    return cancelled;
+  });
+}
+
+async function cancelUncollectedPickups(deps: AppDeps): Promise<number> {
+  return deps.db.transaction().execute(async (trx) => {
+    let cancelled = 0;
+    for (const id of await claimUncollectedPickups(trx, PICKUP_COLLECTION_HOURS, deps.config.orders.worker.batchSize)) {
+      const o = await lockOrder(trx, id);
+      if (o && (await cancelUncollected(trx, o))) cancelled++;
     }
     return cancelled;
   });
@@ -361,6 +389,7 @@ export async function runOrderWorkerOnce(deps: AppDeps): Promise<WorkerTick> {
     // Before the deadline: an invoice paid at the bank confirms its order instead.
     invoicesSettled: await checkBankInvoices(deps),
     unpaidCancelled: await cancelUnpaidOrders(deps),
+    uncollectedCancelled: await cancelUncollectedPickups(deps),
     couriersRequested: await dispatchCouriers(deps),
   };
 }

@@ -13,7 +13,7 @@ import { activePrincipal } from './auth/principal.js';
 import type { AppDeps } from './deps.js';
 import { redactUrl } from './logger.js';
 import type { OutboxFeed, OutboxRow } from './outbox-feed.js';
-import { closeAllSockets, keepAlive, upgradeToken } from './socket-channel.js';
+import { closeAllSockets, closeAtExpiry, keepAlive, revokedSessions, upgradeToken } from './socket-channel.js';
 
 export const PICKER_CHANNEL_PATH = '/ws/picker/';
 /** Outbox types of picker events. */
@@ -32,8 +32,8 @@ export interface PickerRealtime {
 
 interface Connection {
   pickerId: number;
+  sessionId: string;
   storeIds: Set<string>;
-  expiry: NodeJS.Timeout | null;
 }
 
 export const isPickerChannel = (pathname: string): boolean => (pathname.endsWith('/') ? pathname : `${pathname}/`) === PICKER_CHANNEL_PATH;
@@ -57,7 +57,7 @@ export function attachPickerRealtime(server: Server, deps: AppDeps, feed: Outbox
       if (!picker?.is_active) return null;
       const stores = await pickerStores(deps.db, pickerId);
       const { exp } = deps.tokens.verify(token, 'picker_access');
-      return { pickerId, storeIds: new Set(stores.map((s) => s.id)), expiresAt: exp * 1000 };
+      return { pickerId, sessionId: principal.sessionId, storeIds: new Set(stores.map((s) => s.id)), expiresAt: exp * 1000 };
     } catch {
       return null;
     }
@@ -74,24 +74,24 @@ export function attachPickerRealtime(server: Server, deps: AppDeps, feed: Outbox
         return;
       }
       // An expired token ends the connection the way an invalid one is refused: the app
-      // reconnects with a fresh token.
-      const expiry = setTimeout(() => ws.close(1008, 'token expired'), Math.max(0, who.expiresAt - Date.now()));
-      expiry.unref();
-      connections.set(ws, { pickerId: who.pickerId, storeIds: who.storeIds, expiry });
+      // reconnects with a fresh token. A revoked session ends it too (see deliver).
+      closeAtExpiry(ws, who.expiresAt);
+      connections.set(ws, { pickerId: who.pickerId, sessionId: who.sessionId, storeIds: who.storeIds });
       heartbeat.track(ws);
       // Server-to-client only: whatever a client sends is ignored.
       ws.on('message', () => {});
-      ws.on('close', () => {
-        const c = connections.get(ws);
-        if (c?.expiry) clearTimeout(c.expiry);
-        connections.delete(ws);
-      });
+      ws.on('close', () => connections.delete(ws));
       ws.on('error', () => ws.terminate());
     });
   };
   server.on('upgrade', onUpgrade);
 
   const deliver = (row: OutboxRow) => {
+    const revoked = revokedSessions(row);
+    if (revoked) {
+      for (const [ws, c] of connections) if (revoked.has(c.sessionId)) ws.close(1008, 'session revoked');
+      return;
+    }
     if (!row.type.startsWith(PICKER_EVENT_PREFIX) || connections.size === 0) return;
     const { audience, event } = row.payload as PickerEventPayload;
     if (!audience || !event) return;

@@ -11,7 +11,7 @@ import { preferredLanguage } from './http.js';
 import { redactUrl } from './logger.js';
 import type { OutboxFeed, OutboxRow } from './outbox-feed.js';
 import { isPickerChannel } from './picker-realtime.js';
-import { closeAllSockets, keepAlive, upgradeToken } from './socket-channel.js';
+import { closeAllSockets, closeAtExpiry, keepAlive, revokedSessions, upgradeToken } from './socket-channel.js';
 
 export const TRACKING_PATH = '/ws/orders/tracking/';
 const PING_INTERVAL_MS = 30_000;
@@ -28,13 +28,16 @@ export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed):
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   const byCustomer = new Map<string, Set<WebSocket>>();
   const languageOf = new WeakMap<WebSocket, 'ru' | 'en'>();
+  const sessionOf = new WeakMap<WebSocket, string>();
   const heartbeat = keepAlive(wss, PING_INTERVAL_MS);
 
-  const authenticate = async (req: IncomingMessage, url: URL): Promise<Principal | null> => {
+  /** The customer behind the token and when the token expires; null when not allowed in. */
+  const authenticate = async (req: IncomingMessage, url: URL): Promise<{ principal: Principal; expiresAt: number } | null> => {
     const token = upgradeToken(req, url);
     if (!token) return null;
     try {
-      return await activePrincipal(deps, token, 'customer_access');
+      const principal = await activePrincipal(deps, token, 'customer_access');
+      return { principal, expiresAt: deps.tokens.verify(token, 'customer_access').exp * 1000 };
     } catch {
       return null;
     }
@@ -48,14 +51,18 @@ export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed):
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    const principal = await authenticate(req, url);
+    const who = await authenticate(req, url);
+    const principal = who?.principal;
     wss.handleUpgrade(req, socket, head, (ws) => {
-      log.info('websocket connect', { path: redactUrl(req.url ?? ''), authorized: principal !== null });
-      // The spec: unauthorized connections are closed with 1008 (policy violation).
+      log.info('websocket connect', { path: redactUrl(req.url ?? ''), authorized: principal !== undefined });
+      // The spec: unauthorized or inactive connections are closed with 1008 (policy violation):
+      // at once, when the token expires, or when its session is revoked (see deliver).
       if (!principal || principal.kind !== 'customer') {
         ws.close(1008, 'unauthorized');
         return;
       }
+      closeAtExpiry(ws, who!.expiresAt);
+      sessionOf.set(ws, principal.sessionId);
       languageOf.set(ws, preferredLanguage(url.searchParams.get('lang') ?? req.headers['accept-language']));
       const set = byCustomer.get(principal.customerId) ?? new Set<WebSocket>();
       set.add(ws);
@@ -73,6 +80,11 @@ export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed):
   server.on('upgrade', onUpgrade);
 
   const deliver = (row: OutboxRow) => {
+    const revoked = revokedSessions(row);
+    if (revoked) {
+      for (const ws of wss.clients) if (revoked.has(sessionOf.get(ws) ?? '')) ws.close(1008, 'session revoked');
+      return;
+    }
     if (!row.customer_id) return;
     const sockets = byCustomer.get(row.customer_id);
     if (!sockets?.size) return;

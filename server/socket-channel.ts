@@ -1,8 +1,9 @@
 // What the two WebSocket channels (order tracking, pickers) do alike: read the access token of
-// an upgrade, keep track of peers that stopped answering pings, and close every socket on
-// shutdown.
+// an upgrade, keep track of peers that stopped answering pings, end a socket when its token
+// expires or its session is revoked, and close every socket on shutdown.
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
+import { SESSIONS_REVOKED_EVENT } from '../db/queries/auth.js';
 import { bearerToken } from './auth/tokens.js';
 
 /** The access token of an upgrade request: the bearer header, else the `access_token` query. */
@@ -50,4 +51,18 @@ export async function closeAllSockets(wss: WebSocketServer, graceMs = 2000): Pro
     check();
   });
   wss.close();
+}
+
+/** The sessions a SESSIONS_REVOKED_EVENT row names, or null for any other row. */
+export function revokedSessions(row: { type: string; payload: unknown }): Set<string> | null {
+  if (row.type !== SESSIONS_REVOKED_EVENT) return null;
+  const ids = (row.payload as { session_ids?: unknown }).session_ids;
+  return new Set(Array.isArray(ids) ? ids.map(String) : []);
+}
+
+/** Closes the socket with 1008 when its access token expires (the app reconnects with a fresh one). */
+export function closeAtExpiry(ws: WebSocket, expiresAtMs: number): void {
+  const timer = setTimeout(() => ws.close(1008, 'token expired'), Math.max(0, expiresAtMs - Date.now()));
+  timer.unref();
+  ws.once('close', () => clearTimeout(timer));
 }

@@ -15,6 +15,9 @@ import * as searchPostings from './2026_11_22_0011_search_postings.js';
 import * as bankInvoiceChecks from './2026_11_22_0012_bank_invoice_checks.js';
 import * as bankLatePayments from './2026_11_22_0013_bank_late_payments.js';
 import * as idempotencyAnswerGzip from './2026_11_22_0014_idempotency_answer_gzip.js';
+import * as cancelRequestEndsPicking from './2026_11_23_0015_cancel_request_ends_picking.js';
+import * as uncollectedPickups from './2026_11_23_0016_uncollected_pickups.js';
+import * as loyaltyErase from './2026_11_23_0017_loyalty_erase.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -31,4 +34,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0012_bank_invoice_checks': bankInvoiceChecks,
   '2026_11_22_0013_bank_late_payments': bankLatePayments,
   '2026_11_22_0014_idempotency_answer_gzip': idempotencyAnswerGzip,
+  '2026_11_23_0015_cancel_request_ends_picking': cancelRequestEndsPicking,
+  '2026_11_23_0016_uncollected_pickups': uncollectedPickups,
+  '2026_11_23_0017_loyalty_erase': loyaltyErase,
 };

@@ -40,11 +40,13 @@ export async function anonymiseCustomer(db: Executor, id: string): Promise<void>
   const row = await db.selectFrom('customers').select('phone').where('id', '=', id).executeTakeFirst();
   if (row?.phone) {
     await db.deleteFrom('otp_codes').where('phone', '=', row.phone).execute();
+    await db.deleteFrom('otp_phones').where('phone', '=', row.phone).execute();
     await db.deleteFrom('rate_events').where('subject', 'like', `%:${row.phone}`).execute();
   }
   await db.deleteFrom('push_devices').where('customer_id', '=', id).execute();
   await db.deleteFrom('recovery_tokens').where('customer_id', '=', id).execute();
   await db.deleteFrom('customer_preferences').where('customer_id', '=', id).execute();
+  await db.deleteFrom('favorite_products').where('customer_id', '=', id).execute();
   await db
     .updateTable('customers')
     .set({

@@ -34,7 +34,16 @@ export async function rotateSession(db: Executor, id: string, newJti: string, ex
     .execute();
 }
 
-/** Revokes sessions and drops the push registrations they made (no pushes to a signed-out phone). */
+/**
+ * The outbox event of revoked sessions (`payload.session_ids`): every instance's WebSocket
+ * channels close the sockets those sessions opened (1008), as the next request would be refused.
+ */
+export const SESSIONS_REVOKED_EVENT = 'auth.sessions.revoked';
+
+/**
+ * Revokes sessions, drops the push registrations they made (no pushes to a signed-out phone) and
+ * tells the WebSocket channels (SESSIONS_REVOKED_EVENT).
+ */
 export async function revokeSessions(
   db: Executor,
   where: { sessionId: string } | { customerId: string } | { pickerId: number },
@@ -46,7 +55,10 @@ export async function revokeSessions(
   else q = q.where('picker_id', '=', where.pickerId);
   const revoked = await q.returning('id').execute();
   const ids = revoked.map((r) => r.id);
-  if (ids.length) await db.deleteFrom('push_devices').where('session_id', 'in', ids).execute();
+  if (ids.length) {
+    await db.deleteFrom('push_devices').where('session_id', 'in', ids).execute();
+    await db.insertInto('outbox_events').values({ type: SESSIONS_REVOKED_EVENT, payload: JSON.stringify({ session_ids: ids }) }).execute();
+  }
   return ids;
 }
 

@@ -552,6 +552,8 @@ export interface AvailabilityRow {
   unit_id: string;
   product_exists: boolean;
   unit_kind: 'piece' | 'weight' | null;
+  /** Kilograms (or pieces) in one unit: 0.100 for 100 g. */
+  unit_ratio: string | null;
   has_inventory: boolean;
   stock: string | null;
   order_quantity_limit: string | null;
@@ -562,7 +564,7 @@ export async function availabilityFacts(db: Executor, storeId: string, lines: { 
   if (lines.length === 0) return new Map();
   const { rows } = await sql<AvailabilityRow>`
     SELECT l.product_id, l.unit_id,
-           (p.id IS NOT NULL) AS product_exists, u.kind AS unit_kind, (i.id IS NOT NULL) AS has_inventory,
+           (p.id IS NOT NULL) AS product_exists, u.kind AS unit_kind, u.ratio AS unit_ratio, (i.id IS NOT NULL) AS has_inventory,
            i.stock, i.order_quantity_limit
     FROM unnest(${lines.map((l) => l.product_id)}::uuid[], ${lines.map((l) => l.unit_id)}::uuid[]) AS l(product_id, unit_id)
     LEFT JOIN products p ON p.id = l.product_id AND p.is_active

@@ -1,6 +1,7 @@
 // Query functions of the Logistics area. The executor comes first; callers open a transaction
 // when several statements must be atomic (order creation holds a slot inside its own).
 import { sql, type Insertable, type RawBuilder } from 'kysely';
+import { typedWordVariants } from '../../handlers/rules/address-search.js';
 import type { Executor } from '../executor.js';
 import type { GazetteerEntriesTable, SlotKind } from '../tables/logistics.js';
 
@@ -226,6 +227,13 @@ export async function materializeSlots(db: Executor, storeId: string, kind: Slot
 const storeLocalToday = (timezoneColumn: string): RawBuilder<string> => sql<string>`(now() AT TIME ZONE ${sql.ref(timezoneColumn)})::date`;
 
 /**
+ * The window `s` is not on a day its store is closed. A closure entered after the windows of its
+ * day were made (materializeSlots makes 14 days ahead) must still empty that day, for listing and
+ * for booking alike: "A day the store is closed has no windows".
+ */
+const notOnClosedDay = sql<boolean>`NOT EXISTS (SELECT 1 FROM store_closures c WHERE c.store_id = s.store_id AND c.closed_on = s.slot_date)`;
+
+/**
  * Delivery windows of the store for the store-local dates today .. today + slot_days - 1 (or only
  * `date` among them) that have not ended yet, earliest first. `db_now` is the database clock the
  * caller judges cut-offs by, the same clock the reservation uses.
@@ -250,7 +258,8 @@ export function listDeliverySlots(db: Executor, storeId: string, date: string | 
     .where('s.kind', '=', 'delivery')
     .where('s.slot_date', '>=', storeLocalToday('st.timezone'))
     .where('s.slot_date', '<=', sql<string>`${storeLocalToday('st.timezone')} + st.delivery_slot_days - 1`)
-    .where('s.ends_at', '>', sql<Date>`now()`);
+    .where('s.ends_at', '>', sql<Date>`now()`)
+    .where(notOnClosedDay);
   if (date !== null) query = query.where('s.slot_date', '=', date);
   return query.orderBy('s.starts_at').orderBy('s.id').execute();
 }
@@ -279,6 +288,7 @@ export function listPickupSlots(db: Executor, storeId: string) {
     .where('s.slot_date', '>=', storeLocalToday('st.timezone'))
     .where('s.slot_date', '<=', sql<string>`${storeLocalToday('st.timezone')} + 2`)
     .where('s.ends_at', '>', sql<Date>`now()`)
+    .where(notOnClosedDay)
     .orderBy('s.starts_at')
     .orderBy('s.id')
     .execute();
@@ -365,7 +375,7 @@ async function reserveSlot(db: Executor, kind: SlotKind, { storeId, slotId, orde
       FROM stores st
       WHERE s.id = ${slotId} AND s.kind = ${kind} AND s.store_id = ${storeId}
         AND st.id = s.store_id AND st.is_active AND ${storeOffers(kind)}
-        AND NOT s.is_closed
+        AND NOT s.is_closed AND ${notOnClosedDay}
         AND s.reserved < s.capacity
         AND now() < s.starts_at - make_interval(mins => ${leadMinutesOf(kind)})
         AND NOT EXISTS (SELECT 1 FROM existing)
@@ -388,7 +398,7 @@ async function reserveSlot(db: Executor, kind: SlotKind, { storeId, slotId, orde
     .selectFrom('store_slots as s')
     .innerJoin('stores as st', 'st.id', 's.store_id')
     .select([
-      's.is_closed',
+      sql<boolean>`s.is_closed OR NOT ${notOnClosedDay}`.as('is_closed'),
       's.reserved',
       's.capacity',
       sql<boolean>`now() >= s.starts_at - make_interval(mins => ${leadMinutesOf(kind)})`.as('cutoff_passed'),
@@ -445,8 +455,9 @@ export async function searchGazetteer(
 ) {
   const words = [...new Set((await foldSearchText(db, query)).split(' ').filter(Boolean))];
   if (!words.length) return [];
-  // Folded words are [a-z0-9]+ only, so they are literal inside the pattern.
-  const conditions = words.map((w) => sql<boolean>`search_text ~ ${`(^| )${w}`}`);
+  // Folded words are [a-z0-9]+ only, so they are literal inside the pattern. A word may be cut
+  // inside a folded letter pair while it is typed: any of its completions may begin a word.
+  const conditions = words.map((w) => sql<boolean>`search_text ~ ${`(^| )(${typedWordVariants(w).join('|')})`}`);
   return db
     .selectFrom('gazetteer_entries')
     .select([...GAZETTEER_COLUMNS, distanceKmFrom(near.lon, near.lat).as('distance_km')])

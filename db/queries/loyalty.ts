@@ -24,6 +24,28 @@ export function findWallet(db: Executor, customerId: string) {
   return db.selectFrom('loyalty_wallets').selectAll().where('customer_id', '=', customerId).executeTakeFirst();
 }
 
+/**
+ * Account deletion: the customer's wallet is unlinked here (no provider customer, cards or
+ * accounts), its queued work is dropped, and an `erase` job asks the provider to erase the
+ * customer's data - retried until done, so that a new account on the same phone starts afresh.
+ */
+export async function unlinkDeletedCustomerWallet(db: Executor, customerId: string): Promise<void> {
+  const wallet = await db.selectFrom('loyalty_wallets').select(['id', 'provider_customer_id']).where('customer_id', '=', customerId).forUpdate().executeTakeFirst();
+  if (!wallet) return;
+  await db
+    .updateTable('loyalty_jobs')
+    .set({ state: 'failed', last_error: 'account deleted', lease_until: null, finished_at: sql<Date>`now()` })
+    .where('wallet_id', '=', wallet.id)
+    .where('state', '=', 'queued')
+    .execute();
+  await db
+    .updateTable('loyalty_wallets')
+    .set({ provider_customer_id: null, main_card_id: null, active_account_id: null, accounts: '[]', cards: '[]', loyalty_status: null, updated_at: sql<Date>`now()` })
+    .where('id', '=', wallet.id)
+    .execute();
+  if (wallet.provider_customer_id) await enqueueJob(db, wallet.id, 'erase', { provider_customer_id: wallet.provider_customer_id });
+}
+
 export function findWalletById(db: Executor, walletId: string) {
   return db.selectFrom('loyalty_wallets').selectAll().where('id', '=', walletId).executeTakeFirst();
 }
@@ -360,6 +382,8 @@ export interface CartLineFacts {
   product_id: string;
   unit_id: string;
   unit_kind: 'piece' | 'weight' | null;
+  /** Kilograms (or pieces) in one unit: 0.100 for 100 g. */
+  unit_ratio: string | null;
   /** Shelf price in the store; null when the product/unit is not sold there (or inactive). */
   unit_price: string | null;
 }
@@ -368,7 +392,7 @@ export interface CartLineFacts {
 export async function cartLineFacts(db: Executor, storeId: string, lines: { product_id: string; unit_id: string }[]): Promise<Map<string, CartLineFacts>> {
   if (!lines.length) return new Map();
   const { rows } = await sql<CartLineFacts>`
-    SELECT l.product_id::text AS product_id, l.unit_id::text AS unit_id, u.kind AS unit_kind, i.unit_price
+    SELECT l.product_id::text AS product_id, l.unit_id::text AS unit_id, u.kind AS unit_kind, u.ratio AS unit_ratio, i.unit_price
     FROM unnest(${lines.map((l) => l.product_id)}::uuid[], ${lines.map((l) => l.unit_id)}::uuid[]) AS l(product_id, unit_id)
     LEFT JOIN measurement_units u ON u.id = l.unit_id
     LEFT JOIN products p ON p.id = l.product_id AND p.is_active

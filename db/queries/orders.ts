@@ -15,6 +15,8 @@ export interface CartLineFacts {
   unit_id: string;
   product_exists: boolean;
   unit_kind: 'piece' | 'weight' | null;
+  /** Kilograms (or pieces) in one unit: 0.100 for 100 g. */
+  unit_ratio: string | null;
   inventory_id: string | null;
   stock: string | null;
   order_quantity_limit: string | null;
@@ -49,7 +51,7 @@ const FACT_COLUMNS = sql`p.name_ru, p.name_en, u.name_ru AS unit_name_ru, u.name
 export async function lockCartLines(db: Executor, storeId: string, lines: readonly { product_id: string; unit_id: string }[]): Promise<CartLineFacts[]> {
   const { products, units } = pairs(lines);
   const { rows: locked } = await sql<CartLineFacts>`
-    SELECT i.product_id, i.unit_id, p.is_active AS product_exists, u.kind AS unit_kind,
+    SELECT i.product_id, i.unit_id, p.is_active AS product_exists, u.kind AS unit_kind, u.ratio AS unit_ratio,
            i.id AS inventory_id, i.stock, i.order_quantity_limit, i.unit_price, i.old_price, ${FACT_COLUMNS}
     FROM inventories i
     JOIN (SELECT DISTINCT * FROM unnest(${products}::uuid[], ${units}::uuid[])) AS l(product_id, unit_id)
@@ -64,7 +66,7 @@ export async function lockCartLines(db: Executor, storeId: string, lines: readon
   if (missing.length) {
     const rest = pairs(missing);
     const { rows } = await sql<CartLineFacts>`
-      SELECT l.product_id, l.unit_id, (p.id IS NOT NULL) AS product_exists, u.kind AS unit_kind,
+      SELECT l.product_id, l.unit_id, (p.id IS NOT NULL) AS product_exists, u.kind AS unit_kind, u.ratio AS unit_ratio,
              NULL::uuid AS inventory_id, NULL::numeric AS stock, NULL::numeric AS order_quantity_limit,
              NULL::numeric AS unit_price, NULL::numeric AS old_price, ${FACT_COLUMNS}
       FROM unnest(${rest.products}::uuid[], ${rest.units}::uuid[]) AS l(product_id, unit_id)
@@ -80,7 +82,7 @@ export async function cartLineFacts(db: Executor, storeId: string, lines: readon
   const { products, units } = pairs(lines);
   const { rows } = await sql<CartLineFacts>`
     SELECT l.product_id, l.unit_id,
-           (p.id IS NOT NULL) AS product_exists, u.kind AS unit_kind,
+           (p.id IS NOT NULL) AS product_exists, u.kind AS unit_kind, u.ratio AS unit_ratio,
            i.id AS inventory_id, i.stock, i.order_quantity_limit, i.unit_price, i.old_price, ${FACT_COLUMNS}
     FROM unnest(${products}::uuid[], ${units}::uuid[]) WITH ORDINALITY AS l(product_id, unit_id, n)
     LEFT JOIN products p ON p.id = l.product_id AND p.is_active
@@ -449,6 +451,21 @@ export async function eraseOrderContactData(db: Executor, customerId: string): P
 
 // ------------------------------------------------------------------------------------------------
 // What the background worker claims (FOR UPDATE SKIP LOCKED: several instances share the work)
+
+/** Pickup orders ready for longer than `hours` after their slot ended (never collected). */
+export async function claimUncollectedPickups(db: Executor, hours: number, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('orders')
+    .select('id')
+    .where('status', '=', 'ready_for_pickup')
+    .where('slot_ends_at', '<=', sql<Date>`now() - make_interval(hours => ${hours})`)
+    .orderBy('slot_ends_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+  return rows.map((r) => r.id);
+}
 
 /** Online orders still unpaid after their payment window. */
 export async function claimOrdersPastPaymentWindow(db: Executor, limit: number): Promise<string[]> {

@@ -108,17 +108,39 @@ export async function recordBankWord(db: Executor, invoiceId: string, paidAs: 'p
     .execute();
 }
 
-/** The paid invoice of an order (the one a refund returns money of). */
-export function findPaidInvoice(db: Executor, orderId: string) {
-  return db.selectFrom('bank_invoices').select(INVOICE_COLUMNS).where('order_id', '=', orderId).where('status', '=', 'paid').orderBy('settled_at', 'desc').executeTakeFirst();
+/**
+ * The paid invoices of an order, first paid first: the order's payment, then the payment of a
+ * difference it was picked for above that (finishSession). Refunds return money of these.
+ */
+export function findPaidInvoices(db: Executor, orderId: string) {
+  return db.selectFrom('bank_invoices').select(INVOICE_COLUMNS).where('order_id', '=', orderId).where('status', '=', 'paid').orderBy('settled_at').orderBy('id').execute();
 }
 
 /** What the bank has already returned of the order's payment as picking differences (roubles, text). */
 export async function refundedDifferences(db: Executor, orderId: string): Promise<string> {
   const { rows } = await sql<{ total: string }>`
     SELECT coalesce(sum((payload->>'amount')::numeric), 0)::numeric(12, 2)::text AS total FROM provider_commands
-    WHERE order_id = ${orderId} AND kind = 'bank.refund' AND state = 'done' AND payload ? 'amount'`.execute(db);
+    WHERE order_id = ${orderId} AND kind = 'bank.refund' AND state = 'done' AND payload ? 'amount' AND NOT payload ? 'moot'`.execute(db);
   return rows[0].total;
+}
+
+/** A picking difference's refund left to the order's whole refund (nothing was asked of the bank). */
+export async function markDifferenceRefundMoot(db: Executor, commandId: number): Promise<void> {
+  await sql`UPDATE provider_commands SET payload = payload || '{"moot": true}'::jsonb WHERE id = ${commandId}`.execute(db);
+}
+
+/** Whether a picking difference's refund of the order other than `exceptId` is still to be done. */
+export async function hasPendingDifferenceRefund(db: Executor, orderId: string, exceptId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('provider_commands')
+    .select('id')
+    .where('order_id', '=', orderId)
+    .where('kind', '=', 'bank.refund')
+    .where('state', '=', 'pending')
+    .where('id', '<>', exceptId)
+    .where(sql<boolean>`payload ? 'amount'`)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -8,11 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Selectable } from 'kysely';
 import { formatDecimal, parseDecimal } from '../../handlers/rules/decimal.js';
-import { isResolved, toleranceFor, type ItemFacts } from '../../handlers/rules/picking-items.js';
+import { isResolved, takenQuantity, toleranceFor, type ItemFacts } from '../../handlers/rules/picking-items.js';
 import { PICKING_ITEM_COLUMNS, PICKING_SESSION_COLUMNS, qualified } from '../columns.js';
 import type { Executor } from '../executor.js';
 import type { OrderStatus, PickingResultState } from '../tables/orders.js';
 import type { ClosureSource, PickingItemsTable, PickingSessionsTable, SessionStatus } from '../tables/picking.js';
+import { lockInventoryRows } from './orders.js';
 
 export type SessionRow = Selectable<PickingSessionsTable>;
 export type ItemRow = Selectable<PickingItemsTable>;
@@ -361,6 +362,36 @@ export async function setReconciliationStatus(db: Executor, sessionId: number, s
     .where('id', '=', sessionId)
     .where('reconciliation_status', '=', 'pending')
     .execute();
+}
+
+/**
+ * Settles the pending difference of the order's completed session that the customer was to pay
+ * (finishSession): `completed` once paid, `not_required` when the order was cancelled instead.
+ */
+export async function settleCollectedDifference(db: Executor, orderId: string, status: 'completed' | 'not_required'): Promise<void> {
+  await db
+    .updateTable('picking_sessions')
+    .set({ reconciliation_status: status, updated_at: sql<Date>`now()` })
+    .where('order_id', '=', orderId)
+    .where('status', '=', 'completed')
+    .where('reconciliation_status', '=', 'pending')
+    .execute();
+}
+
+/**
+ * Gives back what the order's completed session took off the shelves (each picked item's
+ * quantity, of its replacement when it has one; added items too): the stock of a picked order
+ * that is cancelled. Its ordered lines no longer hold stock once the session completed
+ * (finishSession returned what was not taken). Rows are locked in id order first.
+ */
+export async function returnPickedStock(db: Executor, orderId: string): Promise<void> {
+  const session = await db.selectFrom('picking_sessions').select('id').where('order_id', '=', orderId).where('status', '=', 'completed').executeTakeFirst();
+  if (!session) return;
+  const taken = (await loadItems(db, session.id))
+    .map((item) => ({ inventoryId: item.replacement_inventory_id ?? item.inventory_id, quantity: takenQuantity(itemFacts(item)) }))
+    .filter((t) => t.quantity > 0n);
+  await lockInventoryRows(db, taken.map((t) => t.inventoryId));
+  for (const t of taken) await adjustStock(db, t.inventoryId, formatDecimal(t.quantity, 3));
 }
 
 /** Closes a session (finish, picker cancel, expiry); version + 1. */

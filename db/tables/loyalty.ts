@@ -5,7 +5,7 @@ import type { TierStatus } from '../../handlers/rules/loyalty-tiers.js';
 import type { Decimal, Json, Timestamp } from './types.js';
 
 export type WalletStatus = 'pending' | 'ready' | 'error';
-export type LoyaltyJobKind = 'provision' | 'sync' | 'command' | 'accrual';
+export type LoyaltyJobKind = 'provision' | 'sync' | 'command' | 'accrual' | 'erase';
 export type LoyaltyTransactionType = 'accrual' | 'redemption' | 'expiry' | 'adjustment';
 export type LoyaltyTransactionStatus = 'pending' | 'posted' | 'cancelled';
 export type AccrualOutcome = 'accrued' | 'no_wallet' | 'card_blocked';

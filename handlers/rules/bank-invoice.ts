@@ -2,6 +2,7 @@
 // a new one is issued, and how long a new invoice lives.
 import type { OrderStatus, PaymentStatus } from '../../db/tables/orders.js';
 import type { BankInvoiceStatus } from '../../db/tables/payments.js';
+import { kopecks, money } from './order-pricing.js';
 
 export type PayabilityProblem = 'ONLINE_PAYMENT_DISABLED' | 'ORDER_NOT_PAYABLE_ONLINE' | 'ORDER_ALREADY_PAID' | 'ORDER_NOT_PAYABLE';
 
@@ -31,4 +32,43 @@ export function decideInvoice(open: { status: BankInvoiceStatus; expiresAt: Date
 export function invoiceExpiry(now: Date, lifetimeMinutes: number, paymentDueAt: Date | null): Date {
   const byLifetime = new Date(now.getTime() + lifetimeMinutes * 60_000);
   return paymentDueAt !== null && paymentDueAt.getTime() < byLifetime.getTime() ? paymentDueAt : byLifetime;
+}
+
+/**
+ * What a new invoice asks for: the order's total (the final one once picked) less what its paid
+ * invoices already brought - the whole total before payment, the difference when the order was
+ * picked for more than was paid.
+ */
+export function amountToInvoice(total: string, paidInvoices: readonly { amount: string }[]): string {
+  return money(kopecks(total) - paidInvoices.reduce((sum, i) => sum + kopecks(i.amount), 0n));
+}
+
+/**
+ * What the order's "Pay" action asks for now (DetailOrderRoadmapSchema.amount_due): the amount
+ * of the next invoice while an online order awaits payment and is not cancelled, else null.
+ */
+export function amountDue(
+  order: { paymentMethod: 'cash' | 'online'; paymentStatus: PaymentStatus; status: OrderStatus; total: string },
+  paidInvoices: readonly { amount: string }[],
+): string | null {
+  if (order.paymentMethod !== 'online' || order.paymentStatus !== 'awaiting') return null;
+  if (order.status === 'cancelled' || order.status === 'cancellation_requested') return null;
+  return amountToInvoice(order.total, paidInvoices);
+}
+
+/**
+ * A whole refund of a cancelled order, invoice by invoice (first paid first): each paid amount,
+ * less what the bank already returned as picking differences (taken from the first ones);
+ * invoices with nothing left to return are skipped.
+ */
+export function wholeRefunds<I extends { amount: string }>(paidInvoices: readonly I[], alreadyReturned: string): { invoice: I; amount: string }[] {
+  let returned = kopecks(alreadyReturned);
+  const refunds: { invoice: I; amount: string }[] = [];
+  for (const invoice of paidInvoices) {
+    const paid = kopecks(invoice.amount);
+    const offset = returned < paid ? returned : paid;
+    returned -= offset;
+    if (paid - offset > 0n) refunds.push({ invoice, amount: money(paid - offset) });
+  }
+  return refunds;
 }

@@ -22,9 +22,12 @@ export function parseSearch(raw: string | undefined): SearchRequest | null {
   return {
     text,
     barcodes: digits ? barcodeLookupKeys(compact) : [],
-    plu: digits && isPlu(compact) ? compact : null,
+    plu: digits && isPlu(compact) ? pluOf(compact) : null,
   };
 }
+
+/** A PLU as the catalog keeps it: scale labels print it in five digits, so 04011 is PLU 4011. */
+const pluOf = (code: string): string => (code.length === 5 && code.startsWith('0') ? code.slice(1) : code);
 
 /**
  * Score of a vocabulary word for a query term: exact, prefix, then the better of trigram similarity

@@ -1,7 +1,7 @@
 // Consistency rules of a checkout request (OrderInput and DeliveryPriceEstimateInput) that need
 // no database: the type and its context, the delivery mode, change and payment method, duplicate
 // lines, and the verdict on the lines once the store's facts are known.
-import { decideAvailability, parseRequestedQuantity, type AvailabilityReason, type QuantityProblem } from './availability.js';
+import { decideAvailability, parseRequestedQuantity, QUANTITY_PROBLEMS, type AvailabilityReason, type QuantityUnit } from './availability.js';
 import { formatDecimal } from './decimal.js';
 
 export interface RuleViolation {
@@ -69,19 +69,17 @@ export function duplicateLine(items: readonly { product_id: string; unit_id: str
   return null;
 }
 
-const QUANTITY_PROBLEMS: Record<QuantityProblem, string> = {
-  not_a_decimal: 'is not a decimal number',
-  too_many_decimals: 'has more than 3 decimals',
-  below_minimum: 'is below 0.001',
-  fractional_pieces: 'must be a whole number for a piece unit',
-};
+/** The largest change banknote amount accepted (roubles): far above any real one, within what an order stores. */
+export const CHANGE_MAX = 1_000_000;
 
-/** The change banknote: a positive amount with at most two decimals. */
+/** The change banknote: a positive amount with at most two decimals, at most CHANGE_MAX. */
 export function changeViolation(change: string | number | null | undefined): RuleViolation | null {
   if (change === undefined || change === null) return null;
   const text = typeof change === 'number' ? String(change) : change.trim();
   const m = /^([0-9]+)(?:\.([0-9]{1,2}))?$/.exec(text);
-  if (!m || Number(text) < 0.01) return { code: 'INVALID_CHANGE', detail: 'change must be an amount of at least 0.01 with at most 2 decimals' };
+  if (!m || Number(text) < 0.01 || Number(text) > CHANGE_MAX) {
+    return { code: 'INVALID_CHANGE', detail: 'change must be an amount from 0.01 to 1000000.00 with at most 2 decimals' };
+  }
   return null;
 }
 
@@ -90,7 +88,7 @@ export function changeViolation(change: string | number | null | undefined): Rul
 
 export interface LineFacts {
   productExists: boolean;
-  unitKind: 'piece' | 'weight' | null;
+  unit: QuantityUnit | null;
   /** Null when the store does not sell the product in this unit. */
   inventory: { stock: string | null; orderQuantityLimit: string | null } | null;
 }
@@ -120,11 +118,11 @@ const codeOf = (reason: AvailabilityReason): (typeof CODE_ORDER)[number] =>
 /** Each line's quantity in thousandths, or the first line breaking the quantity rule (INVALID_QUANTITY). */
 export function parseLineQuantities(
   lines: readonly { quantity: string | number }[],
-  unitKinds: readonly ('piece' | 'weight' | null)[],
+  units: readonly (QuantityUnit | null)[],
 ): { ok: true; quantities: bigint[] } | { ok: false; detail: string } {
   const quantities: bigint[] = [];
   for (const [i, line] of lines.entries()) {
-    const q = parseRequestedQuantity(line.quantity, unitKinds[i]);
+    const q = parseRequestedQuantity(line.quantity, units[i]);
     if (!q.ok) return { ok: false, detail: `Line ${i + 1}: quantity ${JSON.stringify(line.quantity)} ${QUANTITY_PROBLEMS[q.problem]}` };
     quantities.push(q.thousandths);
   }
@@ -132,7 +130,7 @@ export function parseLineQuantities(
 }
 
 export function judgeLines(lines: readonly { product_id: string; unit_id: string; quantity: string | number }[], facts: readonly LineFacts[]): LinesVerdict {
-  const parsed = parseLineQuantities(lines, facts.map((f) => f.unitKind));
+  const parsed = parseLineQuantities(lines, facts.map((f) => f.unit));
   if (!parsed.ok) return { ok: false, status: 422, code: 'INVALID_QUANTITY', detail: parsed.detail };
   const { quantities } = parsed;
   const failing: FailingLine[] = [];

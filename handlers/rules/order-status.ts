@@ -4,6 +4,9 @@
 import type { OrderStatus, TrackingState } from '../../db/tables/orders.js';
 import { statusComment, statusDisplay, type Lang } from './order-texts.js';
 
+/** A pickup order not collected this long after its slot ended is cancelled (the spec's order table). */
+export const PICKUP_COLLECTION_HOURS = 24;
+
 export const FINISHED_STATUSES: readonly OrderStatus[] = ['completed', 'cancelled'];
 const CANCELLABLE: readonly OrderStatus[] = ['created', 'awaiting_payment', 'confirmed', 'picking', 'picked', 'ready_for_pickup'];
 

@@ -1,7 +1,7 @@
 // What the customer reads about an order, in both languages: purchase status names, delivery
 // state names, the server's explanations (kept as reason codes in the database, so each reader
 // gets their own language), and push notification texts.
-import type { OrderStatus, TrackingState } from '../../db/tables/orders.js';
+import type { OrderStatus, PaymentStatus, TrackingState } from '../../db/tables/orders.js';
 
 export type Lang = 'ru' | 'en';
 type Texts = { ru: string; en: string };
@@ -48,7 +48,8 @@ export type StatusReason =
   | 'cancellation_queued'
   | 'cancellation_too_late'
   | 'courier_withdrawn'
-  | 'nothing_picked';
+  | 'nothing_picked'
+  | 'not_collected';
 
 const REASONS: Record<StatusReason, Texts> = {
   cancelled_by_customer: { en: 'Cancelled at your request.', ru: 'Отменён по вашей просьбе.' },
@@ -66,6 +67,10 @@ const REASONS: Record<StatusReason, Texts> = {
     en: 'None of the ordered products could be picked, so the order was cancelled.',
     ru: 'Ни один из заказанных товаров не удалось собрать, поэтому заказ отменён.',
   },
+  not_collected: {
+    en: 'The order was not collected within 24 hours after the pickup slot ended, so it was cancelled.',
+    ru: 'Заказ не забрали в течение 24 часов после окончания времени самовывоза, поэтому он отменён.',
+  },
 };
 
 /** The comment to show: the server's reason in the reader's language, else the free text. */
@@ -80,9 +85,17 @@ const ONLINE_DISABLED: Texts = {
 };
 export const onlinePaymentDisabledMessage = (lang: Lang): string => ONLINE_DISABLED[lang];
 
+/** What the bank's payment page says the invoice is for: the order, or the difference it was picked for above what was paid. */
+export function invoiceDescription(orderNo: number, difference: boolean, lang: Lang): string {
+  if (difference) return lang === 'ru' ? `Доплата по заказу № ${orderNo}` : `Additional payment for order ${orderNo}`;
+  return lang === 'ru' ? `Оплата заказа № ${orderNo}` : `Payment for order ${orderNo}`;
+}
+
 /** The push notification of an order event: the order number and what happened. */
 export function pushTexts(
-  event: { type: 'order.changed'; status: OrderStatus; orderType: 'delivery' | 'pickup'; changes: string[] } | { type: 'delivery.tracking.changed'; state: TrackingState },
+  event:
+    | { type: 'order.changed'; status: OrderStatus; orderType: 'delivery' | 'pickup'; changes: string[]; paymentStatus: PaymentStatus }
+    | { type: 'delivery.tracking.changed'; state: TrackingState },
   orderNo: number,
   lang: Lang,
 ): { title: string; body: string } {
@@ -90,6 +103,17 @@ export function pushTexts(
   if (event.type === 'delivery.tracking.changed') return { title, body: TRACKING[event.state][lang] };
   if (event.changes.includes('payment') && event.status === 'confirmed') {
     return { title, body: lang === 'ru' ? 'Оплата получена, заказ подтверждён' : 'Payment received, the order is confirmed' };
+  }
+  // Picked for more than was paid: the difference is to be paid in the app (and once it is, said so).
+  const afterPicking = event.status !== 'created' && event.status !== 'awaiting_payment' && event.status !== 'cancelled';
+  if (event.changes.includes('payment') && afterPicking && event.paymentStatus === 'awaiting') {
+    return {
+      title,
+      body: lang === 'ru' ? 'Заказ собран на сумму больше оплаченной: доплатите разницу в приложении' : 'The order was picked for more than you paid: pay the difference in the app',
+    };
+  }
+  if (event.changes.includes('payment') && !event.changes.includes('status') && event.paymentStatus === 'paid') {
+    return { title, body: lang === 'ru' ? 'Доплата получена' : 'Additional payment received' };
   }
   if (event.changes.includes('payment') && !event.changes.includes('status')) {
     return { title, body: lang === 'ru' ? 'Деньги за заказ возвращены' : 'The payment for the order was refunded' };

@@ -316,6 +316,9 @@ export function currentItemIndex(items: readonly Pick<ItemFacts, 'state' | 'clar
   return i < 0 ? items.length : i;
 }
 
+/** What an item takes off the shelf when its session completes: a picked item's quantity, else nothing. */
+export const takenQuantity = (f: Pick<ItemFacts, 'state' | 'actual' | 'ordered'>): bigint => (f.state === 'picked' ? (f.actual ?? f.ordered) : 0n);
+
 /** Settlement of the difference when a session completes (PaymentSummarySchema.reconciliation_status). */
 export function reconciliationStatus(paymentMethod: 'cash' | 'online', original: bigint, current: bigint): 'not_required' | 'pending' {
   return paymentMethod === 'online' && original !== current ? 'pending' : 'not_required';
@@ -326,9 +329,20 @@ export function differenceToRefund(paymentMethod: 'cash' | 'online', paymentStat
   return paymentMethod === 'online' && paymentStatus === 'paid' && current < original ? original - current : null;
 }
 
-/** The quantity an added item may have: whole pieces, or kg with at most three decimals, above 0. */
+/**
+ * What a paid online order picked for more than was paid still owes (kopecks), else null: the
+ * order awaits payment again and the customer pays it through a new invoice.
+ */
+export function differenceToCollect(paymentMethod: 'cash' | 'online', paymentStatus: string, original: bigint, current: bigint): bigint | null {
+  return paymentMethod === 'online' && paymentStatus === 'paid' && current > original ? current - original : null;
+}
+
+/** The most an added item may have: 999 pieces, or 999.999 kg (as a weighing may record). */
+export const ADDED_QUANTITY_MAX = 999_999n;
+
+/** The quantity an added item may have: whole pieces, or kg with at most three decimals, above 0 and at most ADDED_QUANTITY_MAX. */
 export function addedQuantityProblem(quantity: bigint | null, isWeightBased: boolean): 'QUANTITY_INVALID' | 'QUANTITY_NOT_INTEGER' | null {
-  if (quantity === null || quantity <= 0n) return 'QUANTITY_INVALID';
+  if (quantity === null || quantity <= 0n || quantity > ADDED_QUANTITY_MAX) return 'QUANTITY_INVALID';
   if (!isWeightBased && quantity % UNIT !== 0n) return 'QUANTITY_NOT_INTEGER';
   return null;
 }

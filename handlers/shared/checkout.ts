@@ -23,6 +23,7 @@ import type { AppDeps } from '../../server/deps.js';
 import { AppError, badGateway, conflict, unauthorized, unprocessable } from '../../server/errors.js';
 import { courierOf, CourierRefusedError, CourierUnavailableError } from '../../server/providers/courier/index.js';
 import { EDGE_TOLERANCE_DEG, parseArea, type Point } from '../rules/geometry.js';
+import { quantityUnit } from '../rules/availability.js';
 import { deliveryModeOf, duplicateLine, judgeLines, parseLineQuantities, unsoldLines, type LineFacts } from '../rules/checkout.js';
 import { formatDecimal } from '../rules/decimal.js';
 import { localMoment } from '../rules/local-time.js';
@@ -40,7 +41,7 @@ const lowerLines = (items: readonly Line[]): Line[] => items.map((l) => ({ produ
 
 const lineFacts = (f: CartLineFacts): LineFacts => ({
   productExists: f.product_exists,
-  unitKind: f.unit_kind,
+  unit: quantityUnit(f),
   inventory: f.inventory_id ? { stock: f.stock, orderQuantityLimit: f.order_quantity_limit } : null,
 });
 
@@ -274,7 +275,7 @@ export async function estimateDelivery(db: Executor, deps: AppDeps, storeHeader:
 
   const lines = lowerLines(body.items);
   const facts = await cartLineFacts(db, zone.storeId, lines);
-  const parsed = parseLineQuantities(lines, facts.map((f) => f.unit_kind));
+  const parsed = parseLineQuantities(lines, facts.map(quantityUnit));
   if (!parsed.ok) throw unprocessable('INVALID_QUANTITY', parsed.detail);
   // Stock is not checked by an estimate: only whether each line is sold here at all.
   const unsold = unsoldLines(lines, parsed.quantities, facts.map(lineFacts));

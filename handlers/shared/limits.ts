@@ -1,7 +1,9 @@
 // Counted limits kept in PostgreSQL (so every instance enforces the same count): per client IP
 // on sign-in operations, and lockouts after failed sign-ins.
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { clearRateEvents, rateEventsSince, recordRateEvent } from '../../db/queries/auth.js';
 import type { Executor } from '../../db/executor.js';
+import type { DB } from '../../db/schema.js';
 import { AppError } from '../../server/errors.js';
 import { secondsUntil } from '../rules/otp.js';
 
@@ -29,6 +31,21 @@ export async function limitClientIp(db: Executor, operation: string, ip: string 
   const subject = `ip:${operation}:${ip ?? 'unknown'}`;
   await assertUnderLimit(db, subject, perMinute, 60, { code: 'RATE_LIMITED', detail: 'Too many requests from this client; retry later' });
   await recordRateEvent(db, subject);
+}
+
+/**
+ * Runs one sign-in attempt at a time for each of `subjects` (a phone, a login, an address): the
+ * failure count is read, the secret checked and a failure recorded in one transaction, under a
+ * transaction-scoped advisory lock per subject. Without it, concurrent wrong attempts all pass
+ * the count before any is recorded, and a lockout of 5 lets dozens through. `attempt` returns
+ * its outcome rather than throwing a 401, so that the failure it records is committed.
+ */
+export function oneAttemptAtATime<T>(db: Kysely<DB>, subjects: readonly string[], attempt: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    // In one order for every caller, so two attempts sharing subjects cannot deadlock.
+    for (const subject of [...subjects].sort()) await sql`SELECT pg_advisory_xact_lock(hashtextextended(${subject}, 0))`.execute(trx);
+    return attempt(trx);
+  });
 }
 
 export { clearRateEvents, recordRateEvent };

@@ -6,15 +6,19 @@
 import { releaseDeliverySlot, releasePickupSlot } from '../../db/queries/logistics.js';
 import { recordOrderChange, type OrderChange, type TrackingChange } from '../../db/queries/order-events.js';
 import { moveCourier, returnStock, setOrderStatus, updateDelivery, updateOrder, wasEverPicked, type OrderRow } from '../../db/queries/orders.js';
-import { closeInvoice, enqueueProviderCommand, findOpenInvoice, recordBankWord, type InvoiceRow } from '../../db/queries/payments.js';
+import { closeInvoice, enqueueProviderCommand, findOpenInvoice, findPaidInvoices, recordBankWord, type InvoiceRow } from '../../db/queries/payments.js';
+import { returnPickedStock, settleCollectedDifference } from '../../db/queries/picking.js';
 import type { Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import type { DB } from '../../db/schema.js';
 import type { OrderStatus, TrackingState } from '../../db/tables/orders.js';
 import { conflict } from '../../server/errors.js';
+import { amountDue } from '../rules/bank-invoice.js';
 import { decideTrackingMove, deliveryEta, hasCourier, hasLiveMarker } from '../rules/delivery-tracking.js';
+import { kopecks } from '../rules/order-pricing.js';
 import { canMove, decideCancellation } from '../rules/order-status.js';
 import { trackingDisplayTexts, type StatusReason } from '../rules/order-texts.js';
+import { paymentFacts } from './order-views.js';
 
 /** A programming error, not a client's: the state machines were bypassed. */
 function assertMove(from: OrderStatus, to: OrderStatus): void {
@@ -65,16 +69,23 @@ export async function enterCancelled(
     cancellation_reason: reason,
     ...(stopsPicking ? { picking_result_state: 'cancelled' as const } : {}),
   });
-  if (!options.stockReturned) await returnStock(trx, o.id);
+  // A picked order holds what its session took; one not picked (yet) holds its ordered lines.
+  if (!options.stockReturned) {
+    if (o.picking_result_state === 'completed') await returnPickedStock(trx, o.id);
+    else await returnStock(trx, o.id);
+  }
   if (o.type === 'delivery') await releaseDeliverySlot(trx, o.id);
   else await releasePickupSlot(trx, o.id);
 
   const open = await findOpenInvoice(trx, o.id);
   if (open) await withdrawInvoice(trx, o.id, open, 'cancelled');
   let payment = false;
-  if (o.payment_status === 'paid') {
+  // Paid - or awaiting only the difference it was picked for above what was paid (finishSession).
+  const differenceDue = o.payment_status === 'awaiting' && (await findPaidInvoices(trx, o.id)).length > 0;
+  if (o.payment_status === 'paid' || differenceDue) {
     await updateOrder(trx, o.id, { payment_status: 'refund_pending' });
     await enqueueProviderCommand(trx, 'bank.refund', o.id, {});
+    if (differenceDue) await settleCollectedDifference(trx, o.id, 'not_required');
     payment = true;
   }
 
@@ -106,6 +117,17 @@ export async function cancelByCustomer(trx: Executor, o: OrderRow): Promise<void
   const effects = await enterCancelled(trx, o, 'cancelled_by_customer');
   const changes: OrderChange[] = ['status', 'can_cancel', ...(effects.payment ? (['payment'] as const) : [])];
   await recordOrderChange(trx, o.id, changes, effects.tracking ? { tracking: effects.tracking } : {});
+}
+
+/**
+ * A pickup order still waiting at the store a day after its slot ended is cancelled: what was
+ * picked goes back to the shelves and a paid order is refunded; the customer is told.
+ */
+export async function cancelUncollected(trx: Executor, o: OrderRow): Promise<boolean> {
+  if (o.status !== 'ready_for_pickup') return false;
+  const effects = await enterCancelled(trx, o, 'not_collected');
+  await recordOrderChange(trx, o.id, ['status', 'can_cancel', ...(effects.payment ? (['payment'] as const) : [])], { notify: true });
+  return true;
 }
 
 /** Online orders unpaid when their payment window closes are cancelled ("not paid in time"). */
@@ -241,12 +263,16 @@ export async function withdrawInvoice(trx: Executor, orderId: string, invoice: I
 
 /**
  * A payment the bank reports on an invoice closed here before its word (the locked order's).
- * An order that still awaits its payment takes it, as if the invoice had stayed open (another
- * open invoice of the order is withdrawn); otherwise (the order was cancelled, or paid through
- * a later invoice) the invoice is a `surplus` and its whole amount goes back to the customer.
+ * An order that still awaits a payment of that amount - its own, or the difference it was picked
+ * for above what was paid - takes it, as if the invoice had stayed open (another open invoice of
+ * the order is withdrawn); otherwise (the order was cancelled, paid through a later invoice, or
+ * now owes another amount) the invoice is a `surplus` and its whole amount goes back.
  */
-export async function takeLatePayment(trx: Executor, o: OrderRow, invoiceId: string): Promise<'taken' | 'surplus'> {
-  const awaiting = o.payment_status === 'awaiting' && (o.status === 'created' || o.status === 'awaiting_payment');
+export async function takeLatePayment(trx: Executor, o: OrderRow, invoice: { id: string; amount: string }): Promise<'taken' | 'surplus'> {
+  const invoiceId = invoice.id;
+  // The same rule as the order's "Pay" action (amountDue): awaited, and of that amount.
+  const due = amountDue(paymentFacts(o), o.payment_status === 'awaiting' ? await findPaidInvoices(trx, o.id) : []);
+  const awaiting = due !== null && kopecks(due) === kopecks(invoice.amount);
   if (!awaiting) {
     await recordBankWord(trx, invoiceId, 'surplus');
     await enqueueProviderCommand(trx, 'bank.refund_surplus', o.id, { invoice_id: invoiceId });
@@ -259,7 +285,11 @@ export async function takeLatePayment(trx: Executor, o: OrderRow, invoiceId: str
   return 'taken';
 }
 
-/** The order (locked) is paid: recorded, confirmed when it waited for it, and told. */
+/**
+ * The order (locked) is paid: recorded, confirmed when it waited for it, and told. A payment
+ * after picking is that of the difference the order was picked for above what was paid: it
+ * settles the session's reconciliation.
+ */
 async function takePayment(trx: Executor, o: OrderRow): Promise<void> {
   await updateOrder(trx, o.id, { payment_status: 'paid' });
   const changes: OrderChange[] = ['payment'];
@@ -267,6 +297,8 @@ async function takePayment(trx: Executor, o: OrderRow): Promise<void> {
     assertMove(o.status, 'confirmed');
     await setOrderStatus(trx, o.id, 'confirmed');
     changes.push('status');
+  } else {
+    await settleCollectedDifference(trx, o.id, 'completed');
   }
   await recordOrderChange(trx, o.id, changes, { notify: true });
 }

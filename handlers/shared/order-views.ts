@@ -20,6 +20,9 @@ const quantity = (v: string) => normalizeDecimal(v, 3);
 /** The amount to pay: the ordered total until picking completes, then the picked total. */
 export const payableTotal = (o: { total_price: string; final_total: string | null }) => money(o.final_total ?? o.total_price);
 
+/** What the payment rules (amountDue) read of an order. */
+export const paymentFacts = (o: OrderRow) => ({ paymentMethod: o.payment_method, paymentStatus: o.payment_status, status: o.status, total: payableTotal(o) });
+
 /** Delivery orders show their address; pickup orders the store's, in the reader's language. */
 const addressLine = (o: { type: 'delivery' | 'pickup'; address_line: string; store_address_ru: string | null; store_address_en: string | null }, lang: Lang) =>
   o.type === 'pickup' ? ((lang === 'ru' ? o.store_address_ru : o.store_address_en) ?? o.address_line) : o.address_line;
@@ -121,7 +124,13 @@ export function orderRoadmapView(o: OrderRow, lang: Lang): Schemas['OrderRoadmap
   };
 }
 
-export function orderRoadmapDetailView(o: OrderRow, history: readonly StatusEntry[], lang: Lang, refreshSeconds: number): Schemas['DetailOrderRoadmapSchema'] {
+export function orderRoadmapDetailView(
+  o: OrderRow,
+  history: readonly StatusEntry[],
+  amountDue: string | null,
+  lang: Lang,
+  refreshSeconds: number,
+): Schemas['DetailOrderRoadmapSchema'] {
   return {
     ...orderRoadmapView(o, lang),
     id: o.id,
@@ -131,6 +140,7 @@ export function orderRoadmapDetailView(o: OrderRow, history: readonly StatusEntr
     address_line: addressLine(o, lang),
     payment_method: o.payment_method,
     payment_status: o.payment_status,
+    amount_due: amountDue,
     can_cancel: canCancel(o.status),
     steps: roadmapSteps({ type: o.type, paymentMethod: o.payment_method, status: o.status }, history, lang),
     delivery: deliveryView(o, lang, refreshSeconds),

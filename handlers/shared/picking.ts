@@ -45,6 +45,8 @@ import {
   isResolved,
   lineTotal,
   openSessionStatus,
+  differenceToCollect,
+  takenQuantity,
   differenceToRefund,
   reconciliationStatus,
   UNIT,
@@ -446,8 +448,7 @@ export async function finishSession(s: CommandScope): Promise<void> {
   await lockInventoryRows(trx, items.flatMap((item) => (item.replacement_inventory_id ? [item.inventory_id, item.replacement_inventory_id] : [item.inventory_id])));
   for (const [i, item] of items.entries()) {
     const f = facts[i];
-    const picked = f.state === 'picked';
-    const taken = picked ? (f.actual ?? f.ordered) : 0n;
+    const taken = takenQuantity(f);
     if (item.is_added) {
       if (taken) await adjustStock(trx, item.inventory_id, formatDecimal(-taken, 3));
       continue;
@@ -468,16 +469,22 @@ export async function finishSession(s: CommandScope): Promise<void> {
       hasPickingChanges: result.hasChanges,
       pickingCompleted: true,
     });
-    // The orders worker asks the bank; the session's reconciliation_status follows the answer.
+    // Less than paid: the orders worker asks the bank to return the difference, and the
+    // session's reconciliation_status follows the bank's answer. More than paid: the order awaits
+    // payment of the difference (no deadline: it is on its way), which the customer pays through a
+    // new invoice (GET /api/payments/bank/{order_id}/invoice); that payment settles the session.
     const refund = differenceToRefund(order.payment_method, order.payment_status, original, current);
     if (refund !== null) await enqueueProviderCommand(trx, 'bank.refund', order.id, { amount: formatDecimal(refund, 2), session_id: head.id });
+    if (differenceToCollect(order.payment_method, order.payment_status, original, current) !== null) {
+      await updateOrder(trx, order.id, { payment_status: 'awaiting', payment_due_at: null });
+    }
   } else {
     // Nothing to hand over: cancelled as any order is (a paid one refunded in full, the courier
     // withdrawn, the customer told). The stock went back above.
     await updateOrder(trx, order.id, { picking_result_state: 'completed', final_total: '0.00', has_picking_changes: true, picking_completed_at: new Date() });
     cancelled = await enterCancelled(trx, (await lockOrderRow(trx, order.id))!, 'nothing_picked', { stockReturned: true });
   }
-  await recordOrderChange(trx, order.id, ['status', 'picking_result', 'payment'], { notify: true });
-  if (cancelled?.tracking) await recordOrderChange(trx, order.id, ['delivery'], { tracking: cancelled.tracking });
+  // One change, one version and one message (a cancelled delivery's is the tracking event).
+  await recordOrderChange(trx, order.id, ['status', 'picking_result', 'payment'], { notify: true, tracking: cancelled?.tracking ?? undefined });
   await recordSessionChanged(trx, { sessionId: head.id, orderId: order.id, storeId: head.store_id, pickerId: head.picker_id, version: closed.version, status: 'completed' });
 }

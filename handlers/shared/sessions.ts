@@ -1,7 +1,7 @@
 // Starting and rotating sign-in sessions. A session is one refresh-token family; its id is the
 // `sid` of every token it issues, which is how revocation reaches access tokens too.
 import { randomUUID } from 'node:crypto';
-import { insertSession, lockSession, revokeSessions, rotateSession, type SessionOwner } from '../../db/queries/auth.js';
+import { insertSession, isSessionActive, lockSession, revokeSessions, rotateSession, type SessionOwner } from '../../db/queries/auth.js';
 import type { Executor } from '../../db/executor.js';
 import { TokenError, type TokenClaims, type TokenService } from '../../server/auth/tokens.js';
 import { AppError } from '../../server/errors.js';
@@ -64,6 +64,8 @@ export async function rotateRefreshToken(
     session &&
     (owner.kind === 'customer' ? session.customer_id === owner.customerId : session.picker_id === owner.pickerId);
   if (!session || !ownerMatches || session.revoked_at || session.expires_at <= new Date()) return 'invalid';
+  // A disabled or deleted account gets no new pair, as its access tokens get no answer.
+  if (!(await isSessionActive(db, session.id, owner))) return 'invalid';
   if (session.refresh_jti !== claims.jti) {
     await revokeSessions(db, { sessionId: session.id }, 'refresh_token_reused');
     return 'reused';

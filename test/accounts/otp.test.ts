@@ -128,7 +128,7 @@ describe('confirmOtp', () => {
     }
     expect((await confirm(svc, phone, wrong)).body.code).toBe('OTP_ATTEMPTS_EXCEEDED');
     // Even the right code no longer works.
-    expect((await confirm(svc, phone, code)).body.code).toBe('OTP_ATTEMPTS_EXCEEDED');
+    expect((await confirm(svc, phone, code)).body).toMatchObject({ code: 'OTP_ATTEMPTS_EXCEEDED', attempts_left: 0 });
     expect((await lastCode(svc, phone)).state).toBe('attempts_exceeded');
   });
 
@@ -140,6 +140,16 @@ describe('confirmOtp', () => {
     const second = (await lastCode(fast, phone)).code;
     if (first !== second) expect((await confirm(fast, phone, first)).status).toBe(422);
     expect((await confirm(fast, phone, second)).status).toBe(200);
+  });
+
+  it('answers OTP_INVALID with attempts_left null when no sign-in code was sent to the phone', async () => {
+    const phone = randomTestPhone();
+    const none = await confirm(svc, phone, '123456');
+    expect([none.status, none.body.code, none.body.attempts_left]).toEqual([422, 'OTP_INVALID', null]);
+    // A recovery code is another purpose's: still no sign-in code.
+    await svc.client.raw('POST', '/api/auth/otp/update-pin/send', { body: { phone } });
+    const again = await confirm(svc, phone, '123456');
+    expect([again.status, again.body.code, again.body.attempts_left]).toEqual([422, 'OTP_INVALID', null]);
   });
 
   it('refuses an expired code', async () => {

@@ -52,6 +52,20 @@ describe('loginPicker', () => {
       for (let i = 0; i < 10; i++) expect((await locked.client.raw('POST', '/api/picker/auth/login', { body: { login: p.login, password: 'bad' } })).status).toBe(401);
       const r = await locked.client.raw('POST', '/api/picker/auth/login', { body: { login: p.login, password: p.password } });
       expect(r.status).toBe(429);
+      expect(r.body.code).toBe('TOO_MANY_ATTEMPTS');
+      expect(r.headers.get('retry-after')).toBeTruthy();
+    } finally {
+      await locked.close();
+    }
+  });
+
+  it('stops an address after 50 failed attempts, whatever the logins', async () => {
+    const locked = await startTestService();
+    try {
+      const attempt = (l: string, password: string) => locked.client.raw('POST', '/api/picker/auth/login', { body: { login: l, password } });
+      for (let i = 0; i < 50; i++) expect((await attempt(`nobody-${i}`, 'bad')).status).toBe(401);
+      const r = await attempt(DEMO_PICKERS[1].login, DEMO_PICKERS[1].password);
+      expect([r.status, r.body.code]).toEqual([429, 'TOO_MANY_ATTEMPTS']);
       expect(r.headers.get('retry-after')).toBeTruthy();
     } finally {
       await locked.close();
@@ -73,6 +87,21 @@ describe('refreshPickerToken', () => {
     expect(reuse.status).toBe(401);
     expect(reuse.body.code).toBe('REFRESH_TOKEN_REUSED');
     expect((await me(rotated.body.access)).status).toBe(401);
+  });
+
+  it('stops a token family refreshing more than 30 times a minute with 429 TOO_MANY_REQUESTS', async () => {
+    let token = (await login(DEMO_PICKERS[1].login, DEMO_PICKERS[1].password)).body.refresh;
+    for (let i = 0; i < 30; i++) {
+      const r = await refresh(token);
+      expect(r.status).toBe(200);
+      token = r.body.refresh;
+    }
+    const stopped = await refresh(token);
+    expect([stopped.status, stopped.body.code]).toEqual([429, 'TOO_MANY_REQUESTS']);
+    expect(stopped.headers.get('retry-after')).toBeTruthy();
+    // Another session is not affected.
+    const other = await login(DEMO_PICKERS[0].login, DEMO_PICKERS[0].password);
+    expect((await refresh(other.body.refresh)).status).toBe(200);
   });
 
   it('refuses a customer refresh token', async () => {

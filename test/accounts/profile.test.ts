@@ -88,6 +88,8 @@ describe('deleteAccount', () => {
     const c = await signInCustomer(svc, phone);
     const other = await svc.client.raw('POST', '/api/token/refresh', { body: { refresh: c.refresh } });
     await call('PATCH', '/api/accounts/me/', c.access, { first_name: 'Gone' });
+    const product = await svc.deps.db.selectFrom('products').select('id').where('is_active', '=', true).limit(1).executeTakeFirstOrThrow();
+    expect((await svc.client.raw('POST', `/api/catalog/products/add-favorite/${product.id}`, { headers: { authorization: `Bearer ${c.access}` } })).status).toBeLessThan(300);
     const r = await call('DELETE', '/api/accounts/me/', other.body.access);
     expect(r.status).toBe(204);
     expect((await call('GET', '/api/accounts/me/', other.body.access)).status).toBe(401);
@@ -95,6 +97,9 @@ describe('deleteAccount', () => {
     const row = await svc.deps.db.selectFrom('customers').selectAll().where('id', '=', c.customerId).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ phone: null, first_name: '', pin_hash: null });
     expect(row.deleted_at).not.toBeNull();
+    // Favourites and the phone's one-time-code records go too.
+    expect(await svc.deps.db.selectFrom('favorite_products').select('product_id').where('customer_id', '=', c.customerId).execute()).toEqual([]);
+    expect(await svc.deps.db.selectFrom('otp_phones').select('phone').where('phone', '=', phone).execute()).toEqual([]);
     // The phone signs up again as a new customer.
     await svc.client.raw('POST', '/api/auth/otp/send', { body: { phone } });
     const code = (await svc.client.raw('GET', `/api/qa/otp/last?phone=${encodeURIComponent(phone)}`)).body.code;

@@ -43,6 +43,19 @@ describe('obtainTokenPair', () => {
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(800);
   });
 
+  it('counts wrong PINs sent at once one by one: five answer 401, the rest 429', async () => {
+    // A service of its own: 40 attempts from one address stay under its per-minute budget.
+    const fresh = await startTestService();
+    try {
+      const phone = randomTestPhone();
+      const statuses = await Promise.all(Array.from({ length: 40 }, () => fresh.client.raw('POST', '/api/token/pair', { body: { phone, password: '2468' } }).then((r) => r.status)));
+      expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(35);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('refuses extra properties with 422', async () => {
     const r = await svc.client.raw('POST', '/api/token/pair', { body: { phone: DEMO_CUSTOMER.phone, password: '1357', remember: true } });
     expect(r.status).toBe(422);
@@ -50,6 +63,13 @@ describe('obtainTokenPair', () => {
 });
 
 describe('refreshToken', () => {
+  it('gives a disabled account no new pair', async () => {
+    const c = await signInCustomer(svc);
+    await svc.deps.db.updateTable('customers').set({ is_disabled: true }).where('id', '=', c.customerId).execute();
+    const r = await refresh(c.refresh);
+    expect(r.status).toBe(401);
+  });
+
   it('rotates: the new pair works and the old refresh token is used up', async () => {
     const c = await signInCustomer(svc);
     const r = await refresh(c.refresh);
@@ -138,6 +158,14 @@ describe('PIN recovery', () => {
     expect((await pair(c.phone, '2580')).status).toBe(200);
   });
 
+  it('lifts the wrong-PIN lockout: the new PIN signs in at once', async () => {
+    const c = await signInCustomer(svc, randomTestPhone());
+    for (let i = 0; i < 5; i++) expect((await pair(c.phone, '2468')).status).toBe(401);
+    expect((await pair(c.phone, '2468')).body.code).toBe('LOGIN_RATE_LIMITED');
+    expect((await updatePin(await recoveryToken(c.phone), '2580')).status).toBe(200);
+    expect((await pair(c.phone, '2580')).status).toBe(200);
+  });
+
   it('answers the same for a phone without an account and never delivers its code', async () => {
     const phone = '+79161234567';
     const r = await svc.client.raw('POST', '/api/auth/otp/update-pin/send', { body: { phone } });
@@ -150,14 +178,15 @@ describe('PIN recovery', () => {
     const c = await signInCustomer(svc, randomTestPhone());
     const t = tokensFor(svc.config);
     for (const token of [c.access, c.refresh, t.sign('recovery', c.customerId), 'garbage']) {
-      expect((await updatePin(token, '2580')).status).toBe(401);
+      const r = await updatePin(token, '2580');
+      expect([r.status, r.body.code]).toEqual([401, 'RECOVERY_TOKEN_INVALID']);
     }
     // A recovery token is no access token.
     const token = await recoveryToken(c.phone);
     expect((await me(token)).status).toBe(401);
     // Expired.
     await svc.deps.db.updateTable('recovery_tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('customer_id', '=', c.customerId).execute();
-    expect((await updatePin(token, '2580')).status).toBe(401);
+    expect((await updatePin(token, '2580')).body.code).toBe('RECOVERY_TOKEN_INVALID');
   });
 
   it('retires an older recovery token when a new one is issued', async () => {
@@ -170,6 +199,6 @@ describe('PIN recovery', () => {
 
   it('answers 401 without the X-Recovery-Key header', async () => {
     const r = await svc.client.raw('PATCH', '/api/auth/recovery/update-pin', { body: { password: '2580', password_repeat: '2580' } });
-    expect(r.status).toBe(401);
+    expect([r.status, r.body.code]).toEqual([401, 'RECOVERY_TOKEN_INVALID']);
   });
 });

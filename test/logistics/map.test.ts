@@ -114,6 +114,15 @@ describe('listAddressSuggestions', () => {
     expect(await titlesOf('hamovnicheskiy val')).toContainEqual(expect.stringMatching(/^Khamovnichesky Val St/));
   });
 
+  it('keeps matching while a word is typed through a letter pair the search folds', async () => {
+    const titlesOf = async (q: string, near?: { lon: number; lat: number }) => (await suggest(svc, q, near)).body.map((s: { title: string }) => s.title);
+    const kievsky = { lon: 37.5653, lat: 55.7433 };
+    for (const q of ['Ки', 'Ki', 'Кие', 'Киевс']) expect(await titlesOf(q, kievsky), q).toContainEqual(expect.stringMatching(/^Kievsky/));
+    for (const q of ['Kuzne', 'Kuznet', 'Kuznets']) expect(await titlesOf(q), q).toContainEqual(expect.stringMatching(/^Kuznetsky/));
+    const ponds = { lon: 37.593, lat: 55.7637 };
+    for (const q of ['Патриарш', 'Патриарши', 'Патриаршие']) expect(await titlesOf(q, ponds), q).toContainEqual(expect.stringMatching(/^Patriarch/));
+  });
+
   it('matches word beginnings only and answers an empty list when nothing matches', async () => {
     expect((await suggest(svc, 'verskaya')).body).toEqual([]);
     expect((await suggest(svc, 'zzzz qqqq')).body).toEqual([]);

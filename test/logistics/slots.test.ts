@@ -68,6 +68,20 @@ describe('listDeliverySlots', () => {
     expect((await deliverySlots(KHAMOVNIKI.id, `?date=${moscowDate(5)}`)).body).toEqual([]);
   });
 
+  it('empties a day closed after its windows were made, for listing and booking alike', async () => {
+    const store = await createStore(svc.deps.db);
+    // Windows two days ahead, made before the store's closure for that day was entered.
+    const delivery = await createSlot(svc.deps.db, { storeId: store, startsInMinutes: 2 * 24 * 60 });
+    const pickup = await createSlot(svc.deps.db, { storeId: store, startsInMinutes: 2 * 24 * 60, kind: 'pickup' });
+    const day = (await svc.deps.db.selectFrom('store_slots').select('slot_date').where('id', '=', delivery).executeTakeFirstOrThrow()).slot_date;
+    expect((await deliverySlots(store)).body.map((s: { id: string }) => s.id)).toContain(delivery);
+    expect((await pickupSlots(store)).body.map((s: { id: string }) => s.id)).toContain(pickup);
+    await svc.deps.db.insertInto('store_closures').values({ store_id: store, closed_on: day, reason: 'stock-taking' }).execute();
+    expect((await deliverySlots(store)).body.map((s: { id: string }) => s.id)).not.toContain(delivery);
+    expect((await pickupSlots(store)).body.map((s: { id: string }) => s.id)).not.toContain(pickup);
+    expect(await reserveDeliverySlot(svc.deps.db, { storeId: store, slotId: delivery, orderId: randomUUID() })).toEqual({ ok: false, reason: 'closed' });
+  });
+
   it('marks closed, cut-off and full windows with the first reason that applies, omits ended ones', async () => {
     const store = await createStore(svc.deps.db);
     const ended = await createSlot(svc.deps.db, { storeId: store, startsInMinutes: -180, lengthMinutes: 60 });

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_LOYALTY_CARDS } from '../../db/seed/loyalty.js';
 import { runLoyaltyWorkerOnce } from '../../server/loyalty-worker.js';
-import { signInCustomer } from '../support/accounts.js';
+import { randomTestPhone, signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { bearer, readyWallet, signInDemoCustomer } from './helpers.js';
 
@@ -211,5 +211,31 @@ describe('linkLoyaltyPhysicalCard', () => {
     const r = await post('/api/loaylty/wallet/link-physical/', c, { card_number: stockCard().number });
     expect([r.status, r.body.code]).toEqual([409, 'WALLET_SYNC_IN_PROGRESS']);
     await runLoyaltyWorkerOnce(svc.deps);
+  });
+});
+
+describe('deleteAccount and the loyalty provider', () => {
+  it('unlinks the wallet and has the provider erase the customer: a new account on the phone starts afresh', async () => {
+    const phone = randomTestPhone();
+    const old = await signInCustomer(svc, phone);
+    const before = await readyWallet(svc, old);
+    const wallet = await svc.deps.db.selectFrom('loyalty_wallets').select(['id', 'provider_customer_id']).where('customer_id', '=', old.customerId).executeTakeFirstOrThrow();
+    expect(wallet.provider_customer_id).not.toBeNull();
+    expect((await svc.client.raw('DELETE', '/api/accounts/me/', { headers: bearer(old) })).status).toBe(204);
+    expect(await svc.deps.db.selectFrom('loyalty_wallets').select(['provider_customer_id', 'cards']).where('id', '=', wallet.id).executeTakeFirstOrThrow()).toEqual({ provider_customer_id: null, cards: [] });
+
+    await runLoyaltyWorkerOnce(svc.deps);
+    const erased = await svc.deps.db.selectFrom('loyalty_ledger_customers').select('phone').where('id', '=', wallet.provider_customer_id!).executeTakeFirstOrThrow();
+    expect(erased.phone).not.toBe(phone);
+    const cards = await svc.deps.db.selectFrom('loyalty_ledger_cards').select('is_blocked').where('customer_id', '=', wallet.provider_customer_id!).execute();
+    expect(cards.every((c) => c.is_blocked)).toBe(true);
+    const job = await svc.deps.db.selectFrom('loyalty_jobs').select(['state', 'attempts']).where('wallet_id', '=', wallet.id).where('kind', '=', 'erase').executeTakeFirstOrThrow();
+    expect(job).toEqual({ state: 'done', attempts: 1 });
+
+    const next = await signInCustomer(svc, phone);
+    const fresh = await readyWallet(svc, next);
+    const nextWallet = await svc.deps.db.selectFrom('loyalty_wallets').select('provider_customer_id').where('customer_id', '=', next.customerId).executeTakeFirstOrThrow();
+    expect(nextWallet.provider_customer_id).not.toBe(wallet.provider_customer_id);
+    expect(fresh.cards.map((c: { id: string }) => c.id)).not.toEqual(before.cards.map((c: { id: string }) => c.id));
   });
 });

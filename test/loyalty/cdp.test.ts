@@ -445,3 +445,18 @@ describe('accrual pushed to the CDP', () => {
     expect((await svc.client.raw('GET', '/api/loaylty/wallet/', { headers: bearer(c) })).body.loyalty_status.last_purchase_points).toBe('99');
   });
 });
+
+describe('account deletion at the CDP', () => {
+  it('asks the CDP to erase the customer, with the wallet as idempotency key, until it answers', async () => {
+    const c = await linkedCustomer('CDP-E1');
+    expect((await svc.client.raw('DELETE', '/api/accounts/me/', { headers: bearer(c) })).status).toBe(204);
+    let calls = 0;
+    cdp.use(on('post', '/customers/CDP-E1/erase', () => (++calls === 1 ? new HttpResponse(null, { status: 503 }) : json({}))));
+    await runLoyaltyWorkerOnce(svc.deps);
+    const sent = seen.filter((s) => s.path === '/customers/CDP-E1/erase');
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatchObject({ auth: 'Bearer cdp-token', key: `erase:${c.wallet.id}` });
+    const job = await svc.deps.db.selectFrom('loyalty_jobs').select('state').where('wallet_id', '=', c.wallet.id).where('kind', '=', 'erase').executeTakeFirstOrThrow();
+    expect(job.state).toBe('done');
+  });
+});

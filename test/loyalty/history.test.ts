@@ -255,6 +255,14 @@ describe('previewLoyaltyDiscount', () => {
     expect((await accrualOf(order.id))[0]).toMatchObject({ outcome: 'accrued', points: `${p.points_to_accrue}.00` });
   });
 
+  it('reads product and unit ids in any letter case, as checkout does', async () => {
+    const c = await signInCustomer(svc);
+    const lower = await preview(c, body([{ line: pieces[0], quantity: 1 }], STORE.id));
+    const upper = await preview(c, { store_id: STORE.id, items: [{ product_id: pieces[0].product_id.toUpperCase(), unit_id: pieces[0].unit_id.toUpperCase(), quantity: 1 }] });
+    expect(upper.status).toBe(200);
+    expect(upper.body.total).toBe(lower.body.total);
+  });
+
   it('gives no points without a linked wallet, takes the store from X-Store-Id, and says it varies by store', async () => {
     const c = await signInCustomer(svc);
     const r = await preview(c, body([{ line: pieces[0], quantity: 1 }]), { 'x-store-id': STORE.id, 'accept-language': 'ru' });

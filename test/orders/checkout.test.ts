@@ -166,6 +166,7 @@ describe('createOrder', () => {
   it('answers 422 OrderCommandError for each rule of OrderInput', async () => {
     const c = await signInCustomer(svc);
     const p = await makeProduct(svc, { price: '1500.00' });
+    const grams = await makeProduct(svc, { price: '150.00', unit: 'g100' });
     const slot = await makeSlot(svc);
     const pickupSlot = await makeSlot(svc, { kind: 'pickup' });
     const cases: [object, string][] = [
@@ -174,9 +175,13 @@ describe('createOrder', () => {
       [{ ...pickupBody([line(p)], pickupSlot), pickup_context: null }, 'PICKUP_CONTEXT_REQUIRED'],
       [pickupBody([line(p)], pickupSlot, { payment_method: 'online', change: '5000' }), 'CHANGE_NOT_ALLOWED'],
       [pickupBody([line(p)], pickupSlot, { change: '0' }), 'INVALID_CHANGE'],
+      // Beyond what an order stores (numeric(12,2)): a clear 422, not a 500.
+      [pickupBody([line(p)], pickupSlot, { change: '100000000000' }), 'INVALID_CHANGE'],
       [pickupBody([line(p), line(p, 2)], pickupSlot), 'DUPLICATE_ITEM'],
       [pickupBody([line(p, '1.5')], pickupSlot), 'INVALID_QUANTITY'],
       [pickupBody([line(p, '1.0001')], pickupSlot), 'INVALID_QUANTITY'],
+      // 255.5 g: a scale weighs whole grams (and a picked line is kept in kg).
+      [pickupBody([line(grams, '2.555')], pickupSlot), 'INVALID_QUANTITY'],
       [deliveryBody([line(p)], slot, { delivery_context: { address_line: 'x', location: IN_ZONE, slot_id: slot, is_express: true } }), 'DELIVERY_MODE_INVALID'],
       [deliveryBody([line(p)], slot, { delivery_context: { address_line: 'x', location: IN_ZONE } }), 'DELIVERY_MODE_INVALID'],
       [deliveryBody([line(p)], slot, { delivery_context: { address_line: 'x', location: OUTSIDE_ZONES, slot_id: slot } }), 'OUTSIDE_DELIVERY_ZONE'],

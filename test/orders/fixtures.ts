@@ -22,14 +22,14 @@ export interface TestProduct {
 
 export async function makeProduct(
   svc: TestService,
-  opts: { storeId?: string; stock?: string | null; price?: string; unit?: 'pc' | 'kg'; limit?: string | null; oldPrice?: string | null } = {},
+  opts: { storeId?: string; stock?: string | null; price?: string; unit?: 'pc' | 'kg' | 'g100'; limit?: string | null; oldPrice?: string | null } = {},
 ): Promise<TestProduct> {
   const db = svc.deps.db;
   const unit = await db.selectFrom('measurement_units').select('id').where('code', '=', opts.unit ?? 'pc').executeTakeFirstOrThrow();
   const code = `T-${randomUUID().slice(0, 12)}`;
   const product = await db
     .insertInto('products')
-    .values({ code, name_ru: `Тестовый товар ${code}`, name_en: `Test product ${code}`, weight_based: opts.unit === 'kg', weight: '0.500' })
+    .values({ code, name_ru: `Тестовый товар ${code}`, name_en: `Test product ${code}`, weight_based: opts.unit === 'kg' || opts.unit === 'g100', weight: '0.500' })
     .returning('id')
     .executeTakeFirstOrThrow();
   const inventory = await db

@@ -2,6 +2,7 @@
 // servers played by msw (any request nobody expected fails the test): what they send, and how
 // each kind of failure surfaces (502 to the client, a retry, a dead token forgotten).
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { delay, http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -338,6 +339,26 @@ describe('HTTP bank: a payment on an invoice closed here before the bank had its
     expect(await statusOf(id)).toEqual({ status: 'confirmed', payment_status: 'paid' });
     const commands = await svc.deps.db.selectFrom('provider_commands').select(['kind', 'state']).where('order_id', '=', id).where('kind', '=', 'bank.refund_surplus').execute();
     expect(commands).toEqual([{ kind: 'bank.refund_surplus', state: 'done' }]);
+  });
+
+  it('refunds a late payment of the whole total when the order, picked for more, owes only the difference', async () => {
+    const { id, ref1, ref2, bankStatus, refunds } = await orderWithReplacedInvoice();
+    bankStatus.set(ref2, 'paid');
+    await drainWorker(1);
+    // Picked for 99.90 more than was paid (finishSession's effect on the order).
+    await svc.deps.db
+      .updateTable('orders')
+      .set((eb) => ({ status: 'picked', payment_status: 'awaiting', payment_due_at: null, final_total: sql<string>`${eb.ref('total_price')} + 99.90` }))
+      .where('id', '=', id)
+      .execute();
+    bankStatus.set(ref1, 'paid');
+    await dueNow(id);
+    await drainWorker(2);
+    const [first] = await invoicesOf(id);
+    expect([first.status, first.bank_word_pending]).toEqual(['surplus', false]);
+    expect(refunds).toEqual([expect.objectContaining({ invoice_id: ref1, amount: { value: first.amount, currency: 'RUB' } })]);
+    // Still owed: the difference, through an invoice of its own.
+    expect(await statusOf(id)).toEqual({ status: 'picked', payment_status: 'awaiting' });
   });
 
   it('refunds a payment the bank took on the invoice of an order cancelled meanwhile', async () => {

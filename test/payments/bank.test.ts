@@ -23,6 +23,17 @@ const invoice = (auth: Record<string, string>, id: string) => svc.client.raw('GE
 const settle = (auth: Record<string, string>, id: string, outcome: string) => svc.client.raw('POST', `/api/qa/payments/bank/${id}/settle`, { headers: auth, body: { outcome } });
 const cancel = (auth: Record<string, string>, id: string) => svc.client.raw('POST', `/api/orders/${id}/cancel`, { headers: auth });
 
+/** The refunds the sandbox bank is asked for during one pass of the orders worker. */
+async function refundsOfWorkerPass(): Promise<{ amount: string; refundId: string }[]> {
+  const refund = vi.spyOn(SandboxBank.prototype, 'refund');
+  try {
+    await runOrderWorkerOnce(svc.deps);
+    return refund.mock.calls.map(([r]) => ({ amount: r.amount, refundId: r.refundId }));
+  } finally {
+    refund.mockRestore();
+  }
+}
+
 async function onlineOrder(auth: Record<string, string>) {
   const p = await makeProduct(svc, { price: '1234.50', stock: '10.000' });
   const slot = await makeSlot(svc);
@@ -57,7 +68,7 @@ describe('getBankInvoice', () => {
     expect(lifetime).toBeLessThanOrEqual(15 * 60_000);
     expect((await invoice(c.auth, id)).body).toEqual(first.body);
     const order = (await svc.client.raw('GET', `/api/orders/roadmap/${id}/detail`, { headers: c.auth })).body;
-    expect(order).toMatchObject({ status: { value: 'awaiting_payment' }, payment_status: 'awaiting' });
+    expect(order).toMatchObject({ status: { value: 'awaiting_payment' }, payment_status: 'awaiting', amount_due: '1433.50' });
     const rows = await svc.deps.db.selectFrom('bank_invoices').select(['amount', 'status']).where('order_id', '=', id).execute();
     expect(rows).toEqual([{ amount: '1433.50', status: 'open' }]);
   });
@@ -236,7 +247,7 @@ describe('after picking a paid order', () => {
     const reconciliation = async () =>
       (await svc.deps.db.selectFrom('picking_sessions').select('reconciliation_status').where('order_id', '=', id).executeTakeFirstOrThrow()).reconciliation_status;
     const detail = async () => (await svc.client.raw('GET', `/api/orders/roadmap/${id}/detail`, { headers: c.auth })).body;
-    return { id, auth: c.auth, picker, kept: itemOf(kept), lost: itemOf(lost), remove, finish, refunds, reconciliation, detail };
+    return { id, auth: c.auth, picker, kept: itemOf(kept), lost: itemOf(lost), products: { kept, lost }, remove, finish, refunds, reconciliation, detail };
   }
 
   it('returns the difference to the card, and the session is settled once the bank has refunded it', async () => {
@@ -264,15 +275,20 @@ describe('after picking a paid order', () => {
     expect(await o.reconciliation()).toBe('completed');
     expect((await cancel(o.auth, o.id)).status).toBe(200);
     const paid = await svc.deps.db.selectFrom('bank_invoices').select('amount').where('order_id', '=', o.id).where('status', '=', 'paid').executeTakeFirstOrThrow();
-    const refund = vi.spyOn(SandboxBank.prototype, 'refund');
-    try {
-      await runOrderWorkerOnce(svc.deps);
-      expect(refund).toHaveBeenCalledTimes(1);
-      expect(refund.mock.calls[0][0].amount).toBe((Math.round(Number(paid.amount) * 100 - 30000) / 100).toFixed(2));
-    } finally {
-      refund.mockRestore();
-    }
+    expect((await refundsOfWorkerPass()).map((r) => r.amount)).toEqual([(Math.round(Number(paid.amount) * 100 - 30000) / 100).toFixed(2)]);
     expect(await o.detail()).toMatchObject({ payment_status: 'refunded' });
+  });
+
+  it('returns everything when an order picked for less is cancelled before the difference went back', async () => {
+    const o = await paidAndStarted();
+    expect((await itemCommand(svc, o.picker, o.id, o.kept.item_id, 'piece-quantity', { quantity: 1 })).status).toBe(200);
+    await o.remove(o.lost.item_id);
+    expect((await o.finish()).status).toBe(200);
+    expect((await cancel(o.auth, o.id)).status).toBe(200);
+    // The difference was never asked of the bank: the whole payment goes back in one refund.
+    expect((await refundsOfWorkerPass()).map((r) => r.amount)).toEqual(['1733.50']);
+    expect(await o.detail()).toMatchObject({ payment_status: 'refunded' });
+    expect(await o.reconciliation()).toBe('not_required');
   });
 
   it('marks the settlement failed when the bank refuses the refund (staff settle it by hand)', async () => {
@@ -292,10 +308,94 @@ describe('after picking a paid order', () => {
     await o.remove(o.kept.item_id);
     await o.remove(o.lost.item_id);
     expect((await o.finish()).status).toBe(200);
-    expect(await o.detail()).toMatchObject({ status: { value: 'cancelled' }, payment_status: 'refund_pending' });
+    expect(await o.detail()).toMatchObject({ status: { value: 'cancelled' }, payment_status: 'refund_pending', amount_due: null });
     expect(await o.reconciliation()).toBe('not_required');
     await runOrderWorkerOnce(svc.deps);
     expect(await o.detail()).toMatchObject({ payment_status: 'refunded' });
     expect(await o.refunds()).toEqual([{ state: 'done', payload: {} }]);
+  });
+
+  /** The paid order picked in full plus an item of 99.90 the customer asked for: 99.90 more than paid. */
+  async function pickedForMore() {
+    const o = await paidAndStarted();
+    const extra = await makeProduct(svc, { price: '99.90', stock: '10.000' });
+    for (const item of [o.kept, o.lost]) expect((await itemCommand(svc, o.picker, o.id, item.item_id, 'piece-quantity', { quantity: 1 })).status).toBe(200);
+    const added = await svc.client.raw('POST', `/api/picker/orders/${o.id}/additional-items`, { headers: command(o.picker.auth), body: { inventory_id: extra.inventoryId, quantity: '1' } });
+    expect(added.status).toBe(200);
+    expect((await itemCommand(svc, o.picker, o.id, added.body.item.item_id, 'manual-pick', { quantity: 1 })).status).toBe(200);
+    const finished = await o.finish();
+    expect(finished.status).toBe(200);
+    expect(finished.body.session.payment_summary).toEqual({ original_total: '1534.50', current_total: '1634.40', difference: '99.90', reconciliation_status: 'pending' });
+    const invoices = () => svc.deps.db.selectFrom('bank_invoices').select(['status', 'amount']).where('order_id', '=', o.id).orderBy('created_at').execute();
+    return { ...o, invoices, extra };
+  }
+
+  it('asks the customer for the difference when the order was picked for more than was paid, and settles the session once paid', async () => {
+    const o = await pickedForMore();
+    const phone = { push_token: `token-${randomUUID()}`, device_id: randomUUID(), platform: 'android', app_version: '3.14.0', build_number: '3140' };
+    expect((await svc.client.raw('PUT', '/api/accounts/me/push-devices', { headers: o.auth, body: phone })).status).toBeLessThan(300);
+    // Awaiting the difference, with no deadline: the order goes on to the customer meanwhile.
+    expect(await o.detail()).toMatchObject({ status: { value: 'picked' }, payment_status: 'awaiting', amount_due: '99.90' });
+    expect(await o.reconciliation()).toBe('pending');
+    expect(await o.refunds()).toEqual([]);
+    expect((await svc.deps.db.selectFrom('orders').select('payment_due_at').where('id', '=', o.id).executeTakeFirstOrThrow()).payment_due_at).toBeNull();
+    await runOrderWorkerOnce(svc.deps);
+    expect(await o.reconciliation()).toBe('pending');
+    const told = await svc.deps.db.selectFrom('push_deliveries').select('body').where('order_id', '=', o.id).execute();
+    expect(told.map((p) => p.body)).toContain('The order was picked for more than you paid: pay the difference in the app');
+
+    // The new invoice asks for the difference only; paying it settles the session.
+    const difference = await invoice(o.auth, o.id);
+    expect(difference.status).toBe(200);
+    expect(await o.invoices()).toEqual([{ status: 'paid', amount: '1733.50' }, { status: 'open', amount: '99.90' }]);
+    expect((await settle(o.auth, o.id, 'paid')).status).toBe(200);
+    expect(await o.detail()).toMatchObject({ status: { value: 'picked' }, payment_status: 'paid', amount_due: null });
+    expect(await o.reconciliation()).toBe('completed');
+    expect((await invoice(o.auth, o.id)).body.code).toBe('ORDER_ALREADY_PAID');
+    await runOrderWorkerOnce(svc.deps);
+    const all = await svc.deps.db.selectFrom('push_deliveries').select('body').where('order_id', '=', o.id).execute();
+    expect(all.map((p) => p.body)).toContain('Additional payment received');
+    expect(all.map((p) => p.body)).not.toContain('The payment for the order was refunded');
+  });
+
+  it('refunds both payments when an order whose difference was paid is cancelled', async () => {
+    const o = await pickedForMore();
+    await invoice(o.auth, o.id);
+    await settle(o.auth, o.id, 'paid');
+    expect((await cancel(o.auth, o.id)).status).toBe(200);
+    expect(await o.detail()).toMatchObject({ status: { value: 'cancelled' }, payment_status: 'refund_pending' });
+    const refunds = await refundsOfWorkerPass();
+    expect(refunds.map((r) => r.amount)).toEqual(['1733.50', '99.90']);
+    expect(new Set(refunds.map((r) => r.refundId)).size).toBe(2);
+    expect(await o.detail()).toMatchObject({ payment_status: 'refunded' });
+  });
+
+  it('gives back to the shelves what the picking took when a picked order is cancelled, once', async () => {
+    const o = await paidAndStarted();
+    const extra = await makeProduct(svc, { price: '99.90', stock: '10.000' });
+    expect((await itemCommand(svc, o.picker, o.id, o.kept.item_id, 'piece-quantity', { quantity: 1 })).status).toBe(200);
+    await o.remove(o.lost.item_id);
+    const added = await svc.client.raw('POST', `/api/picker/orders/${o.id}/additional-items`, { headers: command(o.picker.auth), body: { inventory_id: extra.inventoryId, quantity: '1' } });
+    expect((await itemCommand(svc, o.picker, o.id, added.body.item.item_id, 'manual-pick', { quantity: 1 })).status).toBe(200);
+    expect((await o.finish()).status).toBe(200);
+    const stocks = async () => [await stockOf(svc, o.products.kept), await stockOf(svc, o.products.lost), await stockOf(svc, extra)];
+    // Taken: one of `kept` and the added product; `lost` went back at finish.
+    expect(await stocks()).toEqual(['9.000', '10.000', '9.000']);
+    expect((await cancel(o.auth, o.id)).status).toBe(200);
+    expect(await stocks()).toEqual(['10.000', '10.000', '10.000']);
+    await runOrderWorkerOnce(svc.deps); // its refunds, not left to the next test's worker pass
+    expect(await o.detail()).toMatchObject({ payment_status: 'refunded' });
+  });
+
+  it('refunds what was paid, and needs no settlement, when an order awaiting its difference is cancelled', async () => {
+    const o = await pickedForMore();
+    await invoice(o.auth, o.id);
+    expect((await cancel(o.auth, o.id)).status).toBe(200);
+    expect(await o.detail()).toMatchObject({ status: { value: 'cancelled' }, payment_status: 'refund_pending', amount_due: null });
+    expect(await o.reconciliation()).toBe('not_required');
+    // The difference's invoice is withdrawn with the order.
+    expect(await o.invoices()).toEqual([{ status: 'paid', amount: '1733.50' }, { status: 'cancelled', amount: '99.90' }]);
+    expect((await refundsOfWorkerPass()).map((r) => r.amount)).toEqual(['1733.50']);
+    expect(await o.detail()).toMatchObject({ payment_status: 'refunded' });
   });
 });

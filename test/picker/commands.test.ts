@@ -314,6 +314,12 @@ describe('addPickingItem', () => {
     expect((await add(f, { inventory_id: pieces[3].inventoryId, quantity: '1.5' })).body.code).toBe('QUANTITY_NOT_INTEGER');
     expect((await add(f, { inventory_id: weights[1].inventoryId, quantity: 0.0005 })).body.code).toBe('QUANTITY_INVALID');
     expect((await add(f, { inventory_id: weights[1].inventoryId, quantity: '0' })).body.code).toBe('VALIDATION_ERROR');
+    // Beyond what an item stores: a clear 422, not a 500.
+    for (const quantity of ['1000', '100000000', 1000.5]) {
+      const big = await add(f, { inventory_id: weights[1].inventoryId, quantity });
+      expect([big.status, big.body.code]).toEqual([422, 'QUANTITY_INVALID']);
+    }
+    expect((await add(f, { inventory_id: weights[1].inventoryId, quantity: '999.999' })).status).toBe(200);
   });
 });
 

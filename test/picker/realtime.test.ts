@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { revokeSessions } from '../../db/queries/auth.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { LISTENER_APPLICATION_NAME } from '../../server/outbox-feed.js';
 import { signInCustomer } from '../support/accounts.js';
@@ -88,6 +89,18 @@ describe('/ws/picker/', () => {
     // is awaited would otherwise never report its code.
     const codes = await Promise.all(cases.map(closeCode));
     expect(codes).toEqual(cases.map(() => 1008));
+  });
+
+  it('closes with 1008 when the picker\'s session is revoked', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const other = await createPicker(svc, [STORE]);
+    const [ws, kept] = [new WebSocket(wsUrl(), { headers: picker.auth }), new WebSocket(wsUrl(), { headers: other.auth })];
+    const closed = closeCode(ws);
+    await Promise.all([ws, kept].map((w) => new Promise((r) => w.once('open', r))));
+    await revokeSessions(svc.deps.db, { pickerId: picker.pickerId }, 'test');
+    expect(await closed).toBe(1008);
+    expect(kept.readyState).toBe(WebSocket.OPEN);
+    kept.close();
   });
 
   it('accepts the bearer header, and leaves the tracking channel to customers', async () => {

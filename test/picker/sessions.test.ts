@@ -2,8 +2,10 @@
 // getActivePickingSession, cancelPicking, acknowledgePickingCancellation, finishPicking, expiry,
 // and the order's status moves that go with them. Real PostgreSQL, through the contract client.
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_STORES } from '../../db/seed/stores.js';
+import { runOrderWorkerOnce } from '../../server/order-worker.js';
 import { expireIdleSessions } from '../../server/picking-expiry.js';
 import { signInCustomer } from '../support/accounts.js';
 import { command, createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';
@@ -337,6 +339,29 @@ describe('the customer cancels the order during picking', () => {
     expect((await post(`/api/picker/orders/${other.orderId}/start`, picker)).status).toBe(200);
   });
 
+  it('ends the picking at once when the cancel has to wait for an assigned courier; the order is cancelled once the courier is withdrawn', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const customer = await signInDemoCustomer(svc);
+    const order = await anOrder();
+    const session = await startPicking(svc, picker, order.orderId);
+    const track = (state: string) => svc.client.raw('POST', `/api/qa/orders/${order.orderId}/delivery-tracking`, { headers: customer.auth, body: { state } });
+    for (const state of ['searching_courier', 'courier_assigned']) expect((await track(state)).status).toBe(200);
+    const cancel = await svc.client.raw('POST', `/api/orders/${order.orderId}/cancel`, { headers: customer.auth });
+    expect(cancel.body.status.value).toBe('cancellation_requested');
+
+    // The store stops at once: the picker can neither go on nor finish, and is told why.
+    const r = await itemCommand(svc, picker, order.orderId, session.items[0].item_id, 'piece-quantity', { quantity: 1 });
+    expect(r.status).toBe(409);
+    expect(r.body).toMatchObject({ code: 'order_cancelled', session: { session_status: 'cancelled', closure_source: 'order_cancelled', is_locked: true } });
+    for (const path of ['finish', 'cancel']) expect((await post(`/api/picker/orders/${order.orderId}/${path}`, picker)).body.code).toBe('order_cancelled');
+    const status = async () => (await svc.deps.db.selectFrom('orders').select('status').where('id', '=', order.orderId).executeTakeFirstOrThrow()).status;
+    expect(await status()).toBe('cancellation_requested');
+    expect((await post(`/api/picker/orders/${order.orderId}/cancelled/ack`, picker)).status).toBe(204);
+
+    expect((await track('cancelled')).status).toBe(200);
+    expect(await status()).toBe('cancelled');
+  });
+
   it('ack answers 409 SESSION_NOT_CANCELLED for a session the order did not close, 404 without a session, 422 without a key, 401', async () => {
     const picker = await createPicker(svc, [STORE]);
     const order = await anOrder();
@@ -407,10 +432,36 @@ describe('finishPicking', () => {
       await itemCommand(svc, picker, nothing.orderId, item.item_id, 'missing', { action: 'remove' });
       await itemCommand(svc, picker, nothing.orderId, item.item_id, 'clarification/resolve', { resolution: 'remove' });
     }
+    const before = (await orderRow(nothing.orderId)).order_version;
     expect((await post(`/api/picker/orders/${nothing.orderId}/finish`, picker)).status).toBe(200);
-    expect(await orderRow(nothing.orderId)).toMatchObject({ status: 'cancelled', status_reason: 'nothing_picked', final_total: '0.00' });
+    expect(await orderRow(nothing.orderId)).toMatchObject({ status: 'cancelled', status_reason: 'nothing_picked', final_total: '0.00', order_version: before + 1 });
+    // One change of the order, one message to the customer (here the delivery's cancellation).
+    const told = await svc.deps.db.selectFrom('outbox_events').select('type').where('order_id', '=', nothing.orderId).where('customer_id', 'is not', null)
+      .where(sql<boolean>`(payload->'data'->>'order_version')::int > ${before}`).execute();
+    expect(told).toEqual([{ type: 'delivery.tracking.changed' }]);
     const hold = await svc.deps.db.selectFrom('slot_holds').select('slot_id').where('order_id', '=', nothing.orderId).executeTakeFirst();
     expect(hold).toBeUndefined();
+  });
+
+  it('cancels a pickup order not collected a day after its slot ended, and gives back what was picked', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const late = await anOrder({ type: 'pickup' });
+    const waiting = await anOrder({ type: 'pickup' });
+    for (const o of [late, waiting]) {
+      await pickAll(picker, o.orderId, await startPicking(svc, picker, o.orderId));
+      expect((await post(`/api/picker/orders/${o.orderId}/finish`, picker)).status).toBe(200);
+    }
+    const endedAgo = (id: string, hours: number) =>
+      svc.deps.db.updateTable('orders').set({ slot_ends_at: new Date(Date.now() - hours * 3_600_000) }).where('id', '=', id).execute();
+    await endedAgo(late.orderId, 25);
+    await endedAgo(waiting.orderId, 23);
+    const stock = async () => (await svc.deps.db.selectFrom('inventories').select('stock').where('id', '=', pieces[0].inventoryId).executeTakeFirstOrThrow()).stock;
+    const before = Number(await stock());
+    await runOrderWorkerOnce(svc.deps);
+    expect(await orderRow(late.orderId)).toMatchObject({ status: 'cancelled', status_reason: 'not_collected' });
+    expect(await orderRow(waiting.orderId)).toMatchObject({ status: 'ready_for_pickup' });
+    // Its two pieces of the first product go back to the shelf.
+    expect(Number(await stock())).toBe(before + 2);
   });
 
   it('answers 401 without a token and 404 for an order without the caller\'s session', async () => {

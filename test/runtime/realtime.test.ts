@@ -2,6 +2,7 @@
 // outbox reach only the sockets of the order's customer.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import jwt from 'jsonwebtoken';
 import WebSocket from 'ws';
 import { startTestService, type TestService } from '../support/service.js';
 import { signInCustomer } from '../support/accounts.js';
@@ -34,6 +35,22 @@ describe('/ws/orders/tracking/', () => {
     // is awaited would otherwise never report its code.
     const codes = await Promise.all(cases.map(closeCode));
     expect(codes).toEqual(cases.map(() => 1008));
+  });
+
+  it('closes with 1008 when the token expires, and when its session is revoked', async () => {
+    const a = await signInCustomer(svc);
+    const b = await signInCustomer(svc);
+    // a's token, re-signed to expire in a second (same session, still active).
+    const claims = jwt.decode(a.access) as jwt.JwtPayload;
+    const shortLived = tokensFor(svc.config).forge({ alg: 'HS256', typ: 'JWT' }, { ...claims, exp: Math.floor(Date.now() / 1000) + 1 });
+    const expiring = new WebSocket(`${wsUrl()}?access_token=${shortLived}`);
+    const signedOut = new WebSocket(wsUrl(), { headers: b.auth });
+    const [expiringClosed, signedOutClosed] = [closeCode(expiring), closeCode(signedOut)];
+    await Promise.all([expiring, signedOut].map((ws) => new Promise((r) => ws.once('open', r))));
+    expect(await expiringClosed).toBe(1008);
+    // b deletes the account: every session of it is revoked, and its socket hears no more.
+    expect((await svc.client.raw('DELETE', '/api/accounts/me/', { headers: b.auth })).status).toBeLessThan(300);
+    expect(await signedOutClosed).toBe(1008);
   });
 
   it('delivers an outbox event to the customer of the order only', async () => {

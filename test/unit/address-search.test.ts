@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isQueryLongEnough, normalizeAddressQuery, queryLength } from '../../handlers/rules/address-search.js';
+import { isQueryLongEnough, normalizeAddressQuery, queryLength, typedWordVariants } from '../../handlers/rules/address-search.js';
 
 describe('address query', () => {
   it('is trimmed with whitespace collapsed', () => {
@@ -9,5 +9,16 @@ describe('address query', () => {
     expect(queryLength('ёж')).toBe(2);
     expect(isQueryLongEnough(normalizeAddressQuery('  a  '), 2)).toBe(false);
     expect(isQueryLongEnough('ab', 2)).toBe(true);
+  });
+});
+
+describe('a word cut while it is typed', () => {
+  it('is also tried with the folded letter pair it may have been cut in completed', () => {
+    expect(typedWordVariants('ki')).toEqual(['ki', 'ke']); // Ки... -> Киевский (kevski)
+    expect(typedWordVariants('kuznet')).toEqual(['kuznet', 'kuznec']); // Kuznet... -> Kuznetsky (kuznecki)
+    expect(typedWordVariants('patriarshi')).toEqual(['patriarshi', 'patriarshe']); // -> Патриаршие
+    expect(typedWordVariants('hamovnik')).toEqual(['hamovnik', 'hamovnih']);
+    expect(typedWordVariants('sc')).toEqual(['sc', 'sh']);
+    expect(typedWordVariants('tver')).toEqual(['tver']);
   });
 });

@@ -2,22 +2,32 @@ import { describe, expect, it } from 'vitest';
 import { decideAvailability, parseRequestedQuantity } from '../../handlers/rules/availability.js';
 
 const stock = (s: string | null, limit: string | null = null) => ({ stock: s, orderQuantityLimit: limit });
+const PIECE = { kind: 'piece' as const, ratio: '1.000' };
+const KG = { kind: 'weight' as const, ratio: '1.000' };
+const G100 = { kind: 'weight' as const, ratio: '0.100' };
 
 describe('requested quantity', () => {
   it('reads quantities in thousandths', () => {
-    expect(parseRequestedQuantity('2', 'piece')).toEqual({ ok: true, thousandths: 2000n });
-    expect(parseRequestedQuantity(0.75, 'weight')).toEqual({ ok: true, thousandths: 750n });
-    expect(parseRequestedQuantity(' 1.250 ', 'weight')).toEqual({ ok: true, thousandths: 1250n });
+    expect(parseRequestedQuantity('2', PIECE)).toEqual({ ok: true, thousandths: 2000n });
+    expect(parseRequestedQuantity(0.75, KG)).toEqual({ ok: true, thousandths: 750n });
+    expect(parseRequestedQuantity(' 1.250 ', KG)).toEqual({ ok: true, thousandths: 1250n });
     expect(parseRequestedQuantity('0.001', null)).toEqual({ ok: true, thousandths: 1n });
   });
 
   it('names the broken rule', () => {
-    expect(parseRequestedQuantity('1.5', 'piece')).toEqual({ ok: false, problem: 'fractional_pieces' });
-    expect(parseRequestedQuantity('0.0005', 'weight')).toEqual({ ok: false, problem: 'too_many_decimals' });
-    expect(parseRequestedQuantity('0', 'weight')).toEqual({ ok: false, problem: 'below_minimum' });
-    expect(parseRequestedQuantity('-3', 'piece')).toEqual({ ok: false, problem: 'below_minimum' });
-    expect(parseRequestedQuantity('1e2', 'piece')).toEqual({ ok: false, problem: 'not_a_decimal' });
-    expect(parseRequestedQuantity(1e21, 'piece')).toEqual({ ok: false, problem: 'not_a_decimal' });
+    expect(parseRequestedQuantity('1.5', PIECE)).toEqual({ ok: false, problem: 'fractional_pieces' });
+    expect(parseRequestedQuantity('0.0005', KG)).toEqual({ ok: false, problem: 'too_many_decimals' });
+    expect(parseRequestedQuantity('0', KG)).toEqual({ ok: false, problem: 'below_minimum' });
+    expect(parseRequestedQuantity('-3', PIECE)).toEqual({ ok: false, problem: 'below_minimum' });
+    expect(parseRequestedQuantity('1e2', PIECE)).toEqual({ ok: false, problem: 'not_a_decimal' });
+    expect(parseRequestedQuantity(1e21, PIECE)).toEqual({ ok: false, problem: 'not_a_decimal' });
+  });
+
+  it('takes units of 100 g in whole grams: a scale weighs grams, and the picked line is kept in kg', () => {
+    expect(parseRequestedQuantity('2.55', G100)).toEqual({ ok: true, thousandths: 2550n });
+    expect(parseRequestedQuantity('2.555', G100)).toEqual({ ok: false, problem: 'fractional_grams' });
+    expect(parseRequestedQuantity('0.004', G100)).toEqual({ ok: false, problem: 'fractional_grams' });
+    expect(parseRequestedQuantity('0.255', KG)).toEqual({ ok: true, thousandths: 255n });
   });
 });
 

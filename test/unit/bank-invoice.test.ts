@@ -1,6 +1,6 @@
 // Online payment rules: who may pay, invoice reuse, invoice lifetime; and the retry schedule.
 import { describe, expect, it } from 'vitest';
-import { decideInvoice, invoiceExpiry, payabilityProblem } from '../../handlers/rules/bank-invoice.js';
+import { amountDue, amountToInvoice, decideInvoice, invoiceExpiry, payabilityProblem, wholeRefunds } from '../../handlers/rules/bank-invoice.js';
 import { afterFailure, retryDelaySeconds } from '../../handlers/rules/retry.js';
 
 const now = new Date('2025-03-14T07:30:00Z');
@@ -46,5 +46,32 @@ describe('retry schedule', () => {
     expect(retryDelaySeconds(40, 5)).toBe(3600);
     expect(afterFailure(2, 3, 5)).toEqual({ retry: true, delaySeconds: 10 });
     expect(afterFailure(3, 3, 5)).toEqual({ retry: false });
+  });
+});
+
+describe('amounts of invoices and refunds', () => {
+  it('invoices the total before payment, and only the difference after picking for more', () => {
+    expect(amountToInvoice('1733.50', [])).toBe('1733.50');
+    expect(amountToInvoice('1833.40', [{ amount: '1733.50' }])).toBe('99.90');
+  });
+  it('asks the Pay action for what an online order awaiting payment owes, else nothing', () => {
+    const o = { paymentMethod: 'online' as const, paymentStatus: 'awaiting' as const, status: 'picked' as const, total: '1833.40' };
+    expect(amountDue(o, [{ amount: '1733.50' }])).toBe('99.90');
+    expect(amountDue({ ...o, status: 'awaiting_payment' }, [])).toBe('1833.40');
+    expect(amountDue({ ...o, paymentStatus: 'paid' }, [{ amount: '1833.40' }])).toBeNull();
+    expect(amountDue({ ...o, status: 'cancelled' }, [])).toBeNull();
+    expect(amountDue({ ...o, status: 'cancellation_requested' }, [])).toBeNull();
+    expect(amountDue({ ...o, paymentMethod: 'cash', paymentStatus: 'not_required' }, [])).toBeNull();
+  });
+  it('refunds every paid invoice, less the differences already returned, first paid first', () => {
+    const paid = [{ id: 'a', amount: '1733.50' }, { id: 'b', amount: '99.90' }];
+    expect(wholeRefunds(paid, '0.00')).toEqual([
+      { invoice: paid[0], amount: '1733.50' },
+      { invoice: paid[1], amount: '99.90' },
+    ]);
+    expect(wholeRefunds(paid.slice(0, 1), '300.00')).toEqual([{ invoice: paid[0], amount: '1433.50' }]);
+    // What was returned beyond the first invoice comes off the next; nothing left is no refund.
+    expect(wholeRefunds([{ id: 'a', amount: '100.00' }, { id: 'b', amount: '50.00' }], '120.00')).toEqual([{ invoice: { id: 'b', amount: '50.00' }, amount: '30.00' }]);
+    expect(wholeRefunds(paid.slice(0, 1), '1733.50')).toEqual([]);
   });
 });

@@ -14,6 +14,9 @@ describe('search text', () => {
     expect(parseSearch('4601234567897')!.barcodes).toEqual([]); // wrong check digit: words only
     expect(parseSearch('036000291452')!.barcodes).toEqual(['036000291452', '0036000291452']);
     expect(parseSearch('4011')).toMatchObject({ plu: '4011', barcodes: [] });
+    // As a scale label prints it: the same PLU.
+    expect(parseSearch('04011')).toMatchObject({ plu: '4011' });
+    expect(parseSearch('94011')).toMatchObject({ plu: '94011' });
     expect(parseSearch('молоко 4011')!.plu).toBeNull();
   });
 });

@@ -30,6 +30,8 @@ describe('orderInputViolation', () => {
     expect(changeViolation('0')?.code).toBe('INVALID_CHANGE');
     expect(changeViolation('-5')?.code).toBe('INVALID_CHANGE');
     expect(changeViolation('10.001')?.code).toBe('INVALID_CHANGE');
+    expect(changeViolation('1000000.00')).toBeNull();
+    expect(changeViolation('1000000.01')?.code).toBe('INVALID_CHANGE');
   });
 });
 
@@ -43,7 +45,7 @@ describe('deliveryModeOf', () => {
 });
 
 describe('judgeLines', () => {
-  const sold = (stock: string | null, limit: string | null = null) => ({ productExists: true, unitKind: 'piece' as const, inventory: { stock, orderQuantityLimit: limit } });
+  const sold = (stock: string | null, limit: string | null = null) => ({ productExists: true, unit: { kind: 'piece' as const, ratio: '1.000' }, inventory: { stock, orderQuantityLimit: limit } });
 
   it('passes lines that can be ordered, with their quantities', () => {
     expect(judgeLines([line('2'), line(1, 'b')], [sold('5.000'), sold('1.000')])).toEqual({ ok: true, quantities: [2000n, 1000n] });
@@ -56,7 +58,7 @@ describe('judgeLines', () => {
   it('lists every failing line and picks the code by precedence', () => {
     const verdict = judgeLines(
       [line('1', 'a'), line('9', 'b'), line('3', 'c')],
-      [{ productExists: false, unitKind: null, inventory: null }, sold('10.000', '5.000'), sold('2.000')],
+      [{ productExists: false, unit: null, inventory: null }, sold('10.000', '5.000'), sold('2.000')],
     );
     expect(verdict).toMatchObject({ ok: false, status: 409, code: 'OUT_OF_STOCK' });
     if (verdict.ok || verdict.status !== 409) throw new Error('unreachable');
@@ -66,13 +68,13 @@ describe('judgeLines', () => {
       ['c', 'OUT_OF_STOCK', '2.000'],
     ]);
     expect(judgeLines([line('9', 'b')], [sold('10.000', '5.000')])).toMatchObject({ code: 'LIMIT_EXCEEDED' });
-    expect(judgeLines([line('1')], [{ productExists: true, unitKind: 'piece', inventory: null }])).toMatchObject({ code: 'ITEM_UNAVAILABLE' });
+    expect(judgeLines([line('1')], [{ productExists: true, unit: { kind: 'piece', ratio: '1.000' }, inventory: null }])).toMatchObject({ code: 'ITEM_UNAVAILABLE' });
   });
 
   it('finds the lines not sold in the store for the estimate', () => {
     const lines = unsoldLines([line(1, 'a'), line(1, 'b'), line(1, 'c')], [1000n, 1000n, 1000n], [
-      { productExists: false, unitKind: null, inventory: null },
-      { productExists: true, unitKind: 'piece', inventory: null },
+      { productExists: false, unit: null, inventory: null },
+      { productExists: true, unit: { kind: 'piece', ratio: '1.000' }, inventory: null },
       sold(null),
     ]);
     expect(lines.map((l) => [l.product_id, l.reason_code])).toEqual([

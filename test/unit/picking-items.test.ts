@@ -11,6 +11,7 @@ import {
   isResolved,
   lineTotal,
   openSessionStatus,
+  differenceToCollect,
   differenceToRefund,
   reconciliationStatus,
   stateKey,
@@ -319,6 +320,10 @@ describe('totals, tolerance and the session status', () => {
     expect(differenceToRefund('online', 'paid', 1000n, 1100n)).toBeNull();
     expect(differenceToRefund('online', 'awaiting', 1000n, 900n)).toBeNull();
     expect(differenceToRefund('cash', 'not_required', 1000n, 900n)).toBeNull();
+    expect(differenceToCollect('online', 'paid', 1000n, 1100n)).toBe(100n);
+    expect(differenceToCollect('online', 'paid', 1000n, 900n)).toBeNull();
+    expect(differenceToCollect('online', 'paid', 1000n, 1000n)).toBeNull();
+    expect(differenceToCollect('cash', 'not_required', 1000n, 1100n)).toBeNull();
   });
   it('checks the quantity of an added item', () => {
     expect(addedQuantityProblem(pcs(2), false)).toBeNull();

@@ -15,6 +15,7 @@
 //   GET  /customers/{id}/purchases/{purchase}           -> PurchaseDetail  404: none
 //   GET  /customers/{id}/operations?offset=&limit=      -> {items: Operation[], count}
 //   POST /customers/{id}/accruals  {order_id, purchase_amount, points, occurred_at} -> {operation_id}
+//   POST /customers/{id}/erase                           -> {}  404: already gone  (Idempotency-Key)
 //
 // A refusal is a 404/409/422 with `{"code": "<one of REJECTION_CODES>"}`. Every other failure -
 // network error, timeout, 5xx, 429, another 4xx, a body that is not the documented shape - is a
@@ -330,6 +331,11 @@ export class CdpHttpLoyaltyProvider implements LoyaltyProvider {
   async listTransactions(customerId: string, page: { offset: number; limit: number }): Promise<{ items: ProviderTransaction[]; count: number }> {
     const body = await this.call('read', 'GET', `/customers/${encodeURIComponent(customerId)}/operations?offset=${page.offset}&limit=${page.limit}`);
     return this.parse(() => readOperations(body), 'read');
+  }
+
+  async eraseCustomer(i: { customerId: string; idempotencyKey: string }): Promise<void> {
+    // 404: the provider no longer knows the customer - nothing left to erase.
+    await this.call('command', 'POST', `/customers/${encodeURIComponent(i.customerId)}/erase`, { body: {}, idempotencyKey: i.idempotencyKey, notFoundIsNull: true });
   }
 
   async recordAccrual(i: AccrualRequest): Promise<{ operation_id: string }> {

@@ -265,6 +265,20 @@ export class LocalLoyaltyLedger implements LoyaltyProvider {
     };
   }
 
+  async eraseCustomer(input: { customerId: string; idempotencyKey: string }): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      // The phone is unique and required here: a placeholder no real phone can equal frees it.
+      const erased = await trx
+        .updateTable('loyalty_ledger_customers')
+        .set({ phone: `erased:${input.customerId}` })
+        .where('id', '=', input.customerId)
+        .returning('id')
+        .executeTakeFirst();
+      if (!erased) return;
+      await trx.updateTable('loyalty_ledger_cards').set({ is_blocked: true, block_reason: 'provider' }).where('customer_id', '=', input.customerId).execute();
+    });
+  }
+
   async recordAccrual(input: AccrualRequest): Promise<{ operation_id: string }> {
     return this.db.transaction().execute(async (trx) => {
       await this.lockCustomer(trx, input.customerId);

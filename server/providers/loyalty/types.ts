@@ -163,6 +163,11 @@ export interface LoyaltyProvider {
   getPurchase(customerId: string, purchaseId: string): Promise<ProviderPurchaseDetail | null>;
   listTransactions(customerId: string, page: { offset: number; limit: number }): Promise<{ items: ProviderTransaction[]; count: number }>;
   recordAccrual(input: AccrualRequest): Promise<{ operation_id: string }>;
+  /**
+   * Erases the customer's personal data (account deletion): the phone no longer finds it and its
+   * cards are blocked; the ledger stays for accounting. Idempotent; an unknown customer is done.
+   */
+  eraseCustomer(input: { customerId: string; idempotencyKey: string }): Promise<void>;
   /** Releases connections the provider holds. */
   close(): Promise<void>;
 }
