@@ -19,7 +19,9 @@ const STORE = DEMO_STORES[0].id;
 const OTHER_STORE = DEMO_STORES[2].id;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  // The tests drive the orders worker's passes themselves: a background pass would claim an order
+  // first (SKIP LOCKED) and commit after the assertion.
+  svc = await startTestService({ env: { ORDER_WORKER_ENABLED: 'false' } });
   pieces = await stockedProducts(svc, { weight: false, count: 6 });
   weights = await stockedProducts(svc, { weight: true, count: 2 });
 });
