@@ -41,6 +41,7 @@ import { AppError, forbidden, notFound, unauthorized, unprocessable, validationF
 import { fingerprintOf, withIdempotency } from '../server/idempotency.js';
 import { PICKER_CHANNEL_PATH } from '../server/picker-realtime.js';
 import { formatDecimal, normalizeDecimal, parseDecimal } from './rules/decimal.js';
+import { parseDateTime } from './rules/date-time.js';
 import { labelWeight, readScannedCode } from './rules/picking-barcode.js';
 import { decodeCursor, encodeCursor, type CursorProblem } from './rules/picking-cursor.js';
 import { ADDED_QUANTITY_MAX, addedQuantityProblem, isResolved, openSessionStatus, UNIT, type ReplacementMatch } from './rules/picking-items.js';
@@ -96,8 +97,16 @@ async function pickerSearch(db: Executor, pickerId: number, lang: 'ru' | 'en', q
   return { storeId, lang, query: query ?? null, code: code ? readScannedCode(code) : null };
 }
 
+/** A period bound of the query as an instant (the validator admits forms Date cannot read). */
+function periodBound(name: 'started_at' | 'ended_at', text: string | null | undefined): Date | null {
+  if (!text) return null;
+  const instant = parseDateTime(text);
+  if (!instant) throw validationFailed([{ loc: ['query', name], msg: 'must be an RFC 3339 date-time that exists', type: 'format' }]);
+  return instant;
+}
+
 function historyPeriod(startedAt: string | null | undefined, endedAt: string | null | undefined): HistoryPeriod {
-  const period = { startedAt: startedAt ? new Date(startedAt) : null, endedAt: endedAt ? new Date(endedAt) : null };
+  const period = { startedAt: periodBound('started_at', startedAt), endedAt: periodBound('ended_at', endedAt) };
   if (period.startedAt && period.endedAt && period.endedAt < period.startedAt) {
     throw unprocessable('INVALID_PERIOD', 'ended_at is earlier than started_at');
   }
@@ -149,7 +158,8 @@ export const pickerHandlers = {
     const { login, password } = ctx.body;
     await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute);
     // Failed attempts, per login and per address (one device trying many logins): TOO_MANY_ATTEMPTS.
-    const subject = `picker:${login.toLowerCase()}`;
+    // The login as the lookup compares it: "Picker1 " is the same login as "picker1".
+    const subject = `picker:${login.trim().toLowerCase()}`;
     const address = `picker-ip:${ctx.req.ip ?? 'unknown'}`;
     const picker = await oneAttemptAtATime(db, [subject, address], async (trx) => {
       await assertUnderLimit(trx, subject, config.auth.pickerMaxFailures, config.auth.lockoutSeconds, {

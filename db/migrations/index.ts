@@ -18,6 +18,7 @@ import * as idempotencyAnswerGzip from './2026_11_22_0014_idempotency_answer_gzi
 import * as cancelRequestEndsPicking from './2026_11_23_0015_cancel_request_ends_picking.js';
 import * as uncollectedPickups from './2026_11_23_0016_uncollected_pickups.js';
 import * as loyaltyErase from './2026_11_23_0017_loyalty_erase.js';
+import * as pickerLoginFolded from './2026_11_23_0018_picker_login_folded.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0015_cancel_request_ends_picking': cancelRequestEndsPicking,
   '2026_11_23_0016_uncollected_pickups': uncollectedPickups,
   '2026_11_23_0017_loyalty_erase': loyaltyErase,
+  '2026_11_23_0018_picker_login_folded': pickerLoginFolded,
 };

@@ -155,8 +155,9 @@ export async function deleteCustomerPushToken(db: Executor, customerId: string, 
 
 // --- pickers --------------------------------------------------------------------------------
 
+/** The picker of a login as typed: compared case-insensitively after trimming (pickers_login_folded). */
 export function findPickerByLogin(db: Executor, login: string) {
-  return db.selectFrom('pickers').selectAll().where('login', '=', login).executeTakeFirst();
+  return db.selectFrom('pickers').selectAll().where(sql`lower(login)`, '=', sql`lower(${login.trim()})`).executeTakeFirst();
 }
 
 export function findPicker(db: Executor, id: number) {

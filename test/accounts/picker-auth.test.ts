@@ -25,6 +25,15 @@ describe('loginPicker', () => {
     expect(r.body.picker.stores.map((s: { id: string }) => s.id).sort()).toEqual([...p.stores].sort());
   });
 
+  it('compares the login case-insensitively after trimming spaces, as PickerLoginInput says', async () => {
+    const p = DEMO_PICKERS[0];
+    for (const typed of [p.login.toUpperCase(), p.login[0].toUpperCase() + p.login.slice(1), `${p.login} `, ` ${p.login}\t`]) {
+      const r = await login(typed, p.password);
+      expect([typed, r.status]).toEqual([typed, 200]);
+      expect(r.body.picker.login).toBe(p.login);
+    }
+  });
+
   it('answers 401 INVALID_CREDENTIALS for a wrong password or an unknown login', async () => {
     for (const [l, pw] of [[DEMO_PICKERS[1].login, 'wrong-password'], ['nobody', 'whatever']]) {
       const r = await login(l, pw);
@@ -49,7 +58,9 @@ describe('loginPicker', () => {
     const locked = await startTestService();
     try {
       const p = DEMO_PICKERS[0];
-      for (let i = 0; i < 10; i++) expect((await locked.client.raw('POST', '/api/picker/auth/login', { body: { login: p.login, password: 'bad' } })).status).toBe(401);
+      // Typed differently, still one login: its failures count together.
+      const typed = (i: number) => (i % 2 ? p.login.toUpperCase() : `${p.login}${' '.repeat(i)}`);
+      for (let i = 0; i < 10; i++) expect((await locked.client.raw('POST', '/api/picker/auth/login', { body: { login: typed(i), password: 'bad' } })).status).toBe(401);
       const r = await locked.client.raw('POST', '/api/picker/auth/login', { body: { login: p.login, password: p.password } });
       expect(r.status).toBe(429);
       expect(r.body.code).toBe('TOO_MANY_ATTEMPTS');
