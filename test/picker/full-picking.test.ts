@@ -197,6 +197,13 @@ describe('a full picking of an order', () => {
     expect(later.body).toMatchObject({ total: 0, items: [] });
     const summary = await svc.client.raw('GET', `/api/picker/history/summary?started_at=${encodeURIComponent(future)}`, { headers: picker.auth });
     expect(summary.body).toMatchObject({ sessions_count: 0, items_per_minute: null, average_duration_seconds: null, started_at: future });
+    // Offsets as short as the contract's date-time admits ("+03"), and a leap second, are read too.
+    const hoursOnly = (d: Date) => `${new Date(d.getTime() + 3 * 3600_000).toISOString().slice(0, 19)}+03`;
+    const shortOffset = await svc.client.raw('GET', `/api/picker/history/sessions?started_at=${encodeURIComponent(hoursOnly(new Date(future)))}`, { headers: picker.auth });
+    expect(shortOffset.body).toMatchObject({ total: 0, items: [] });
+    const sinceAnHourAgo = await svc.client.raw('GET', `/api/picker/history/summary?started_at=${encodeURIComponent(hoursOnly(new Date(Date.now() - 3600_000)))}`, { headers: picker.auth });
+    expect(sinceAnHourAgo.body).toMatchObject({ sessions_count: 1 });
+    expect((await svc.client.raw('GET', '/api/picker/history/sessions?ended_at=2016-12-31T23:59:60Z', { headers: picker.auth })).body).toMatchObject({ total: 0 });
     const past = new Date(Date.now() - 3600_000).toISOString();
     for (const path of ['/api/picker/history/sessions', '/api/picker/history/summary']) {
       const reversed = await svc.client.raw('GET', `${path}?started_at=${encodeURIComponent(future)}&ended_at=${encodeURIComponent(past)}`, { headers: picker.auth });
