@@ -21,7 +21,7 @@ import {
   lockOrderOfPicker,
   lockPicker,
   nextItemPosition,
-  orderIsInPickerStores,
+  isOrderOfPicker,
   orderLinesForPicking,
   recordSessionChanged,
   setOrderPickingStatus,
@@ -365,7 +365,8 @@ export const pickerHandlers = {
       if (current && current.order_id === orderId && (current.status === 'active' || current.status === 'ready_to_finish')) {
         return { status: 200 as const, body: (await currentView())! };
       }
-      if (order.status === 'cancelled') {
+      // A cancellation queued behind a courier has already closed the order's session (order table).
+      if (order.status === 'cancelled' || order.status === 'cancellation_requested') {
         const latest = await findLatestSessionOfPicker(trx, orderId, pickerId);
         const view = latest ? await sessionView(trx, latest, await loadItems(trx, latest.id), pickerId, ctx.lang) : null;
         throw refusal(409, 'order_cancelled', `Order ${order.no} was cancelled`, view);
@@ -404,7 +405,7 @@ export const pickerHandlers = {
   getPickingSession: async (ctx) => {
     const pickerId = pickerIdOf(ctx);
     const { db } = ctx.deps;
-    if (!(await orderIsInPickerStores(db, ctx.path.order_id, pickerId))) throw notFound('No order with this id in your stores');
+    if (!(await isOrderOfPicker(db, ctx.path.order_id, pickerId))) throw notFound('No order with this id in your stores');
     const head = await findLatestSessionOfOrder(db, ctx.path.order_id);
     if (!head) throw notFound('The order has not been started yet');
     return { status: 200, body: await sessionView(db, head, await loadItems(db, head.id), pickerId, ctx.lang) };
@@ -481,7 +482,7 @@ export const pickerHandlers = {
     const orderId = ctx.path.order_id;
     const scope = { principal: `picker:${pickerId}`, operationId: ctx.operationId, key };
     return withIdempotency(ctx.deps.db, scope, fingerprintOf(ctx.path), async (trx) => {
-      if (!(await orderIsInPickerStores(trx, orderId, pickerId))) throw notFound('No order with this id in your stores');
+      if (!(await isOrderOfPicker(trx, orderId, pickerId))) throw notFound('No order with this id in your stores');
       const head = await findLatestSessionOfPicker(trx, orderId, pickerId);
       if (!head) throw notFound('You have no picking session of this order');
       if (head.closure_source !== 'order_cancelled') {

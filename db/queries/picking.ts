@@ -46,15 +46,25 @@ export function itemFacts(r: ItemRow): ItemFacts {
 // ---------------------------------------------------------------------------------------------
 // Orders as pickers see them
 
-/** The order row, locked for a picking change, when it belongs to one of the picker's stores. */
+/** A session `s` is current = open, or closed by the order's cancellation and not yet acknowledged. */
+const isCurrent = sql<boolean>`(s.status IN ('active', 'ready_to_finish') OR (s.closure_source = 'order_cancelled' AND s.cancellation_acknowledged_at IS NULL))`;
+
+/**
+ * Whether order `o` is the picker's to see and command: it is in one of the picker's stores, or
+ * the picker holds its current session. The second keeps a picker taken off a store mid-session
+ * able to finish, cancel or acknowledge it; otherwise that session would block every start.
+ */
+const isPickersOrder = (pickerId: number) =>
+  sql<boolean>`(EXISTS (SELECT 1 FROM picker_stores ps WHERE ps.store_id = o.store_id AND ps.picker_id = ${pickerId})
+    OR EXISTS (SELECT 1 FROM picking_sessions s WHERE s.order_id = o.id AND s.picker_id = ${pickerId} AND ${isCurrent}))`;
+
+/** The order row, locked for a picking change, when it is the picker's (isPickersOrder). */
 export function lockOrderOfPicker(db: Executor, orderId: string, pickerId: number) {
   return db
     .selectFrom('orders as o')
     .select(['o.id', 'o.no', 'o.store_id', 'o.status', 'o.type', 'o.payment_method', 'o.payment_status', 'o.goods_total', 'o.delivery_cost', 'o.customer_id'])
     .where('o.id', '=', orderId)
-    .where(({ exists, selectFrom }) =>
-      exists(selectFrom('picker_stores as ps').select('ps.store_id').whereRef('ps.store_id', '=', 'o.store_id').where('ps.picker_id', '=', pickerId)),
-    )
+    .where(isPickersOrder(pickerId))
     .forNoKeyUpdate()
     .executeTakeFirst();
 }
@@ -66,14 +76,9 @@ export async function lockOrder(db: Executor, orderId: string): Promise<boolean>
   return row !== undefined;
 }
 
-/** Whether the order exists in one of the picker's stores (reads that need no lock). */
-export async function orderIsInPickerStores(db: Executor, orderId: string, pickerId: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('orders as o')
-    .innerJoin('picker_stores as ps', (j) => j.onRef('ps.store_id', '=', 'o.store_id').on('ps.picker_id', '=', pickerId))
-    .select('o.id')
-    .where('o.id', '=', orderId)
-    .executeTakeFirst();
+/** Whether the order is the picker's (isPickersOrder), for reads that need no lock. */
+export async function isOrderOfPicker(db: Executor, orderId: string, pickerId: number): Promise<boolean> {
+  const row = await db.selectFrom('orders as o').select('o.id').where('o.id', '=', orderId).where(isPickersOrder(pickerId)).executeTakeFirst();
   return row !== undefined;
 }
 
@@ -152,8 +157,6 @@ export function findSessionHead(db: Executor, sessionId: number) {
   return sessionHeads(db).where('s.id', '=', sessionId).executeTakeFirst();
 }
 
-/** Current = open, or closed by the order's cancellation and not yet acknowledged. */
-const isCurrent = sql<boolean>`(s.status IN ('active', 'ready_to_finish') OR (s.closure_source = 'order_cancelled' AND s.cancellation_acknowledged_at IS NULL))`;
 
 /** The picker's current session (at most one: a unique index says so). */
 export function findCurrentSession(db: Executor, pickerId: number) {

@@ -358,10 +358,46 @@ describe('the customer cancels the order during picking', () => {
     for (const path of ['finish', 'cancel']) expect((await post(`/api/picker/orders/${order.orderId}/${path}`, picker)).body.code).toBe('order_cancelled');
     const status = async () => (await svc.deps.db.selectFrom('orders').select('status').where('id', '=', order.orderId).executeTakeFirstOrThrow()).status;
     expect(await status()).toBe('cancellation_requested');
+    // Starting it again is refused as for a cancelled order, with the session to apply.
+    const again = await post(`/api/picker/orders/${order.orderId}/start`, picker);
+    expect([again.status, again.body.code, again.body.session?.closure_source]).toEqual([409, 'order_cancelled', 'order_cancelled']);
+    const another = await createPicker(svc, [STORE]);
+    expect((await post(`/api/picker/orders/${order.orderId}/start`, another)).body.code).toBe('order_cancelled');
     expect((await post(`/api/picker/orders/${order.orderId}/cancelled/ack`, picker)).status).toBe(204);
 
     expect((await track('cancelled')).status).toBe(200);
     expect(await status()).toBe('cancelled');
+  });
+
+  it('lets a picker taken off the store acknowledge or cancel the session still held there, then work elsewhere', async () => {
+    const picker = await createPicker(svc, [STORE, OTHER_STORE]);
+    const customer = await signInDemoCustomer(svc);
+    const offStore = () => svc.deps.db.deleteFrom('picker_stores').where('picker_id', '=', picker.pickerId).where('store_id', '=', STORE).execute();
+    const onStore = () => svc.deps.db.insertInto('picker_stores').values({ picker_id: picker.pickerId, store_id: STORE }).execute();
+    const [there] = await stockedProducts(svc, { storeId: OTHER_STORE, weight: false, count: 1 });
+    const elsewhere = await createConfirmedOrder(svc, { storeId: OTHER_STORE, lines: [{ inventoryId: there.inventoryId, quantity: '1' }] });
+
+    // A session cancelled by its order, then the picker is moved: the ack still goes through.
+    const cancelled = await anOrder();
+    await startPicking(svc, picker, cancelled.orderId);
+    expect((await svc.client.raw('POST', `/api/orders/${cancelled.orderId}/cancel`, { headers: customer.auth })).status).toBe(200);
+    await offStore();
+    expect((await post(`/api/picker/orders/${elsewhere.orderId}/start`, picker)).body.code).toBe('PICKER_HAS_ACTIVE_SESSION');
+    expect((await get(`/api/picker/orders/${cancelled.orderId}/session`, picker.auth)).status).toBe(200);
+    expect((await post(`/api/picker/orders/${cancelled.orderId}/cancelled/ack`, picker)).status).toBe(204);
+
+    // An open session, then the picker is moved: it can still be cancelled (the order goes back to the queue).
+    await onStore();
+    const open = await anOrder();
+    await startPicking(svc, picker, open.orderId);
+    await offStore();
+    const cancel = await post(`/api/picker/orders/${open.orderId}/cancel`, picker);
+    expect([cancel.status, cancel.body.session?.session_status]).toEqual([200, 'cancelled']);
+    expect((await orderRow(open.orderId)).status).toBe('confirmed');
+    // Once it is no longer theirs, the store's orders are out of reach again.
+    expect((await get(`/api/picker/orders/${open.orderId}/session`, picker.auth)).status).toBe(404);
+    expect((await post(`/api/picker/orders/${open.orderId}/start`, picker)).status).toBe(404);
+    expect((await post(`/api/picker/orders/${elsewhere.orderId}/start`, picker)).status).toBe(200);
   });
 
   it('ack answers 409 SESSION_NOT_CANCELLED for a session the order did not close, 404 without a session, 422 without a key, 401', async () => {
