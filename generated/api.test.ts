@@ -9850,7 +9850,7 @@ export interface components {
              */
             picked_items_count: number;
             /**
-             * @description Picked items whose quantity or weight differs from the ordered one, or that were replaced.
+             * @description Picked items with a confirmed discrepancy (`resolution_type` `quantity_confirmed` or `weight_confirmed`) or a replacement (`replaced`); a weight within tolerance is picked as ordered.
              * @example 2
              */
             changed_items_count: number;
@@ -10192,7 +10192,7 @@ export interface components {
              */
             picked_items_count: number;
             /**
-             * @description Picked items with a confirmed discrepancy or a replacement, in the completed sessions.
+             * @description Picked items with a confirmed discrepancy or a replacement, in the completed sessions (a weight within tolerance is picked as ordered).
              * @example 12
              */
             changed_items_count: number;

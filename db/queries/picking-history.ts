@@ -17,11 +17,15 @@ function periodFilter(pickerId: number, p: HistoryPeriod): RawBuilder<unknown> {
     AND (${p.endedAt}::timestamptz IS NULL OR s.closed_at <= ${p.endedAt}::timestamptz)`;
 }
 
-/** Per-session item counts (the same definitions in the list and in the summary). */
+/**
+ * Per-session item counts (the same definitions in the list and in the summary). "Changed" is a
+ * confirmed discrepancy or a replacement, as resolutionType reads an item: a weight within
+ * tolerance is picked as ordered, not a change.
+ */
 const ITEM_COUNTS = sql`
   count(i.id)::int AS items_count,
   (count(i.id) FILTER (WHERE i.state = 'picked'))::int AS picked_items_count,
-  (count(i.id) FILTER (WHERE i.state = 'picked' AND (i.replacement_product_id IS NOT NULL OR i.actual_quantity <> i.ordered_quantity)))::int AS changed_items_count,
+  (count(i.id) FILTER (WHERE i.state = 'picked' AND (i.replacement_product_id IS NOT NULL OR i.confirmed_quantity IS NOT NULL)))::int AS changed_items_count,
   (count(i.id) FILTER (WHERE i.state = 'picked' AND i.replacement_product_id IS NOT NULL))::int AS replaced_items_count,
   (count(i.id) FILTER (WHERE i.state = 'clarified' AND i.clarification_kind IN ('removed', 'store_transfer_shortage')))::int AS removed_items_count,
   (count(i.id) FILTER (WHERE i.is_added))::int AS added_items_count`;

@@ -481,6 +481,30 @@ describe('finishPicking', () => {
     expect(hold).toBeUndefined();
   });
 
+  it('counts in history as changed only a confirmed discrepancy or a replacement, not a weight within tolerance', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const finishAs = async (pieceQuantity: number) => {
+      const order = await anOrder();
+      const session = await startPicking(svc, picker, order.orderId);
+      for (const item of session.items) {
+        const r = item.is_weight_based
+          ? await itemCommand(svc, picker, order.orderId, item.item_id, 'weight', { weight_kg: '0.801' }) // ordered 0.800, tolerance 10 %
+          : await itemCommand(svc, picker, order.orderId, item.item_id, 'manual-pick', { quantity: item.item_id === session.items[0].item_id ? pieceQuantity : Number(item.ordered_quantity), confirm: true });
+        expect(r.body.item.state).toBe('picked');
+      }
+      expect((await post(`/api/picker/orders/${order.orderId}/finish`, picker)).status).toBe(200);
+      return session.session_id;
+    };
+    const asOrdered = await finishAs(2);
+    const history = await get('/api/picker/history/sessions', picker.auth);
+    expect(history.body.items.find((h: any) => h.session_id === asOrdered)).toMatchObject({ picked_items_count: 3, changed_items_count: 0 });
+    expect((await get('/api/picker/history/summary', picker.auth)).body).toMatchObject({ picked_items_count: 3, changed_items_count: 0 });
+    const short = await finishAs(1);
+    const again = await get('/api/picker/history/sessions', picker.auth);
+    expect(again.body.items.find((h: any) => h.session_id === short)).toMatchObject({ changed_items_count: 1 });
+    expect((await get('/api/picker/history/summary', picker.auth)).body).toMatchObject({ picked_items_count: 6, changed_items_count: 1 });
+  });
+
   it('cancels a pickup order not collected a day after its slot ended, and gives back what was picked', async () => {
     const picker = await createPicker(svc, [STORE]);
     const late = await anOrder({ type: 'pickup' });
