@@ -512,7 +512,8 @@ export interface paths {
          *     | Presented token | Answer |
          *     |---|---|
          *     | the family's current refresh token, valid | 200, new pair; the presented token becomes rotated |
-         *     | a rotated token (one that was already exchanged) | 401 `REFRESH_TOKEN_REUSED`; the **whole family is revoked** (its access tokens and push registrations too) |
+         *     | the token the family's last rotation exchanged, within 30 seconds of that rotation (a retry after a lost answer, or two refreshes sent at once) | 200, a pair whose `refresh` is the family's current token again; nothing rotates, so whichever answer the app keeps is current |
+         *     | any other rotated token, or that one later | 401 `REFRESH_TOKEN_REUSED`; the **whole family is revoked** (its access tokens and push registrations too) |
          *     | expired, malformed, bad signature, not a customer refresh token, revoked session, deleted or disabled account | 401 `TOKEN_INVALID` |
          *
          *     After a 401 here the app signs in again (no further refresh).
@@ -2496,7 +2497,9 @@ export interface paths {
          *     - 401 `INVALID_REFRESH_TOKEN`: the token is malformed, expired, of another kind (for example a
          *       customer refresh token), or its account is deactivated.
          *     - 401 `REFRESH_TOKEN_REUSED`: the token was already rotated; the whole token family is revoked
-         *       and the picker must sign in again.
+         *       and the picker must sign in again. One exception keeps a lost answer from signing the picker
+         *       out: the token the family's last rotation exchanged, sent again within 30 seconds of that
+         *       rotation, gets 200 and a pair whose `refresh` is the family's current token (nothing rotates).
          *     - 429 `TOO_MANY_REQUESTS`: more than 30 refreshes per minute for one token family (an app
          *       refreshing in a loop); 429 `RATE_LIMITED`: more refresh requests from one client address
          *       than its per-minute budget (120 by default). Both carry `Retry-After`.

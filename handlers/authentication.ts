@@ -270,7 +270,7 @@ export const authenticationHandlers = {
   refreshToken: async (ctx) => {
     const { db, config, tokens } = ctx.deps;
     await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute);
-    const outcome = await db.transaction().execute((trx) => rotateRefreshToken(trx, tokens, ctx.body.refresh, 'customer_refresh', customerOwner));
+    const outcome = await db.transaction().execute((trx) => rotateRefreshToken(trx, tokens, ctx.body.refresh, 'customer_refresh', customerOwner, config.jwt.refreshReuseGraceSeconds));
     if (outcome === 'reused') throw invalidRefresh('REFRESH_TOKEN_REUSED', 'Refresh token already used; the session was ended');
     if (outcome === 'invalid') throw invalidRefresh();
     ctx.res.setHeader('Cache-Control', 'no-store');

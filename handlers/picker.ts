@@ -209,7 +209,7 @@ export const pickerHandlers = {
       await recordRateEvent(db, `picker-refresh:${family}`);
     }
     const outcome = await db.transaction().execute((trx) =>
-      rotateRefreshToken(trx, tokens, ctx.body.refresh, 'picker_refresh', (claims) => ({ kind: 'picker', pickerId: Number(claims.sub) })),
+      rotateRefreshToken(trx, tokens, ctx.body.refresh, 'picker_refresh', (claims) => ({ kind: 'picker', pickerId: Number(claims.sub) }), config.jwt.refreshReuseGraceSeconds),
     );
     if (outcome === 'reused') throw invalidRefresh('REFRESH_TOKEN_REUSED', 'Refresh token already used; the session was ended');
     if (outcome === 'invalid') throw invalidRefresh('INVALID_REFRESH_TOKEN');

@@ -21,6 +21,11 @@ export interface Config {
     issuer: string;
     accessTtlSeconds: number;
     refreshTtlSeconds: number;
+    /**
+     * How long after a rotation the token just exchanged still answers (with the family's current
+     * token, rotating nothing): a retry after a lost answer, or two refreshes sent at once.
+     */
+    refreshReuseGraceSeconds: number;
     recoveryTtlSeconds: number;
   };
   auth: {
@@ -439,6 +444,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       issuer: env.JWT_ISSUER ?? 'grocery-service',
       accessTtlSeconds: int(env, 'ACCESS_TOKEN_TTL_SECONDS', 15 * 60, 1),
       refreshTtlSeconds: int(env, 'REFRESH_TOKEN_TTL_SECONDS', 30 * 24 * 3600, 1),
+      refreshReuseGraceSeconds: int(env, 'REFRESH_REUSE_GRACE_SECONDS', 30, 0),
       recoveryTtlSeconds: int(env, 'RECOVERY_TOKEN_TTL_SECONDS', 10 * 60, 1),
     },
     auth: {

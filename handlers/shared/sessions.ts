@@ -42,6 +42,12 @@ export const invalidRefresh = (code = 'TOKEN_INVALID', detail = 'The refresh tok
 /**
  * Exchanges a refresh token for a new pair. The family's current token rotates; presenting an
  * already rotated one means it leaked (or a client bug): the whole family is revoked.
+ *
+ * Except the token exchanged last, within `graceSeconds` of that exchange: on a phone network an
+ * answer is lost often enough, and the app retries with the token it still holds (or two screens
+ * refreshed at once). It gets a pair carrying the family's current refresh token again and
+ * nothing rotates, so whichever answer the app keeps, its token is the current one. Reuse of
+ * that token later, or of any older one, is still reuse.
  * Returns `reused` instead of throwing so the caller can commit the revocation first.
  */
 export async function rotateRefreshToken(
@@ -50,6 +56,7 @@ export async function rotateRefreshToken(
   refreshToken: string,
   kind: 'customer_refresh' | 'picker_refresh',
   ownerOf: (claims: TokenClaims) => SessionOwner,
+  graceSeconds: number,
 ): Promise<TokenPair | 'reused' | 'invalid'> {
   let claims: TokenClaims;
   try {
@@ -66,16 +73,23 @@ export async function rotateRefreshToken(
   if (!session || !ownerMatches || session.revoked_at || session.expires_at <= new Date()) return 'invalid';
   // A disabled or deleted account gets no new pair, as its access tokens get no answer.
   if (!(await isSessionActive(db, session.id, owner))) return 'invalid';
+  const kinds = kindsOf(owner);
+  const pairWith = (refreshJti: string): TokenPair => ({
+    sessionId: session.id,
+    access: tokens.sign(kinds.access, claims.sub, session.id),
+    refresh: tokens.sign(kinds.refresh, claims.sub, session.id, refreshJti),
+  });
   if (session.refresh_jti !== claims.jti) {
+    if (isRetryOfLastExchange(session, claims.jti, graceSeconds)) return pairWith(session.refresh_jti);
     await revokeSessions(db, { sessionId: session.id }, 'refresh_token_reused');
     return 'reused';
   }
   const newJti = randomUUID();
   await rotateSession(db, session.id, newJti, new Date(Date.now() + tokens.ttlSeconds(kind) * 1000));
-  const kinds = kindsOf(owner);
-  return {
-    sessionId: session.id,
-    access: tokens.sign(kinds.access, claims.sub, session.id),
-    refresh: tokens.sign(kinds.refresh, claims.sub, session.id, newJti),
-  };
+  return pairWith(newJti);
+}
+
+/** Whether `jti` is the token the family's last rotation exchanged, presented within the grace. */
+function isRetryOfLastExchange(session: { previous_refresh_jti: string | null; rotated_at: Date | null }, jti: string, graceSeconds: number): boolean {
+  return session.previous_refresh_jti === jti && session.rotated_at !== null && Date.now() - session.rotated_at.getTime() <= graceSeconds * 1000;
 }

@@ -89,11 +89,18 @@ describe('loginPicker', () => {
 });
 
 describe('refreshPickerToken', () => {
-  it('rotates, and revokes the family on reuse', async () => {
+  it('rotates, answers a retry of the last exchange with the current token, and revokes the family on reuse', async () => {
     const first = await login(DEMO_PICKERS[0].login, DEMO_PICKERS[0].password);
-    const rotated = await refresh(first.body.refresh);
+    const lost = await refresh(first.body.refresh);
+    expect(lost.status).toBe(200);
+    // The answer was lost on the shop floor's network: the app retries with the token it holds.
+    const retried = await refresh(first.body.refresh);
+    expect(retried.status).toBe(200);
+    expect((await me(retried.body.access)).status).toBe(200);
+    const rotated = await refresh(retried.body.refresh);
     expect(rotated.status).toBe(200);
     expect((await me(rotated.body.access)).status).toBe(200);
+    // first.body.refresh is now two exchanges old: reuse.
     const reuse = await refresh(first.body.refresh);
     expect(reuse.status).toBe(401);
     expect(reuse.body.code).toBe('REFRESH_TOKEN_REUSED');

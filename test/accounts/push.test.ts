@@ -103,8 +103,10 @@ describe('deletePushDevice', () => {
     const c = await signInCustomer(svc);
     const d = device();
     await put(c.auth, d);
-    await svc.client.raw('POST', '/api/token/refresh', { body: { refresh: c.refresh } });
-    await svc.client.raw('POST', '/api/token/refresh', { body: { refresh: c.refresh } }); // reuse: family revoked
+    const first = await svc.client.raw('POST', '/api/token/refresh', { body: { refresh: c.refresh } });
+    await svc.client.raw('POST', '/api/token/refresh', { body: { refresh: first.body.refresh } });
+    // Two exchanges old (not a retry of the last one): reuse, the family is revoked.
+    expect((await svc.client.raw('POST', '/api/token/refresh', { body: { refresh: c.refresh } })).body.code).toBe('REFRESH_TOKEN_REUSED');
     const rows = await svc.deps.db.selectFrom('push_devices').select('device_id').where('device_id', '=', d.device_id).execute();
     expect(rows).toEqual([]);
   });
