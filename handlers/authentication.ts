@@ -163,8 +163,10 @@ export const authenticationHandlers = {
     const { phone } = ctx.body;
     const body = await withCheckedCode(ctx, 'login', async (trx, check) => {
       let customer = await findCustomerByPhone(trx, phone);
-      if (customer?.is_disabled) return fail(forbidden('ACCOUNT_DISABLED', 'This account is disabled'));
+      // The right code is used up either way (the contract's table): once support re-enables the
+      // account, this code must not sign in.
       await consumeOtpCode(trx, check.codeId);
+      if (customer?.is_disabled) return fail(forbidden('ACCOUNT_DISABLED', 'This account is disabled'));
       const isNewUser = customer === undefined;
       customer ??= await createCustomer(trx, phone, ctx.lang);
       const pair = await startSession(trx, tokens, { kind: 'customer', customerId: customer.id });

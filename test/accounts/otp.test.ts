@@ -162,15 +162,20 @@ describe('confirmOtp', () => {
     expect(r.body.code).toBe('OTP_EXPIRED');
   });
 
-  it('refuses a disabled account with 403 after a correct code', async () => {
+  it('refuses a disabled account with 403 after a correct code, and uses the code up', async () => {
     const phone = randomTestPhone();
     await send(fast, phone);
     await confirm(fast, phone, (await lastCode(fast, phone)).code);
-    await fast.deps.db.updateTable('customers').set({ is_disabled: true }).where('phone', '=', phone).execute();
+    const disabled = (is_disabled: boolean) => fast.deps.db.updateTable('customers').set({ is_disabled }).where('phone', '=', phone).execute();
+    await disabled(true);
     await send(fast, phone);
-    const r = await confirm(fast, phone, (await lastCode(fast, phone)).code);
+    const code = (await lastCode(fast, phone)).code;
+    const r = await confirm(fast, phone, code);
     expect(r.status).toBe(403);
     expect(r.body.code).toBe('ACCOUNT_DISABLED');
+    // Re-enabled by support: the code that met the disabled account no longer signs in.
+    await disabled(false);
+    expect((await confirm(fast, phone, code)).body.code).toBe('OTP_EXPIRED');
   });
 
   it('rejects a malformed code with 422 without costing an attempt', async () => {
