@@ -244,16 +244,18 @@ export const catalogHandlers = {
   // POST /api/catalog/products/check-availability
   checkProductsAvailability: async (ctx) => {
     const store = await requireStore(ctx);
+    // Looked up lower-cased, answered with the ids as sent (the app matches its lines by them).
     const lines = ctx.body.map((l) => ({ ...l, product_id: l.product_id.toLowerCase(), unit_id: l.unit_id.toLowerCase() }));
     const facts = await availabilityFacts(ctx.deps.db, store.id, lines);
-    const verdicts = lines.map((line, i) => {
+    const verdicts = ctx.body.map((sent, i) => {
+      const line = lines[i];
       const fact = facts.get(`${line.product_id}/${line.unit_id}`);
       const quantity = parseRequestedQuantity(line.quantity, quantityUnit(fact));
       if (!quantity.ok) {
         throw unprocessable('INVALID_QUANTITY', `Line ${i + 1}: quantity ${JSON.stringify(line.quantity)} ${QUANTITY_PROBLEMS[quantity.problem]}`);
       }
       const inventory = fact?.has_inventory ? { stock: fact.stock, orderQuantityLimit: fact.order_quantity_limit } : null;
-      return { product_id: line.product_id, unit_id: line.unit_id, ...decideAvailability(quantity.thousandths, fact?.product_exists ?? false, inventory) };
+      return { product_id: sent.product_id, unit_id: sent.unit_id, ...decideAvailability(quantity.thousandths, fact?.product_exists ?? false, inventory) };
     });
     return { status: 200, body: verdicts };
   },
@@ -288,9 +290,11 @@ export const catalogHandlers = {
   // POST /api/catalog/products/favorites/check
   checkFavoriteProducts: async (ctx) => {
     const customerId = customerIdOf(ctx);
-    const asked = [...new Set(ctx.body.product_ids.map((id) => id.toLowerCase()))];
-    const favorites = await favoriteIdsAmong(ctx.deps.db, customerId, asked);
-    return { status: 200, body: { product_ids: asked.filter((id) => favorites.has(id)) } };
+    // Each id once (whatever its case), answered as first sent.
+    const sentById = new Map<string, string>();
+    for (const id of ctx.body.product_ids) if (!sentById.has(id.toLowerCase())) sentById.set(id.toLowerCase(), id);
+    const favorites = await favoriteIdsAmong(ctx.deps.db, customerId, [...sentById.keys()]);
+    return { status: 200, body: { product_ids: [...sentById].filter(([id]) => favorites.has(id)).map(([, sent]) => sent) } };
   },
 } satisfies Partial<HandlerMap>;
 

@@ -55,6 +55,11 @@ describe('checkProductsAvailability', () => {
     expect(r.body[10]).toMatchObject({ product_id: unknown, unit_id: pc });
   });
 
+  it('matches upper-case ids and answers with the ids as sent', async () => {
+    const r = await check([{ product_id: P.M1.toUpperCase(), unit_id: pc.toUpperCase(), quantity: '2' }]);
+    expect(r.body).toEqual([expect.objectContaining({ product_id: P.M1.toUpperCase(), unit_id: pc.toUpperCase(), is_available: true, max_quantity: '10.000' })]);
+  });
+
   it('uses the stock of the selected store', async () => {
     const r = await check([
       { product_id: P.M1, unit_id: pc, quantity: 5 },

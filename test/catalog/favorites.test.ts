@@ -89,6 +89,9 @@ describe('checkFavoriteProducts', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ product_ids: [P.M1, P.B1] });
     expect((await checkFavorites({ product_ids: [] }, c.auth)).body).toEqual({ product_ids: [] });
+    // Upper-case ids (iOS UUID strings) match, and come back as sent.
+    const upper = await checkFavorites({ product_ids: [P.B1.toUpperCase(), P.M1, P.B1] }, c.auth);
+    expect(upper.body).toEqual({ product_ids: [P.B1.toUpperCase(), P.M1] });
   });
 
   it('answers 422 for 101 ids, a non-UUID id or an unknown property; 400 for bad JSON; 401 without a token', async () => {
