@@ -15015,7 +15015,13 @@ export interface operations {
                 /** @description Items per page; default 20, at most 100. */
                 page_size?: components["parameters"]["PageSize"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @example ru
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15039,7 +15045,13 @@ export interface operations {
     getLoyaltyPurchase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @example ru
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 /**
                  * @description The purchase `id` from the list.

@@ -476,6 +476,7 @@ export const loyaltyHandlers = {
   // GET /api/loaylty/wallet/purchases/
   listLoyaltyPurchases: async (ctx) => {
     const customerId = customerIdOf(ctx);
+    ctx.res.vary('Accept-Language'); // an online purchase's shop name is in the caller's language
     const window = pageWindow(ctx.query.page, ctx.query.page_size);
     const wallet = await findWallet(ctx.deps.db, customerId);
     if (!wallet || !isLinked(wallet)) return { status: 200, body: emptyPage };
@@ -498,6 +499,7 @@ export const loyaltyHandlers = {
   // GET /api/loaylty/wallet/purchases/{purchase_id}/
   getLoyaltyPurchase: async (ctx) => {
     const customerId = customerIdOf(ctx);
+    ctx.res.vary('Accept-Language'); // shop and product names of an online purchase
     const id = ctx.path.purchase_id;
     const wallet = await findWallet(ctx.deps.db, customerId);
     if (!wallet || !isLinked(wallet)) throw notFound('Your loyalty card is not set up', 'WALLET_NOT_LINKED');

@@ -143,8 +143,13 @@ describe('the receipt of a picked online order', () => {
     const { final_total } = await svc.deps.db.selectFrom('orders').select('final_total').where('id', '=', order.orderId).executeTakeFirstOrThrow();
     await completeOrder(svc, order.orderId, final_total!);
 
-    const listed = (await get('/api/loaylty/wallet/purchases/', c)).body.items.find((p: { id: string }) => p.id === order.orderId);
-    expect(listed).toMatchObject({ source: 'online', total: final_total, items_count: 1 });
+    const listing = await get('/api/loaylty/wallet/purchases/', c);
+    const listed = listing.body.items.find((p: { id: string }) => p.id === order.orderId);
+    expect(listed).toMatchObject({ source: 'online', total: final_total, items_count: 1, shop_name: STORE.name_en });
+    // The shop's name follows the caller's language, so a cache must keep the languages apart.
+    expect(listing.headers.get('vary')).toMatch(/Accept-Language/i);
+    const russian = await get('/api/loaylty/wallet/purchases/', c, 'ru');
+    expect(russian.body.items.find((p: { id: string }) => p.id === order.orderId)).toMatchObject({ shop_name: STORE.name_ru });
     const detail = (await get(`/api/loaylty/wallet/purchases/${order.orderId}/`, c)).body;
     const amount = (Math.round(Number(kept.unitPrice) * 100) * 2) / 100;
     expect(detail.positions).toEqual([expect.objectContaining({ name: kept.name, quantity: 2, price: kept.unitPrice, amount: amount.toFixed(2) })]);
