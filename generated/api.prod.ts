@@ -5352,7 +5352,10 @@ export interface components {
              */
             platform: "android" | "ios";
             /**
-             * @description Version name of the installed app (`MAJOR.MINOR.PATCH`, one to four numeric parts, without the build number).
+             * @description Version name of the installed app as the app reports it, `MAJOR.MINOR.PATCH` for store builds
+             *     (`2.14.0`). Debug and QA builds may carry a prefix `v` or a suffix (`v2.14.0`,
+             *     `2.14.0-beta`, `2.14.0 (123)`): the leading numeric part is what is compared. A name that
+             *     starts with no number cannot be judged and is answered with no update.
              * @example 2.14.0
              */
             version: string;

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { compareVersions, isVersion } from '../handlers/rules/mobile-version.js';
 
 export type AppEnv = 'TEST' | 'PROD';
 
@@ -195,18 +196,14 @@ export interface CatalogConfig {
 }
 
 function catalogConfig(env: NodeJS.ProcessEnv): CatalogConfig {
-  const version = /^[0-9]+(\.[0-9]+){0,3}$/;
-  const parts = (v: string) => v.split('.').map(Number).concat([0, 0, 0, 0]).slice(0, 4);
   const platform = (name: 'ANDROID' | 'IOS', minimum: string, latest: string) => {
     const min = env[`MOBILE_${name}_MIN_VERSION`] ?? minimum;
     const max = env[`MOBILE_${name}_LATEST_VERSION`] ?? latest;
     if (min === '' && max === '') return null; // both set empty: the platform is not configured
     for (const [key, v] of [[`MOBILE_${name}_MIN_VERSION`, min], [`MOBILE_${name}_LATEST_VERSION`, max]]) {
-      if (!version.test(v)) throw new Error(`${key} must be a version like 2.14.0, got "${v}"`);
+      if (!isVersion(v)) throw new Error(`${key} must be a version like 2.14.0, got "${v}"`);
     }
-    const [a, b] = [parts(min), parts(max)];
-    const cmp = a.map((x, i) => x - b[i]).find((d) => d !== 0) ?? 0;
-    if (cmp > 0) throw new Error(`MOBILE_${name}_MIN_VERSION (${min}) is above MOBILE_${name}_LATEST_VERSION (${max})`);
+    if (compareVersions(min, max) > 0) throw new Error(`MOBILE_${name}_MIN_VERSION (${min}) is above MOBILE_${name}_LATEST_VERSION (${max})`);
     return { minimum: min, latest: max };
   };
   return {

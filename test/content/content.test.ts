@@ -119,8 +119,24 @@ describe('checkMobileVersion', () => {
     expect((await check({ platform: 'ios', version: '0.1' })).body).toEqual({ update_required: false, can_update: false, message: null });
   });
 
-  it('answers 422 for an unknown platform, a malformed version or an unknown property; 400 for bad JSON', async () => {
-    for (const body of [{ platform: 'windows', version: '1.0.0' }, { platform: 'ios', version: '1.0.0-beta' }, { platform: 'ios', version: '1.2.3.4.5' },
+  it('judges a debug or QA build by the version its name starts with, and a name with none as needing nothing', async () => {
+    const cases: [string, boolean, boolean][] = [
+      ['1.9.9-debug', true, true], ['v2.13.0', false, true], ['2.13.0 (123)', false, true], ['2.14.0-beta', false, false],
+      ['2.13.9.9.9', false, true], ['nightly', false, false], ['', false, false],
+    ];
+    for (const [version, required, can] of cases) {
+      const r = await check({ platform: 'android', version });
+      if (version === '') {
+        expect(r.status).toBe(422); // minLength 1
+        continue;
+      }
+      expect(r.status, version).toBe(200);
+      expect([r.body.update_required, r.body.can_update], version).toEqual([required, can]);
+    }
+  });
+
+  it('answers 422 for an unknown platform, a missing or too long version or an unknown property; 400 for bad JSON', async () => {
+    for (const body of [{ platform: 'windows', version: '1.0.0' }, { platform: 'ios', version: '1'.repeat(33) },
       { platform: 'ios' }, { platform: 'ios', version: '1.0', build: '7' }]) {
       const r = await check(body);
       expect(r.status, JSON.stringify(body)).toBe(422);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareVersions, isVersion, updateKind } from '../../handlers/rules/mobile-version.js';
+import { compareVersions, installedVersionParts, isVersion, updateKind } from '../../handlers/rules/mobile-version.js';
 
 describe('mobile version rules', () => {
   it('compares part by part as numbers, missing parts being 0', () => {
@@ -20,5 +20,14 @@ describe('mobile version rules', () => {
     expect(updateKind('2.14.0', v)).toBe('none');
     expect(updateKind('3', v)).toBe('none');
     expect(updateKind('0.1', null)).toBe('none');
+  });
+
+  it('reads the leading numeric part of an installed version name', () => {
+    expect(installedVersionParts('2.14.0-beta')).toEqual([2n, 14n, 0n]);
+    expect(installedVersionParts('v1.4')).toEqual([1n, 4n]);
+    expect(installedVersionParts(' 3.0.1 (77)')).toEqual([3n, 0n, 1n]);
+    expect(installedVersionParts('1.2.')).toEqual([1n, 2n]);
+    expect(installedVersionParts('beta-2.0')).toBeNull();
+    expect(updateKind('beta-2.0', { minimum: '2.0.0', latest: '2.14.0' })).toBe('none');
   });
 });
