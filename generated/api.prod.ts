@@ -3477,7 +3477,12 @@ export interface components {
          *         "previous_state": "courier_at_store",
          *         "display": "Courier is on the way",
          *         "comment": null,
-         *         "eta": "2025-03-14T08:20:00Z"
+         *         "eta": "2025-03-14T08:20:00Z",
+         *         "status": "en_route",
+         *         "changes": [
+         *           "delivery",
+         *           "status"
+         *         ]
          *       }
          *     }
          */
@@ -3499,7 +3504,7 @@ export interface components {
             notification_id: string | null;
             /**
              * Format: date-time
-             * @description When the change was committed.
+             * @description When the change was made (by the server's clock, in the transaction that committed it).
              * @example 2025-03-14T08:02:44Z
              */
             occurred_at: string;
@@ -3552,9 +3557,10 @@ export interface components {
         };
         /**
          * @description `delivery.tracking.changed`: the courier delivery state, or its display or comment, changed
-         *     (the purchase status may have changed in the same step, see OrderDeliveryTrackingStateEnum).
-         *     Show `display`/`comment` at once if the tracking screen is open, then re-read the detail as for
-         *     any newer `order_version`. In `cancelled`, `returning` and `returned` remove the courier marker.
+         *     (the purchase status may have changed in the same step, see OrderDeliveryTrackingStateEnum;
+         *     `status` and `changes` say so). Show `display`/`comment` at once if the tracking screen is open,
+         *     then re-read the detail as for any newer `order_version`. In `cancelled`, `returning` and
+         *     `returned` remove the courier marker.
          * @example {
          *       "event_id": "2f3e4d5c-6b7a-4899-8a7b-6c5d4e3f2a1b",
          *       "order_id": "4d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
@@ -3564,10 +3570,19 @@ export interface components {
          *       "previous_state": "courier_at_store",
          *       "display": "Courier is on the way",
          *       "comment": null,
-         *       "eta": "2025-03-14T08:20:00Z"
+         *       "eta": "2025-03-14T08:20:00Z",
+         *       "status": "en_route",
+         *       "changes": [
+         *         "delivery",
+         *         "status"
+         *       ]
          *     }
          */
         DeliveryTrackingChangedEvent: {
+            /** @description Purchase status after the change, as in OrderChangedEvent (for example `cancelled` when the order was cancelled in the same step, `completed` on delivery). */
+            status: components["schemas"]["OrderStatusValueEnum"];
+            /** @description What changed besides the tracking, as in OrderChangedEvent: always `delivery`, and `status`, `payment` or `can_cancel` when the same step changed them. */
+            changes: ("status" | "picking_result" | "payment" | "can_cancel" | "delivery")[];
             /**
              * Format: uuid
              * @description Unique identifier of the event (as the envelope's `event_id`).

@@ -100,6 +100,22 @@ export class ResponseValidator {
     return (validate.errors ?? []).slice(0, 10).map((e) => `${r.operationId} ${r.status} body${e.instancePath}: ${e.message}`);
   }
 
+  /**
+   * Problems of a value against a schema of `components/schemas`: the messages that are not HTTP
+   * responses (WebSocket envelopes, push payloads) are held to the contract too.
+   */
+  checkSchema(name: string, value: unknown): string[] {
+    const pointer = `#/components/schemas/${escapePointer(name)}`;
+    if (this.resolve(pointer) === undefined) return [`schema ${name} is not in the spec`];
+    let validate = this.compiled.get(pointer);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: `openapi.json${pointer}` });
+      this.compiled.set(pointer, validate);
+    }
+    if (validate(value)) return [];
+    return (validate.errors ?? []).slice(0, 10).map((e) => `${name}${e.instancePath}: ${e.message}`);
+  }
+
   private resolve(ref: string): any {
     let node: any = this.doc;
     for (const part of ref.replace(/^#\//, '').split('/')) node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];

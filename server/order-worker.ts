@@ -44,7 +44,7 @@ import type { Executor } from '../db/executor.js';
 import type { OrderStatus, TrackingState } from '../db/tables/orders.js';
 import { wholeRefunds } from '../handlers/rules/bank-invoice.js';
 import { afterFailure } from '../handlers/rules/retry.js';
-import { pushTexts } from '../handlers/rules/order-texts.js';
+import { pushNotice } from '../handlers/rules/order-texts.js';
 import { PICKUP_COLLECTION_HOURS } from '../handlers/rules/order-status.js';
 import { cancelUncollected, cancelUnpaid, requestCourier, settleInvoice, takeLatePayment } from '../handlers/shared/order-lifecycle.js';
 import type { AppDeps } from './deps.js';
@@ -73,7 +73,7 @@ interface Envelope {
   type: 'order.changed' | 'delivery.tracking.changed';
   event_id: string;
   notification_id: string | null;
-  data: { order_id: string; order_version: number; status?: OrderStatus; changes?: string[]; state?: TrackingState };
+  data: { order_id: string; order_version: number; status: OrderStatus; changes: string[]; state?: TrackingState };
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -89,18 +89,29 @@ async function fanOutPushes(deps: AppDeps): Promise<number> {
       if (!targets.wantsOrderUpdates || !targets.deviceIds.length) continue;
       const order = await orderFactsForPush(trx, e.order_id);
       if (!order) continue;
-      const texts =
+      // Envelopes written before tracking events carried `status` and `changes` (a rolling
+      // deploy) read as a tracking change alone.
+      const { status = order.status, changes = ['delivery'] } = env.data;
+      const notice = pushNotice(
         env.type === 'delivery.tracking.changed'
-          ? pushTexts({ type: env.type, state: env.data.state! }, order.no, targets.language)
-          : pushTexts({ type: 'order.changed', status: env.data.status!, orderType: order.type, changes: env.data.changes ?? [], paymentStatus: order.payment_status }, order.no, targets.language);
-      // Push data selects the screen and triggers a re-read; it is not a snapshot of the order.
-      const data = {
-        type: env.type,
-        event_id: env.event_id,
+          ? { type: env.type, state: env.data.state!, status, changes, reason: order.status_reason }
+          : { type: env.type, status, changes, orderType: order.type, paymentStatus: order.payment_status, reason: order.status_reason },
+        order.no,
+        targets.language,
+      );
+      // PushNotificationPayload: it selects the screen and triggers a re-read, it is not a
+      // snapshot of the order. Made once, so every retry sends the same notification.
+      const data: Record<string, string> = {
         notification_id: env.notification_id,
-        order_id: e.order_id,
-        order_version: String(env.data.order_version),
+        kind: notice.kind,
         screen: 'order',
+        title: notice.title,
+        body: notice.body,
+        sent_at: new Date().toISOString(),
+        event_id: env.event_id,
+        order_id: e.order_id,
+        order_no: String(order.no),
+        order_version: String(env.data.order_version),
       };
       await insertPushDeliveries(
         trx,
@@ -110,8 +121,8 @@ async function fanOutPushes(deps: AppDeps): Promise<number> {
           event_id: env.event_id,
           customer_id: e.customer_id!,
           order_id: e.order_id,
-          title: texts.title,
-          body: texts.body,
+          title: notice.title,
+          body: notice.body,
           data,
         })),
       );

@@ -50,6 +50,7 @@ export async function recordOrderChange(
         display: options.tracking.display.en,
         comment: options.tracking.comment,
         eta: options.tracking.eta,
+        changes: changes.includes('delivery') ? changes : ['delivery', ...changes],
       }
     : { event_id: eventId, order_id: orderId, changes };
   const envelope = {
@@ -62,7 +63,7 @@ export async function recordOrderChange(
     ...(options.tracking ? { i18n: { ru: { display: options.tracking.display.ru }, en: { display: options.tracking.display.en } } } : {}),
   };
   const bumped = options.tracking
-    ? sql`jsonb_build_object('order_version', o.order_version, 'order_no', o.no)`
+    ? sql`jsonb_build_object('order_version', o.order_version, 'order_no', o.no, 'status', o.status)`
     : sql`jsonb_build_object('order_version', o.order_version, 'status', o.status)`;
   const { rows } = await sql<{ order_version: number }>`
     WITH o AS (

@@ -32,7 +32,7 @@ export async function customerPushTargets(db: Executor, customerId: string) {
 }
 
 export function orderFactsForPush(db: Executor, orderId: string) {
-  return db.selectFrom('orders').select(['no', 'type', 'payment_status']).where('id', '=', orderId).executeTakeFirst();
+  return db.selectFrom('orders').select(['no', 'type', 'status', 'status_reason', 'payment_status']).where('id', '=', orderId).executeTakeFirst();
 }
 
 export async function insertPushDeliveries(

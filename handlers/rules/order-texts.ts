@@ -91,32 +91,42 @@ export function invoiceDescription(orderNo: number, difference: boolean, lang: L
   return lang === 'ru' ? `Оплата заказа № ${orderNo}` : `Payment for order ${orderNo}`;
 }
 
-/** The push notification of an order event: the order number and what happened. */
-export function pushTexts(
-  event:
-    | { type: 'order.changed'; status: OrderStatus; orderType: 'delivery' | 'pickup'; changes: string[]; paymentStatus: PaymentStatus }
-    | { type: 'delivery.tracking.changed'; state: TrackingState },
-  orderNo: number,
-  lang: Lang,
-): { title: string; body: string } {
+/** PushNotificationPayload `kind` of a customer's order notification. */
+export type PushKind = 'order_status' | 'delivery_tracking' | 'payment';
+
+export type PushEvent =
+  | { type: 'order.changed'; status: OrderStatus; changes: string[]; orderType: 'delivery' | 'pickup'; paymentStatus: PaymentStatus; reason: string | null }
+  | { type: 'delivery.tracking.changed'; state: TrackingState; status: OrderStatus; changes: string[]; reason: string | null };
+
+/**
+ * The push notification of an order event: its kind, the order number and what happened. An
+ * order cancelled in the step says so with its reason, even when the courier delivery's end came
+ * with it (rule 3 of the spec: a cancelled courier request alone does not cancel the purchase,
+ * so "courier delivery cancelled" would tell the customer the wrong thing).
+ */
+export function pushNotice(event: PushEvent, orderNo: number, lang: Lang): { kind: PushKind; title: string; body: string } {
   const title = lang === 'ru' ? `Заказ № ${orderNo}` : `Order ${orderNo}`;
-  if (event.type === 'delivery.tracking.changed') return { title, body: TRACKING[event.state][lang] };
+  const notice = (kind: PushKind, body: string) => ({ kind, title, body });
+  if (event.status === 'cancelled' && event.changes.includes('status')) {
+    return notice('order_status', statusComment(event.reason, null, lang) ?? STATUS.cancelled[lang]);
+  }
+  if (event.type === 'delivery.tracking.changed') return notice('delivery_tracking', TRACKING[event.state][lang]);
   if (event.changes.includes('payment') && event.status === 'confirmed') {
-    return { title, body: lang === 'ru' ? 'Оплата получена, заказ подтверждён' : 'Payment received, the order is confirmed' };
+    return notice('payment', lang === 'ru' ? 'Оплата получена, заказ подтверждён' : 'Payment received, the order is confirmed');
   }
   // Picked for more than was paid: the difference is to be paid in the app (and once it is, said so).
   const afterPicking = event.status !== 'created' && event.status !== 'awaiting_payment' && event.status !== 'cancelled';
   if (event.changes.includes('payment') && afterPicking && event.paymentStatus === 'awaiting') {
-    return {
-      title,
-      body: lang === 'ru' ? 'Заказ собран на сумму больше оплаченной: доплатите разницу в приложении' : 'The order was picked for more than you paid: pay the difference in the app',
-    };
+    return notice(
+      'payment',
+      lang === 'ru' ? 'Заказ собран на сумму больше оплаченной: доплатите разницу в приложении' : 'The order was picked for more than you paid: pay the difference in the app',
+    );
   }
   if (event.changes.includes('payment') && !event.changes.includes('status') && event.paymentStatus === 'paid') {
-    return { title, body: lang === 'ru' ? 'Доплата получена' : 'Additional payment received' };
+    return notice('payment', lang === 'ru' ? 'Доплата получена' : 'Additional payment received');
   }
   if (event.changes.includes('payment') && !event.changes.includes('status')) {
-    return { title, body: lang === 'ru' ? 'Деньги за заказ возвращены' : 'The payment for the order was refunded' };
+    return notice('payment', lang === 'ru' ? 'Деньги за заказ возвращены' : 'The payment for the order was refunded');
   }
-  return { title, body: statusDisplay(event.status, event.orderType, lang) };
+  return notice('order_status', statusDisplay(event.status, event.orderType, lang));
 }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { projectRoot } from '../../server/config.js';
 import { signInCustomer } from '../support/accounts.js';
+import { trackingMessage } from '../support/realtime.js';
 import { createConfirmedOrder, stockedProducts } from '../support/orders.js';
 import { startTestService, TEST_JWT_SECRET, type TestService } from '../support/service.js';
 
@@ -67,7 +68,7 @@ describe('two instances on one database', () => {
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
     const received = new Promise<any>((resolve) =>
       ws.on('message', (m) => {
-        const event = JSON.parse(String(m));
+        const event = trackingMessage(m);
         if (event.data?.order_id === orderId) resolve(event);
       }),
     );

@@ -8,6 +8,7 @@ import { createLogger } from '../../server/logger.js';
 import { pushSenderOf, type RecordingPushSender } from '../../server/providers/push/index.js';
 import { startService } from '../../server/runtime.js';
 import { signInCustomer } from '../support/accounts.js';
+import { trackingMessage } from '../support/realtime.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { deliveryBody, eventually, line, makeProduct, makeSlot, placedOrder } from './fixtures.js';
 
@@ -24,7 +25,7 @@ describe('outbox recovery', () => {
     const id = await placedOrder(svc, c.auth, deliveryBody([line(p)], await makeSlot(svc)));
     const ws = new WebSocket(`${svc.url.replace('http', 'ws')}/ws/orders/tracking/`, { headers: c.auth });
     const got: any[] = [];
-    ws.on('message', (m) => got.push(JSON.parse(String(m))));
+    ws.on('message', (m) => got.push(trackingMessage(m)));
     await new Promise((r) => ws.once('open', r));
 
     // The instance loses its LISTEN connection (a database failover, a network cut)...

@@ -2,12 +2,13 @@
 // installation, carrying the event's notification_id; honouring the preference; shared safely by
 // several instances (each delivery sent once).
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runOrderWorkerOnce } from '../../server/order-worker.js';
 import { pushSenderOf, RecordingPushSender } from '../../server/providers/push/index.js';
 import { startService } from '../../server/runtime.js';
 import { createLogger } from '../../server/logger.js';
 import { signInCustomer } from '../support/accounts.js';
+import { assertMatchesSchema } from '../support/client.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { deliveryBody, line, makeProduct, makeSlot, placedOrder } from './fixtures.js';
 
@@ -16,6 +17,9 @@ beforeAll(async () => {
   svc = await startTestService({ env: { ORDER_WORKER_ENABLED: 'false' } });
 });
 afterAll(() => svc?.close());
+afterEach(() => {
+  for (const m of recorded().sent) assertMatchesSchema('PushNotificationPayload', m.data);
+});
 
 const recorded = (deps = svc.deps) => pushSenderOf(deps) as RecordingPushSender;
 const registerDevice = (auth: Record<string, string>, platform = 'android') => {
@@ -54,7 +58,19 @@ describe('push dispatch', () => {
     expect(sent.map((m) => m.token).sort()).toEqual([phone.push_token, tablet.push_token].sort());
     for (const m of sent) {
       expect(m).toMatchObject({ notificationId, title: expect.stringMatching(/^Order \d+$/), body: 'Courier is heading to the store' });
-      expect(m.data).toMatchObject({ type: 'delivery.tracking.changed', event_id: event.event_id, notification_id: notificationId, order_id: id, screen: 'order' });
+      expect(m.data).toEqual({
+        notification_id: notificationId,
+        kind: 'delivery_tracking',
+        screen: 'order',
+        title: m.title,
+        body: 'Courier is heading to the store',
+        sent_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        event_id: event.event_id,
+        order_id: id,
+        order_no: m.title.replace('Order ', ''),
+        order_version: String((event.payload as { data: { order_version: number } }).data.order_version),
+      });
+      assertMatchesSchema('PushNotificationPayload', m.data);
     }
     // Nothing is sent twice.
     await runOrderWorkerOnce(svc.deps);
@@ -75,6 +91,27 @@ describe('push dispatch', () => {
     await runOrderWorkerOnce(svc.deps);
     expect(recorded().sent.filter((m) => m.data.order_id === ruOrder).map((m) => [m.title.startsWith('Заказ №'), m.body])).toEqual([[true, 'Курьер едет в магазин']]);
     expect(recorded().sent.filter((m) => m.data.order_id === quietOrder)).toEqual([]);
+  });
+
+  it('says an order cancelled with its delivery is cancelled, with the reason, and marks payment news as payment', async () => {
+    const c = await signInCustomer(svc);
+    await registerDevice(c.auth);
+    const p = await makeProduct(svc, { price: '1100.00' });
+    const online = () => placedOrder(svc, c.auth, deliveryBody([line(p)], null, { payment_method: 'online' }));
+
+    // Not paid in time: the purchase and its courier delivery end in one step.
+    const unpaid = await online();
+    await svc.deps.db.updateTable('orders').set({ payment_due_at: new Date(Date.now() - 60_000) }).where('id', '=', unpaid).execute();
+    // Paid at the sandbox bank: the order is confirmed by the payment.
+    const paid = await online();
+    expect((await svc.client.raw('GET', `/api/payments/bank/${paid}/invoice`, { headers: c.auth })).status).toBe(200);
+    expect((await svc.client.raw('POST', `/api/qa/payments/bank/${paid}/settle`, { headers: c.auth, body: { outcome: 'paid' } })).status).toBe(200);
+    await runOrderWorkerOnce(svc.deps);
+    await runOrderWorkerOnce(svc.deps);
+
+    const sentFor = (id: string) => recorded().sent.filter((m) => m.data.order_id === id).map((m) => [m.data.kind, m.body]);
+    expect(sentFor(unpaid)).toEqual([['order_status', 'The order was not paid in time.']]);
+    expect(sentFor(paid)).toEqual([['payment', 'Payment received, the order is confirmed']]);
   });
 
   it('shares the work between instances: each notification reaches each device once', async () => {

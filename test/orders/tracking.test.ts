@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { setOrderStatus } from '../../db/queries/orders.js';
 import { signInCustomer } from '../support/accounts.js';
+import { trackingMessage } from '../support/realtime.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { TVERSKAYA, deliveryBody, eventually, getOrder, IN_ZONE, line, makeProduct, makeSlot, pickupBody, placedOrder, stockOf } from './fixtures.js';
 
@@ -30,7 +31,7 @@ async function pickOrder(id: string) {
 async function socketOf(access: string, lang = 'en') {
   const ws = new WebSocket(`${svc.url.replace('http', 'ws')}/ws/orders/tracking/?access_token=${access}`, { headers: { 'accept-language': lang } });
   const messages: any[] = [];
-  ws.on('message', (m) => messages.push(JSON.parse(String(m))));
+  ws.on('message', (m) => messages.push(trackingMessage(m)));
   await new Promise((r) => ws.once('open', r));
   return { ws, messages };
 }

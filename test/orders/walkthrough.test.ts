@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { signInCustomer } from '../support/accounts.js';
+import { trackingMessage } from '../support/realtime.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { eventually, IN_ZONE, TVERSKAYA } from './fixtures.js';
 
@@ -40,7 +41,7 @@ it('places, pays, tracks and cancels through the public operations only', async 
 
   const ws = new WebSocket(`${svc.url.replace('http', 'ws')}/ws/orders/tracking/?access_token=${c.access}`);
   const events: any[] = [];
-  ws.on('message', (m) => events.push(JSON.parse(String(m))));
+  ws.on('message', (m) => events.push(trackingMessage(m)));
   await new Promise((r) => ws.once('open', r));
 
   const invoice = await call('GET', `/api/payments/bank/${orderId}/invoice`);

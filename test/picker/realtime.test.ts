@@ -8,6 +8,7 @@ import { revokeSessions } from '../../db/queries/auth.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { LISTENER_APPLICATION_NAME } from '../../server/outbox-feed.js';
 import { signInCustomer } from '../support/accounts.js';
+import { pickerMessage } from '../support/realtime.js';
 import { createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';
 import { createPicker, itemCommand, signInDemoCustomer, startPicking, type TestPicker } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -30,7 +31,7 @@ const closeCode = (ws: WebSocket) => new Promise<number>((resolve) => ws.on('clo
 async function listen(picker: TestPicker) {
   const ws = new WebSocket(`${wsUrl()}?access_token=${picker.access}`);
   const received: any[] = [];
-  ws.on('message', (m) => received.push(JSON.parse(String(m))));
+  ws.on('message', (m) => received.push(pickerMessage(m)));
   await new Promise((resolve, reject) => {
     ws.once('open', resolve);
     ws.once('close', (code) => reject(new Error(`closed with ${code}`)));

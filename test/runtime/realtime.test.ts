@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import jwt from 'jsonwebtoken';
 import WebSocket from 'ws';
 import { startTestService, type TestService } from '../support/service.js';
+import { trackingMessage } from '../support/realtime.js';
 import { signInCustomer } from '../support/accounts.js';
 import { tokensFor } from '../support/tokens.js';
 
@@ -61,11 +62,18 @@ describe('/ws/orders/tracking/', () => {
     const bobWs = new WebSocket(wsUrl(), { headers: b.auth });
     await Promise.all([aliceWs, bobWs].map((ws) => new Promise((r) => ws.once('open', r))));
     const bobGot: unknown[] = [];
-    bobWs.on('message', (m) => bobGot.push(JSON.parse(String(m))));
-    const received = new Promise<any>((resolve) => aliceWs.once('message', (m) => resolve(JSON.parse(String(m)))));
+    bobWs.on('message', (m) => bobGot.push(trackingMessage(m)));
+    const received = new Promise<any>((resolve) => aliceWs.once('message', (m) => resolve(trackingMessage(m))));
 
     const orderId = randomUUID();
-    const payload = { type: 'order.changed', event_id: randomUUID(), data: { order_id: orderId, order_version: 2 } };
+    const eventId = randomUUID();
+    const payload = {
+      type: 'order.changed',
+      event_id: eventId,
+      notification_id: null,
+      occurred_at: new Date().toISOString(),
+      data: { event_id: eventId, order_id: orderId, order_version: 2, status: 'confirmed', changes: ['status'] },
+    };
     await svc.deps.db
       .insertInto('outbox_events')
       .values({ type: 'order.changed', customer_id: alice, order_id: orderId, payload: JSON.stringify(payload) })
@@ -84,7 +92,7 @@ describe('/ws/orders/tracking/', () => {
     const ws = new WebSocket(`${wsUrl()}?access_token=${c.access}`);
     await new Promise((r) => ws.once('open', r));
     const got: unknown[] = [];
-    ws.on('message', (m) => got.push(JSON.parse(String(m))));
+    ws.on('message', (m) => got.push(trackingMessage(m)));
     await svc.deps.db
       .transaction()
       .execute(async (trx) => {

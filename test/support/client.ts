@@ -22,6 +22,12 @@ function specOf(env: AppEnv) {
 
 export class ContractViolation extends Error {}
 
+/** Throws unless `value` matches the spec's schema `name` (WebSocket messages, push payloads). */
+export function assertMatchesSchema(name: string, value: unknown, env: AppEnv = 'TEST'): void {
+  const problems = specOf(env).validator.checkSchema(name, value);
+  if (problems.length) throw new ContractViolation(`${problems.join('; ')} in ${JSON.stringify(value)}`);
+}
+
 export interface CheckedResponse {
   status: number;
   headers: Headers;
