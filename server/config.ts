@@ -272,6 +272,8 @@ export interface OrdersConfig {
     httpUrl: string | null;
     httpToken: string | null;
     timeoutMs: number;
+    /** How often the orders worker asks an `http` courier service where each delivery it follows is. */
+    statusCheckSeconds: number;
   };
 }
 
@@ -326,6 +328,7 @@ function ordersConfig(env: NodeJS.ProcessEnv): OrdersConfig {
       httpUrl: env.COURIER_HTTP_URL ? env.COURIER_HTTP_URL.replace(/\/+$/, '') : null,
       httpToken: env.COURIER_HTTP_TOKEN || null,
       timeoutMs: int(env, 'COURIER_TIMEOUT_MS', 3000, 100),
+      statusCheckSeconds: int(env, 'COURIER_STATUS_CHECK_SECONDS', 15, 0),
     },
   };
 }

@@ -12,7 +12,17 @@
 //      not collected a day after their slot ended are cancelled (and refunded when paid);
 //   5. courier dispatch: deliveries whose courier should be requested now.
 import { sql } from 'kysely';
-import { claimDeliveriesDueForCourier, claimOrdersPastPaymentWindow, claimUncollectedPickups, findStoreForOrder, lockOrder, updateDelivery, updateOrder } from '../db/queries/orders.js';
+import {
+  claimDeliveriesDueForCourier,
+  claimOrdersPastPaymentWindow,
+  claimStatusCheck,
+  claimUncollectedPickups,
+  findDeliveriesDueForStatusCheck,
+  findStoreForOrder,
+  lockOrder,
+  updateDelivery,
+  updateOrder,
+} from '../db/queries/orders.js';
 import { recordOrderChange } from '../db/queries/order-events.js';
 import {
   claimDueProviderCommands,
@@ -46,11 +56,11 @@ import { wholeRefunds } from '../handlers/rules/bank-invoice.js';
 import { afterFailure } from '../handlers/rules/retry.js';
 import { pushNotice } from '../handlers/rules/order-texts.js';
 import { PICKUP_COLLECTION_HOURS } from '../handlers/rules/order-status.js';
-import { cancelUncollected, cancelUnpaid, requestCourier, settleInvoice, takeLatePayment } from '../handlers/shared/order-lifecycle.js';
+import { cancelUncollected, cancelUnpaid, followCourierStatus, requestCourier, settleInvoice, takeLatePayment } from '../handlers/shared/order-lifecycle.js';
 import type { AppDeps } from './deps.js';
 import { bankOf, BankRefusedError } from './providers/bank/index.js';
 import type { InvoiceOutcome } from './providers/bank/types.js';
-import { courierOf, CourierRefusedError } from './providers/courier/index.js';
+import { courierOf, CourierRefusedError, type CourierStatus } from './providers/courier/index.js';
 import { pushSenderOf } from './providers/push/index.js';
 
 /** Provider commands are retried for about a day (backoff capped at an hour) before giving up. */
@@ -67,6 +77,7 @@ export interface WorkerTick {
   unpaidCancelled: number;
   uncollectedCancelled: number;
   couriersRequested: number;
+  deliveriesFollowed: number;
 }
 
 interface Envelope {
@@ -391,6 +402,45 @@ async function dispatchCouriers(deps: AppDeps): Promise<number> {
   });
 }
 
+// ------------------------------------------------------------------------------------------------
+// 6. deliveries under way at a real courier service
+
+/**
+ * Asks an `http` courier service where each delivery under way is (every
+ * COURIER_STATUS_CHECK_SECONDS) and moves its tracking by the answer, as its events would
+ * (followCourierStatus). Each in its own transaction with the order locked; a question it does
+ * not answer is asked again at the next interval, an answer the state machine refuses is logged
+ * and changes nothing. The simulator is moved by its QA operation instead.
+ */
+async function followCourierDeliveries(deps: AppDeps): Promise<number> {
+  const courier = courierOf(deps);
+  if (courier.name === 'simulator') return 0;
+  const { statusCheckSeconds } = deps.config.orders.courier;
+  let followed = 0;
+  for (const orderId of await findDeliveriesDueForStatusCheck(deps.db, statusCheckSeconds, deps.config.orders.worker.batchSize)) {
+    followed += await deps.db.transaction().execute(async (trx) => {
+      const o = await lockOrder(trx, orderId);
+      if (!o || !o.courier_request_ref || !(await claimStatusCheck(trx, orderId, statusCheckSeconds))) return 0;
+      let status: CourierStatus;
+      try {
+        const answer = await courier.deliveryStatus(o.courier_request_ref);
+        if (!answer) return 0;
+        status = answer;
+      } catch (err) {
+        deps.log.warn('courier delivery status unknown; will ask again', { order_id: o.id, err: (err as Error).message });
+        return 0;
+      }
+      const outcome = await followCourierStatus(trx, o, status);
+      if (outcome !== 'applied') {
+        deps.log.warn('courier service reported a delivery state this order cannot take', { order_id: o.id, from: o.tracking_state, to: status.state, code: outcome });
+        return 0;
+      }
+      return 1;
+    });
+  }
+  return followed;
+}
+
 /** One pass of every task (also what the tests drive directly). */
 export async function runOrderWorkerOnce(deps: AppDeps): Promise<WorkerTick> {
   return {
@@ -402,6 +452,7 @@ export async function runOrderWorkerOnce(deps: AppDeps): Promise<WorkerTick> {
     unpaidCancelled: await cancelUnpaidOrders(deps),
     uncollectedCancelled: await cancelUncollectedPickups(deps),
     couriersRequested: await dispatchCouriers(deps),
+    deliveriesFollowed: await followCourierDeliveries(deps),
   };
 }
 

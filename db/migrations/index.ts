@@ -19,6 +19,7 @@ import * as cancelRequestEndsPicking from './2026_11_23_0015_cancel_request_ends
 import * as uncollectedPickups from './2026_11_23_0016_uncollected_pickups.js';
 import * as loyaltyErase from './2026_11_23_0017_loyalty_erase.js';
 import * as pickerLoginFolded from './2026_11_23_0018_picker_login_folded.js';
+import * as courierStatusChecks from './2026_11_23_0019_courier_status_checks.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0016_uncollected_pickups': uncollectedPickups,
   '2026_11_23_0017_loyalty_erase': loyaltyErase,
   '2026_11_23_0018_picker_login_folded': pickerLoginFolded,
+  '2026_11_23_0019_courier_status_checks': courierStatusChecks,
 };

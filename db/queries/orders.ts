@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../executor.js';
 import type { OrderStatus, TrackingState } from '../tables/orders.js';
-import type { Insertable, Updateable } from 'kysely';
+import type { ExpressionBuilder, Insertable, Updateable } from 'kysely';
 import type { DB } from '../schema.js';
 
 // ------------------------------------------------------------------------------------------------
@@ -465,6 +465,44 @@ export async function claimUncollectedPickups(db: Executor, hours: number, limit
     .skipLocked()
     .execute();
   return rows.map((r) => r.id);
+}
+
+/** Deliveries under way at a courier service (states of order_deliveries_followed). */
+const FOLLOWED_STATES = ['searching_courier', 'courier_assigned', 'courier_at_store', 'en_route', 'arrived', 'returning'] as const;
+
+const dueForStatusCheck = (everySeconds: number) => (eb: ExpressionBuilder<DB, 'order_deliveries'>) =>
+  eb.and([
+    eb('courier_request_ref', 'is not', null),
+    eb('tracking_state', 'in', FOLLOWED_STATES),
+    eb.or([eb('courier_checked_at', 'is', null), eb('courier_checked_at', '<=', sql<Date>`now() - make_interval(secs => ${everySeconds})`)]),
+  ]);
+
+/**
+ * Deliveries under way at the courier service not asked about for `everySeconds`, oldest
+ * question first. Read without locks: each is then locked on its own (lockOrder) to apply the
+ * answer, as another instance may be asking about it too.
+ */
+export async function findDeliveriesDueForStatusCheck(db: Executor, everySeconds: number, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('order_deliveries')
+    .select('order_id')
+    .where(dueForStatusCheck(everySeconds))
+    .orderBy(sql`courier_checked_at NULLS FIRST`)
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.order_id);
+}
+
+/** Whether the delivery is still due for a question (another instance may have just asked); marks it asked. */
+export async function claimStatusCheck(db: Executor, orderId: string, everySeconds: number): Promise<boolean> {
+  const row = await db
+    .updateTable('order_deliveries')
+    .set({ courier_checked_at: sql<Date>`now()` })
+    .where('order_id', '=', orderId)
+    .where(dueForStatusCheck(everySeconds))
+    .returning('order_id')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Online orders still unpaid after their payment window. */

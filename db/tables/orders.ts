@@ -105,6 +105,8 @@ export interface OrderDeliveriesTable {
   courier_lat: number | null;
   courier_location_at: Timestamp | null;
   eta: Timestamp | null;
+  /** When the orders worker last asked the courier service about this delivery (COURIER_STATUS_CHECK_SECONDS). */
+  courier_checked_at: Timestamp | null;
   updated_at: Timestamp;
 }
 

@@ -19,6 +19,33 @@ const MOVES: Readonly<Record<TrackingState, readonly TrackingState[]>> = {
 
 export const canTrackingMove = (from: TrackingState, to: TrackingState): boolean => MOVES[from].includes(to);
 
+export const isTrackingState = (value: string): value is TrackingState => Object.hasOwn(MOVES, value);
+
+/**
+ * The moves that lead from `from` to `to`, shortest first (`to` last); [] when they are equal,
+ * null when no chain of moves leads there. A courier service asked for its status says only
+ * where a delivery is now: the states it went through since the last question are replayed.
+ */
+export function trackingPath(from: TrackingState, to: TrackingState): TrackingState[] | null {
+  if (from === to) return [];
+  const cameFrom = new Map<TrackingState, TrackingState>([[from, from]]);
+  const queue: TrackingState[] = [from];
+  while (queue.length) {
+    const state = queue.shift()!;
+    for (const next of MOVES[state]) {
+      if (cameFrom.has(next)) continue;
+      cameFrom.set(next, state);
+      if (next === to) {
+        const path: TrackingState[] = [to];
+        for (let s = state; s !== from; s = cameFrom.get(s)!) path.unshift(s);
+        return path;
+      }
+      queue.push(next);
+    }
+  }
+  return null;
+}
+
 export interface PurchaseFacts {
   status: OrderStatus;
   /** Whether the purchase has ever been `picked` (the goods were ready for a courier). */
@@ -55,6 +82,29 @@ export function decideTrackingMove(from: TrackingState, to: TrackingState, purch
     return { ok: true, kind: 'move', purchase: { to: 'cancelled', reason: 'courier_withdrawn' } };
   }
   return { ok: true, kind: 'move', purchase: null };
+}
+
+/**
+ * The moves a status answer replays (trackingPath), each judged with the purchase as the moves
+ * before it left it; the refusal of the first that does not apply, if any. All or nothing: a
+ * delivery is never left half way to what the courier service said.
+ */
+export function planStatusReplay(
+  from: TrackingState,
+  to: TrackingState,
+  purchase: PurchaseFacts,
+): { ok: true; steps: TrackingState[] } | { ok: false; code: Extract<TrackingDecision, { ok: false }>['code'] } {
+  const path = trackingPath(from, to);
+  if (path === null) return { ok: false, code: 'DELIVERY_TRANSITION_NOT_ALLOWED' };
+  let state = from;
+  let status = purchase.status;
+  for (const next of path) {
+    const decision = decideTrackingMove(state, next, { status, wasPicked: purchase.wasPicked });
+    if (!decision.ok) return decision;
+    if (decision.purchase) status = decision.purchase.to;
+    state = next;
+  }
+  return { ok: true, steps: path };
 }
 
 /** States in which a courier is known (OrderCourierSchema present). */

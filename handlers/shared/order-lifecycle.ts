@@ -5,7 +5,7 @@
 // the follow-up provider commands, and records exactly one event for the change.
 import { releaseDeliverySlot, releasePickupSlot } from '../../db/queries/logistics.js';
 import { recordOrderChange, type OrderChange, type TrackingChange } from '../../db/queries/order-events.js';
-import { moveCourier, returnStock, setOrderStatus, updateDelivery, updateOrder, wasEverPicked, type OrderRow } from '../../db/queries/orders.js';
+import { lockOrder, moveCourier, returnStock, setOrderStatus, updateDelivery, updateOrder, wasEverPicked, type OrderRow } from '../../db/queries/orders.js';
 import { closeInvoice, enqueueProviderCommand, findOpenInvoice, findPaidInvoices, recordBankWord, type InvoiceRow } from '../../db/queries/payments.js';
 import { returnPickedStock, settleCollectedDifference } from '../../db/queries/picking.js';
 import type { Updateable } from 'kysely';
@@ -13,8 +13,9 @@ import type { Executor } from '../../db/executor.js';
 import type { DB } from '../../db/schema.js';
 import type { OrderStatus, TrackingState } from '../../db/tables/orders.js';
 import { conflict } from '../../server/errors.js';
+import type { CourierStatus } from '../../server/providers/courier/types.js';
 import { amountDue } from '../rules/bank-invoice.js';
-import { decideTrackingMove, deliveryEta, hasCourier, hasLiveMarker } from '../rules/delivery-tracking.js';
+import { decideTrackingMove, deliveryEta, hasCourier, hasLiveMarker, planStatusReplay, type TrackingDecision } from '../rules/delivery-tracking.js';
 import { kopecks } from '../rules/order-pricing.js';
 import { canMove, decideCancellation } from '../rules/order-status.js';
 import { trackingDisplayTexts, type StatusReason } from '../rules/order-texts.js';
@@ -169,7 +170,7 @@ const PUSHED_STATES: readonly TrackingState[] = ['courier_assigned', 'en_route',
  * Applies one courier-service event to a locked delivery order, by the delivery state machine,
  * with its effect on the purchase (en_route, completed, the end of a queued cancellation).
  */
-export async function applyCourierEvent(trx: Executor, o: OrderRow, e: CourierEvent): Promise<void> {
+export async function applyCourierEvent(trx: Executor, o: OrderRow, e: CourierEvent, options: { quiet?: boolean } = {}): Promise<void> {
   if (o.type !== 'delivery' || !o.tracking_state) throw conflict('ORDER_HAS_NO_DELIVERY', 'A pickup order has no courier delivery');
   const from = o.tracking_state;
   const decision = decideTrackingMove(from, e.state, { status: o.status, wasPicked: await wasEverPicked(trx, o.id) });
@@ -231,8 +232,35 @@ export async function applyCourierEvent(trx: Executor, o: OrderRow, e: CourierEv
   }
   await recordOrderChange(trx, o.id, changes, {
     tracking: trackingChange(o, from, { state: e.state, comment, eta }),
-    notify: PUSHED_STATES.includes(e.state),
+    notify: !options.quiet && PUSHED_STATES.includes(e.state),
   });
+}
+
+type TrackingRefusal = Extract<TrackingDecision, { ok: false }>['code'];
+
+/**
+ * What a courier service answered about a delivery it was asked about (the orders worker
+ * follows an `http` service this way): the states it went through since the last question are
+ * replayed in order, the last with the answer's details; only the last may notify the customer,
+ * so a courier found already on the way is one push, not four. An answer the delivery's state
+ * machine refuses changes nothing and is returned as the refusal's code.
+ */
+export async function followCourierStatus(trx: Executor, o: OrderRow, status: CourierStatus): Promise<'applied' | TrackingRefusal> {
+  if (o.type !== 'delivery' || !o.tracking_state) return 'DELIVERY_TRANSITION_NOT_ALLOWED';
+  const plan = planStatusReplay(o.tracking_state, status.state, { status: o.status, wasPicked: await wasEverPicked(trx, o.id) });
+  if (!plan.ok) return plan.code;
+  const details: CourierEvent = { state: status.state, comment: status.comment, location: status.location, courier: status.courier ?? undefined, eta: status.eta, route: status.route };
+  if (!plan.steps.length) {
+    await applyCourierEvent(trx, o, details);
+    return 'applied';
+  }
+  let current = o;
+  for (const [i, state] of plan.steps.entries()) {
+    const last = i === plan.steps.length - 1;
+    await applyCourierEvent(trx, current, last ? details : { state, courier: status.courier ?? undefined }, { quiet: !last });
+    if (!last) current = (await lockOrder(trx, o.id))!;
+  }
+  return 'applied';
 }
 
 // ------------------------------------------------------------------------------------------------

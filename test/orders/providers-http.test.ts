@@ -20,7 +20,14 @@ const PUSH = 'https://push.example.test/send';
 // The bank is asked about every open invoice by the worker: by default it is still unpaid.
 // (A test that replaces the handlers keeps this one: resetHandlers(...) replaces the defaults.)
 const bankStillUnpaid = http.get(`${BANK}/invoices/:id`, () => HttpResponse.json({ status: 'pending' }));
-const remote = setupServer(bankStillUnpaid);
+// The worker asks the courier service where each delivery under way is: by default the service
+// agrees with what this service last recorded.
+const courierAgrees = http.get(`${COURIER}/deliveries/:id`, async ({ params }) => {
+  const row = await svc.deps.db.selectFrom('order_deliveries').select('tracking_state').where('courier_request_ref', '=', String(params.id)).executeTakeFirst();
+  return row ? HttpResponse.json({ state: row.tracking_state }) : HttpResponse.json({ error: 'not found' }, { status: 404 });
+});
+const DEFAULTS = [bankStillUnpaid, courierAgrees];
+const remote = setupServer(...DEFAULTS);
 
 let svc: TestService;
 beforeAll(async () => {
@@ -40,6 +47,8 @@ beforeAll(async () => {
       COURIER_HTTP_URL: COURIER,
       COURIER_HTTP_TOKEN: 'courier-token',
       COURIER_TIMEOUT_MS: '300',
+      // Every pass asks the courier service about every delivery under way.
+      COURIER_STATUS_CHECK_SECONDS: '0',
       // Scheduled orders ask for a courier at once, so the dispatch is observable.
       COURIER_DISPATCH_LEAD_MINUTES: '100000',
       PUSH_PROVIDER: 'http',
@@ -104,7 +113,7 @@ describe('HTTP bank', () => {
       }),
       http.post(`${BANK}/invoices`, () => HttpResponse.json({ id: 'no-link' })),
     ]) {
-      remote.resetHandlers(bankStillUnpaid, handler);
+      remote.resetHandlers(...DEFAULTS, handler);
       const r = await invoice(c.auth, id);
       expect([r.status, r.body.code]).toEqual([502, 'BANK_PROVIDER_ERROR']);
     }
@@ -411,11 +420,11 @@ describe('HTTP courier service', () => {
     const r = await svc.client.raw('POST', '/api/orders/delivery/price-estimate', { headers: { ...c.auth, 'x-store-id': TVERSKAYA }, body: { location: IN_ZONE, items: [line(p)], is_express: true } });
     expect(r.body).toMatchObject({ is_express: true, eta_minutes: 32 });
 
-    remote.resetHandlers(bankStillUnpaid, http.post(`${COURIER}/quotes`, () => HttpResponse.json({ available: false })));
+    remote.resetHandlers(...DEFAULTS, http.post(`${COURIER}/quotes`, () => HttpResponse.json({ available: false })));
     const none = await svc.client.raw('POST', '/api/orders/delivery/price-estimate', { headers: { ...c.auth, 'x-store-id': TVERSKAYA }, body: { location: IN_ZONE, items: [line(p)], is_express: true } });
     expect([none.status, none.body.code]).toEqual([422, 'EXPRESS_UNAVAILABLE']);
 
-    remote.resetHandlers(bankStillUnpaid, http.post(`${COURIER}/quotes`, () => HttpResponse.text('oops', { status: 500 })));
+    remote.resetHandlers(...DEFAULTS, http.post(`${COURIER}/quotes`, () => HttpResponse.text('oops', { status: 500 })));
     const failed = await svc.client.raw('POST', '/api/orders/delivery/price-estimate', { headers: { ...c.auth, 'x-store-id': TVERSKAYA }, body: { location: IN_ZONE, items: [line(p)], is_express: true } });
     expect([failed.status, failed.body.code]).toEqual([502, 'COURIER_PROVIDER_ERROR']);
   });
@@ -453,6 +462,82 @@ describe('HTTP courier service', () => {
     expect((await svc.client.raw('POST', `/api/orders/${id}/cancel`, { headers: c.auth })).body.status.value).toBe('cancelled');
     await drainWorker(1);
     expect(cancels).toEqual(['dlv-42']);
+  });
+});
+
+describe('following a delivery at the HTTP courier service', () => {
+  const dispatched = async (ref: string) => {
+    remote.use(http.post(`${COURIER}/deliveries`, () => HttpResponse.json({ id: ref }, { status: 201 })));
+    const c = await signInCustomer(svc);
+    const p = await makeProduct(svc, { price: '1500.00' });
+    const id = await placedOrder(svc, c.auth, deliveryBody([line(p)], await makeSlot(svc)));
+    await drainWorker(2);
+    return { c, id };
+  };
+  const detail = async (c: { auth: Record<string, string> }, id: string) => (await svc.client.raw('GET', `/api/orders/roadmap/${id}/detail`, { headers: c.auth })).body;
+  const notified = async (id: string) =>
+    (await svc.deps.db.selectFrom('outbox_events').select(['payload']).where('order_id', '=', id).where(sql<boolean>`payload->>'notification_id' IS NOT NULL`).orderBy('id').execute())
+      .map((e) => (e.payload as { data: { state?: string } }).data.state);
+
+  it('moves the tracking by what the service says, replaying the states it skipped, with one push for the last', async () => {
+    let answer: object = { state: 'searching_courier' };
+    const asked: { ref: string; auth: string | null }[] = [];
+    remote.use(
+      http.get(`${COURIER}/deliveries/dlv-follow-1`, ({ request }) => {
+        asked.push({ ref: 'dlv-follow-1', auth: request.headers.get('authorization') });
+        return HttpResponse.json(answer);
+      }),
+    );
+    const { c, id } = await dispatched('dlv-follow-1');
+    expect(asked.at(-1)).toEqual({ ref: 'dlv-follow-1', auth: 'Bearer courier-token' });
+    expect((await detail(c, id)).delivery.tracking.state).toBe('searching_courier');
+
+    answer = { state: 'courier_assigned', courier: { name: 'Пётр', phone: '+79990001122', transport: 'bicycle' }, location: { lon: 37.61, lat: 55.76 }, eta: new Date(Date.now() + 40 * 60_000).toISOString() };
+    await drainWorker(1);
+    const assigned = await detail(c, id);
+    expect(assigned.delivery).toMatchObject({ tracking: { state: 'courier_assigned' }, courier: { name: 'Пётр', phone: '+79990001122', transport: 'bicycle', location: { lon: 37.61, lat: 55.76 } } });
+
+    // The courier says it is on the way before the order is picked: refused, nothing moves.
+    answer = { state: 'en_route', location: { lon: 37.611, lat: 55.759 } };
+    await drainWorker(1);
+    expect((await detail(c, id)).delivery.tracking.state).toBe('courier_assigned');
+
+    // Picked (as the picker's finish leaves it); the next answer is already "delivered".
+    await svc.deps.db.transaction().execute(async (trx) => {
+      await trx.updateTable('orders').set({ status: 'picked' }).where('id', '=', id).execute();
+      await trx.insertInto('order_status_history').values({ order_id: id, status: 'picked' }).execute();
+    });
+    answer = { state: 'delivered' };
+    await drainWorker(1);
+    const done = await detail(c, id);
+    expect([done.status.value, done.delivery.tracking.state]).toEqual(['completed', 'delivered']);
+    const history = await svc.deps.db.selectFrom('order_tracking_history').select('state').where('order_id', '=', id).orderBy('id').execute();
+    expect(history.map((h) => h.state)).toEqual(['pending', 'searching_courier', 'courier_assigned', 'courier_at_store', 'en_route', 'arrived', 'delivered']);
+    expect(await notified(id)).toEqual(['courier_assigned', 'delivered']);
+    // Delivered: no longer asked about.
+    const questions = asked.length;
+    await drainWorker(1);
+    expect(asked.length).toBe(questions);
+  });
+
+  it('changes nothing when the service fails or answers nonsense, and asks again', async () => {
+    const { c, id } = await dispatched('dlv-follow-2');
+    const at = `${COURIER}/deliveries/dlv-follow-2`;
+    for (const handler of [
+      http.get(at, () => HttpResponse.text('down', { status: 503 })),
+      http.get(at, () => HttpResponse.json({ state: 'teleported' })),
+      http.get(at, () => HttpResponse.json({ state: 'courier_assigned', location: { lon: 500, lat: 0 } })),
+      http.get(at, () => HttpResponse.json({ state: 'courier_assigned', courier: { phone: '+7999' } })),
+    ]) {
+      remote.resetHandlers();
+      remote.use(handler); // ahead of the defaults
+      await drainWorker(1);
+      expect((await detail(c, id)).delivery.tracking.state).toBe('searching_courier');
+    }
+    remote.resetHandlers();
+    remote.use(http.get(at, () => HttpResponse.json({ state: 'courier_assigned', courier: { name: 'Anna' } })));
+    await drainWorker(1);
+    expect((await detail(c, id)).delivery).toMatchObject({ tracking: { state: 'courier_assigned' }, courier: { name: 'Anna' } });
   });
 });
 

@@ -1,6 +1,6 @@
 // The courier delivery state machine and what each state shows.
 import { describe, expect, it } from 'vitest';
-import { canTrackingMove, decideTrackingMove, deliveryEta, hasCourier, hasLiveMarker } from '../../handlers/rules/delivery-tracking.js';
+import { canTrackingMove, decideTrackingMove, deliveryEta, hasCourier, hasLiveMarker, planStatusReplay, trackingPath } from '../../handlers/rules/delivery-tracking.js';
 
 const purchase = (status: Parameters<typeof decideTrackingMove>[2]['status'], wasPicked = false) => ({ status, wasPicked });
 
@@ -67,5 +67,26 @@ describe('what a state shows', () => {
     expect(deliveryEta('searching_courier', { courierEta: null, createdAt, expressMinutes: null, slotEndsAt })).toEqual(slotEndsAt);
     expect(deliveryEta('en_route', { courierEta, createdAt, expressMinutes: 45, slotEndsAt: null })).toEqual(courierEta);
     expect(deliveryEta('returning', { courierEta, createdAt, expressMinutes: 45, slotEndsAt: null })).toBeNull();
+  });
+});
+
+describe('trackingPath and planStatusReplay (following a courier service by its status answers)', () => {
+  it('replays the states a delivery went through since the last question, shortest first', () => {
+    expect(trackingPath('searching_courier', 'searching_courier')).toEqual([]);
+    expect(trackingPath('searching_courier', 'courier_assigned')).toEqual(['courier_assigned']);
+    expect(trackingPath('searching_courier', 'delivered')).toEqual(['courier_assigned', 'courier_at_store', 'en_route', 'arrived', 'delivered']);
+    expect(trackingPath('en_route', 'returned')).toEqual(['returning', 'returned']);
+    expect(trackingPath('delivered', 'en_route')).toBeNull();
+  });
+
+  it('judges every replayed move with the purchase as the moves before left it, all or nothing', () => {
+    expect(planStatusReplay('courier_assigned', 'delivered', { status: 'picked', wasPicked: true })).toEqual({
+      ok: true,
+      steps: ['courier_at_store', 'en_route', 'arrived', 'delivered'],
+    });
+    // Not picked yet: the courier cannot have collected it.
+    expect(planStatusReplay('courier_assigned', 'delivered', { status: 'picking', wasPicked: false })).toEqual({ ok: false, code: 'ORDER_NOT_READY_FOR_COURIER' });
+    expect(planStatusReplay('delivered', 'searching_courier', { status: 'completed', wasPicked: true })).toEqual({ ok: false, code: 'DELIVERY_TRANSITION_NOT_ALLOWED' });
+    expect(planStatusReplay('arrived', 'arrived', { status: 'en_route', wasPicked: true })).toEqual({ ok: true, steps: [] });
   });
 });

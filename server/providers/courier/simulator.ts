@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { haversineKm } from '../../../handlers/rules/geometry.js';
 import type { Logger } from '../../logger.js';
-import type { CourierRequest, CourierService, ExpressQuoteRequest, GeoPoint } from './types.js';
+import type { CourierRequest, CourierService, CourierStatus, ExpressQuoteRequest, GeoPoint } from './types.js';
 
 export type Transport = 'foot' | 'bicycle' | 'scooter' | 'car';
 
@@ -73,5 +73,10 @@ export class CourierSimulator implements CourierService {
 
   async withdraw(request: { orderId: string; ref: string | null }): Promise<void> {
     this.log.info('courier simulator: withdrawal requested', { order_id: request.orderId });
+  }
+
+  /** The simulator's deliveries move by the QA operation's events; there is nothing to ask. */
+  async deliveryStatus(): Promise<CourierStatus | null> {
+    return null;
   }
 }
