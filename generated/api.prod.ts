@@ -7053,7 +7053,11 @@ export interface components {
          *     `order_cancelled`, an open bank invoice is cancelled, a paid online order is refunded in full
          *     (every payment, the payment of a picking difference included, less any picking difference
          *     already returned; `payment_status` `refund_pending`, then `refunded`), and a courier request
-         *     still `pending` or `searching_courier` is cancelled.
+         *     not yet under way (`pending`, `searching_courier`, `courier_assigned`, `courier_at_store`) is
+         *     cancelled and withdrawn from the courier service: the delivery state becomes `cancelled` in
+         *     the same step, so no live courier is shown for a cancelled order. (A customer's own cancel
+         *     with a courier assigned is queued instead, see above; the store's cancellations, such as
+         *     nothing picked, do not wait.)
          *     Cancelling only the courier request (delivery `cancelled`) never cancels the purchase and
          *     never refunds.
          * @enum {string}

@@ -90,10 +90,15 @@ export async function enterCancelled(
     payment = true;
   }
 
+  // A courier not yet under way is withdrawn with the order (the store's cancellations, such as
+  // nothing picked, do not wait for it as a customer's cancel does): no live courier is left
+  // on a cancelled order. Later states belong to a collected order, which only the courier
+  // service's own events cancel (courierSettled).
   let tracking: TrackingChange | null = null;
-  if (o.type === 'delivery' && !options.courierSettled && (o.tracking_state === 'pending' || o.tracking_state === 'searching_courier')) {
+  const notUnderWay = o.tracking_state === 'pending' || o.tracking_state === 'searching_courier' || o.tracking_state === 'courier_assigned' || o.tracking_state === 'courier_at_store';
+  if (o.type === 'delivery' && !options.courierSettled && notUnderWay) {
     await updateDelivery(trx, o.id, { tracking_state: 'cancelled', tracking_comment: null, ...NO_COURIER }, { state: 'cancelled', comment: null });
-    if (o.tracking_state === 'searching_courier') await enqueueProviderCommand(trx, 'courier.withdraw', o.id, { ref: o.courier_request_ref });
+    if (o.tracking_state !== 'pending') await enqueueProviderCommand(trx, 'courier.withdraw', o.id, { ref: o.courier_request_ref });
     tracking = trackingChange(o, o.tracking_state, { state: 'cancelled', comment: null, eta: null });
   }
   return { tracking, payment };

@@ -481,6 +481,26 @@ describe('finishPicking', () => {
     expect(hold).toBeUndefined();
   });
 
+  it('withdraws an assigned courier when nothing could be picked: no live courier on a cancelled order', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const customer = await signInDemoCustomer(svc);
+    const order = await anOrder();
+    const session = await startPicking(svc, picker, order.orderId);
+    for (const state of ['searching_courier', 'courier_assigned']) {
+      expect((await svc.client.raw('POST', `/api/qa/orders/${order.orderId}/delivery-tracking`, { headers: customer.auth, body: { state } })).status).toBe(200);
+    }
+    for (const item of session.items) {
+      await itemCommand(svc, picker, order.orderId, item.item_id, 'missing', { action: 'remove' });
+      await itemCommand(svc, picker, order.orderId, item.item_id, 'clarification/resolve', { resolution: 'remove' });
+    }
+    expect((await post(`/api/picker/orders/${order.orderId}/finish`, picker)).status).toBe(200);
+    const detail = (await get(`/api/orders/roadmap/${order.orderId}/detail`, customer.auth)).body;
+    expect(detail.status.value).toBe('cancelled');
+    expect(detail.delivery).toMatchObject({ tracking: { state: 'cancelled' }, courier: null });
+    const withdrawals = await svc.deps.db.selectFrom('provider_commands').select('kind').where('order_id', '=', order.orderId).where('kind', '=', 'courier.withdraw').execute();
+    expect(withdrawals).toHaveLength(1);
+  });
+
   it('counts in history as changed only a confirmed discrepancy or a replacement, not a weight within tolerance', async () => {
     const picker = await createPicker(svc, [STORE]);
     const finishAs = async (pieceQuantity: number) => {
