@@ -95,11 +95,12 @@ export async function enterCancelled(
   // on a cancelled order. Later states belong to a collected order, which only the courier
   // service's own events cancel (courierSettled).
   let tracking: TrackingChange | null = null;
-  const notUnderWay = o.tracking_state === 'pending' || o.tracking_state === 'searching_courier' || o.tracking_state === 'courier_assigned' || o.tracking_state === 'courier_at_store';
+  const from = o.tracking_state;
+  const notUnderWay = from === 'pending' || from === 'searching_courier' || from === 'courier_assigned' || from === 'courier_at_store';
   if (o.type === 'delivery' && !options.courierSettled && notUnderWay) {
     await updateDelivery(trx, o.id, { tracking_state: 'cancelled', tracking_comment: null, ...NO_COURIER }, { state: 'cancelled', comment: null });
-    if (o.tracking_state !== 'pending') await enqueueProviderCommand(trx, 'courier.withdraw', o.id, { ref: o.courier_request_ref });
-    tracking = trackingChange(o, o.tracking_state, { state: 'cancelled', comment: null, eta: null });
+    if (from !== 'pending') await enqueueProviderCommand(trx, 'courier.withdraw', o.id, { ref: o.courier_request_ref });
+    tracking = trackingChange(o, from, { state: 'cancelled', comment: null, eta: null });
   }
   return { tracking, payment };
 }
