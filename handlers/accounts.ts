@@ -150,6 +150,7 @@ export const accountsHandlers = {
         environment,
         app_version: b.app_version,
         build_number: b.build_number,
+        language: ctx.lang,
       }),
     );
     return {

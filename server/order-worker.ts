@@ -2,15 +2,19 @@
 // `FOR UPDATE SKIP LOCKED`, so a row is handled by exactly one instance at a time and a crashed
 // instance's rows are taken by the others (nothing is marked done before its effect commits).
 // One tick does, each in its own transaction:
-//   1. push fan-out: outbox events with a notification_id -> one push delivery per customer device;
-//   2. push sending: due deliveries -> the push provider, with retries and backoff; dead tokens
-//      forget their device;
+//   1. push fan-out: outbox events with a notification_id -> one push delivery per customer device,
+//      and the picker events that push -> one per picker device;
+//   2. push sending: due deliveries -> the push provider, one device's in order, with retries and
+//      backoff; a delivery superseded by a later one about the same order is dropped; dead
+//      tokens forget their device;
 //   3. provider commands: courier requests and withdrawals, bank refunds and invoice cancellations;
 //   3b. a real bank's open invoices: asked about, and settled by its answer; and those closed
 //       here before its final word: asked until it gives one (a late payment is taken or refunded);
 //   4. payment deadline: online orders unpaid after their window are cancelled; pickup orders
 //      not collected a day after their slot ended are cancelled (and refunded when paid);
-//   5. courier dispatch: deliveries whose courier should be requested now.
+//   5. courier dispatch: deliveries whose courier should be requested now;
+//   6. deliveries under way at a real courier service: asked where they are, tracking moved.
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import {
   claimDeliveriesDueForCourier,
@@ -48,13 +52,17 @@ import {
   forgetPushDevice,
   insertPushDeliveries,
   markEventsPushed,
+  orderFactsForPickerPush,
   orderFactsForPush,
+  pickerPushTargets,
+  storeQueuePushTargets,
 } from '../db/queries/push.js';
 import type { Executor } from '../db/executor.js';
 import type { OrderStatus, TrackingState } from '../db/tables/orders.js';
 import { wholeRefunds } from '../handlers/rules/bank-invoice.js';
 import { afterFailure } from '../handlers/rules/retry.js';
 import { pushNotice } from '../handlers/rules/order-texts.js';
+import { pickerPushNotice } from '../handlers/rules/picking-messages.js';
 import { PICKUP_COLLECTION_HOURS } from '../handlers/rules/order-status.js';
 import { cancelUncollected, cancelUnpaid, followCourierStatus, requestCourier, settleInvoice, takeLatePayment } from '../handlers/shared/order-lifecycle.js';
 import type { AppDeps } from './deps.js';
@@ -84,8 +92,11 @@ interface Envelope {
   type: 'order.changed' | 'delivery.tracking.changed';
   event_id: string;
   notification_id: string | null;
-  data: { order_id: string; order_version: number; status: OrderStatus; changes: string[]; state?: TrackingState };
+  /** `status` and `changes` of a tracking event: absent from envelopes of older builds. */
+  data: { order_id: string; order_version: number; status?: OrderStatus; changes?: string[]; state?: TrackingState };
 }
+
+type UnpushedEvent = Awaited<ReturnType<typeof claimUnpushedEvents>>[number];
 
 // ------------------------------------------------------------------------------------------------
 // 1. push fan-out
@@ -94,53 +105,95 @@ async function fanOutPushes(deps: AppDeps): Promise<number> {
   return deps.db.transaction().execute(async (trx) => {
     const events = await claimUnpushedEvents(trx, deps.config.orders.worker.batchSize);
     for (const e of events) {
-      const env = e.payload as Envelope;
-      if (!e.customer_id || !e.order_id || !env.notification_id) continue;
-      const targets = await customerPushTargets(trx, e.customer_id);
-      if (!targets.wantsOrderUpdates || !targets.deviceIds.length) continue;
-      const order = await orderFactsForPush(trx, e.order_id);
-      if (!order) continue;
-      // Envelopes written before tracking events carried `status` and `changes` (a rolling
-      // deploy) read as a tracking change alone.
-      const { status = order.status, changes = ['delivery'] } = env.data;
-      const notice = pushNotice(
-        env.type === 'delivery.tracking.changed'
-          ? { type: env.type, state: env.data.state!, status, changes, reason: order.status_reason }
-          : { type: env.type, status, changes, orderType: order.type, paymentStatus: order.payment_status, reason: order.status_reason },
-        order.no,
-        targets.language,
-      );
-      // PushNotificationPayload: it selects the screen and triggers a re-read, it is not a
-      // snapshot of the order. Made once, so every retry sends the same notification.
-      const data: Record<string, string> = {
-        notification_id: env.notification_id,
-        kind: notice.kind,
-        screen: 'order',
-        title: notice.title,
-        body: notice.body,
-        sent_at: new Date().toISOString(),
-        event_id: env.event_id,
-        order_id: e.order_id,
-        order_no: String(order.no),
-        order_version: String(env.data.order_version),
-      };
-      await insertPushDeliveries(
-        trx,
-        targets.deviceIds.map((deviceId) => ({
-          notification_id: env.notification_id!,
-          device_id: deviceId,
-          event_id: env.event_id,
-          customer_id: e.customer_id!,
-          order_id: e.order_id,
-          title: notice.title,
-          body: notice.body,
-          data,
-        })),
-      );
+      if (e.type.startsWith('picker.')) await fanOutPickerPush(trx, deps, e);
+      else await fanOutCustomerPush(trx, e);
     }
     await markEventsPushed(trx, events.map((e) => e.id));
     return events.length;
   });
+}
+
+/** A customer's order event, to the installations of the customer's app. */
+async function fanOutCustomerPush(trx: Executor, e: UnpushedEvent): Promise<void> {
+  const env = e.payload as Envelope;
+  if (!e.customer_id || !e.order_id || !env.notification_id) return;
+  const targets = await customerPushTargets(trx, e.customer_id);
+  if (!targets.wantsOrderUpdates || !targets.deviceIds.length) return;
+  const order = await orderFactsForPush(trx, e.order_id);
+  if (!order) return;
+  // A tracking event of an older build reads as a tracking change alone.
+  const { status = order.status, changes = ['delivery'] } = env.data;
+  const notice = pushNotice(
+    env.type === 'delivery.tracking.changed'
+      ? { type: env.type, state: env.data.state!, status, changes, reason: order.status_reason }
+      : { type: env.type, status, changes, orderType: order.type, paymentStatus: order.payment_status, reason: order.status_reason },
+    order.no,
+    targets.language,
+  );
+  // PushNotificationPayload: it selects the screen and triggers a re-read, it is not a snapshot
+  // of the order. Made once, so every retry sends the same notification.
+  const data: Record<string, string> = {
+    notification_id: env.notification_id,
+    kind: notice.kind,
+    screen: 'order',
+    title: notice.title,
+    body: notice.body,
+    sent_at: new Date().toISOString(),
+    event_id: env.event_id,
+    order_id: e.order_id,
+    order_no: String(order.no),
+    order_version: String(env.data.order_version),
+  };
+  await insertPushDeliveries(
+    trx,
+    targets.deviceIds.map((deviceId) => ({
+      notification_id: env.notification_id!,
+      device_id: deviceId,
+      event_id: env.event_id,
+      customer_id: e.customer_id!,
+      order_id: e.order_id,
+      title: notice.title,
+      body: notice.body,
+      data,
+    })),
+  );
+}
+
+/**
+ * A picker event that pushes (PushNotificationPayload `picker_*`): an order entering a store's
+ * queue, to the store's pickers with no current session, if it is in the queue's horizon (a slot
+ * order days ahead is not in the queue yet); the cancellation of a picker's order, to that
+ * picker. Each in the language of the installation's registration.
+ */
+async function fanOutPickerPush(trx: Executor, deps: AppDeps, e: UnpushedEvent): Promise<void> {
+  const payload = e.payload as { audience?: { picker_id?: number }; event?: { event_id?: string } };
+  if (!e.order_id || !e.store_id) return;
+  const order = await orderFactsForPickerPush(trx, e.order_id, deps.config.picking.queueHorizonHours);
+  if (!order) return;
+  const cancelled = e.type === 'picker.order.cancelled';
+  if (!cancelled && (order.status !== 'confirmed' || !order.in_horizon)) return;
+  const pickerId = payload.audience?.picker_id;
+  const targets = cancelled ? (typeof pickerId === 'number' ? await pickerPushTargets(trx, pickerId) : []) : await storeQueuePushTargets(trx, e.store_id);
+  if (!targets.length) return;
+  const kind = cancelled ? 'picker_order_cancelled' : 'picker_queue';
+  const notificationId = randomUUID();
+  const sentAt = new Date().toISOString();
+  await insertPushDeliveries(
+    trx,
+    targets.map((t) => {
+      const notice = pickerPushNotice(cancelled ? { kind: 'picker_order_cancelled' } : { kind: 'picker_queue', isExpress: order.is_express }, order.no, t.language ?? 'ru');
+      return {
+        notification_id: notificationId,
+        device_id: t.device_id,
+        event_id: e.event_id ?? payload.event?.event_id ?? notificationId,
+        picker_id: t.picker_id!,
+        order_id: e.order_id,
+        title: notice.title,
+        body: notice.body,
+        data: { notification_id: notificationId, kind, screen: cancelled ? 'picker_session' : 'picker_queue', title: notice.title, body: notice.body, sent_at: sentAt, order_id: e.order_id! },
+      };
+    }),
+  );
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -151,20 +204,34 @@ async function sendPushes(deps: AppDeps): Promise<number> {
   const sender = pushSenderOf(deps);
   return deps.db.transaction().execute(async (trx) => {
     const due = await claimDuePushDeliveries(trx, deps.config.orders.worker.batchSize);
-    // The provider calls are independent: send the batch at once, then record each outcome.
-    const outcomes = await Promise.all(
-      due.map((d) =>
-        d.push_token && d.platform
-          ? sender.send({ token: d.push_token, platform: d.platform, notificationId: d.notification_id, title: d.title, body: d.body, data: d.data }).catch((err: Error) => ({ kind: 'retry' as const, error: err.message }))
-          : Promise.resolve(null),
-      ),
+    // One device's notifications go out one after another, in the order they were made (the
+    // phone shows them in arrival order); devices are independent and sent to at once.
+    type Outcome = Awaited<ReturnType<typeof sender.send>> | 'no_device' | 'superseded';
+    const outcomes = new Array<Outcome>(due.length);
+    const byDevice = new Map<string, number[]>();
+    for (const [i, d] of due.entries()) byDevice.set(d.device_id, [...(byDevice.get(d.device_id) ?? []), i]);
+    await Promise.all(
+      [...byDevice.values()].map(async (indexes) => {
+        for (const i of indexes) {
+          const d = due[i];
+          if (d.superseded) outcomes[i] = 'superseded';
+          else if (!d.push_token || !d.platform) outcomes[i] = 'no_device';
+          else {
+            outcomes[i] = await sender
+              .send({ token: d.push_token, platform: d.platform, notificationId: d.notification_id, title: d.title, body: d.body, data: d.data })
+              .catch((err: Error) => ({ kind: 'retry' as const, error: err.message }));
+          }
+        }
+      }),
     );
     let sent = 0;
     for (const [i, d] of due.entries()) {
       const outcome = outcomes[i];
       const key = { notification_id: d.notification_id, device_id: d.device_id };
-      if (outcome === null) {
+      if (outcome === 'no_device') {
         await finishPushDelivery(trx, key, { state: 'skipped', error: 'the installation was removed' });
+      } else if (outcome === 'superseded') {
+        await finishPushDelivery(trx, key, { state: 'skipped', error: 'superseded by a later notification about the order' });
       } else if (outcome.kind === 'sent') {
         sent++;
         await finishPushDelivery(trx, key, { state: 'sent' });

@@ -26,8 +26,9 @@ export interface RecordedEvent {
 
 /**
  * Records one committed change of an order: `delivery.tracking.changed` when `tracking` is given,
- * `order.changed` otherwise. `notify` says whether the customer gets a push for it (then the
- * envelope carries the push's `notification_id`).
+ * `order.changed` otherwise. `notify` says whether the change is worth a push; the customer gets
+ * one (and the envelope carries its `notification_id`) when they have the app installed and
+ * want order updates.
  */
 export async function recordOrderChange(
   db: Executor,
@@ -65,16 +66,25 @@ export async function recordOrderChange(
   const bumped = options.tracking
     ? sql`jsonb_build_object('order_version', o.order_version, 'order_no', o.no, 'status', o.status)`
     : sql`jsonb_build_object('order_version', o.order_version, 'status', o.status)`;
-  const { rows } = await sql<{ order_version: number }>`
+  // The envelope's notification_id is the push's, so it is set only when a push will go out:
+  // the customer has an installation of the app and has not turned order updates off.
+  const { rows } = await sql<{ order_version: number; notification_id: string | null }>`
     WITH o AS (
       UPDATE orders SET order_version = order_version + 1, updated_at = now() WHERE id = ${orderId}
       RETURNING order_version, customer_id, store_id, status, no
+    ), pushed AS (
+      SELECT ${notificationId}::uuid AS notification_id FROM o
+      WHERE ${notificationId}::uuid IS NOT NULL
+        AND EXISTS (SELECT 1 FROM push_devices d WHERE d.customer_id = o.customer_id AND d.app_kind = 'customer')
+        AND coalesce((SELECT p.push_order_updates FROM customer_preferences p WHERE p.customer_id = o.customer_id), true)
     )
     INSERT INTO outbox_events (event_id, type, customer_id, store_id, order_id, payload)
     SELECT ${eventId}, ${type}, o.customer_id, o.store_id, ${orderId},
-           jsonb_set(${JSON.stringify(envelope)}::jsonb, '{data}', ${JSON.stringify(data)}::jsonb || ${bumped})
+           jsonb_set(
+             jsonb_set(${JSON.stringify(envelope)}::jsonb, '{data}', ${JSON.stringify(data)}::jsonb || ${bumped}),
+             '{notification_id}', coalesce(to_jsonb((SELECT notification_id FROM pushed)), 'null'::jsonb))
     FROM o
-    RETURNING (payload #>> '{data,order_version}')::int AS order_version`.execute(db);
+    RETURNING (payload #>> '{data,order_version}')::int AS order_version, payload ->> 'notification_id' AS notification_id`.execute(db);
   if (!rows.length) throw new Error(`recordOrderChange: no order ${orderId}`);
-  return { event_id: eventId, notification_id: notificationId, order_version: rows[0].order_version };
+  return { event_id: eventId, notification_id: rows[0].notification_id, order_version: rows[0].order_version };
 }

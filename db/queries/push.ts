@@ -4,13 +4,20 @@ import { sql } from 'kysely';
 import type { Executor } from '../executor.js';
 import type { PushDeliveryState } from '../tables/payments.js';
 
-/** Outbox events that carry a notification_id and were not fanned out yet, locked for this worker. */
+/**
+ * Outbox events that push and were not fanned out yet, locked for this worker: a customer's
+ * order events that carry a notification_id, and the picker events of PushNotificationPayload
+ * (an order entering a store's queue, the cancellation of a picker's order). The same predicate
+ * as the partial index outbox_events_push_pending (migration 0020).
+ */
 export function claimUnpushedEvents(db: Executor, limit: number) {
   return db
     .selectFrom('outbox_events')
-    .select(['id', 'event_id', 'type', 'customer_id', 'order_id', 'payload'])
+    .select(['id', 'event_id', 'type', 'customer_id', 'store_id', 'order_id', 'payload'])
     .where('pushed_at', 'is', null)
-    .where(sql<boolean>`(payload->>'notification_id') IS NOT NULL`)
+    .where(sql<boolean>`((payload->>'notification_id') IS NOT NULL
+  OR type = 'picker.order.cancelled'
+  OR (type = 'picker.queue.changed' AND payload #>> '{event,reason}' = 'order_added'))`)
     .orderBy('id')
     .limit(limit)
     .forUpdate()
@@ -31,13 +38,55 @@ export async function customerPushTargets(db: Executor, customerId: string) {
   return { deviceIds: devices.map((d) => d.device_id), language: prefs?.language ?? 'ru', wantsOrderUpdates: prefs?.push_order_updates ?? true };
 }
 
+/**
+ * Picker installations to tell that an order entered a store's queue: those of the store's
+ * active pickers with no current session (a picker at work has the queue open).
+ */
+export function storeQueuePushTargets(db: Executor, storeId: string) {
+  return db
+    .selectFrom('push_devices as d')
+    .innerJoin('pickers as p', 'p.id', 'd.picker_id')
+    .innerJoin('picker_stores as ps', (j) => j.onRef('ps.picker_id', '=', 'p.id').on('ps.store_id', '=', storeId))
+    .select(['d.device_id', 'd.picker_id', 'd.language'])
+    .where('d.app_kind', '=', 'picker')
+    .where('p.is_active', '=', true)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('picking_sessions as s').select('s.id').whereRef('s.picker_id', '=', 'p.id').where('s.status', 'in', ['active', 'ready_to_finish']))),
+    )
+    .execute();
+}
+
+/** A picker's installations (the cancellation of the order of their session). */
+export function pickerPushTargets(db: Executor, pickerId: number) {
+  return db.selectFrom('push_devices').select(['device_id', 'picker_id', 'language']).where('picker_id', '=', pickerId).where('app_kind', '=', 'picker').execute();
+}
+
+/** What a picker's notification says of an order, and whether it is in the queue's horizon. */
+export function orderFactsForPickerPush(db: Executor, orderId: string, horizonHours: number) {
+  return db
+    .selectFrom('orders')
+    .select(['no', 'status', 'is_express', sql<boolean>`is_express OR slot_starts_at IS NULL OR slot_starts_at <= now() + make_interval(hours => ${horizonHours})`.as('in_horizon')])
+    .where('id', '=', orderId)
+    .executeTakeFirst();
+}
+
 export function orderFactsForPush(db: Executor, orderId: string) {
   return db.selectFrom('orders').select(['no', 'type', 'status', 'status_reason', 'payment_status']).where('id', '=', orderId).executeTakeFirst();
 }
 
 export async function insertPushDeliveries(
   db: Executor,
-  rows: { notification_id: string; device_id: string; event_id: string; customer_id: string; order_id: string | null; title: string; body: string; data: Record<string, string> }[],
+  rows: {
+    notification_id: string;
+    device_id: string;
+    event_id: string;
+    customer_id?: string;
+    picker_id?: number;
+    order_id: string | null;
+    title: string;
+    body: string;
+    data: Record<string, string>;
+  }[],
 ): Promise<void> {
   if (!rows.length) return;
   await db
@@ -48,14 +97,28 @@ export async function insertPushDeliveries(
 }
 
 /** Deliveries due now with the device's current token, locked for this worker. */
+/**
+ * Deliveries due now with the device's current token (null when the installation was removed or
+ * moved to someone else), oldest first, locked for this worker. `superseded`: a later
+ * notification about the same order was made for the device, so this one is not worth sending
+ * (a phone back online shows the order's latest news); payment notices ask the customer to act
+ * and are never superseded.
+ */
 export function claimDuePushDeliveries(db: Executor, limit: number) {
   return db
     .selectFrom('push_deliveries as p')
-    .leftJoin('push_devices as d', (j) => j.onRef('d.device_id', '=', 'p.device_id').onRef('d.customer_id', '=', 'p.customer_id'))
+    .leftJoin('push_devices as d', (j) =>
+      j.onRef('d.device_id', '=', 'p.device_id').on((eb) => eb.or([eb('d.customer_id', '=', eb.ref('p.customer_id')), eb('d.picker_id', '=', eb.ref('p.picker_id'))])),
+    )
     .select(['p.notification_id', 'p.device_id', 'p.title', 'p.body', 'p.data', 'p.attempts', 'd.push_token', 'd.platform'])
+    .select(
+      sql<boolean>`p.order_id IS NOT NULL AND p.data->>'kind' <> 'payment' AND EXISTS (
+        SELECT 1 FROM push_deliveries n WHERE n.device_id = p.device_id AND n.order_id = p.order_id AND n.seq > p.seq AND n.state IN ('pending', 'sent'))`.as('superseded'),
+    )
     .where('p.state', '=', 'pending')
     .where('p.next_attempt_at', '<=', sql<Date>`now()`)
     .orderBy('p.next_attempt_at')
+    .orderBy('p.seq')
     .limit(limit)
     .forUpdate('p')
     .skipLocked()

@@ -107,6 +107,8 @@ export interface PushDevicesTable {
   environment: 'TEST' | 'PRODUCTION';
   app_version: string;
   build_number: string;
+  /** Accept-Language of the registration: the language of a picker's notifications. */
+  language: 'ru' | 'en' | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

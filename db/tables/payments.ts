@@ -46,7 +46,9 @@ export interface PushDeliveriesTable {
   notification_id: string;
   device_id: string;
   event_id: string;
-  customer_id: string;
+  /** The recipient: a customer's or a picker's installation (exactly one is set). */
+  customer_id: string | null;
+  picker_id: number | null;
   order_id: string | null;
   title: string;
   body: string;
@@ -57,6 +59,8 @@ export interface PushDeliveriesTable {
   last_error: string | null;
   created_at: Timestamp;
   sent_at: Timestamp | null;
+  /** The order the deliveries were made in (the sender goes by it). */
+  seq: ColumnType<string, never, never>;
 }
 
 export interface ProviderCommandsTable {

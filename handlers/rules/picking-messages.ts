@@ -58,3 +58,20 @@ export function actionMessage(outcome: ItemOutcome, lang: Lang, facts: MessageFa
       return lang === 'ru' ? 'Замена должна быть того же типа (штучный или весовой)' : 'A replacement must be of the same kind (by piece or by weight)';
   }
 }
+
+/** A picker app notification (PushNotificationPayload `picker_*`): an order to pick, or the order of the picker's session cancelled. */
+export function pickerPushNotice(
+  event: { kind: 'picker_queue'; isExpress: boolean } | { kind: 'picker_order_cancelled' },
+  orderNo: number,
+  lang: Lang,
+): { title: string; body: string } {
+  if (event.kind === 'picker_queue') {
+    const express = event.isExpress ? (lang === 'ru' ? ' (экспресс)' : ' (express)') : '';
+    return lang === 'ru'
+      ? { title: 'Новый заказ', body: `Заказ № ${orderNo}${express} ждёт сборки` }
+      : { title: 'New order', body: `Order ${orderNo}${express} is waiting to be picked` };
+  }
+  return lang === 'ru'
+    ? { title: `Заказ № ${orderNo} отменён`, body: 'Остановите сборку и подтвердите отмену в приложении' }
+    : { title: `Order ${orderNo} cancelled`, body: 'Stop picking it and acknowledge the cancellation in the app' };
+}

@@ -10,7 +10,7 @@ import { lockOrder } from '../../db/queries/orders.js';
 import { findOpenInvoice } from '../../db/queries/payments.js';
 import { settleInvoice } from '../../handlers/shared/order-lifecycle.js';
 import { runOrderWorkerOnce } from '../../server/order-worker.js';
-import { signInCustomer } from '../support/accounts.js';
+import { registerPushDevice, signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { expressAlwaysOpen, IN_ZONE, deliveryBody, line, makeProduct, makeSlot, placedOrder, TVERSKAYA } from './fixtures.js';
 
@@ -466,9 +466,14 @@ describe('HTTP courier service', () => {
 });
 
 describe('following a delivery at the HTTP courier service', () => {
-  const dispatched = async (ref: string) => {
-    remote.use(http.post(`${COURIER}/deliveries`, () => HttpResponse.json({ id: ref }, { status: 201 })));
+  /** A delivery order whose courier request the service took as `ref`; with the app installed when `withApp`. */
+  const dispatched = async (ref: string, withApp: boolean) => {
+    remote.use(
+      http.post(`${COURIER}/deliveries`, () => HttpResponse.json({ id: ref }, { status: 201 })),
+      http.post(PUSH, () => HttpResponse.json({ ok: true })),
+    );
     const c = await signInCustomer(svc);
+    if (withApp) await registerPushDevice(svc, c.auth);
     const p = await makeProduct(svc, { price: '1500.00' });
     const id = await placedOrder(svc, c.auth, deliveryBody([line(p)], await makeSlot(svc)));
     await drainWorker(2);
@@ -488,7 +493,7 @@ describe('following a delivery at the HTTP courier service', () => {
         return HttpResponse.json(answer);
       }),
     );
-    const { c, id } = await dispatched('dlv-follow-1');
+    const { c, id } = await dispatched('dlv-follow-1', true);
     expect(asked.at(-1)).toEqual({ ref: 'dlv-follow-1', auth: 'Bearer courier-token' });
     expect((await detail(c, id)).delivery.tracking.state).toBe('searching_courier');
 
@@ -516,12 +521,12 @@ describe('following a delivery at the HTTP courier service', () => {
     expect(await notified(id)).toEqual(['courier_assigned', 'delivered']);
     // Delivered: no longer asked about.
     const questions = asked.length;
-    await drainWorker(1);
+    await drainWorker(1); // and the last push goes out
     expect(asked.length).toBe(questions);
   });
 
   it('changes nothing when the service fails or answers nonsense, and asks again', async () => {
-    const { c, id } = await dispatched('dlv-follow-2');
+    const { c, id } = await dispatched('dlv-follow-2', false);
     const at = `${COURIER}/deliveries/dlv-follow-2`;
     for (const handler of [
       http.get(at, () => HttpResponse.text('down', { status: 503 })),

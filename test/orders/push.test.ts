@@ -114,6 +114,49 @@ describe('push dispatch', () => {
     expect(sentFor(paid)).toEqual([['payment', 'Payment received, the order is confirmed']]);
   });
 
+  it('sends a backlog in order, dropping news superseded by later news of the same order but never a payment notice', async () => {
+    const c = await signInCustomer(svc);
+    const phone = await registerDevice(c.auth);
+    // Paid online (a payment notice), then a courier assigned, then withdrawn: all before the worker runs.
+    const p = await makeProduct(svc, { price: '1100.00' });
+    const id = await placedOrder(svc, c.auth, deliveryBody([line(p)], await makeSlot(svc), { payment_method: 'online' }));
+    expect((await svc.client.raw('GET', `/api/payments/bank/${id}/invoice`, { headers: c.auth })).status).toBe(200);
+    expect((await svc.client.raw('POST', `/api/qa/payments/bank/${id}/settle`, { headers: c.auth, body: { outcome: 'paid' } })).status).toBe(200);
+    for (const state of ['searching_courier', 'courier_assigned', 'cancelled']) expect((await qa(c.auth, id, state)).status).toBe(200);
+    await runOrderWorkerOnce(svc.deps);
+    await runOrderWorkerOnce(svc.deps);
+
+    const sent = recorded().sent.filter((m) => m.token === phone.push_token);
+    expect(sent.map((m) => [m.data.kind, m.body])).toEqual([
+      ['payment', 'Payment received, the order is confirmed'],
+      ['delivery_tracking', 'Courier delivery cancelled'],
+    ]);
+    const rows = await svc.deps.db.selectFrom('push_deliveries').select(['body', 'state', 'last_error']).where('order_id', '=', id).orderBy('seq').execute();
+    expect(rows.map((r) => [r.body, r.state])).toEqual([
+      ['Payment received, the order is confirmed', 'sent'],
+      ['Courier is heading to the store', 'skipped'],
+      ['Courier delivery cancelled', 'sent'],
+    ]);
+    expect(rows[1].last_error).toMatch(/superseded/);
+  });
+
+  it('puts a notification_id on the socket\'s event only when a push goes out', async () => {
+    const withApp = await signInCustomer(svc);
+    await registerDevice(withApp.auth);
+    const quiet = await signInCustomer(svc);
+    await registerDevice(quiet.auth);
+    await svc.client.raw('PATCH', '/api/accounts/me/preferences', { headers: quiet.auth, body: { push_order_updates: false } });
+    const noApp = await signInCustomer(svc);
+    const assignedEvent = async (auth: Record<string, string>) => {
+      const id = await orderWithCourier(auth);
+      const e = await svc.deps.db.selectFrom('outbox_events').select('payload').where('order_id', '=', id).where('type', '=', 'delivery.tracking.changed').orderBy('id', 'desc').executeTakeFirstOrThrow();
+      return (e.payload as { notification_id: string | null }).notification_id;
+    };
+    expect(await assignedEvent(withApp.auth)).toEqual(expect.any(String));
+    expect(await assignedEvent(quiet.auth)).toBeNull();
+    expect(await assignedEvent(noApp.auth)).toBeNull();
+  });
+
   it('shares the work between instances: each notification reaches each device once', async () => {
     const second = await startService({ config: svc.config, database: svc.database, log: createLogger('silent') });
     try {

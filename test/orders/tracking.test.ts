@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { setOrderStatus } from '../../db/queries/orders.js';
-import { signInCustomer } from '../support/accounts.js';
+import { registerPushDevice, signInCustomer } from '../support/accounts.js';
 import { trackingMessage } from '../support/realtime.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { TVERSKAYA, deliveryBody, eventually, getOrder, IN_ZONE, line, makeProduct, makeSlot, pickupBody, placedOrder, stockOf } from './fixtures.js';
@@ -44,6 +44,7 @@ async function cashDelivery(auth: Record<string, string>) {
 describe('simulateDeliveryTracking with the tracking socket', () => {
   it('walks a delivery from the request to the doorstep, one event per change', async () => {
     const c = await signInCustomer(svc);
+    await registerPushDevice(svc, c.auth);
     const stranger = await signInCustomer(svc);
     const { id } = await cashDelivery(c.auth);
     const ru = await socketOf(c.access, 'ru');

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runOrderWorkerOnce } from '../../server/order-worker.js';
 import { SandboxBank } from '../../server/providers/bank/index.js';
-import { signInCustomer, signInPicker } from '../support/accounts.js';
+import { registerPushDevice, signInCustomer, signInPicker } from '../support/accounts.js';
 import { command } from '../support/orders.js';
 import { createPicker, itemCommand, startPicking } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -124,6 +124,7 @@ describe('getBankInvoice', () => {
 describe('settleSandboxBankInvoice', () => {
   it('confirms the order when the bank says paid, with an event for the customer', async () => {
     const c = await signInCustomer(svc);
+    await registerPushDevice(svc, c.auth);
     const { id } = await onlineOrder(c.auth);
     const issued = (await invoice(c.auth, id)).body;
     const r = await settle(c.auth, id, 'paid');
@@ -318,6 +319,7 @@ describe('after picking a paid order', () => {
   /** The paid order picked in full plus an item of 99.90 the customer asked for: 99.90 more than paid. */
   async function pickedForMore() {
     const o = await paidAndStarted();
+    await registerPushDevice(svc, o.auth); // told to pay the difference
     const extra = await makeProduct(svc, { price: '99.90', stock: '10.000' });
     for (const item of [o.kept, o.lost]) expect((await itemCommand(svc, o.picker, o.id, item.item_id, 'piece-quantity', { quantity: 1 })).status).toBe(200);
     const added = await svc.client.raw('POST', `/api/picker/orders/${o.id}/additional-items`, { headers: command(o.picker.auth), body: { inventory_id: extra.inventoryId, quantity: '1' } });
@@ -332,8 +334,6 @@ describe('after picking a paid order', () => {
 
   it('asks the customer for the difference when the order was picked for more than was paid, and settles the session once paid', async () => {
     const o = await pickedForMore();
-    const phone = { push_token: `token-${randomUUID()}`, device_id: randomUUID(), platform: 'android', app_version: '3.14.0', build_number: '3140' };
-    expect((await svc.client.raw('PUT', '/api/accounts/me/push-devices', { headers: o.auth, body: phone })).status).toBeLessThan(300);
     // Awaiting the difference, with no deadline: the order goes on to the customer meanwhile.
     expect(await o.detail()).toMatchObject({ status: { value: 'picked' }, payment_status: 'awaiting', amount_due: '99.90' });
     expect(await o.reconciliation()).toBe('pending');

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaleLabel } from '../../handlers/rules/picking-barcode.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
+import { registerPushDevice } from '../support/accounts.js';
 import { command, createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';
 import { createPicker, itemCommand, signInDemoCustomer, startPicking, type TestPicker } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -14,6 +15,8 @@ const STORE = DEMO_STORES[0].id;
 
 beforeAll(async () => {
   svc = await startTestService();
+  // The demo customer, whose order is picked, has the app installed (so status moves push).
+  await registerPushDevice(svc, (await signInDemoCustomer(svc)).auth);
 });
 afterAll(() => svc?.close());
 

@@ -1,5 +1,5 @@
 // Signed-in principals for tests, made through the same query functions as the service.
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { createCustomer, findPickerByLogin } from '../../db/queries/accounts.js';
 import { TokenService } from '../../server/auth/tokens.js';
 import { startSession } from '../../handlers/shared/sessions.js';
@@ -24,4 +24,15 @@ export async function signInPicker(svc: TestService, login = 'picker1') {
   if (!picker) throw new Error(`demo picker ${login} is missing`);
   const pair = await startSession(svc.deps.db, tokens, { kind: 'picker', pickerId: picker.id });
   return { pickerId: picker.id, ...pair, auth: { authorization: `Bearer ${pair.access}` } };
+}
+
+/**
+ * Registers an app installation for push through PUT /api/accounts/me/push-devices (a customer's
+ * order changes notify only a customer who has the app installed).
+ */
+export async function registerPushDevice(svc: TestService, auth: Record<string, string>, opts: { platform?: 'android' | 'ios'; appKind?: 'customer' | 'picker'; lang?: 'ru' | 'en' } = {}) {
+  const device = { push_token: `token-${randomUUID()}`, device_id: randomUUID(), platform: opts.platform ?? 'android', app_version: '3.14.0', build_number: '3140', app_kind: opts.appKind ?? 'customer' };
+  const r = await svc.client.raw('PUT', '/api/accounts/me/push-devices', { headers: { ...auth, ...(opts.lang ? { 'accept-language': opts.lang } : {}) }, body: device });
+  if (r.status !== 200) throw new Error(`push device registration answered ${r.status}`);
+  return device;
 }

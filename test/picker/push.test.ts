@@ -1,0 +1,80 @@
+// Push notifications of the picker app (PushNotificationPayload `picker_*`): an order entering the
+// queue reaches the store's idle pickers, the cancellation of a picker's order reaches that picker,
+// each in the language of the installation's registration.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_STORES } from '../../db/seed/stores.js';
+import { runOrderWorkerOnce } from '../../server/order-worker.js';
+import { pushSenderOf, RecordingPushSender } from '../../server/providers/push/index.js';
+import { registerPushDevice } from '../support/accounts.js';
+import { assertMatchesSchema } from '../support/client.js';
+import { createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';
+import { createPicker, signInDemoCustomer, startPicking } from '../support/picking.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let svc: TestService;
+let pieces: StockedProduct[];
+const STORE = DEMO_STORES[0].id;
+const OTHER_STORE = DEMO_STORES[2].id;
+
+beforeAll(async () => {
+  svc = await startTestService({ env: { ORDER_WORKER_ENABLED: 'false' } });
+  pieces = await stockedProducts(svc, { weight: false, count: 2 });
+});
+afterAll(() => svc?.close());
+afterEach(() => {
+  for (const m of recorded().sent) assertMatchesSchema('PushNotificationPayload', m.data);
+});
+
+const recorded = () => pushSenderOf(svc.deps) as RecordingPushSender;
+const sentTo = (token: string) => recorded().sent.filter((m) => m.token === token);
+const anOrder = (express = false) => createConfirmedOrder(svc, { express, lines: [{ inventoryId: pieces[0].inventoryId, quantity: '1' }] });
+/** The worker's fan-out, then its sending. */
+const drain = async () => {
+  await runOrderWorkerOnce(svc.deps);
+  await runOrderWorkerOnce(svc.deps);
+};
+
+describe('picker push notifications', () => {
+  it('tells the store\'s idle pickers that an order is waiting, not a busy one, another store\'s or a slot order days ahead', async () => {
+    const idle = await createPicker(svc, [STORE]);
+    const busy = await createPicker(svc, [STORE]);
+    const elsewhere = await createPicker(svc, [OTHER_STORE]);
+    const [idlePhone, busyPhone, elsewherePhone] = [
+      await registerPushDevice(svc, idle.auth, { appKind: 'picker', lang: 'ru' }),
+      await registerPushDevice(svc, busy.auth, { appKind: 'picker', lang: 'en' }),
+      await registerPushDevice(svc, elsewhere.auth, { appKind: 'picker' }),
+    ];
+    await startPicking(svc, busy, (await anOrder()).orderId);
+    await drain();
+    recorded().sent.length = 0;
+
+    const express = await anOrder(true);
+    const later = await anOrder();
+    await svc.deps.db.updateTable('orders').set({ slot_starts_at: new Date(Date.now() + 3 * 24 * 3600_000) }).where('id', '=', later.orderId).execute();
+    await drain();
+
+    expect(sentTo(idlePhone.push_token).map((m) => [m.data.kind, m.data.screen, m.data.order_id, m.title, m.body])).toEqual([
+      ['picker_queue', 'picker_queue', express.orderId, 'Новый заказ', `Заказ № ${express.no} (экспресс) ждёт сборки`],
+    ]);
+    expect(sentTo(busyPhone.push_token)).toEqual([]);
+    expect(sentTo(elsewherePhone.push_token)).toEqual([]);
+    // A customer's installation hears nothing of it.
+    expect(recorded().sent.every((m) => m.data.kind.startsWith('picker_'))).toBe(true);
+  });
+
+  it('tells the picker whose order the customer cancelled during picking', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const phone = await registerPushDevice(svc, picker.auth, { appKind: 'picker', lang: 'en' });
+    const order = await anOrder();
+    await startPicking(svc, picker, order.orderId);
+    const customer = await signInDemoCustomer(svc);
+    expect((await svc.client.raw('POST', `/api/orders/${order.orderId}/cancel`, { headers: customer.auth })).status).toBe(200);
+    await drain();
+    const told = sentTo(phone.push_token).filter((m) => m.data.order_id === order.orderId);
+    expect(told.map((m) => [m.data.kind, m.data.screen, m.title, m.body])).toEqual([
+      ['picker_order_cancelled', 'picker_session', `Order ${order.no} cancelled`, 'Stop picking it and acknowledge the cancellation in the app'],
+    ]);
+    const rows = await svc.deps.db.selectFrom('push_deliveries').select(['picker_id', 'customer_id', 'state']).where('order_id', '=', order.orderId).where('picker_id', 'is not', null).execute();
+    expect(rows).toEqual([{ picker_id: picker.pickerId, customer_id: null, state: 'sent' }]);
+  });
+});
