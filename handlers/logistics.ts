@@ -359,8 +359,12 @@ const handlers = {
   listDeliverySlots: async (ctx) => {
     const store = await requireStore(ctx);
     if (!store.accepts_delivery) return { status: 200, body: [] };
+    // The validator's `format: date` admits year 0000, which PostgreSQL has no date for; like any
+    // date before today it has no windows.
+    const date = ctx.query.date ?? null;
+    if (date !== null && date < '0001-01-01') return { status: 200, body: [] };
     await ensureSlotCalendar(ctx, store, 'delivery', store.delivery_slot_days);
-    const rows = await listDeliverySlots(ctx.deps.db, store.id, ctx.query.date ?? null);
+    const rows = await listDeliverySlots(ctx.deps.db, store.id, date);
     return { status: 200, body: rows.map(deliverySlotOutput) };
   },
 

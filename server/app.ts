@@ -11,7 +11,7 @@ import { bearerToken, TokenError, type Principal } from './auth/tokens.js';
 import { loadSpec, ResponseValidator, stampSpec, type OpenApiDocument } from './contract.js';
 import type { AppDeps } from './deps.js';
 import { docsHandler } from './docs.js';
-import { AppError, unauthorized, validationFailed } from './errors.js';
+import { AppError, notFound, unauthorized, validationFailed } from './errors.js';
 import { isNotImplemented, type RequestContext } from './handler-types.js';
 import { errorReply, nulCharacterIssues, preferredLanguage, send, validationIssues, type HttpReply } from './http.js';
 import { redactUrl } from './logger.js';
@@ -251,6 +251,12 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       next();
       return;
     }
+    // The router decodes path parameters and throws on a broken escape ("%ZZ"): no resource has
+    // such a path.
+    if (!isDecodablePath(req.path)) {
+      send(res, errorReply(notFound('The path is not valid percent-encoding'), res.locals.requestId, res.locals.log));
+      return;
+    }
     let reply: Reply;
     try {
       reply = (await api.handleRequest(
@@ -315,4 +321,14 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       }
     },
   };
+}
+
+/** Whether every percent-escape of a path decodes (`decodeURIComponent` throws on "%ZZ"). */
+function isDecodablePath(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -3,7 +3,7 @@ import type express from 'express';
 import { promisify } from 'node:util';
 import { gunzipSync, gzip } from 'node:zlib';
 import { acceptsGzip } from '../handlers/rules/http-cache.js';
-import { AppError, type ValidationIssue } from './errors.js';
+import { AppError, serviceUnavailable, type ValidationIssue } from './errors.js';
 import type { Logger } from './logger.js';
 
 export interface HttpReply {
@@ -87,8 +87,28 @@ export function send(res: express.Response, reply: HttpReply): void {
 }
 
 
-/** The reply for any thrown value. Unexpected errors become a 500 without stack or SQL. */
+/**
+ * Whether an error says PostgreSQL cannot be reached or is going away (restart, failover): the
+ * connection refused, reset or cut, the pool's wait for a connection timed out, or an SQLSTATE of
+ * class 08 (connection exception) or 57P01-57P03 (shutting down, cannot connect now). A client
+ * may retry such a request; it is not the service's bug.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', '57P01', '57P02', '57P03'].includes(code) || code.startsWith('08'))) return true;
+  return /^(timeout exceeded when trying to connect|Connection terminated)/.test(err.message);
+}
+
+/**
+ * The reply for any thrown value. A database that cannot be reached is a 503 the app retries;
+ * any other unexpected error becomes a 500 without stack or SQL.
+ */
 export function errorReply(err: unknown, requestId: string, log: Logger): HttpReply {
+  if (isDatabaseUnavailable(err)) {
+    log.error('database unavailable', { err: (err as Error).message });
+    err = serviceUnavailable('DATABASE_UNAVAILABLE', 'The service cannot reach its database right now; retry shortly', 5);
+  }
   if (err instanceof AppError) {
     return {
       status: err.status,

@@ -231,7 +231,7 @@ const storeLocalToday = (timezoneColumn: string): RawBuilder<string> => sql<stri
  * day were made (materializeSlots makes 14 days ahead) must still empty that day, for listing and
  * for booking alike: "A day the store is closed has no windows".
  */
-const notOnClosedDay = sql<boolean>`NOT EXISTS (SELECT 1 FROM store_closures c WHERE c.store_id = s.store_id AND c.closed_on = s.slot_date)`;
+export const notOnClosedDay = sql<boolean>`NOT EXISTS (SELECT 1 FROM store_closures c WHERE c.store_id = s.store_id AND c.closed_on = s.slot_date)`;
 
 /**
  * Delivery windows of the store for the store-local dates today .. today + slot_days - 1 (or only

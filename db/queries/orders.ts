@@ -6,6 +6,7 @@ import type { Executor } from '../executor.js';
 import type { OrderStatus, TrackingState } from '../tables/orders.js';
 import type { ExpressionBuilder, Insertable, Updateable } from 'kysely';
 import type { DB } from '../schema.js';
+import { notOnClosedDay } from './logistics.js';
 
 // ------------------------------------------------------------------------------------------------
 // Checkout: the store's facts about the cart
@@ -147,7 +148,8 @@ export function findStoreSlot(db: Executor, storeId: string, slotId: string, kin
       's.ends_at',
       's.capacity',
       's.reserved',
-      's.is_closed',
+      // A window of a day the store closed after it was made is closed too, as listing and holding say.
+      sql<boolean>`(s.is_closed OR NOT ${notOnClosedDay})`.as('is_closed'),
       kind === 'delivery' ? 'st.delivery_lead_minutes as lead_minutes' : 'st.pickup_lead_minutes as lead_minutes',
       sql<Date>`now()`.as('db_now'),
     ])

@@ -1,5 +1,6 @@
 // POST /api/orders/delivery/price-estimate: checkout's delivery rules without reserving anything.
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInCustomer, signInPicker } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -84,6 +85,16 @@ describe('estimateDeliveryPrice', () => {
     for (const [body, code, store] of cases) {
       const r = await estimate(c.auth, body, store);
       expect([r.status, r.body.code], code).toEqual([422, code]);
+    }
+    // A window of a day the store closed after the window was made: as checkout and the listing say.
+    const onClosedDay = await makeSlot(svc, { startsInMinutes: 9 * 24 * 60 });
+    const { slot_date } = await svc.deps.db.selectFrom('store_slots').select(sql<string>`slot_date::text`.as('slot_date')).where('id', '=', onClosedDay).executeTakeFirstOrThrow();
+    await svc.deps.db.insertInto('store_closures').values({ store_id: TVERSKAYA, closed_on: slot_date, reason: 'stock-taking' }).execute();
+    try {
+      const r = await estimate(c.auth, { location: IN_ZONE, items: [line(p)], slot_id: onClosedDay }, TVERSKAYA);
+      expect([r.status, r.body.code]).toEqual([422, 'SLOT_UNAVAILABLE']);
+    } finally {
+      await svc.deps.db.deleteFrom('store_closures').where('store_id', '=', TVERSKAYA).where('closed_on', '=', slot_date).execute();
     }
     const unknown = await estimate(c.auth, { location: IN_ZONE, items: [line(p), { product_id: randomUUID(), unit_id: p.unitId, quantity: 1 }] }, TVERSKAYA);
     expect([unknown.status, unknown.body.code]).toEqual([422, 'UNKNOWN_PRODUCT']);

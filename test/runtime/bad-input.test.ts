@@ -105,7 +105,10 @@ const JUNK_VALUES: unknown[] = [
 ];
 
 /** Junk for a path or query parameter (text in a URL). */
-const JUNK_TEXT = ['x', '-1', '0', '1.5', '1e309', '2024-02-30', '0001-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '99999999999999999999999999', 'null', ' ', '%00', '\u0000', "'", '🛒', 'a'.repeat(3000), randomUUID().toUpperCase()];
+const JUNK_TEXT = ['x', '-1', '0', '1.5', '1e309', '2024-02-30', '0000-01-01', '0000-01-01T00:00:00Z', '0001-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '99999999999999999999999999', 'null', ' ', '%00', '\u0000', "'", '🛒', 'a'.repeat(3000), randomUUID().toUpperCase()];
+
+/** Broken percent-escapes, sent as they are in a path parameter (the URL cannot be decoded). */
+const RAW_PATH_JUNK = ['%ZZ', '%E0%A4%A', '%'];
 
 /** Raw bodies that are not what any operation wants. */
 const JUNK_BODIES = ['', 'null', '[]', '"text"', '123', '{}', '{"a":', '{"a":1}}', '\u0000', '['.repeat(5000) + ']'.repeat(5000)];
@@ -233,6 +236,7 @@ describe('bad input', () => {
       const plainBody = op.body ? JSON.stringify(plausible(op.body)) : undefined;
       for (const p of op.params.filter((x) => x.in === 'path' || x.in === 'query')) {
         for (const value of JUNK_TEXT) await tried(op, urlOf(op, { name: p.name, in: p.in, value }), headers, plainBody);
+        if (p.in === 'path') for (const raw of RAW_PATH_JUNK) await tried(op, urlOf(op, { name: p.name, in: p.in, value: '__RAW__' }).replace('__RAW__', raw), headers, plainBody);
       }
       for (const p of op.params.filter((x) => x.in === 'header' && !['idempotency-key', 'x-store-id', 'accept-language'].includes(x.name.toLowerCase()))) {
         for (const value of ['x', '-1', '99999999999999999999', 'a'.repeat(3000)]) await tried(op, urlOf(op, null), { ...headers, [p.name.toLowerCase()]: value }, plainBody);

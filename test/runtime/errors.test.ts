@@ -1,5 +1,6 @@
 // The error model of the runtime (DESIGN.md §3), through the contract client: each answer is
 // also checked against the spec (declared status, ErrorResponse body).
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notImplemented } from '../../server/handler-types.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -14,6 +15,16 @@ beforeAll(async () => {
       },
       // Stands for an operation whose issue is still open, whichever that is when this runs.
       listPickupStores: notImplemented(0),
+      // A database that went away (restart, failover): the pool's real error, connection refused.
+      getBanner: async () => {
+        const gone = new pg.Pool({ connectionString: 'postgres://grocery@127.0.0.1:1/grocery', connectionTimeoutMillis: 500 });
+        try {
+          await gone.query('SELECT 1');
+        } finally {
+          await gone.end();
+        }
+        throw new Error('unreachable');
+      },
     },
   });
 });
@@ -25,6 +36,19 @@ describe('request errors', () => {
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('MALFORMED_JSON');
     expect(r.operationId).toBe('sendOtp');
+  });
+
+  it('answers 503 DATABASE_UNAVAILABLE with Retry-After when the database cannot be reached, which the app retries', async () => {
+    const r = await svc.client.raw('GET', '/api/core/banners/');
+    expect([r.status, r.body.code]).toEqual([503, 'DATABASE_UNAVAILABLE']);
+    expect(r.headers.get('retry-after')).toBe('5');
+  });
+
+  it('answers 404 for a path whose percent-escapes do not decode, never 500', async () => {
+    for (const path of ['/api/catalog/products/%ZZ', '/api/orders/%E0%A4%A', '/api/picker/orders/%/session']) {
+      const r = await svc.client.raw('GET', path);
+      expect([path, r.status, r.body.code]).toEqual([path, 404, 'NOT_FOUND']);
+    }
   });
 
   it('answers 404 NOT_FOUND for an unknown path, inside and outside /api', async () => {
