@@ -427,8 +427,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!env.JWT_SECRET || env.JWT_SECRET.length < 32) throw new Error('PROD needs JWT_SECRET of at least 32 characters');
     if (!databaseUrl) throw new Error('PROD needs DATABASE_URL (the embedded database is for development and tests)');
   }
-  const jwtSecret = env.JWT_SECRET ?? localSecret(dataDir);
-  if (appEnv === 'PROD' && smsProvider(env.SMS_PROVIDER) === 'http' && !env.SMS_HTTP_URL) throw new Error('SMS_PROVIDER=http needs SMS_HTTP_URL');
+  // A variable set to nothing (`VAR=` from a template) is unset, never an empty key.
+  const jwtSecret = env.JWT_SECRET || localSecret(dataDir);
+  if (env.OTP_HMAC_KEY && env.OTP_HMAC_KEY.length < 32) throw new Error('OTP_HMAC_KEY must be at least 32 characters');
+  if (smsProvider(env.SMS_PROVIDER) === 'http' && !env.SMS_HTTP_URL) throw new Error('SMS_PROVIDER=http needs SMS_HTTP_URL');
   const logLevel = (env.LOG_LEVEL ?? 'info') as Config['logLevel'];
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) throw new Error(`LOG_LEVEL "${logLevel}" is not known`);
   return {
@@ -441,14 +443,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     buildCommit: env.BUILD_COMMIT ?? gitCommit(projectRoot),
     jwt: {
       secret: jwtSecret,
-      issuer: env.JWT_ISSUER ?? 'grocery-service',
+      issuer: env.JWT_ISSUER || 'grocery-service',
       accessTtlSeconds: int(env, 'ACCESS_TOKEN_TTL_SECONDS', 15 * 60, 1),
       refreshTtlSeconds: int(env, 'REFRESH_TOKEN_TTL_SECONDS', 30 * 24 * 3600, 1),
       refreshReuseGraceSeconds: int(env, 'REFRESH_REUSE_GRACE_SECONDS', 30, 0),
       recoveryTtlSeconds: int(env, 'RECOVERY_TOKEN_TTL_SECONDS', 10 * 60, 1),
     },
     auth: {
-      otpHmacKey: env.OTP_HMAC_KEY ?? createHash('sha256').update(`otp:${jwtSecret}`).digest('base64url'),
+      otpHmacKey: env.OTP_HMAC_KEY || createHash('sha256').update(`otp:${jwtSecret}`).digest('base64url'),
       otpTtlSeconds: int(env, 'OTP_TTL_SECONDS', 300, 30),
       otpMaxAttempts: int(env, 'OTP_MAX_ATTEMPTS', 5, 1),
       otpResendCooldownSeconds: int(env, 'OTP_RESEND_COOLDOWN_SECONDS', 60, 0),
@@ -483,4 +485,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     picking: pickingConfig(env),
     loyalty: loyaltyConfig(env),
   };
+}
+
+/**
+ * The providers of a PROD configuration that only pretend (for development and TEST): no SMS
+ * reaches a phone, no bank takes money, no courier moves. PROD starts with them (a staging stand
+ * may want that) but says so loudly at every start.
+ */
+export function developmentProvidersIn(config: Config): string[] {
+  if (config.env !== 'PROD') return [];
+  const found: string[] = [];
+  if (config.sms.provider === 'log') found.push('SMS_PROVIDER=log (codes are only logged)');
+  if (config.orders.bank.provider === 'sandbox') found.push('BANK_PROVIDER=sandbox (invoices cannot be paid: its QA operation is TEST only)');
+  if (config.orders.courier.provider === 'simulator') found.push('COURIER_PROVIDER=simulator (deliveries never move: its QA operation is TEST only)');
+  if (config.orders.push.provider === 'recording') found.push('PUSH_PROVIDER=recording (no push leaves the service)');
+  if (config.loyalty.provider === 'local') found.push('LOYALTY_PROVIDER=local (wallets live in this database only)');
+  return found;
 }

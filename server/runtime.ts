@@ -9,7 +9,7 @@ import { handlers as defaultHandlers } from '../handlers/index.js';
 import type { HandlerMap } from '../generated/operations.js';
 import { createApp, type App } from './app.js';
 import { TokenService } from './auth/tokens.js';
-import type { Config } from './config.js';
+import { developmentProvidersIn, type Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { startHousekeeping } from './housekeeping.js';
 import { createLogger, type Logger } from './logger.js';
@@ -107,6 +107,9 @@ export async function startService({ config, log: givenLog, handlers, database: 
   const stopHousekeeping = startHousekeeping(database.db, log);
   const stopLoyaltyWorker = config.loyalty.worker.enabled ? startLoyaltyWorker(deps) : async () => {};
   const orderWorker = startOrderWorker(deps);
+
+  const pretending = developmentProvidersIn(config);
+  if (pretending.length) log.warn('PROD runs with development providers', { providers: pretending });
 
   if (config.warmValidators) {
     void app.warmValidators().catch((err) => log.warn('validator warm-up failed', { err }));
