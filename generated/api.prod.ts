@@ -173,6 +173,9 @@ export interface paths {
          *     - **Cap**: at most 20 registrations per principal; a new one beyond that deletes the
          *       least recently updated.
          *     - A token the push provider reports as unregistered deletes its registration.
+         *     - **Language**: `Accept-Language` of the registration is the language of a picker
+         *       installation's notifications (re-register after the app's language changes). A customer's
+         *       notifications follow the `language` preference instead.
          *
          *     Errors:
          *     - 400 `MALFORMED_JSON`; 401 `UNAUTHORIZED`; 413 `PAYLOAD_TOO_LARGE`.
@@ -3644,8 +3647,14 @@ export interface components {
          *     | `delivery_tracking` | the courier delivery changed (`delivery.tracking.changed`) | `order` | `order_id`, `order_no`, `order_version`, `event_id` |
          *     | `payment` | online payment of an order is required or its result is known | `order` | `order_id`, `order_no`, `order_version`, `event_id` |
          *     | `promotion` | an advertising message (only with the customer's opt-in) | `main`, `product`, `category` or `url` | `product_id`, `category_id` or `url` as the screen needs; `image_url` optional |
-         *     | `picker_queue` | an order entered the queue of the picker's store | `picker_queue` | `order_id` |
+         *     | `picker_queue` | an order entered the queue of the picker's store (sent to the store's active pickers with no current session: a picker at work has the queue open) | `picker_queue` | `order_id` |
          *     | `picker_order_cancelled` | the order of the picker's active session was cancelled | `picker_session` | `order_id` |
+         *
+         *     Order notifications are sent one after another per installation, in the order of the changes;
+         *     one not yet sent when a later notification about the same order is made is dropped (a phone
+         *     back online shows the order's latest news, not a replay), except `payment` ones, which ask
+         *     the customer to act. Picker notifications are written in the language of the installation's
+         *     registration (`Accept-Language` of PUT /api/accounts/me/push-devices).
          * @example {
          *       "notification_id": "8d7e2a0c-54f1-4d8e-9a2b-6c1f0e3b7a55",
          *       "event_id": "1c9b6e4f-2a3d-4f5e-8b7a-9d0c1e2f3a4b",
@@ -3696,12 +3705,12 @@ export interface components {
              */
             screen: "order" | "orders" | "main" | "product" | "category" | "url" | "picker_queue" | "picker_session";
             /**
-             * @description Alert title, in the customer's preferred language.
+             * @description Alert title, in the customer's preferred language (a picker's: the registration's).
              * @example Order 10452 is on its way
              */
             title: string;
             /**
-             * @description Alert text, in the customer's preferred language.
+             * @description Alert text, in the customer's preferred language (a picker's: the registration's).
              * @example The courier will arrive in about 25 minutes.
              */
             body: string;
@@ -11336,7 +11345,9 @@ export interface components {
              */
             order_id: string;
             /**
-             * @description `order_added` - the order entered the queue; `order_started` - a session started (card
+             * @description `order_added` - the order entered the queue (a slot order when its slot start comes within
+             *     the queue's horizon, within a minute of that moment; it may also come at confirmation, before
+             *     the card is shown); `order_started` - a session started (card
              *     `in_progress`); `order_released` - a session was cancelled by its picker or expired (card back to
              *     `waiting`); `order_completed` - picking finished (card removed); `order_cancelled` - the order
              *     was cancelled (card removed); `order_updated` - other card data changed.
@@ -11786,7 +11797,13 @@ export interface operations {
     registerPushDevice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @example ru
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };

@@ -3,8 +3,10 @@
 // full"). Runs on every instance; each session is expired in its own transaction under the
 // order's and the session's locks, re-checked there, so two instances never expire one twice and
 // a command that lands first keeps its session alive.
+// The same sweep announces the slot orders that entered the picker queue's horizon since the last
+// one (announceOrdersEnteringQueue), so the pickers' queue screens re-read in time.
 import type { Database } from '../db/connection.js';
-import { findIdleSessions, loadItems, lockCommandSession, lockOrder } from '../db/queries/picking.js';
+import { announceOrdersEnteringQueue, findIdleSessions, loadItems, lockCommandSession, lockOrder } from '../db/queries/picking.js';
 import { releaseSession } from '../handlers/shared/picking.js';
 import type { AppDeps } from './deps.js';
 
@@ -29,16 +31,24 @@ export async function expireIdleSessions(db: Database, idleMinutes: number): Pro
   return expired;
 }
 
-/** Starts the periodic check (PICKING_EXPIRY_SWEEP_SECONDS); the returned function stops it. */
+/** One sweep: idle sessions expired, then the orders entering the queue announced. */
+export async function sweepPicking(deps: Pick<AppDeps, 'db' | 'config' | 'log'>): Promise<{ expired: number; announced: number }> {
+  const { sessionIdleMinutes, queueHorizonHours } = deps.config.picking;
+  const expired = await expireIdleSessions(deps.db, sessionIdleMinutes);
+  const announced = await deps.db.transaction().execute((trx) => announceOrdersEnteringQueue(trx, queueHorizonHours));
+  return { expired, announced };
+}
+
+/** Starts the periodic sweep (PICKING_EXPIRY_SWEEP_SECONDS); the returned function stops it. */
 export function startPickingExpiry(deps: Pick<AppDeps, 'db' | 'config' | 'log'>): () => void {
-  const { expirySweepSeconds, sessionIdleMinutes } = deps.config.picking;
+  const { expirySweepSeconds } = deps.config.picking;
   if (expirySweepSeconds === 0) return () => {};
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    expireIdleSessions(deps.db, sessionIdleMinutes)
-      .then((n) => n && deps.log.info('picking sessions expired', { count: n }))
+    sweepPicking(deps)
+      .then(({ expired }) => expired && deps.log.info('picking sessions expired', { count: expired }))
       .catch((err) => deps.log.warn('picking expiry failed', { err: (err as Error).message }))
       .finally(() => (running = false));
   }, expirySweepSeconds * 1000);

@@ -21,6 +21,7 @@ import * as loyaltyErase from './2026_11_23_0017_loyalty_erase.js';
 import * as pickerLoginFolded from './2026_11_23_0018_picker_login_folded.js';
 import * as courierStatusChecks from './2026_11_23_0019_courier_status_checks.js';
 import * as pushOrderAndPickers from './2026_11_23_0020_push_order_and_pickers.js';
+import * as queueHorizon from './2026_11_23_0021_queue_horizon.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0018_picker_login_folded': pickerLoginFolded,
   '2026_11_23_0019_courier_status_checks': courierStatusChecks,
   '2026_11_23_0020_push_order_and_pickers': pushOrderAndPickers,
+  '2026_11_23_0021_queue_horizon': queueHorizon,
 };

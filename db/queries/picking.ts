@@ -716,3 +716,40 @@ export function listQueue(db: Executor, q: QueueOptions) {
     .execute();
 }
 export type QueueRow = Awaited<ReturnType<typeof listQueue>>[number];
+
+/**
+ * Announces the slot orders that entered the picker queue since the last sweep: those still
+ * `confirmed` whose slot start crossed `now + horizonHours` (the queue's horizon) get the
+ * `queue.changed` / `order_added` event the status trigger sends at confirmation, which for them
+ * came while their card was not shown yet. One instance sweeps at a time (the watermark row is
+ * locked, SKIP LOCKED); the first sweep only sets the watermark. Run inside a transaction.
+ * Returns how many were announced.
+ */
+export async function announceOrdersEnteringQueue(trx: Executor, horizonHours: number): Promise<number> {
+  const { rows } = await sql<{ swept_until: Date; horizon_end: Date }>`
+    SELECT swept_until, now() + make_interval(hours => ${horizonHours}) AS horizon_end
+    FROM picker_queue_horizon WHERE id = 1 FOR UPDATE SKIP LOCKED`.execute(trx);
+  if (!rows.length) {
+    await sql`INSERT INTO picker_queue_horizon (id, swept_until) VALUES (1, now() + make_interval(hours => ${horizonHours}))
+      ON CONFLICT (id) DO NOTHING`.execute(trx);
+    return 0;
+  }
+  const { swept_until: from, horizon_end: to } = rows[0];
+  if (to <= from) return 0;
+  const announced = await sql<{ count: string }>`
+    WITH entering AS (
+      SELECT gen_random_uuid() AS event_id, o.id, o.store_id FROM orders o
+      WHERE o.status = 'confirmed' AND NOT o.is_express AND o.slot_starts_at > ${from} AND o.slot_starts_at <= ${to}
+    ), inserted AS (
+      INSERT INTO outbox_events (event_id, type, store_id, order_id, payload)
+      SELECT e.event_id, 'picker.queue.changed', e.store_id, e.id, jsonb_build_object(
+        'audience', jsonb_build_object('store_id', e.store_id),
+        'event', jsonb_build_object('event_id', e.event_id, 'kind', 'queue.changed', 'occurred_at', now(),
+          'store_id', e.store_id, 'order_id', e.id, 'reason', 'order_added'))
+      FROM entering e
+      RETURNING 1
+    )
+    SELECT count(*) FROM inserted`.execute(trx);
+  await trx.updateTable('picker_queue_horizon').set({ swept_until: to }).where('id', '=', 1).execute();
+  return Number(announced.rows[0].count);
+}

@@ -86,8 +86,15 @@ export interface PickingScansTable {
   created_at: Timestamp;
 }
 
+/** Where the queue-horizon sweep stopped (one row; migration 0021). */
+export interface PickerQueueHorizonTable {
+  id: number;
+  swept_until: Timestamp;
+}
+
 export interface PickingTables {
   picking_sessions: PickingSessionsTable;
   picking_items: PickingItemsTable;
   picking_scans: PickingScansTable;
+  picker_queue_horizon: PickerQueueHorizonTable;
 }

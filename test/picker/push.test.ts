@@ -1,9 +1,11 @@
 // Push notifications of the picker app (PushNotificationPayload `picker_*`): an order entering the
 // queue reaches the store's idle pickers, the cancellation of a picker's order reaches that picker,
 // each in the language of the installation's registration.
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { runOrderWorkerOnce } from '../../server/order-worker.js';
+import { sweepPicking } from '../../server/picking-expiry.js';
 import { pushSenderOf, RecordingPushSender } from '../../server/providers/push/index.js';
 import { registerPushDevice } from '../support/accounts.js';
 import { assertMatchesSchema } from '../support/client.js';
@@ -76,5 +78,37 @@ describe('picker push notifications', () => {
     ]);
     const rows = await svc.deps.db.selectFrom('push_deliveries').select(['picker_id', 'customer_id', 'state']).where('order_id', '=', order.orderId).where('picker_id', 'is not', null).execute();
     expect(rows).toEqual([{ picker_id: picker.pickerId, customer_id: null, state: 'sent' }]);
+  });
+});
+
+describe('a slot order entering the queue', () => {
+  it('is announced when its slot start comes within the horizon, once, with a push to idle pickers', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const phone = await registerPushDevice(svc, picker.auth, { appKind: 'picker', lang: 'en' });
+    await sweepPicking(svc.deps); // the watermark
+    const order = await anOrder();
+    // Its slot starts 24 h and 2 minutes from now: outside the 24-hour horizon at confirmation.
+    const startsAt = (minutes: number) => svc.deps.db.updateTable('orders').set({ slot_starts_at: new Date(Date.now() + minutes * 60_000) }).where('id', '=', order.orderId).execute();
+    await startsAt(24 * 60 + 2);
+    await sweepPicking(svc.deps);
+    await drain();
+    const added = () =>
+      svc.deps.db.selectFrom('outbox_events').select('payload').where('order_id', '=', order.orderId).where('type', '=', 'picker.queue.changed').where(sql<boolean>`payload #>> '{event,reason}' = 'order_added'`).execute();
+    expect(await added()).toHaveLength(1); // at confirmation only
+    expect(sentTo(phone.push_token).filter((m) => m.data.order_id === order.orderId)).toEqual([]);
+
+    // Three minutes on, as if: the last sweep was three minutes ago, and the slot start has
+    // crossed the horizon since.
+    await startsAt(24 * 60 - 1);
+    await svc.deps.db.updateTable('picker_queue_horizon').set({ swept_until: new Date(Date.now() + (24 * 60 - 3) * 60_000) }).execute();
+    expect((await sweepPicking(svc.deps)).announced).toBeGreaterThanOrEqual(1);
+    const events = await added();
+    expect(events).toHaveLength(2);
+    assertMatchesSchema('PickerRealtimeEvent', (events[1].payload as { event: object }).event);
+    await drain();
+    expect(sentTo(phone.push_token).filter((m) => m.data.order_id === order.orderId).map((m) => m.data.kind)).toEqual(['picker_queue']);
+    // The next sweep does not announce it again.
+    await sweepPicking(svc.deps);
+    expect(await added()).toHaveLength(2);
   });
 });
