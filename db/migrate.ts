@@ -9,7 +9,10 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultS
   const result = await migrator.migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error');
-    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${String((result.error as Error).message ?? result.error)}`);
+    const reason = String((result.error as Error).message ?? result.error);
+    // No migration ran: the database could not be reached at all (wrong DATABASE_URL, down).
+    if (!failed) throw new Error(`cannot migrate the database: ${reason}`);
+    throw new Error(`migration ${failed.migrationName} failed: ${reason}`);
   }
   return result;
 }

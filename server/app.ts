@@ -13,7 +13,7 @@ import type { AppDeps } from './deps.js';
 import { docsHandler } from './docs.js';
 import { AppError, notFound, unauthorized, validationFailed } from './errors.js';
 import { isNotImplemented, type RequestContext } from './handler-types.js';
-import { errorReply, nulCharacterIssues, preferredLanguage, send, validationIssues, type HttpReply } from './http.js';
+import { errorReply, nulCharacterIssues, preferredLanguage, send, serializeBody, validationIssues, type HttpReply } from './http.js';
 import { redactUrl } from './logger.js';
 import { createMetrics, metricsHandler, type Metrics } from './metrics.js';
 import { installCompiledRouting, routeTableFor, type RouteTable } from './router.js';
@@ -233,8 +233,11 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       res.status(503).setHeader('Retry-After', '5').json({ status: 'database_unavailable' });
     }
   });
+  // Half a megabyte of JSON that client generators fetch: written and gzipped once (send()
+  // reuses both), answered gzipped to clients that accept it like any JSON answer.
+  void serializeBody(served);
   app.get('/openapi.json', (_req, res) => {
-    res.json(served);
+    send(res, { status: 200, body: served });
   });
   app.get('/openapi.yaml', (_req, res) => {
     res.type('application/yaml').send(servedYaml);
@@ -257,17 +260,19 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       send(res, errorReply(notFound('The path is not valid percent-encoding'), res.locals.requestId, res.locals.log));
       return;
     }
+    // HEAD is GET without the body (RFC 9110 9.3.2): routed as GET; node writes no body for it.
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
     let reply: Reply;
     try {
       reply = (await api.handleRequest(
-        { method: req.method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body },
+        { method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body },
         req,
         res,
       )) as Reply;
     } catch (err) {
       reply = errorReply(err, res.locals.requestId, res.locals.log);
     }
-    const op = (api as any).router.matchOperation({ method: req.method, path: req.path, headers: {} }, false);
+    const op = (api as any).router.matchOperation({ method, path: req.path, headers: {} }, false);
     res.locals.operationId = op?.operationId;
     if (responseValidator && op?.operationId && !(reply.status === 501 && notImplemented.has(op.operationId))) {
       const problems = responseValidator.check({

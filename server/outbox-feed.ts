@@ -119,7 +119,9 @@ export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log'>, connect
     if (!closed) setTimeout(() => void listen().catch(() => reconnectLater()), RECONNECT_DELAY_MS).unref();
   };
   const listen = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString, application_name: LISTENER_APPLICATION_NAME });
+    // TCP keep-alive: a connection that died without a FIN (a NAT's idle timeout, a failover that
+    // sends no RST) is found by the kernel's probes and ends, instead of listening to nothing.
+    const client = new pg.Client({ connectionString, application_name: LISTENER_APPLICATION_NAME, keepAlive: true, keepAliveInitialDelayMillis: 30_000 });
     client.on('error', (err) => {
       log.warn('outbox listener lost its connection', { err: err.message });
     });

@@ -22,6 +22,7 @@ import * as pickerLoginFolded from './2026_11_23_0018_picker_login_folded.js';
 import * as courierStatusChecks from './2026_11_23_0019_courier_status_checks.js';
 import * as pushOrderAndPickers from './2026_11_23_0020_push_order_and_pickers.js';
 import * as queueHorizon from './2026_11_23_0021_queue_horizon.js';
+import * as noHour24 from './2026_11_23_0022_no_hour_24.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0019_courier_status_checks': courierStatusChecks,
   '2026_11_23_0020_push_order_and_pickers': pushOrderAndPickers,
   '2026_11_23_0021_queue_horizon': queueHorizon,
+  '2026_11_23_0022_no_hour_24': noHour24,
 };

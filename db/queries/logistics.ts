@@ -201,9 +201,10 @@ export async function insertDeliveryZones(db: Executor, zones: readonly NewDeliv
 
 /**
  * Materialises the store's windows of `kind` from its weekly templates for the store-local dates
- * today .. today + days - 1, except the days the store is closed (store_closures). Idempotent (ids derive from store, kind and start; existing windows
- * are kept with their holds), so it runs before every listing and the calendar rolls forward
- * by itself. Returns the number of windows created.
+ * today .. today + days - 1, except the days the store is closed (store_closures) and windows
+ * whose local start does not exist that day (DST). Idempotent (ids derive from store, kind and
+ * start; existing windows are kept with their holds), so it runs before every listing and the
+ * calendar rolls forward by itself. Returns the number of windows created.
  */
 export async function materializeSlots(db: Executor, storeId: string, kind: SlotKind, days: number): Promise<number> {
   const result = await sql`
@@ -220,6 +221,10 @@ export async function materializeSlots(db: Executor, storeId: string, kind: Slot
     ) w
     WHERE st.id = ${storeId} AND extract(isodow FROM d.day) = t.weekday
       AND NOT EXISTS (SELECT 1 FROM store_closures c WHERE c.store_id = st.id AND c.closed_on = d.day)
+      -- A start inside a DST spring-forward gap does not exist on that day (PostgreSQL would read
+      -- it with the old offset, one hour off, and a window could end before it starts): skipped.
+      AND (w.starts_at AT TIME ZONE st.timezone) = d.day + t.start_time
+      AND w.ends_at > w.starts_at
     ON CONFLICT (store_id, kind, starts_at) DO NOTHING`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }

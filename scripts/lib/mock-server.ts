@@ -212,6 +212,23 @@ interface ChosenAnswer {
   named: Map<string, unknown>;
 }
 
+/** The error body of a status, for responses whose spec gives no example of their own. */
+const GENERIC_ERRORS: Record<number, { detail: string; code: string }> = {
+  400: { detail: 'The body is not valid JSON', code: 'MALFORMED_JSON' },
+  401: { detail: 'Authentication credentials were not provided or are invalid', code: 'UNAUTHORIZED' },
+  403: { detail: 'You do not have access to this', code: 'FORBIDDEN' },
+  404: { detail: 'Not found', code: 'NOT_FOUND' },
+  405: { detail: 'Method not allowed', code: 'METHOD_NOT_ALLOWED' },
+  409: { detail: 'The state changed; re-read it', code: 'CONFLICT' },
+  413: { detail: 'Body larger than 1048576 bytes', code: 'PAYLOAD_TOO_LARGE' },
+  422: { detail: 'The request does not match the contract', code: 'VALIDATION_ERROR' },
+  429: { detail: 'Too many requests; retry later', code: 'RATE_LIMITED' },
+  500: { detail: 'Internal server error', code: 'INTERNAL_ERROR' },
+  501: { detail: 'Not implemented yet', code: 'NOT_IMPLEMENTED' },
+  502: { detail: 'A provider did not answer', code: 'BAD_GATEWAY' },
+  503: { detail: 'Temporarily unavailable; retry after Retry-After seconds', code: 'SERVICE_UNAVAILABLE' },
+};
+
 /** The answer of one declared response: the first candidate example that matches the schema. */
 function answerFor(
   doc: OpenApiDocument,
@@ -238,6 +255,9 @@ function answerFor(
   const candidates: { from: string; value: unknown }[] = [];
   if ('example' in media) candidates.push({ from: 'media example', value: media.example });
   if (named.size) candidates.push({ from: 'named example', value: named.values().next().value });
+  // An error without an example of its own says what its status means: the shared ErrorResponse
+  // example is a 401's, and an app tested against the mock picks its reaction by `code`.
+  if (status >= 400 && GENERIC_ERRORS[status]) candidates.push({ from: 'status error', value: GENERIC_ERRORS[status] });
   if (media.schema) {
     candidates.push({ from: 'schema examples', value: sampleSchema(media.schema, { root: doc, direction: 'response' }) });
     candidates.push({ from: 'composed', value: sampleSchema(media.schema, { root: doc, direction: 'response', examplesFirst: false }) });

@@ -37,6 +37,17 @@ const LISTING = '/api/catalog/products/?page_size=20';
 const catalogHeaders = { 'x-store-id': DEMO_STORES[0].id, 'accept-language': 'ru' };
 
 describe('response compression', () => {
+  it('gzips the served spec (half a megabyte of JSON) for a client that accepts gzip', async () => {
+    const zipped = await getOverWire('/openapi.json', { 'accept-encoding': 'gzip' });
+    expect([zipped.status, zipped.headers['content-encoding']]).toEqual([200, 'gzip']);
+    const doc = JSON.parse(gunzipSync(zipped.bytes).toString('utf8'));
+    expect(doc.openapi).toMatch(/^3\./);
+    const plain = await getOverWire('/openapi.json', {});
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(zipped.bytes.length * 3).toBeLessThan(plain.bytes.length);
+    expect(JSON.parse(plain.bytes.toString('utf8'))).toEqual(doc);
+  });
+
   it('gzips a large JSON answer for a client that accepts gzip, and the contract client reads it', async () => {
     const plain = await getOverWire(LISTING, { ...catalogHeaders, 'accept-encoding': 'identity' });
     const zipped = await getOverWire(LISTING, { ...catalogHeaders, 'accept-encoding': 'gzip, deflate, br' });

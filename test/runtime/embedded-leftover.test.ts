@@ -66,4 +66,14 @@ describe('a PostgreSQL left running on the data folder', () => {
       await cluster.stop();
     }
   });
+
+  it('stops at once when the server already ended (a terminal Ctrl-C reaches the postmaster too)', { timeout: 60_000 }, async () => {
+    const cluster = await startEmbeddedPostgres(dataDir);
+    const pid = postmasterPid();
+    process.kill(pid, 'SIGINT');
+    for (let i = 0; alive(pid) && i < 100; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(alive(pid)).toBe(false);
+    // The package's own stop() would wait for an exit that already happened, for ever.
+    await expect(Promise.race([cluster.stop().then(() => 'stopped'), new Promise((r) => setTimeout(() => r('hung'), 5000))])).resolves.toBe('stopped');
+  });
 });

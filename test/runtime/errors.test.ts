@@ -60,6 +60,13 @@ describe('request errors', () => {
     }
   });
 
+  it('answers HEAD on a GET operation as GET without the body', async () => {
+    const head = await fetch(`${svc.url}/api/core/pages/`, { method: 'HEAD' });
+    const get = await fetch(`${svc.url}/api/core/pages/`);
+    expect([head.status, head.headers.get('content-type')]).toEqual([200, get.headers.get('content-type')]);
+    expect(await head.text()).toBe('');
+  });
+
   it('answers 405 with Allow for a method the path does not have', async () => {
     const r = await svc.client.raw('DELETE', '/api/core/pages/');
     expect(r.status).toBe(405);
