@@ -133,6 +133,18 @@ describe('listDeliverySlots', () => {
     expect(stored).toHaveLength(3);
   });
 
+  it('refuses a window or opening hours ending at 24:00, which no RFC 3339 time can say', async () => {
+    const store = await createStore(svc.deps.db, {});
+    const template = (end_time: string) =>
+      svc.deps.db.insertInto('slot_templates').values({ store_id: store, kind: 'delivery', weekday: 1, start_time: '22:00', end_time, capacity: 4 }).execute();
+    await expect(template('24:00')).rejects.toThrow(/slot_templates_before_midnight/);
+    await template('23:59:59'); // "until midnight"
+    await svc.deps.db.deleteFrom('store_working_hours').where('store_id', '=', store).where('weekday', '=', 2).execute();
+    await expect(
+      svc.deps.db.insertInto('store_working_hours').values({ store_id: store, weekday: 2, opens_at: '08:00', closes_at: '24:00', is_closed: false }).execute(),
+    ).rejects.toThrow(/store_working_hours_before_midnight/);
+  });
+
   it('answers [] for a store that does not deliver', async () => {
     const store = await createStore(svc.deps.db, { accepts_delivery: false });
     await createSlot(svc.deps.db, { storeId: store, startsInMinutes: 600 });
