@@ -610,4 +610,16 @@ describe('HTTP push gateway', () => {
     expect(await svc.deps.db.selectFrom('push_devices').select('device_id').where('push_token', '=', 'token-dead').execute()).toEqual([]);
     expect((await svc.deps.db.selectFrom('push_devices').select('device_id').where('push_token', '=', 'token-refused').execute()).length).toBe(1);
   });
+
+  it('keeps the installations when the gateway answers a bare 404 (a wrong URL, not a dead token), and retries', async () => {
+    remote.use(http.post(`${COURIER}/deliveries`, () => HttpResponse.json({ id: `dlv-${randomUUID()}` })));
+    const c = await signInCustomer(svc);
+    await register(c.auth, 'token-wrong-url');
+    remote.use(http.post(PUSH, () => HttpResponse.text('<html>Not Found</html>', { status: 404 })));
+    const id = await assignCourier(c.auth);
+    await drainWorker(2);
+    const delivery = await svc.deps.db.selectFrom('push_deliveries').select(['state', 'attempts', 'last_error']).where('order_id', '=', id).executeTakeFirstOrThrow();
+    expect(delivery).toMatchObject({ state: 'pending', last_error: expect.stringMatching(/404/) });
+    expect(await svc.deps.db.selectFrom('push_devices').select('device_id').where('push_token', '=', 'token-wrong-url').execute()).toHaveLength(1);
+  });
 });

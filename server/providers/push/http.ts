@@ -1,7 +1,9 @@
 // A JSON push gateway (the shape of FCM-style HTTP relays):
 //   POST {url}  {to, platform, id, notification: {title, body}, data}
-// 2xx = sent; 404 / 410, or a body `{"error": "UNREGISTERED" | "INVALID_TOKEN"}`, = the token is
-// dead; 429, 5xx, timeouts and network errors = retry later; any other 4xx = rejected.
+// 2xx = sent; 410, or a body `{"error": "UNREGISTERED" | "INVALID_TOKEN"}`, = the token is
+// dead; 429, 5xx, timeouts and network errors = retry later; any other 4xx = rejected. A bare 404
+// (no such error code) is the gateway's URL, not the token: a wrong PUSH_HTTP_URL must not make
+// every installation forgotten, so it is retried (and logged) like an outage.
 import type { OrdersConfig } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import type { PushMessage, PushOutcome, PushSender } from './types.js';
@@ -35,8 +37,12 @@ export class HttpPushSender implements PushSender {
     } catch {
       /* not JSON: judged by the status alone */
     }
-    if (response.status === 404 || response.status === 410 || DEAD_TOKEN_ERRORS.has(code)) {
+    if (response.status === 410 || DEAD_TOKEN_ERRORS.has(code)) {
       return { kind: 'invalid_token', error: `push gateway: token not registered (${response.status})` };
+    }
+    if (response.status === 404) {
+      this.log.warn('push gateway answered 404 without a token error: is PUSH_HTTP_URL right?', { code });
+      return { kind: 'retry', error: 'push gateway answered 404 (not a token error)' };
     }
     if (response.status === 429 || response.status >= 500) return { kind: 'retry', error: `push gateway answered ${response.status}` };
     this.log.warn('push gateway refused a message', { status: response.status, code });
