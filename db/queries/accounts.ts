@@ -109,16 +109,7 @@ export async function upsertPushDevice(
   db: Executor,
   owner: DeviceOwner,
   sessionId: string,
-  d: {
-    device_id: string;
-    push_token: string;
-    platform: 'ios' | 'android';
-    app_kind: 'customer' | 'picker';
-    environment: 'TEST' | 'PRODUCTION';
-    app_version: string;
-    build_number: string;
-    language: 'ru' | 'en';
-  },
+  d: Pick<DB['push_devices'], 'device_id' | 'push_token' | 'platform' | 'app_kind' | 'environment' | 'app_version' | 'build_number'> & { language: 'ru' | 'en' },
 ) {
   // The row has two unique keys, device_id (the upsert's arbiter) and push_token. Two
   // registrations racing on one of them - a double tap, a retry, a token moving between
