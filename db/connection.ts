@@ -89,6 +89,11 @@ export function connect(connectionString: string, options: { max?: number; appli
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // Nor a checked-out one (the pool listens only while a client is idle): PostgreSQL shutting
+  // down or failing over sends FATAL 57P01 to every connection, and one held by a transaction
+  // between two queries would emit 'error' to nobody, which ends the process. Its next query
+  // fails instead, and that answers 503 (server/http.ts isDatabaseUnavailable).
+  pool.on('connect', (client) => client.on('error', () => {}));
   pool.on('connect', prepareStatementsOf);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {

@@ -1,6 +1,9 @@
 // The error model of the runtime (DESIGN.md §3), through the contract client: each answer is
 // also checked against the spec (declared status, ErrorResponse body).
+import { sql } from 'kysely';
 import pg from 'pg';
+import { connect } from '../../db/connection.js';
+import { isDatabaseUnavailable } from '../../server/http.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notImplemented } from '../../server/handler-types.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -42,6 +45,25 @@ describe('request errors', () => {
     const r = await svc.client.raw('GET', '/api/core/banners/');
     expect([r.status, r.body.code]).toEqual([503, 'DATABASE_UNAVAILABLE']);
     expect(r.headers.get('retry-after')).toBe('5');
+  });
+
+  it('survives the database ending a connection a transaction holds between two queries (a restart, a failover)', async () => {
+    const handle = connect(svc.config.databaseUrl!, { max: 2 });
+    try {
+      const outcome = handle.db.transaction().execute(async (trx) => {
+        const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
+        await sql`SELECT pg_terminate_backend(${rows[0].pid})`.execute(svc.deps.db);
+        await new Promise((r) => setTimeout(r, 300)); // the FATAL arrives while no query runs
+        await sql`SELECT 1`.execute(trx);
+      });
+      // The transaction fails (and would answer 503); the process goes on. Without a listener on
+      // the checked-out client, its 'error' event would have ended the test run.
+      await expect(outcome).rejects.toThrow();
+      const err = await outcome.catch((e: unknown) => e);
+      expect(isDatabaseUnavailable(err), `${(err as any)?.code} ${(err as Error)?.message}`).toBe(true);
+    } finally {
+      await handle.close().catch(() => {});
+    }
   });
 
   it('answers 404 for a path whose percent-escapes do not decode, never 500', async () => {
