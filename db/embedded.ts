@@ -88,7 +88,8 @@ export async function startEmbeddedPostgres(
     port,
     urlFor,
     stop: async () => {
-      if (server && server.exitCode === null && server.signalCode === null) server.kill('SIGINT'); // fast shutdown
+      if (!server) return pg.stop(); // the package's field moved: its own stop, then
+      if (server.exitCode === null && server.signalCode === null) server.kill('SIGINT'); // fast shutdown
       await exited;
     },
   };

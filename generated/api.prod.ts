@@ -515,7 +515,7 @@ export interface paths {
          *     | Presented token | Answer |
          *     |---|---|
          *     | the family's current refresh token, valid | 200, new pair; the presented token becomes rotated |
-         *     | the token the family's last rotation exchanged, within 30 seconds of that rotation (a retry after a lost answer, or two refreshes sent at once) | 200, a pair whose `refresh` is the family's current token again; nothing rotates, so whichever answer the app keeps is current |
+         *     | the token the family's last rotation exchanged, within 30 seconds of that rotation (the server setting `REFRESH_REUSE_GRACE_SECONDS`; a retry after a lost answer, or two refreshes sent at once) | 200, a pair whose `refresh` is the family's current token again; nothing rotates, so whichever answer the app keeps is current |
          *     | any other rotated token, or that one later | 401 `REFRESH_TOKEN_REUSED`; the **whole family is revoked** (its access tokens and push registrations too) |
          *     | expired, malformed, bad signature, not a customer refresh token, revoked session, deleted or disabled account | 401 `TOKEN_INVALID` |
          *
@@ -2479,7 +2479,7 @@ export interface paths {
          *     - 401 `REFRESH_TOKEN_REUSED`: the token was already rotated; the whole token family is revoked
          *       and the picker must sign in again. One exception keeps a lost answer from signing the picker
          *       out: the token the family's last rotation exchanged, sent again within 30 seconds of that
-         *       rotation, gets 200 and a pair whose `refresh` is the family's current token (nothing rotates).
+         *       rotation (`REFRESH_REUSE_GRACE_SECONDS`), gets 200 and a pair whose `refresh` is the family's current token (nothing rotates).
          *     - 429 `TOO_MANY_REQUESTS`: more than 30 refreshes per minute for one token family (an app
          *       refreshing in a loop); 429 `RATE_LIMITED`: more refresh requests from one client address
          *       than its per-minute budget (120 by default). Both carry `Retry-After`.
@@ -3653,7 +3653,9 @@ export interface components {
          *     Order notifications are sent one after another per installation, in the order of the changes;
          *     one not yet sent when a later notification about the same order is made is dropped (a phone
          *     back online shows the order's latest news, not a replay), except `payment` ones, which ask
-         *     the customer to act. Picker notifications are written in the language of the installation's
+         *     the customer to act. A notification the push gateway asks to retry is sent later, so it may
+         *     arrive after later news of another order (never after later news of its own order: then it
+         *     is dropped, unless it is a `payment` one). Picker notifications are written in the language of the installation's
          *     registration (`Accept-Language` of PUT /api/accounts/me/push-devices).
          * @example {
          *       "notification_id": "8d7e2a0c-54f1-4d8e-9a2b-6c1f0e3b7a55",

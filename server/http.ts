@@ -96,7 +96,8 @@ export function send(res: express.Response, reply: HttpReply): void {
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', '57P01', '57P02', '57P03'].includes(code) || code.startsWith('08'))) return true;
+  // Class 08 but 08P01, a protocol violation: that is a bug, not an outage.
+  if (typeof code === 'string' && (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', '57P01', '57P02', '57P03'].includes(code) || (code.startsWith('08') && code !== '08P01'))) return true;
   // pg's own words when a connection broke: waiting for one, cut mid-query, or asked again after.
   return /^(timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error)/.test(err.message);
 }

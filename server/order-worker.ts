@@ -18,10 +18,9 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import {
   claimDeliveriesDueForCourier,
+  claimDeliveriesForStatusCheck,
   claimOrdersPastPaymentWindow,
-  claimStatusCheck,
   claimUncollectedPickups,
-  findDeliveriesDueForStatusCheck,
   findStoreForOrder,
   lockOrder,
   updateDelivery,
@@ -68,7 +67,7 @@ import { cancelUncollected, cancelUnpaid, followCourierStatus, requestCourier, s
 import type { AppDeps } from './deps.js';
 import { bankOf, BankRefusedError } from './providers/bank/index.js';
 import type { InvoiceOutcome } from './providers/bank/types.js';
-import { courierOf, CourierRefusedError, type CourierStatus } from './providers/courier/index.js';
+import { courierOf, CourierRefusedError } from './providers/courier/index.js';
 import { pushSenderOf } from './providers/push/index.js';
 
 /** Provider commands are retried for about a day (backoff capped at an hour) before giving up. */
@@ -166,7 +165,7 @@ async function fanOutCustomerPush(trx: Executor, e: UnpushedEvent): Promise<void
  * picker. Each in the language of the installation's registration.
  */
 async function fanOutPickerPush(trx: Executor, deps: AppDeps, e: UnpushedEvent): Promise<void> {
-  const payload = e.payload as { audience?: { picker_id?: number }; event?: { event_id?: string } };
+  const payload = e.payload as { audience?: { picker_id?: number } };
   if (!e.order_id || !e.store_id) return;
   const order = await orderFactsForPickerPush(trx, e.order_id, deps.config.picking.queueHorizonHours);
   if (!order) return;
@@ -185,7 +184,7 @@ async function fanOutPickerPush(trx: Executor, deps: AppDeps, e: UnpushedEvent):
       return {
         notification_id: notificationId,
         device_id: t.device_id,
-        event_id: e.event_id ?? payload.event?.event_id ?? notificationId,
+        event_id: e.event_id,
         picker_id: t.picker_id!,
         order_id: e.order_id,
         title: notice.title,
@@ -472,39 +471,42 @@ async function dispatchCouriers(deps: AppDeps): Promise<number> {
 // ------------------------------------------------------------------------------------------------
 // 6. deliveries under way at a real courier service
 
+/** How many courier status questions are open at once (each waits up to COURIER_TIMEOUT_MS). */
+const COURIER_QUESTIONS_AT_ONCE = 8;
+
 /**
  * Asks an `http` courier service where each delivery under way is (every
  * COURIER_STATUS_CHECK_SECONDS) and moves its tracking by the answer, as its events would
- * (followCourierStatus). Each in its own transaction with the order locked; a question it does
- * not answer is asked again at the next interval, an answer the state machine refuses is logged
- * and changes nothing. The simulator is moved by its QA operation instead.
+ * (followCourierStatus). The deliveries are taken in one short statement (other instances take
+ * others); the service is asked with no lock held, a few questions at a time, so a slow service
+ * holds neither orders nor the rest of the worker's pass. Each answer is then applied in its own
+ * transaction under the order's lock, only if the delivery has not moved since it was asked
+ * about (the next question sees the new state). A question not answered is asked again at the
+ * next interval; an answer the state machine refuses is logged and changes nothing. The
+ * simulator is moved by its QA operation instead.
  */
 async function followCourierDeliveries(deps: AppDeps): Promise<number> {
   const courier = courierOf(deps);
   if (courier.name === 'simulator') return 0;
-  const { statusCheckSeconds } = deps.config.orders.courier;
+  const due = await claimDeliveriesForStatusCheck(deps.db, deps.config.orders.courier.statusCheckSeconds, deps.config.orders.worker.batchSize);
   let followed = 0;
-  for (const orderId of await findDeliveriesDueForStatusCheck(deps.db, statusCheckSeconds, deps.config.orders.worker.batchSize)) {
-    followed += await deps.db.transaction().execute(async (trx) => {
-      const o = await lockOrder(trx, orderId);
-      if (!o || !o.courier_request_ref || !(await claimStatusCheck(trx, orderId, statusCheckSeconds))) return 0;
-      let status: CourierStatus;
-      try {
-        const answer = await courier.deliveryStatus(o.courier_request_ref);
-        if (!answer) return 0;
-        status = answer;
-      } catch (err) {
-        deps.log.warn('courier delivery status unknown; will ask again', { order_id: o.id, err: (err as Error).message });
-        return 0;
-      }
-      const outcome = await followCourierStatus(trx, o, status);
-      if (outcome !== 'applied') {
+  const follow = async (asked: (typeof due)[number]) => {
+    try {
+      const status = await courier.deliveryStatus(asked.courier_request_ref);
+      if (!status) return;
+      followed += await deps.db.transaction().execute(async (trx) => {
+        const o = await lockOrder(trx, asked.order_id);
+        if (!o || o.courier_request_ref !== asked.courier_request_ref || o.tracking_state !== asked.tracking_state) return 0;
+        const outcome = await followCourierStatus(trx, o, status);
+        if (outcome === 'applied') return 1;
         deps.log.warn('courier service reported a delivery state this order cannot take', { order_id: o.id, from: o.tracking_state, to: status.state, code: outcome });
         return 0;
-      }
-      return 1;
-    });
-  }
+      });
+    } catch (err) {
+      deps.log.warn('courier delivery status unknown; will ask again', { order_id: asked.order_id, err: (err as Error).message });
+    }
+  };
+  for (let i = 0; i < due.length; i += COURIER_QUESTIONS_AT_ONCE) await Promise.all(due.slice(i, i + COURIER_QUESTIONS_AT_ONCE).map(follow));
   return followed;
 }
 

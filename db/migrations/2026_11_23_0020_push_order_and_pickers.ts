@@ -25,6 +25,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`CREATE INDEX push_deliveries_device_order ON push_deliveries (device_id, order_id, seq)`.execute(db);
   await sql`ALTER TABLE push_devices ADD COLUMN language text CHECK (language IN ('ru', 'en'))`.execute(db);
   await sql`DROP INDEX outbox_events_push_pending`.execute(db);
+  // The picker events already in the outbox (kept a week) are history, not news: without this
+  // every picker would be told of a week of old cancellations at the first fan-out.
+  await sql`UPDATE outbox_events SET pushed_at = now() WHERE pushed_at IS NULL AND type LIKE 'picker.%'`.execute(db);
   await sql`CREATE INDEX outbox_events_push_pending ON outbox_events (id) WHERE pushed_at IS NULL AND (${PUSHED_EVENTS})`.execute(db);
 }
 

@@ -16,6 +16,10 @@ const CHECKS = [
 ] as const;
 
 export async function up(db: Kysely<any>): Promise<void> {
+  // Rows that already say 24:00 meant "until midnight": 23:59:59 says the same and can be written.
+  await sql`UPDATE slot_templates SET end_time = '23:59:59' WHERE end_time = '24:00'`.execute(db);
+  await sql`UPDATE store_express_schedule SET end_time = '23:59:59' WHERE end_time = '24:00'`.execute(db);
+  await sql`UPDATE store_working_hours SET closes_at = '23:59:59' WHERE closes_at = '24:00'`.execute(db);
   for (const [table, name, check] of CHECKS) {
     await sql`ALTER TABLE ${sql.table(table)} ADD CONSTRAINT ${sql.ref(name)} CHECK (${sql.raw(check)})`.execute(db);
   }

@@ -21,9 +21,9 @@ export async function insertSession(
     .execute();
 }
 
-/** The session row, locked for rotation. */
+/** The session row, locked for rotation, with the database's clock (`rotated_at` is by it). */
 export function lockSession(db: Executor, id: string) {
-  return db.selectFrom('auth_sessions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  return db.selectFrom('auth_sessions').selectAll().select(sql<Date>`now()`.as('db_now')).where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
 export async function rotateSession(db: Executor, id: string, newJti: string, expiresAt: Date): Promise<void> {

@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../executor.js';
 import type { OrderStatus, TrackingState } from '../tables/orders.js';
-import type { ExpressionBuilder, Insertable, Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { DB } from '../schema.js';
 import { notOnClosedDay } from './logistics.js';
 
@@ -472,39 +472,24 @@ export async function claimUncollectedPickups(db: Executor, hours: number, limit
 /** Deliveries under way at a courier service (states of order_deliveries_followed). */
 const FOLLOWED_STATES = ['searching_courier', 'courier_assigned', 'courier_at_store', 'en_route', 'arrived', 'returning'] as const;
 
-const dueForStatusCheck = (everySeconds: number) => (eb: ExpressionBuilder<DB, 'order_deliveries'>) =>
-  eb.and([
-    eb('courier_request_ref', 'is not', null),
-    eb('tracking_state', 'in', FOLLOWED_STATES),
-    eb.or([eb('courier_checked_at', 'is', null), eb('courier_checked_at', '<=', sql<Date>`now() - make_interval(secs => ${everySeconds})`)]),
-  ]);
-
 /**
- * Deliveries under way at the courier service not asked about for `everySeconds`, oldest
- * question first. Read without locks: each is then locked on its own (lockOrder) to apply the
- * answer, as another instance may be asking about it too.
+ * Takes the deliveries under way at the courier service not asked about for `everySeconds`,
+ * oldest question first, and marks them asked: in one short statement, rows another instance is
+ * taking are skipped (SKIP LOCKED). Their orders are not locked: the service is asked with no
+ * lock held, then each answer is applied under the order's lock if the delivery has not moved.
  */
-export async function findDeliveriesDueForStatusCheck(db: Executor, everySeconds: number, limit: number): Promise<string[]> {
-  const rows = await db
-    .selectFrom('order_deliveries')
-    .select('order_id')
-    .where(dueForStatusCheck(everySeconds))
-    .orderBy(sql`courier_checked_at NULLS FIRST`)
-    .limit(limit)
-    .execute();
-  return rows.map((r) => r.order_id);
-}
-
-/** Whether the delivery is still due for a question (another instance may have just asked); marks it asked. */
-export async function claimStatusCheck(db: Executor, orderId: string, everySeconds: number): Promise<boolean> {
-  const row = await db
-    .updateTable('order_deliveries')
-    .set({ courier_checked_at: sql<Date>`now()` })
-    .where('order_id', '=', orderId)
-    .where(dueForStatusCheck(everySeconds))
-    .returning('order_id')
-    .executeTakeFirst();
-  return row !== undefined;
+export async function claimDeliveriesForStatusCheck(db: Executor, everySeconds: number, limit: number) {
+  const { rows } = await sql<{ order_id: string; courier_request_ref: string; tracking_state: TrackingState }>`
+    UPDATE order_deliveries d SET courier_checked_at = now()
+    WHERE d.order_id IN (
+      SELECT order_id FROM order_deliveries
+      WHERE courier_request_ref IS NOT NULL AND tracking_state IN (${sql.join(FOLLOWED_STATES.map((s) => sql`${s}`))})
+        AND (courier_checked_at IS NULL OR courier_checked_at <= now() - make_interval(secs => ${everySeconds}))
+      ORDER BY courier_checked_at NULLS FIRST
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED)
+    RETURNING d.order_id, d.courier_request_ref, d.tracking_state`.execute(db);
+  return rows;
 }
 
 /** Online orders still unpaid after their payment window. */

@@ -740,6 +740,9 @@ export async function announceOrdersEnteringQueue(trx: Executor, horizonHours: n
     WITH entering AS (
       SELECT gen_random_uuid() AS event_id, o.id, o.store_id FROM orders o
       WHERE o.status = 'confirmed' AND NOT o.is_express AND o.slot_starts_at > ${from} AND o.slot_starts_at <= ${to}
+        -- Confirmed with its slot already within the horizon: the trigger announced it then.
+        AND NOT EXISTS (SELECT 1 FROM order_status_history h WHERE h.order_id = o.id AND h.status = 'confirmed'
+          AND h.occurred_at > o.slot_starts_at - make_interval(hours => ${horizonHours}))
     ), inserted AS (
       INSERT INTO outbox_events (event_id, type, store_id, order_id, payload)
       SELECT e.event_id, 'picker.queue.changed', e.store_id, e.id, jsonb_build_object(

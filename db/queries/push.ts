@@ -50,8 +50,16 @@ export function storeQueuePushTargets(db: Executor, storeId: string) {
     .select(['d.device_id', 'd.picker_id', 'd.language'])
     .where('d.app_kind', '=', 'picker')
     .where('p.is_active', '=', true)
+    // No current session: none open, and none closed by its order's cancellation still to acknowledge.
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('picking_sessions as s').select('s.id').whereRef('s.picker_id', '=', 'p.id').where('s.status', 'in', ['active', 'ready_to_finish']))),
+      not(
+        exists(
+          selectFrom('picking_sessions as s')
+            .select('s.id')
+            .whereRef('s.picker_id', '=', 'p.id')
+            .where(sql<boolean>`(s.status IN ('active', 'ready_to_finish') OR (s.closure_source = 'order_cancelled' AND s.cancellation_acknowledged_at IS NULL))`),
+        ),
+      ),
     )
     .execute();
 }
@@ -96,7 +104,6 @@ export async function insertPushDeliveries(
     .execute();
 }
 
-/** Deliveries due now with the device's current token, locked for this worker. */
 /**
  * Deliveries due now with the device's current token (null when the installation was removed or
  * moved to someone else), oldest first, locked for this worker. `superseded`: a later

@@ -21,10 +21,15 @@ export const canTrackingMove = (from: TrackingState, to: TrackingState): boolean
 
 export const isTrackingState = (value: string): value is TrackingState => Object.hasOwn(MOVES, value);
 
+/** States a replay may pass through: a delivery under way. Never a cancellation or a new search. */
+const REPLAYABLE: ReadonlySet<TrackingState> = new Set(['courier_assigned', 'courier_at_store', 'en_route', 'arrived', 'returning']);
+
 /**
  * The moves that lead from `from` to `to`, shortest first (`to` last); [] when they are equal,
  * null when no chain of moves leads there. A courier service asked for its status says only
- * where a delivery is now: the states it went through since the last question are replayed.
+ * where a delivery is now: the states it went through since the last question are replayed,
+ * passing only through states of a delivery under way. A chain through `cancelled` or a new
+ * search would invent events (and request a second courier), so such an answer is refused.
  */
 export function trackingPath(from: TrackingState, to: TrackingState): TrackingState[] | null {
   if (from === to) return [];
@@ -40,7 +45,7 @@ export function trackingPath(from: TrackingState, to: TrackingState): TrackingSt
         for (let s = state; s !== from; s = cameFrom.get(s)!) path.unshift(s);
         return path;
       }
-      queue.push(next);
+      if (REPLAYABLE.has(next)) queue.push(next);
     }
   }
   return null;

@@ -255,7 +255,8 @@ export async function followCourierStatus(trx: Executor, o: OrderRow, status: Co
   if (o.type !== 'delivery' || !o.tracking_state) return 'DELIVERY_TRANSITION_NOT_ALLOWED';
   const plan = planStatusReplay(o.tracking_state, status.state, { status: o.status, wasPicked: await wasEverPicked(trx, o.id) });
   if (!plan.ok) return plan.code;
-  const details: CourierEvent = { state: status.state, comment: status.comment, location: status.location, courier: status.courier ?? undefined, eta: status.eta, route: status.route };
+  // An answer without a comment keeps the one shown (the service says nothing new about it).
+  const details: CourierEvent = { state: status.state, comment: status.comment ?? undefined, location: status.location, courier: status.courier ?? undefined, eta: status.eta, route: status.route };
   if (!plan.steps.length) {
     await applyCourierEvent(trx, o, details);
     return 'applied';

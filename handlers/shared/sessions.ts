@@ -89,7 +89,8 @@ export async function rotateRefreshToken(
   return pairWith(newJti);
 }
 
-/** Whether `jti` is the token the family's last rotation exchanged, presented within the grace. */
-function isRetryOfLastExchange(session: { previous_refresh_jti: string | null; rotated_at: Date | null }, jti: string, graceSeconds: number): boolean {
-  return session.previous_refresh_jti === jti && session.rotated_at !== null && Date.now() - session.rotated_at.getTime() <= graceSeconds * 1000;
+/** Whether `jti` is the token the family's last rotation exchanged, presented within the grace (by the database's clock). */
+function isRetryOfLastExchange(session: { previous_refresh_jti: string | null; rotated_at: Date | null; db_now: Date }, jti: string, graceSeconds: number): boolean {
+  if (graceSeconds <= 0 || session.previous_refresh_jti !== jti || session.rotated_at === null) return false;
+  return session.db_now.getTime() - session.rotated_at.getTime() <= graceSeconds * 1000;
 }

@@ -87,7 +87,9 @@ describe('a slot order entering the queue', () => {
     const phone = await registerPushDevice(svc, picker.auth, { appKind: 'picker', lang: 'en' });
     await sweepPicking(svc.deps); // the watermark
     const order = await anOrder();
-    // Its slot starts 24 h and 2 minutes from now: outside the 24-hour horizon at confirmation.
+    // Confirmed days ago, for a slot that now starts 24 h and 2 minutes from now: outside the
+    // 24-hour horizon at confirmation.
+    await svc.deps.db.updateTable('order_status_history').set({ occurred_at: new Date(Date.now() - 3 * 24 * 3600_000) }).where('order_id', '=', order.orderId).execute();
     const startsAt = (minutes: number) => svc.deps.db.updateTable('orders').set({ slot_starts_at: new Date(Date.now() + minutes * 60_000) }).where('id', '=', order.orderId).execute();
     await startsAt(24 * 60 + 2);
     await sweepPicking(svc.deps);
@@ -110,5 +112,16 @@ describe('a slot order entering the queue', () => {
     // The next sweep does not announce it again.
     await sweepPicking(svc.deps);
     expect(await added()).toHaveLength(2);
+
+    // An order confirmed with its slot already within the horizon was announced at confirmation:
+    // the sweep that sees its slot start cross the horizon's edge does not announce it again.
+    const recent = await anOrder();
+    await svc.deps.db.updateTable('order_status_history').set({ occurred_at: new Date() }).where('order_id', '=', recent.orderId).execute();
+    await svc.deps.db.updateTable('orders').set({ slot_starts_at: new Date(Date.now() + (24 * 60 - 1) * 60_000) }).where('id', '=', recent.orderId).execute();
+    await svc.deps.db.updateTable('picker_queue_horizon').set({ swept_until: new Date(Date.now() + (24 * 60 - 3) * 60_000) }).execute();
+    await sweepPicking(svc.deps);
+    const recentAdded = await svc.deps.db.selectFrom('outbox_events').select('id').where('order_id', '=', recent.orderId)
+      .where(sql<boolean>`payload #>> '{event,reason}' = 'order_added'`).execute();
+    expect(recentAdded).toHaveLength(1);
   });
 });

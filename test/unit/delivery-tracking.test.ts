@@ -77,6 +77,11 @@ describe('trackingPath and planStatusReplay (following a courier service by its 
     expect(trackingPath('searching_courier', 'delivered')).toEqual(['courier_assigned', 'courier_at_store', 'en_route', 'arrived', 'delivered']);
     expect(trackingPath('en_route', 'returned')).toEqual(['returning', 'returned']);
     expect(trackingPath('delivered', 'en_route')).toBeNull();
+    // Never through a cancellation or a new search: the courier service re-searching is not a
+    // cancelled delivery plus a second courier.
+    expect(trackingPath('courier_at_store', 'searching_courier')).toBeNull();
+    expect(trackingPath('en_route', 'courier_assigned')).toBeNull();
+    expect(trackingPath('courier_assigned', 'searching_courier')).toEqual(['searching_courier']);
   });
 
   it('judges every replayed move with the purchase as the moves before left it, all or nothing', () => {
