@@ -47,7 +47,7 @@ export function itemFacts(r: ItemRow): ItemFacts {
 // Orders as pickers see them
 
 /** A session `s` is current = open, or closed by the order's cancellation and not yet acknowledged. */
-const isCurrent = sql<boolean>`(s.status IN ('active', 'ready_to_finish') OR (s.closure_source = 'order_cancelled' AND s.cancellation_acknowledged_at IS NULL))`;
+export const isCurrent = sql<boolean>`(s.status IN ('active', 'ready_to_finish') OR (s.closure_source = 'order_cancelled' AND s.cancellation_acknowledged_at IS NULL))`;
 
 /**
  * Whether order `o` is the picker's to see and command: it is in one of the picker's stores, or

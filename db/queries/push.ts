@@ -2,6 +2,7 @@
 // customer's devices and preferences, and the per-device deliveries the worker sends and retries.
 import { sql } from 'kysely';
 import type { Executor } from '../executor.js';
+import { isCurrent } from './picking.js';
 import type { PushDeliveryState } from '../tables/payments.js';
 
 /**
@@ -57,7 +58,7 @@ export function storeQueuePushTargets(db: Executor, storeId: string) {
           selectFrom('picking_sessions as s')
             .select('s.id')
             .whereRef('s.picker_id', '=', 'p.id')
-            .where(sql<boolean>`(s.status IN ('active', 'ready_to_finish') OR (s.closure_source = 'order_cancelled' AND s.cancellation_acknowledged_at IS NULL))`),
+            .where(isCurrent),
         ),
       ),
     )
