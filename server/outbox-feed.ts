@@ -7,6 +7,12 @@
 // A NOTIFY reaches only listeners connected at commit, so what the instance may have missed is
 // read back from the outbox: rows no instance published (one died between commit and fan-out),
 // and after a reconnect every row written since shortly before the connection broke.
+//
+// Rows are handed out in the order they were read, batch after batch, so that per order they
+// arrive in version order (OrderTrackingMessage promises it): one order's changes are serialized
+// by its row lock, so their ids and commits, and hence their notifications, come in version order.
+// Reads may overlap, but a batch waits for every batch read before it; after a (re)connect, the
+// catch-up scan is handed out before any notification that came with the new connection.
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { AppDeps } from './deps.js';
@@ -74,8 +80,27 @@ export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log'>, connect
   const marker = setInterval(() => void markPublished(), MARK_PUBLISHED_EVERY_MS);
   marker.unref();
 
-  const catchUp = async (brokenAt: Date | null) => {
-    const rows = await db
+  // Batches are handed out in the order their reads began, whatever order the reads end in.
+  let handedOut: Promise<void> = Promise.resolve();
+  const handOutInOrder = (read: Promise<OutboxRow[]>, failure: string, then?: (rows: OutboxRow[]) => void) => {
+    // Settled at once: a read failing while an earlier batch is pending is no unhandled rejection.
+    const outcome = read.then(
+      (rows) => ({ rows }),
+      (err: Error) => ({ err }),
+    );
+    handedOut = handedOut.then(async () => {
+      const result = await outcome;
+      if ('err' in result) {
+        log.error(failure, { err: result.err.message });
+        return;
+      }
+      result.rows.forEach(deliverOnce);
+      then?.(result.rows);
+    });
+  };
+
+  const catchUp = (brokenAt: Date | null) => {
+    const read = db
       .selectFrom('outbox_events')
       .select(['id', 'event_id', 'type', 'customer_id', 'payload'])
       .where('created_at', '>', sql<Date>`now() - make_interval(secs => ${CATCH_UP_WINDOW_SECONDS})`)
@@ -86,28 +111,32 @@ export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log'>, connect
       )
       .orderBy('id')
       .limit(CATCH_UP_LIMIT)
-      .execute();
-    for (const row of rows) deliverOnce(row as OutboxRow);
-    if (rows.length) log.info('outbox catch-up delivered events', { events: rows.length, reconnect: brokenAt !== null });
+      .execute() as Promise<OutboxRow[]>;
+    handOutInOrder(read, 'outbox catch-up failed', (rows) => {
+      if (rows.length) log.info('outbox catch-up delivered events', { events: rows.length, reconnect: brokenAt !== null });
+    });
   };
 
   // Notifications arriving together are read back in one query (at 1,000 events/s, one query
   // per event would be the fan-out's bottleneck), in id order: per order, the version order.
+  // While a new connection's catch-up scan is not yet queued, notifications wait for it.
   let notified: number[] = [];
+  let awaitingCatchUp = true;
   const fetchSoon = (id: number) => {
     notified.push(id);
-    if (notified.length === 1) setImmediate(fetchNotified);
+    if (notified.length === 1 && !awaitingCatchUp) setImmediate(fetchNotified);
   };
   const fetchNotified = () => {
     const ids = notified;
     notified = [];
-    db.selectFrom('outbox_events')
+    if (!ids.length) return;
+    const read = db
+      .selectFrom('outbox_events')
       .select(['id', 'event_id', 'type', 'customer_id', 'payload'])
       .where('id', 'in', ids)
       .orderBy('id')
-      .execute()
-      .then((rows) => rows.forEach((row) => deliverOnce(row as OutboxRow)))
-      .catch((err) => log.error('outbox delivery failed', { err }));
+      .execute() as Promise<OutboxRow[]>;
+    handOutInOrder(read, 'outbox delivery failed');
   };
 
   // A dedicated connection for LISTEN (a pooled one could be handed to a query mid-listen).
@@ -129,6 +158,7 @@ export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log'>, connect
       if (listener === client) {
         listener = null;
         brokenAt ??= new Date();
+        awaitingCatchUp = true;
         reconnectLater();
       }
     });
@@ -147,7 +177,10 @@ export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log'>, connect
     // Listening first, then scanning: a row committed in between is seen twice, never missed.
     const since = brokenAt;
     brokenAt = null;
-    await catchUp(since).catch((err) => log.error('outbox catch-up failed', { err: (err as Error).message }));
+    catchUp(since);
+    awaitingCatchUp = false;
+    if (notified.length) setImmediate(fetchNotified);
+    await handedOut;
   };
   await listen();
 

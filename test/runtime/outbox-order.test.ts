@@ -1,0 +1,84 @@
+// The outbox feed hands events out in id order (per order: version order, as OrderTrackingMessage
+// promises), even when the read of a later batch of notifications ends before the read of an
+// earlier one, and after a reconnect, the catch-up scan goes before what the new connection hears.
+import { sql, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type UnknownRow } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OpenedDatabase } from '../../db/database.js';
+import { createLogger } from '../../server/logger.js';
+import { LISTENER_APPLICATION_NAME, startOutboxFeed, type OutboxFeed, type OutboxRow } from '../../server/outbox-feed.js';
+import { createTestDatabase } from '../support/db.js';
+import { eventually } from '../orders/fixtures.js';
+
+/** Holds back the result of the next `holds` reads of outbox rows by id for `ms`. */
+class SlowReads implements KyselyPlugin {
+  holds = 0;
+  constructor(private readonly ms: number) {}
+  transformQuery(args: PluginTransformQueryArgs) {
+    return args.node;
+  }
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    const rows = args.result.rows;
+    if (this.holds > 0 && rows.length && 'event_id' in rows[0]) {
+      this.holds--;
+      await new Promise((r) => setTimeout(r, this.ms));
+    }
+    return args.result;
+  }
+}
+
+describe('outbox feed order', () => {
+  let database: OpenedDatabase;
+  let feed: OutboxFeed;
+  const slow = new SlowReads(400);
+  const got: number[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    feed = await startOutboxFeed({ db: database.db.withPlugin(slow), log: createLogger('silent') }, database.url);
+    feed.subscribe((row: OutboxRow) => got.push(row.id));
+  });
+  afterAll(async () => {
+    await feed?.close();
+    await database?.shutdown();
+  });
+
+  const writeEvent = async (): Promise<number> => {
+    const row = await database.db
+      .insertInto('outbox_events')
+      .values({ type: 'test.ordering', payload: JSON.stringify({}) })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return row.id;
+  };
+
+  it('hands a batch out only after every batch read before it, however slow its read', async () => {
+    got.length = 0;
+    slow.holds = 1;
+    const first = await writeEvent();
+    // The first batch's read is under way (and held back) when the second event commits.
+    await new Promise((r) => setTimeout(r, 100));
+    const second = await writeEvent();
+    await eventually(async () => [...got], (ids) => ids.includes(first) && ids.includes(second));
+    expect(got).toEqual([first, second]);
+  });
+
+  it('after a reconnect, hands out the catch-up scan before what the new connection hears', async () => {
+    got.length = 0;
+    // The listener's connection is cut; an event commits while it is gone.
+    await sql`SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity
+      WHERE application_name = ${LISTENER_APPLICATION_NAME} AND datname = current_database()`.execute(database.db);
+    const missed = await writeEvent();
+    // The scan that finds it is slow; an event committed after the new LISTEN is read at once.
+    slow.holds = 1;
+    const listening = await eventually(
+      () => sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE application_name = ${LISTENER_APPLICATION_NAME} AND datname = current_database()`.execute(database.db),
+      (r) => r.rows[0].n === 1,
+    );
+    expect(listening.rows[0].n).toBe(1);
+    await new Promise((r) => setTimeout(r, 150)); // LISTEN has run; the scan is being held back
+    const heard = await writeEvent();
+    await eventually(async () => [...got], (ids) => ids.includes(missed) && ids.includes(heard));
+    expect(got).toEqual([missed, heard]);
+  });
+});
