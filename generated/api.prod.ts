@@ -7450,9 +7450,11 @@ export interface components {
         };
         /**
          * @description Delivery of a delivery order: the address as given at checkout, the mode and price, and the
-         *     live courier tracking (`tracking`, `courier`, `eta`). Courier position moves do not produce
+         *     live courier tracking (`tracking`, `courier`, `eta`). Courier position moves, and the route and
+         *     `eta` the courier service updates with them while the state stays the same, do not produce
          *     events and do not change `order_version`: while `refresh_after_seconds` is not null, re-read
-         *     GET /api/orders/roadmap/{order_id}/detail after that many seconds to move the marker.
+         *     GET /api/orders/roadmap/{order_id}/detail after that many seconds to move the marker and
+         *     refresh the arrival time.
          * @example {
          *       "address_line": "Tverskaya St, 7, Moscow",
          *       "location": {

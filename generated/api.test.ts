@@ -3542,7 +3542,8 @@ export interface paths {
          *     Moving to `courier_assigned` from `searching_courier` assigns a simulated courier (name,
          *     proxy phone, transport) placed at the store unless `courier_location` is sent. Sending the
          *     current state again is allowed: it only updates `comment` (raising `order_version` and
-         *     emitting the event when the comment changes) and the courier position (no event).
+         *     emitting the event when the comment changes) and, with `courier_location`, the courier
+         *     position with the route and arrival estimate recomputed from it (no event).
          *
          *     Errors: 401 without a valid customer token; 404 `NOT_FOUND` when the order does not exist or
          *     belongs to another customer; 409 `DELIVERY_TRANSITION_NOT_ALLOWED` when the move is not in
@@ -7613,9 +7614,11 @@ export interface components {
         };
         /**
          * @description Delivery of a delivery order: the address as given at checkout, the mode and price, and the
-         *     live courier tracking (`tracking`, `courier`, `eta`). Courier position moves do not produce
+         *     live courier tracking (`tracking`, `courier`, `eta`). Courier position moves, and the route and
+         *     `eta` the courier service updates with them while the state stays the same, do not produce
          *     events and do not change `order_version`: while `refresh_after_seconds` is not null, re-read
-         *     GET /api/orders/roadmap/{order_id}/detail after that many seconds to move the marker.
+         *     GET /api/orders/roadmap/{order_id}/detail after that many seconds to move the marker and
+         *     refresh the arrival time.
          * @example {
          *       "address_line": "Tverskaya St, 7, Moscow",
          *       "location": {

@@ -65,7 +65,8 @@ export const qaHandlers = {
       const courier = assigning ? simulatedCourier(o.id, o.order_version) : undefined;
       const given = body.courier_location ?? undefined;
       const position = given ?? (assigning ? store : o.courier_lon !== null && o.courier_lat !== null ? { lon: o.courier_lon, lat: o.courier_lat } : store);
-      const stage = body.state !== o.tracking_state ? ETA_STAGE[body.state] : undefined;
+      // A new state, or a new position in the same one, gets a new arrival estimate.
+      const stage = body.state !== o.tracking_state || given ? ETA_STAGE[body.state] : undefined;
       const event: CourierEvent = {
         state: body.state,
         comment: body.comment,

@@ -259,11 +259,24 @@ export async function updateDelivery(db: Executor, orderId: string, patch: Updat
   if (recordState) await db.insertInto('order_tracking_history').values({ order_id: orderId, state: recordState.state, comment: recordState.comment }).execute();
 }
 
-/** Courier position only: no event and no order_version change (DeliveryInfoSchema). */
-export async function moveCourier(db: Executor, orderId: string, location: { lon: number; lat: number }): Promise<void> {
+/**
+ * The live marker's news within one tracking state - position, route, arrival estimate - with no
+ * event and no order_version change (DeliveryInfoSchema: the app re-reads while the marker shows).
+ * What the move does not carry is kept.
+ */
+export async function moveCourier(
+  db: Executor,
+  orderId: string,
+  move: { location?: { lon: number; lat: number } | null; eta?: Date | null; route?: [number, number][] | null },
+): Promise<void> {
+  if (!move.location && !move.eta && !move.route) return;
   await db
     .updateTable('order_deliveries')
-    .set({ courier_lon: location.lon, courier_lat: location.lat, courier_location_at: sql<Date>`now()` })
+    .set({
+      ...(move.location ? { courier_lon: move.location.lon, courier_lat: move.location.lat, courier_location_at: sql<Date>`now()` } : {}),
+      ...(move.eta ? { eta: move.eta } : {}),
+      ...(move.route ? { courier_route: JSON.stringify(move.route) } : {}),
+    })
     .where('order_id', '=', orderId)
     .execute();
 }

@@ -190,7 +190,7 @@ export async function applyCourierEvent(trx: Executor, o: OrderRow, e: CourierEv
   }
 
   if (decision.kind === 'same') {
-    if (e.location && hasLiveMarker(from)) await moveCourier(trx, o.id, e.location);
+    if (hasLiveMarker(from)) await moveCourier(trx, o.id, { location: e.location, eta: e.eta, route: e.route });
     const comment = e.comment === undefined ? o.tracking_comment : e.comment;
     if (comment !== o.tracking_comment) {
       await updateDelivery(trx, o.id, { tracking_comment: comment }, null);

@@ -502,6 +502,19 @@ describe('following a delivery at the HTTP courier service', () => {
     const assigned = await detail(c, id);
     expect(assigned.delivery).toMatchObject({ tracking: { state: 'courier_assigned' }, courier: { name: 'Пётр', phone: '+79990001122', transport: 'bicycle', location: { lon: 37.61, lat: 55.76 } } });
 
+    // Still assigned, with a new position and estimate: both shown, with no event and no new version.
+    const later = new Date(Date.now() + 55 * 60_000);
+    later.setMilliseconds(0);
+    answer = { state: 'courier_assigned', location: { lon: 37.612, lat: 55.758 }, eta: later.toISOString() };
+    await drainWorker(1);
+    const stillAssigned = await detail(c, id);
+    expect(stillAssigned.delivery).toMatchObject({ eta: later.toISOString(), courier: { name: 'Пётр', location: { lon: 37.612, lat: 55.758 } } });
+    expect(stillAssigned.order_version).toBe(assigned.order_version);
+    // An answer without an estimate keeps the last one.
+    answer = { state: 'courier_assigned', location: { lon: 37.613, lat: 55.757 } };
+    await drainWorker(1);
+    expect((await detail(c, id)).delivery).toMatchObject({ eta: later.toISOString(), courier: { location: { lon: 37.613, lat: 55.757 } } });
+
     // The courier says it is on the way before the order is picked: refused, nothing moves.
     answer = { state: 'en_route', location: { lon: 37.611, lat: 55.759 } };
     await drainWorker(1);
