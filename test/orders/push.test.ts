@@ -10,7 +10,7 @@ import { createLogger } from '../../server/logger.js';
 import { signInCustomer } from '../support/accounts.js';
 import { assertMatchesSchema } from '../support/client.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { deliveryBody, line, makeProduct, makeSlot, placedOrder } from './fixtures.js';
+import { deliveryBody, expressAlwaysOpen, line, makeProduct, makeSlot, placedOrder } from './fixtures.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -97,6 +97,8 @@ describe('push dispatch', () => {
     const c = await signInCustomer(svc);
     await registerDevice(c.auth);
     const p = await makeProduct(svc, { price: '1100.00' });
+    // Express orders, whose courier is sought at once (the demo schedule takes them only by day).
+    await expressAlwaysOpen(svc);
     const online = () => placedOrder(svc, c.auth, deliveryBody([line(p)], null, { payment_method: 'online' }));
 
     // Not paid in time: the purchase and its courier delivery end in one step.
