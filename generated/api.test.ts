@@ -11112,7 +11112,9 @@ export interface components {
          *       set headers (such URLs are never logged). Missing, invalid, customer or expired tokens and
          *       deactivated accounts are closed with code 1008, and so is an open socket when its token
          *       expires or its session is revoked; on server shutdown sockets close with 1001. Reconnect
-         *       with a fresh token after a 1008 that followed token expiry.
+         *       with a fresh token after a 1008 that followed token expiry. One picker holds at most 10
+         *       sockets on an instance (a server setting): another one closes the oldest with code 4000
+         *       (`replaced by a newer connection`), which is not reconnected.
          *     - The server sends JSON text frames shaped as `PickerRealtimeEvent`; messages from the client are
          *       ignored. The server pings every `heartbeat_interval_seconds` and drops peers that do not
          *       answer; a client that hears nothing (no message and no ping) for two intervals reconnects.

@@ -56,6 +56,11 @@ export interface Config {
   trustProxyHops: number;
   bodyLimitBytes: number;
   shutdownGraceMs: number;
+  /**
+   * Open sockets one account may hold on one instance, per WebSocket channel; a new one beyond
+   * closes the account's oldest (SOCKET_REPLACED). 0: no limit.
+   */
+  wsMaxSocketsPerAccount: number;
   /** Check every response against the spec and log violations (TEST default). */
   validateResponses: boolean;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -473,6 +478,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0),
+    wsMaxSocketsPerAccount: int(env, 'WS_MAX_SOCKETS_PER_ACCOUNT', 10, 0),
     validateResponses: bool(env, 'VALIDATE_RESPONSES', appEnv === 'TEST'),
     logLevel,
     seedDemoData: bool(env, 'SEED_DEMO_DATA', !databaseUrl),

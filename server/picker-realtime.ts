@@ -13,7 +13,7 @@ import { activePrincipal } from './auth/principal.js';
 import type { AppDeps } from './deps.js';
 import { redactUrl } from './logger.js';
 import type { OutboxFeed, OutboxRow } from './outbox-feed.js';
-import { closeAllSockets, closeAtExpiry, keepAlive, revokedSessions, upgradeToken } from './socket-channel.js';
+import { closeAllSockets, closeAtExpiry, keepAlive, revokedSessions, socketsByAccount, upgradeToken } from './socket-channel.js';
 
 export const PICKER_CHANNEL_PATH = '/ws/picker/';
 /** Outbox types of picker events. */
@@ -43,6 +43,7 @@ export function attachPickerRealtime(server: Server, deps: AppDeps, feed: Outbox
   const heartbeatMs = deps.config.picking.realtimeHeartbeatSeconds * 1000;
   const wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 });
   const connections = new Map<WebSocket, Connection>();
+  const byPicker = socketsByAccount(deps.config.wsMaxSocketsPerAccount);
   const heartbeat = keepAlive(wss, heartbeatMs);
 
   /** The picker behind the token, its stores and when the token expires; null when not allowed in. */
@@ -77,10 +78,11 @@ export function attachPickerRealtime(server: Server, deps: AppDeps, feed: Outbox
       // reconnects with a fresh token. A revoked session ends it too (see deliver).
       closeAtExpiry(ws, who.expiresAt);
       connections.set(ws, { pickerId: who.pickerId, sessionId: who.sessionId, storeIds: who.storeIds });
+      ws.on('close', () => connections.delete(ws));
+      byPicker.add(String(who.pickerId), ws);
       heartbeat.track(ws);
       // Server-to-client only: whatever a client sends is ignored.
       ws.on('message', () => {});
-      ws.on('close', () => connections.delete(ws));
       ws.on('error', () => ws.terminate());
     });
   };

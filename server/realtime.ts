@@ -11,7 +11,7 @@ import { preferredLanguage } from './http.js';
 import { redactUrl } from './logger.js';
 import type { OutboxFeed, OutboxRow } from './outbox-feed.js';
 import { isPickerChannel } from './picker-realtime.js';
-import { closeAllSockets, closeAtExpiry, keepAlive, revokedSessions, upgradeToken } from './socket-channel.js';
+import { closeAllSockets, closeAtExpiry, keepAlive, revokedSessions, socketsByAccount, upgradeToken } from './socket-channel.js';
 
 export const TRACKING_PATH = '/ws/orders/tracking/';
 const PING_INTERVAL_MS = 30_000;
@@ -26,7 +26,7 @@ export interface Realtime {
 export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed): Realtime {
   const { log } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
-  const byCustomer = new Map<string, Set<WebSocket>>();
+  const byCustomer = socketsByAccount(deps.config.wsMaxSocketsPerAccount);
   const languageOf = new WeakMap<WebSocket, 'ru' | 'en'>();
   const sessionOf = new WeakMap<WebSocket, string>();
   const heartbeat = keepAlive(wss, PING_INTERVAL_MS);
@@ -64,16 +64,10 @@ export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed):
       closeAtExpiry(ws, who!.expiresAt);
       sessionOf.set(ws, principal.sessionId);
       languageOf.set(ws, preferredLanguage(url.searchParams.get('lang') ?? req.headers['accept-language']));
-      const set = byCustomer.get(principal.customerId) ?? new Set<WebSocket>();
-      set.add(ws);
-      byCustomer.set(principal.customerId, set);
+      byCustomer.add(principal.customerId, ws);
       heartbeat.track(ws);
       // The channel is server-to-client; messages from clients are ignored.
       ws.on('message', () => {});
-      ws.on('close', () => {
-        set.delete(ws);
-        if (set.size === 0) byCustomer.delete(principal.customerId);
-      });
       ws.on('error', () => ws.terminate());
     });
   };
@@ -86,7 +80,7 @@ export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed):
       return;
     }
     if (!row.customer_id) return;
-    const sockets = byCustomer.get(row.customer_id);
+    const sockets = byCustomer.of(row.customer_id);
     if (!sockets?.size) return;
     // An envelope may carry per-language overrides of `data` (`i18n`); each socket gets its own
     // language and never sees the `i18n` block itself.

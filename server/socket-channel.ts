@@ -1,6 +1,7 @@
 // What the two WebSocket channels (order tracking, pickers) do alike: read the access token of
-// an upgrade, keep track of peers that stopped answering pings, end a socket when its token
-// expires or its session is revoked, and close every socket on shutdown.
+// an upgrade, keep track of peers that stopped answering pings, limit the sockets of one
+// account, end a socket when its token expires or its session is revoked, and close every
+// socket on shutdown.
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { SESSIONS_REVOKED_EVENT } from '../db/queries/auth.js';
@@ -65,4 +66,34 @@ export function closeAtExpiry(ws: WebSocket, expiresAtMs: number): void {
   const timer = setTimeout(() => ws.close(1008, 'token expired'), Math.max(0, expiresAtMs - Date.now()));
   timer.unref();
   ws.once('close', () => clearTimeout(timer));
+}
+
+/** Close code of a socket ended because the same account opened too many newer ones. */
+export const SOCKET_REPLACED = 4000;
+
+/**
+ * The open sockets of each account on a channel, oldest first, at most `max` each (0: no limit):
+ * a new socket beyond it closes the account's oldest with SOCKET_REPLACED. The oldest is the one
+ * to go: an app that reconnects after a network change leaves its old socket open until a ping
+ * goes unanswered, and a token replayed in a loop cannot fill the instance's memory.
+ */
+export function socketsByAccount(max: number): { add(account: string, ws: WebSocket): void; of(account: string): ReadonlySet<WebSocket> | undefined } {
+  const byAccount = new Map<string, Set<WebSocket>>();
+  return {
+    add(account, ws) {
+      const sockets = byAccount.get(account) ?? new Set<WebSocket>();
+      byAccount.set(account, sockets);
+      sockets.add(ws);
+      ws.once('close', () => {
+        sockets.delete(ws);
+        if (sockets.size === 0 && byAccount.get(account) === sockets) byAccount.delete(account);
+      });
+      if (max > 0 && sockets.size > max) {
+        const oldest = sockets.values().next().value!;
+        sockets.delete(oldest);
+        oldest.close(SOCKET_REPLACED, 'replaced by a newer connection');
+      }
+    },
+    of: (account) => byAccount.get(account),
+  };
 }

@@ -104,6 +104,20 @@ describe('/ws/picker/', () => {
     kept.close();
   });
 
+  it('keeps at most 10 sockets per picker: another one closes the oldest with 4000', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const sockets = [];
+    for (let i = 0; i < 10; i++) sockets.push((await listen(picker)).ws);
+    const oldestClosed = closeCode(sockets[0]);
+    const newest = await listen(picker);
+    expect(await oldestClosed).toBe(4000);
+    for (const ws of [...sockets.slice(1), newest.ws]) expect(ws.readyState).toBe(WebSocket.OPEN);
+    // The newest still hears the store's queue.
+    const order = await anOrder();
+    expect(await newest.waitFor((e) => e.kind === 'queue.changed' && e.order_id === order.orderId)).toMatchObject({ reason: 'order_added' });
+    for (const ws of [...sockets.slice(1), newest.ws]) ws.close();
+  });
+
   it('accepts the bearer header, and leaves the tracking channel to customers', async () => {
     const picker = await createPicker(svc, [STORE]);
     const ws = new WebSocket(wsUrl(), { headers: picker.auth });

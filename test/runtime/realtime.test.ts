@@ -86,6 +86,35 @@ describe('/ws/orders/tracking/', () => {
     bobWs.close();
   });
 
+  it('keeps at most 10 sockets per customer: another one closes the oldest with 4000, and only that one', async () => {
+    const a = await signInCustomer(svc);
+    const b = await signInCustomer(svc);
+    const open = async (auth: Record<string, string>) => {
+      const ws = new WebSocket(wsUrl(), { headers: auth });
+      await new Promise((r) => ws.once('open', r));
+      return ws;
+    };
+    const first = await open(a.auth);
+    const firstClosed = new Promise<[number, string]>((resolve) => first.on('close', (code, reason) => resolve([code, String(reason)])));
+    const others = [];
+    for (let i = 0; i < 9; i++) others.push(await open(a.auth));
+    const theirs = await open(b.auth);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(first.readyState).toBe(WebSocket.OPEN); // ten are allowed
+    const newest = await open(a.auth);
+    expect(await firstClosed).toEqual([4000, 'replaced by a newer connection']);
+    for (const ws of [...others, theirs, newest]) expect(ws.readyState).toBe(WebSocket.OPEN);
+
+    // The ten left all hear the customer's events.
+    const heard = [...others, newest].map((ws) => new Promise((resolve) => ws.once('message', (m) => resolve(trackingMessage(m).event_id))));
+    const eventId = randomUUID();
+    const orderId = randomUUID();
+    const payload = { type: 'order.changed', event_id: eventId, notification_id: null, occurred_at: new Date().toISOString(), data: { event_id: eventId, order_id: orderId, order_version: 2, status: 'confirmed', changes: ['status'] } };
+    await svc.deps.db.insertInto('outbox_events').values({ type: 'order.changed', customer_id: a.customerId, order_id: orderId, payload: JSON.stringify(payload) }).execute();
+    expect(await Promise.all(heard)).toEqual(Array(10).fill(eventId));
+    for (const ws of [...others, theirs, newest]) ws.close();
+  });
+
   it('does not deliver events of a rolled-back transaction', async () => {
     const c = await signInCustomer(svc);
     const carol = c.customerId;
