@@ -1,10 +1,11 @@
 // Runtime assembly of the HTTP side: express 5 -> openapi-backend (routing by operationId,
 // request validation with Ajv 2020, security handlers) -> typed handler -> Kysely.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import express from 'express';
 import { OpenAPIBackend, type Context } from 'openapi-backend';
 import YAML from 'yaml';
 import { OPERATIONS, type HandlerMap, type OperationId } from '../generated/operations.js';
+import { ifNoneMatchMatches } from '../handlers/rules/http-cache.js';
 import { createAjv } from './ajv.js';
 import { activePrincipal } from './auth/principal.js';
 import { bearerToken, TokenError, type Principal } from './auth/tokens.js';
@@ -235,12 +236,24 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
   });
   // Half a megabyte of JSON that client generators fetch: written and gzipped once (send()
   // reuses both), answered gzipped to clients that accept it like any JSON answer.
+  // Both are fixed for the life of the process: a strong ETag lets generators and the docs site
+  // revalidate (304) instead of fetching it again; a new build or environment is a new tag.
   void serializeBody(served);
-  app.get('/openapi.json', (_req, res) => {
-    send(res, { status: 200, body: served });
+  const tagOf = (text: string) => `"${createHash('sha256').update(text).digest('hex').slice(0, 32)}"`;
+  const jsonTag = tagOf(JSON.stringify(served));
+  const yamlTag = tagOf(servedYaml);
+  const revalidated = (req: express.Request, res: express.Response, etag: string): boolean => {
+    res.setHeader('ETag', etag);
+    res.setHeader('Cache-Control', 'no-cache');
+    if (!ifNoneMatchMatches(req.headers['if-none-match'], etag)) return false;
+    res.status(304).end();
+    return true;
+  };
+  app.get('/openapi.json', (req, res) => {
+    if (!revalidated(req, res, jsonTag)) send(res, { status: 200, body: served });
   });
-  app.get('/openapi.yaml', (_req, res) => {
-    res.type('application/yaml').send(servedYaml);
+  app.get('/openapi.yaml', (req, res) => {
+    if (!revalidated(req, res, yamlTag)) res.type('application/yaml').send(servedYaml);
   });
   app.get('/docs', docsHandler(config.env, config.buildCommit));
   if (config.metrics.enabled) app.get('/metrics', metricsHandler(metrics, config.metrics.bearerToken));

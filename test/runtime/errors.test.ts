@@ -156,4 +156,21 @@ describe('service endpoints outside /api', () => {
     const yaml = await (await fetch(`${svc.url}/openapi.yaml`)).text();
     expect(yaml).toContain('x-environment: TEST');
   });
+
+  it('lets a client revalidate the spec by its ETag (304), JSON and YAML apart', async () => {
+    const json = await fetch(`${svc.url}/openapi.json`);
+    const yaml = await fetch(`${svc.url}/openapi.yaml`);
+    const [jsonTag, yamlTag] = [json.headers.get('etag')!, yaml.headers.get('etag')!];
+    expect(jsonTag).toMatch(/^"[0-9a-f]{32}"$/);
+    expect(yamlTag).toMatch(/^"[0-9a-f]{32}"$/);
+    expect(jsonTag).not.toBe(yamlTag);
+    expect(json.headers.get('cache-control')).toBe('no-cache');
+    const again = await fetch(`${svc.url}/openapi.json`, { headers: { 'if-none-match': jsonTag } });
+    expect([again.status, await again.text()]).toEqual([304, '']);
+    expect((await fetch(`${svc.url}/openapi.yaml`, { headers: { 'if-none-match': `W/${yamlTag}` } })).status).toBe(304);
+    // Another build's tag gets the document.
+    const stale = await fetch(`${svc.url}/openapi.json`, { headers: { 'if-none-match': '"0123456789abcdef0123456789abcdef"' } });
+    expect(stale.status).toBe(200);
+    expect((await stale.json())['x-build-commit']).toBe('testcommit');
+  });
 });
