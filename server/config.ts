@@ -344,9 +344,12 @@ export interface PickingConfig {
   weightTolerancePercent: string;
   /** Items a picker may add to one session (PickingSessionSchema.max_added_items). */
   maxAddedItems: number;
-  /** An open session without an applied change for this long is closed as `expired`. */
+  /** An open session without an applied change for this long is closed as `expired`; 0: never. */
   sessionIdleMinutes: number;
-  /** How often open sessions are checked for expiry; 0 turns the check off. */
+  /**
+   * How often the picking sweep runs: expiry of idle sessions and the `order_added` news of slot
+   * orders entering the queue. 0 turns the whole sweep off (tests drive it themselves).
+   */
   expirySweepSeconds: number;
   /** Slot orders are due this many minutes before their slot starts (queue `pick_deadline`). */
   slotPickLeadMinutes: number;
@@ -365,7 +368,7 @@ function pickingConfig(env: NodeJS.ProcessEnv): PickingConfig {
   return {
     weightTolerancePercent: `${t[1]}${t[2] ?? '.0'}`,
     maxAddedItems: int(env, 'PICKING_MAX_ADDED_ITEMS', 10, 0),
-    sessionIdleMinutes: int(env, 'PICKING_SESSION_IDLE_MINUTES', 240, 1),
+    sessionIdleMinutes: int(env, 'PICKING_SESSION_IDLE_MINUTES', 240, 0),
     expirySweepSeconds: int(env, 'PICKING_EXPIRY_SWEEP_SECONDS', 60, 0),
     slotPickLeadMinutes: int(env, 'PICKING_SLOT_LEAD_MINUTES', 30, 0),
     expressPickMinutes: int(env, 'PICKING_EXPRESS_MINUTES', 15, 0),

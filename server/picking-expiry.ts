@@ -31,15 +31,15 @@ export async function expireIdleSessions(db: Database, idleMinutes: number): Pro
   return expired;
 }
 
-/** One sweep: idle sessions expired, then the orders entering the queue announced. */
+/** One sweep: idle sessions expired (unless sessions never expire), then the orders entering the queue announced. */
 export async function sweepPicking(deps: Pick<AppDeps, 'db' | 'config' | 'log'>): Promise<{ expired: number; announced: number }> {
   const { sessionIdleMinutes, queueHorizonHours } = deps.config.picking;
-  const expired = await expireIdleSessions(deps.db, sessionIdleMinutes);
+  const expired = sessionIdleMinutes > 0 ? await expireIdleSessions(deps.db, sessionIdleMinutes) : 0;
   const announced = await deps.db.transaction().execute((trx) => announceOrdersEnteringQueue(trx, queueHorizonHours));
   return { expired, announced };
 }
 
-/** Starts the periodic sweep (PICKING_EXPIRY_SWEEP_SECONDS); the returned function stops it. */
+/** Starts the periodic sweep (PICKING_EXPIRY_SWEEP_SECONDS, 0: none); the returned function stops it. */
 export function startPickingExpiry(deps: Pick<AppDeps, 'db' | 'config' | 'log'>): () => void {
   const { expirySweepSeconds } = deps.config.picking;
   if (expirySweepSeconds === 0) return () => {};

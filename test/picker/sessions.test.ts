@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { runOrderWorkerOnce } from '../../server/order-worker.js';
-import { expireIdleSessions } from '../../server/picking-expiry.js';
+import { expireIdleSessions, sweepPicking } from '../../server/picking-expiry.js';
 import { signInCustomer } from '../support/accounts.js';
 import { command, createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';
 import { createPicker, itemCommand, signInDemoCustomer, startPicking, type TestPicker } from '../support/picking.js';
@@ -566,5 +566,18 @@ describe('expiry', () => {
     expect(await orderRow(order.orderId)).toMatchObject({ status: 'confirmed' });
     const late = await itemCommand(svc, picker, order.orderId, session.items[0].item_id, 'missing', { action: 'call' });
     expect(late.body.code).toBe('SESSION_CLOSED');
+  });
+
+  it('expires nothing when sessions never expire (PICKING_SESSION_IDLE_MINUTES=0), and the sweep still runs', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const order = await anOrder();
+    const session = await startPicking(svc, picker, order.orderId);
+    await svc.deps.db.updateTable('picking_sessions').set({ updated_at: new Date(Date.now() - 30 * 24 * 3600_000) }).where('id', '=', session.session_id).execute();
+    const neverExpiring = { ...svc.deps, config: { ...svc.config, picking: { ...svc.config.picking, sessionIdleMinutes: 0 } } };
+    expect(await sweepPicking(neverExpiring)).toMatchObject({ expired: 0, announced: expect.any(Number) });
+    expect((await get(`/api/picker/orders/${order.orderId}/session`, picker.auth)).body).toMatchObject({ session_status: 'active', version: 1 });
+    // The same sweep with the default limit closes it.
+    expect((await sweepPicking(svc.deps)).expired).toBeGreaterThanOrEqual(1);
+    expect((await get(`/api/picker/orders/${order.orderId}/session`, picker.auth)).body).toMatchObject({ closure_source: 'expired' });
   });
 });
