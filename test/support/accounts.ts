@@ -5,22 +5,25 @@ import { TokenService } from '../../server/auth/tokens.js';
 import { startSession } from '../../handlers/shared/sessions.js';
 import type { TestService } from './service.js';
 
-/** A phone outside the configured test-phone prefix (+7999000…), unique enough per test. */
-export const randomPhone = () => `+7916${String(randomInt(0, 10_000_000)).padStart(7, '0')}`;
-const handedOutTestPhones = new Set<string>();
+/** Phones handed out in this test file: a customer's phone is unique, so none is given twice. */
+const handedOutPhones = new Set<string>();
+function unusedPhone(draw: () => string): string {
+  for (;;) {
+    const phone = draw();
+    if (handedOutPhones.has(phone)) continue;
+    handedOutPhones.add(phone);
+    return phone;
+  }
+}
+
+/** A phone outside the configured test-phone prefix (+7999000…), never the same twice in a test file. */
+export const randomPhone = () => unusedPhone(() => `+7916${String(randomInt(0, 10_000_000)).padStart(7, '0')}`);
 /**
  * A configured TEST phone (its codes are readable through GET /api/qa/otp/last), never the same
  * twice in a test file and never one of the demo's (+79990000001, ...): the prefix leaves only
  * 10,000 numbers, and a repeat met the resend cooldown and the earlier, used code (seen in CI).
  */
-export function randomTestPhone(): string {
-  for (;;) {
-    const phone = `+7999000${String(randomInt(100, 10_000)).padStart(4, '0')}`;
-    if (handedOutTestPhones.has(phone)) continue;
-    handedOutTestPhones.add(phone);
-    return phone;
-  }
-}
+export const randomTestPhone = () => unusedPhone(() => `+7999000${String(randomInt(100, 10_000)).padStart(4, '0')}`);
 
 export async function signInCustomer(svc: TestService, phone = randomPhone()) {
   const tokens = new TokenService(svc.config.jwt);
