@@ -1,4 +1,5 @@
-import { Migrator, type Kysely, type MigrationResultSet } from 'kysely';
+import type { Kysely } from 'kysely';
+import { Migrator, type MigrationResultSet } from 'kysely/migration';
 import { migrations } from './migrations/index.js';
 
 export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultSet> {

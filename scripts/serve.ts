@@ -53,13 +53,14 @@ try {
   if (firstSignalAt) await stop(started);
   log.info('listening', {
     url: started.url,
+    node: process.version,
     env: config.env,
     commit: config.buildCommit,
     database: config.databaseUrl ? 'DATABASE_URL' : 'embedded',
     startup_ms: started.timings,
   });
   process.stdout.write(
-    `\nGrocery service (${config.env}) is listening on ${started.url}\n` +
+    `\nGrocery service (${config.env}) is listening on ${started.url}  (Node ${process.version})\n` +
       `  API docs: ${started.url}/docs    spec: ${started.url}/openapi.json    metrics: ${started.url}/metrics    health: ${started.url}/healthz\n\n`,
   );
 } catch (err) {

@@ -1,6 +1,6 @@
 // The ordered list of frozen migrations. A static list (rather than a folder scan) works the
 // same under tsx, vitest and a compiled build. Names sort in application order.
-import type { Migration } from 'kysely';
+import type { Migration } from 'kysely/migration';
 import * as foundation from './2026_11_22_0001_foundation.js';
 import * as accounts from './2026_11_22_0002_accounts.js';
 import * as catalog from './2026_11_22_0003_catalog.js';

@@ -5,6 +5,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomPhone } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { passLocalFailOthers } from '../support/msw.js';
 
 const GATEWAY = 'https://sms-gateway.example.test/v1/messages';
 const received: { to: string; text: string; auth: string | null }[] = [];
@@ -13,11 +14,7 @@ const gateway = setupServer();
 let svc: TestService;
 beforeAll(async () => {
   // Requests to the service under test (127.0.0.1) pass through; anything else unhandled fails.
-  gateway.listen({
-    onUnhandledRequest(request, print) {
-      if (new URL(request.url).hostname !== '127.0.0.1') print.error();
-    },
-  });
+  gateway.listen(passLocalFailOthers);
   svc = await startTestService({ env: { SMS_PROVIDER: 'http', SMS_HTTP_URL: GATEWAY, SMS_HTTP_TOKEN: 'gw-token', SMS_TIMEOUT_MS: '300' } });
 });
 afterEach(() => {

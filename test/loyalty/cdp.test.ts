@@ -10,17 +10,14 @@ import { runLoyaltyWorkerOnce } from '../../server/loyalty-worker.js';
 import { signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { bearer, completeOrder, createOrder, storeLines } from './helpers.js';
+import { passLocalFailOthers } from '../support/msw.js';
 
 const CDP = 'https://cdp.example.test/v1';
 let svc: TestService;
 
 beforeAll(async () => {
   // Requests to the service under test (127.0.0.1) pass; anything else unhandled fails the test.
-  cdp.listen({
-    onUnhandledRequest(request, print) {
-      if (new URL(request.url).hostname !== '127.0.0.1') print.error();
-    },
-  });
+  cdp.listen(passLocalFailOthers);
   svc = await startTestService({
     env: {
       LOYALTY_PROVIDER: 'cdp',

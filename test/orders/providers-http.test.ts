@@ -13,6 +13,7 @@ import { runOrderWorkerOnce } from '../../server/order-worker.js';
 import { registerPushDevice, signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { expressAlwaysOpen, IN_ZONE, deliveryBody, line, makeProduct, makeSlot, placedOrder, TVERSKAYA } from './fixtures.js';
+import { passLocalFailOthers } from '../support/msw.js';
 
 const BANK = 'https://acquiring.bank.example.test/v1';
 const COURIER = 'https://couriers.example.test/api';
@@ -31,11 +32,7 @@ const remote = setupServer(...DEFAULTS);
 
 let svc: TestService;
 beforeAll(async () => {
-  remote.listen({
-    onUnhandledRequest(request, print) {
-      if (new URL(request.url).hostname !== '127.0.0.1') print.error();
-    },
-  });
+  remote.listen(passLocalFailOthers);
   svc = await startTestService({
     env: {
       ORDER_WORKER_ENABLED: 'false',
