@@ -424,7 +424,28 @@ function loyaltyConfig(env: NodeJS.ProcessEnv): LoyaltyConfig {
   };
 }
 
-export const projectRoot = path.resolve(import.meta.dirname, '..');
+/**
+ * The folder of package.json: the checkout when run from source, the installed application when
+ * run built (dist/server/config.js sits one folder deeper than server/config.ts).
+ */
+export const projectRoot = packageRoot(import.meta.dirname);
+/** What the build derives from spec/ and ships beside the code: generated/ here, dist/generated/ built. */
+export const generatedDir = path.resolve(import.meta.dirname, '..', 'generated');
+
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(from, '..');
+  }
+}
+
+/** The commit `npm run build` recorded in dist/build-info.json; a built copy has no git. */
+function builtCommit(): string | null {
+  const file = path.resolve(import.meta.dirname, '..', 'build-info.json');
+  if (!existsSync(file)) return null;
+  const { commit } = JSON.parse(readFileSync(file, 'utf8')) as { commit?: string };
+  return commit || null;
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const appEnv = (env.APP_ENV ?? 'TEST').toUpperCase();
@@ -448,7 +469,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     dataDir,
     dbPoolMax: int(env, 'DB_POOL_MAX', 20, 1),
-    buildCommit: env.BUILD_COMMIT ?? gitCommit(projectRoot),
+    buildCommit: env.BUILD_COMMIT || builtCommit() || gitCommit(projectRoot),
     jwt: {
       secret: jwtSecret,
       issuer: env.JWT_ISSUER || 'grocery-service',

@@ -4,13 +4,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { createAjv } from './ajv.js';
-import { projectRoot, type AppEnv } from './config.js';
+import { generatedDir, type AppEnv } from './config.js';
 
 export type OpenApiDocument = Record<string, any>;
 
 /** A fresh copy of the bundled spec of `env` (generated/openapi.<env>.json). */
 export function loadSpec(env: AppEnv): OpenApiDocument {
-  const file = path.join(projectRoot, 'generated', `openapi.${env.toLowerCase()}.json`);
+  const file = path.join(generatedDir, `openapi.${env.toLowerCase()}.json`);
   return JSON.parse(readFileSync(file, 'utf8'));
 }
 

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type express from 'express';
 import { acceptsGzip } from '../handlers/rules/http-cache.js';
-import { projectRoot, type AppEnv } from './config.js';
+import { generatedDir, type AppEnv } from './config.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -26,7 +26,7 @@ export const DOCS_CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; " +
   "connect-src 'self'; worker-src 'self' blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-export const docsPagePath = (env: AppEnv) => path.join(projectRoot, 'generated', `docs.${env.toLowerCase()}.html`);
+export const docsPagePath = (env: AppEnv) => path.join(generatedDir, `docs.${env.toLowerCase()}.html`);
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
