@@ -14,10 +14,20 @@ export function loadSpec(env: AppEnv): OpenApiDocument {
   return JSON.parse(readFileSync(file, 'utf8'));
 }
 
-/** The spec a running service serves: its environment and build (Versioning 1). */
+/** The first server of the served spec: wherever the document was fetched from. */
+export const SERVED_ORIGIN = {
+  url: '/',
+  description: 'This service: the host the document was fetched from (a relative URL, so a client generator or a Redocly Respect run against a local service needs no override).',
+} as const;
+
+/**
+ * The spec a running service serves: its environment and build (Versioning 1), and itself as the
+ * first server, before the documented public hosts.
+ */
 export function stampSpec(doc: OpenApiDocument, env: AppEnv, commit: string): OpenApiDocument {
   return {
     ...doc,
+    servers: [SERVED_ORIGIN, ...(doc.servers ?? [])],
     info: { ...doc.info, version: `${doc.info.version}+${commit}` },
     'x-environment': env,
     'x-build-commit': commit,

@@ -2,6 +2,7 @@
 // does not route TEST-only operations.
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import YAML from 'yaml';
 import { OPERATIONS } from '../../generated/operations.js';
 import { loadSpec } from '../../server/contract.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -65,5 +66,19 @@ describe('routing by environment', () => {
     expect(prodDoc.paths['/api/qa/otp/last']).toBeUndefined();
     const testDoc = await (await fetch(`${testSvc.url}/openapi.json`)).json();
     expect(testDoc.paths['/api/qa/otp/last']).toBeDefined();
+  });
+
+  it('list the service they were fetched from first, then the documented public hosts', async () => {
+    for (const [svc, env] of [[prodSvc, 'PROD'], [testSvc, 'TEST']] as const) {
+      const documented = loadSpec(env).servers as { url: string }[];
+      const json = await (await fetch(`${svc.url}/openapi.json`)).json();
+      const yaml = YAML.parse(await (await fetch(`${svc.url}/openapi.yaml`)).text());
+      for (const doc of [json, yaml]) {
+        expect(doc.servers[0].url).toBe('/');
+        expect(doc.servers.slice(1)).toEqual(documented);
+        // A relative server resolves against the document's own URL: this service.
+        expect(new URL(doc.servers[0].url, `${svc.url}/openapi.json`).origin).toBe(new URL(svc.url).origin);
+      }
+    }
   });
 });
