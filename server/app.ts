@@ -287,6 +287,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     }
     const op = (api as any).router.matchOperation({ method, path: req.path, headers: {} }, false);
     res.locals.operationId = op?.operationId;
+    if (op?.operationId) deps.telemetry.nameRequest(op.operationId, op.path);
     if (responseValidator && op?.operationId && !(reply.status === 501 && notImplemented.has(op.operationId))) {
       const problems = responseValidator.check({
         operationId: op.operationId,

@@ -64,6 +64,8 @@ export interface Config {
   /** Check every response against the spec and log violations (TEST default). */
   validateResponses: boolean;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** OpenTelemetry traces (server/telemetry-otel.ts); off while `otlpEndpoint` is null. */
+  tracing: { otlpEndpoint: string | null; serviceName: string };
   /** Seed demo data into an empty database on start (embedded default). */
   seedDemoData: boolean;
   /** Eagerly compile all request validators in the background after listening. */
@@ -505,6 +507,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     wsMaxSocketsPerAccount: int(env, 'WS_MAX_SOCKETS_PER_ACCOUNT', 10, 0),
     validateResponses: bool(env, 'VALIDATE_RESPONSES', appEnv === 'TEST'),
     logLevel,
+    // The exporter itself reads the OTEL_EXPORTER_OTLP_* variables; this decides whether to load it.
+    tracing: { otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || null, serviceName: env.OTEL_SERVICE_NAME || 'grocery-service' },
     seedDemoData: bool(env, 'SEED_DEMO_DATA', !databaseUrl),
     warmValidators: bool(env, 'WARM_VALIDATORS', true),
     storeCacheSeconds: int(env, 'STORE_CACHE_SECONDS', 5),

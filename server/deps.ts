@@ -5,6 +5,7 @@ import type { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import type { SmsSender } from './providers/sms/index.js';
+import type { Telemetry } from './telemetry.js';
 
 export interface AppDeps {
   config: Config;
@@ -13,4 +14,6 @@ export interface AppDeps {
   log: Logger;
   tokens: TokenService;
   sms: SmsSender;
+  /** Tracing (server/telemetry.ts): `noTelemetry` unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+  telemetry: Telemetry;
 }

@@ -8,6 +8,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../db/connection.js';
 import { deleteExpiredIdempotencyKeys } from '../db/queries/idempotency.js';
 import type { Logger } from './logger.js';
+import { noTelemetry, type Telemetry } from './telemetry.js';
 
 const EVERY_MS = 10 * 60_000;
 /** Rows deleted per statement from the tables that grow with traffic. */
@@ -43,9 +44,9 @@ export async function runHousekeeping(db: Database): Promise<Record<string, numb
 }
 
 /** Starts the periodic clean-up; the returned function stops it. */
-export function startHousekeeping(db: Database, log: Logger): () => void {
+export function startHousekeeping(db: Database, log: Logger, telemetry: Telemetry = noTelemetry): () => void {
   const timer = setInterval(() => {
-    runHousekeeping(db).then(
+    telemetry.inSpan('housekeeping pass', () => runHousekeeping(db)).then(
       (deleted) => log.debug('housekeeping', { deleted }),
       (err) => log.warn('housekeeping failed', { err: (err as Error).message }),
     );

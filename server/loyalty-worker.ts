@@ -200,7 +200,8 @@ export function startLoyaltyWorker(deps: AppDeps): () => Promise<void> {
   let running: Promise<unknown> | null = null;
   const tick = () => {
     if (stopped || running) return;
-    running = runLoyaltyWorkerOnce(deps)
+    running = deps.telemetry
+      .inSpan('loyalty-worker pass', () => runLoyaltyWorkerOnce(deps))
       .catch((err) => deps.log.warn('loyalty worker pass failed', { err: (err as Error).message }))
       .finally(() => {
         running = null;

@@ -537,7 +537,8 @@ export function startOrderWorker(deps: AppDeps): OrderWorker {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
   const loop = () => {
-    running = runOrderWorkerOnce(deps)
+    running = deps.telemetry
+      .inSpan('order-worker pass', () => runOrderWorkerOnce(deps))
       .then((tick) => {
         if (Object.values(tick).some((n) => n > 0)) deps.log.debug('order worker', { ...tick });
       })

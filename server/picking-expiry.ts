@@ -40,14 +40,15 @@ export async function sweepPicking(deps: Pick<AppDeps, 'db' | 'config' | 'log'>)
 }
 
 /** Starts the periodic sweep (PICKING_EXPIRY_SWEEP_SECONDS, 0: none); the returned function stops it. */
-export function startPickingExpiry(deps: Pick<AppDeps, 'db' | 'config' | 'log'>): () => void {
+export function startPickingExpiry(deps: Pick<AppDeps, 'db' | 'config' | 'log' | 'telemetry'>): () => void {
   const { expirySweepSeconds } = deps.config.picking;
   if (expirySweepSeconds === 0) return () => {};
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    sweepPicking(deps)
+    deps.telemetry
+      .inSpan('picking sweep', () => sweepPicking(deps))
       .then(({ expired }) => expired && deps.log.info('picking sessions expired', { count: expired }))
       .catch((err) => deps.log.warn('picking expiry failed', { err: (err as Error).message }))
       .finally(() => (running = false));

@@ -21,6 +21,7 @@ import { startOutboxFeed } from './outbox-feed.js';
 import { attachPickerRealtime, type PickerRealtime } from './picker-realtime.js';
 import { startPickingExpiry } from './picking-expiry.js';
 import { attachRealtime, type Realtime } from './realtime.js';
+import { noTelemetry, type Telemetry } from './telemetry.js';
 
 export interface RunningService {
   url: string;
@@ -43,9 +44,11 @@ export interface StartOptions {
   handlers?: Partial<HandlerMap>;
   /** Use this database instead of opening one (tests hand in their per-file database). */
   database?: OpenedDatabase;
+  /** Tracing started by scripts/serve.ts; none by default. */
+  telemetry?: Telemetry;
 }
 
-export async function startService({ config, log: givenLog, handlers, database: givenDb }: StartOptions): Promise<RunningService> {
+export async function startService({ config, log: givenLog, handlers, database: givenDb, telemetry = noTelemetry }: StartOptions): Promise<RunningService> {
   const log = givenLog ?? createLogger(config.logLevel);
   const timings: Record<string, number> = {};
   const t0 = performance.now();
@@ -77,6 +80,7 @@ export async function startService({ config, log: givenLog, handlers, database: 
     log,
     tokens: new TokenService(config.jwt),
     sms: createSmsSender(config.sms, log),
+    telemetry,
   };
 
   t = performance.now();
@@ -104,7 +108,7 @@ export async function startService({ config, log: givenLog, handlers, database: 
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `http://${host}:${port}`;
 
-  const stopHousekeeping = startHousekeeping(database.db, log);
+  const stopHousekeeping = startHousekeeping(database.db, log, telemetry);
   const stopLoyaltyWorker = config.loyalty.worker.enabled ? startLoyaltyWorker(deps) : async () => {};
   const orderWorker = startOrderWorker(deps);
 
@@ -143,6 +147,8 @@ export async function startService({ config, log: givenLog, handlers, database: 
       step('http server closed');
       await closeLoyalty(deps);
       if (!givenDb) await database.shutdown();
+      // Last: the spans of the shutdown itself are exported too.
+      await telemetry.shutdown().catch((err) => log.warn('trace export failed at shutdown', { err: (err as Error).message }));
       log.info('stopped');
     })());
 
