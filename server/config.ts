@@ -61,6 +61,8 @@ export interface Config {
    * closes the account's oldest (SOCKET_REPLACED). 0: no limit.
    */
   wsMaxSocketsPerAccount: number;
+  /** Unsent bytes a socket may hold before further events to it are dropped (0: no cap). */
+  wsMaxBufferedBytes: number;
   /** Check every response against the spec and log violations (TEST default). */
   validateResponses: boolean;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -505,6 +507,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0),
     wsMaxSocketsPerAccount: int(env, 'WS_MAX_SOCKETS_PER_ACCOUNT', 10, 0),
+    wsMaxBufferedBytes: int(env, 'WS_MAX_BUFFERED_BYTES', 256 * 1024, 0),
     validateResponses: bool(env, 'VALIDATE_RESPONSES', appEnv === 'TEST'),
     logLevel,
     // The exporter itself reads the OTEL_EXPORTER_OTLP_* variables; this decides whether to load it.

@@ -13,7 +13,7 @@ import { activePrincipal } from './auth/principal.js';
 import type { AppDeps } from './deps.js';
 import { redactUrl } from './logger.js';
 import type { OutboxFeed, OutboxRow } from './outbox-feed.js';
-import { closeAllSockets, closeAtExpiry, keepAlive, revokedSessions, socketsByAccount, upgradeToken } from './socket-channel.js';
+import { closeAllSockets, closeAtExpiry, keepAlive, revokedSessions, sendUnlessBacklogged, socketsByAccount, upgradeToken } from './socket-channel.js';
 
 export const PICKER_CHANNEL_PATH = '/ws/picker/';
 /** Outbox types of picker events. */
@@ -100,7 +100,7 @@ export function attachPickerRealtime(server: Server, deps: AppDeps, feed: Outbox
     const message = JSON.stringify(event);
     for (const [ws, c] of connections) {
       const addressed = audience.picker_id !== undefined ? c.pickerId === audience.picker_id : audience.store_id !== undefined && c.storeIds.has(audience.store_id);
-      if (addressed && ws.readyState === ws.OPEN) ws.send(message);
+      if (addressed) sendUnlessBacklogged(ws, message, deps.config.wsMaxBufferedBytes);
     }
   };
 

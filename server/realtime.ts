@@ -11,7 +11,7 @@ import { preferredLanguage } from './http.js';
 import { redactUrl } from './logger.js';
 import type { OutboxFeed, OutboxRow } from './outbox-feed.js';
 import { isPickerChannel } from './picker-realtime.js';
-import { closeAllSockets, closeAtExpiry, keepAlive, revokedSessions, socketsByAccount, upgradeToken } from './socket-channel.js';
+import { closeAllSockets, closeAtExpiry, keepAlive, revokedSessions, sendUnlessBacklogged, socketsByAccount, upgradeToken } from './socket-channel.js';
 
 export const TRACKING_PATH = '/ws/orders/tracking/';
 const PING_INTERVAL_MS = 30_000;
@@ -94,7 +94,7 @@ export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed):
       }
       return m;
     };
-    for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(messageFor(languageOf.get(ws) ?? 'en'));
+    for (const ws of sockets) sendUnlessBacklogged(ws, messageFor(languageOf.get(ws) ?? 'en'), deps.config.wsMaxBufferedBytes);
   };
 
   const unsubscribe = feed.subscribe(deliver);

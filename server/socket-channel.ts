@@ -97,3 +97,17 @@ export function socketsByAccount(max: number): { add(account: string, ws: WebSoc
     of: (account) => byAccount.get(account),
   };
 }
+
+/**
+ * Sends unless the socket already holds `maxBufferedBytes` it could not write (a consumer on a
+ * stalled network, or one that stopped reading): its backlog would otherwise grow with every event
+ * for as long as it stays connected. What is dropped is not lost to the client: every message
+ * carries `order_version` (or the session's version), and a client that sees a version jump
+ * re-reads the resource, as the realtime contract tells it to. True when sent.
+ */
+export function sendUnlessBacklogged(ws: Pick<WebSocket, 'readyState' | 'OPEN' | 'bufferedAmount' | 'send'>, message: string, maxBufferedBytes: number): boolean {
+  if (ws.readyState !== ws.OPEN) return false;
+  if (maxBufferedBytes > 0 && ws.bufferedAmount >= maxBufferedBytes) return false;
+  ws.send(message);
+  return true;
+}
