@@ -64,7 +64,18 @@ describe('preferences', () => {
     const c = await signInCustomer(svc);
     const initial = await call('GET', '/api/accounts/me/preferences', c.access);
     expect(initial.status).toBe(200);
-    expect(initial.body).toMatchObject({ language: 'en', push_order_updates: true, push_promotions: false, promotions_consent_at: null });
+    // UserPreferences: created with order updates on push and SMS, order emails and every
+    // promotional channel off (no channel the customer did not ask for).
+    expect(initial.body).toMatchObject({
+      language: 'en',
+      push_order_updates: true,
+      sms_order_updates: true,
+      email_order_updates: false,
+      push_promotions: false,
+      sms_promotions: false,
+      email_promotions: false,
+      promotions_consent_at: null,
+    });
     const on = await call('PATCH', '/api/accounts/me/preferences', c.access, { push_promotions: true, language: 'ru' });
     expect(on.status).toBe(200);
     expect(on.body).toMatchObject({ language: 'ru', push_promotions: true });
