@@ -99,8 +99,9 @@ export interface paths {
         /**
          * Update notification and language preferences
          * @description Partially updates the preferences and returns them. An omitted field is unchanged; `{}`
-         *     changes nothing. Switching a `*_promotions` channel on records the consent time in
-         *     `promotions_consent_at`; it becomes null when every promotional channel is off.
+         *     changes nothing. Switching a `*_promotions` channel on records that channel's consent time
+         *     in its `*_promotions_consent_at` (switching it off clears it); `promotions_consent_at` is the
+         *     newest consent of the channels still on, null when every promotional channel is off.
          *     Switching push channels off does not unregister push devices; switching them on again
          *     needs no new registration.
          *
@@ -3963,6 +3964,10 @@ export interface components {
          *     switch. An SMS about an order is sent only for key events (accepted, courier on the way,
          *     ready for pickup, cancelled) and only when the customer has no registered customer push
          *     device; email messages need a non-empty profile `email`.
+         *
+         *     Consent to advertising is recorded per channel: each `*_promotions_consent_at` is when that
+         *     channel was last switched on (null while it is off), so switching on a second channel records
+         *     its own time and leaves the first channel's time as it was.
          * @example {
          *       "language": "ru",
          *       "push_order_updates": true,
@@ -3972,6 +3977,9 @@ export interface components {
          *       "email_order_updates": false,
          *       "email_promotions": false,
          *       "promotions_consent_at": "2025-03-01T12:00:00Z",
+         *       "push_promotions_consent_at": "2025-03-01T12:00:00Z",
+         *       "sms_promotions_consent_at": null,
+         *       "email_promotions_consent_at": null,
          *       "updated_at": "2025-03-01T12:00:00Z"
          *     }
          */
@@ -3995,10 +4003,30 @@ export interface components {
             email_promotions: boolean;
             /**
              * Format: date-time
-             * @description When the customer last switched on a promotional channel (the record of consent to advertising), UTC; null when no promotional channel is on.
+             * @description The latest consent to advertising still in force: the newest of the `*_promotions_consent_at`
+             *     of the channels that are on (when the customer last switched on a promotional channel that
+             *     is still on), UTC; null when no promotional channel is on.
              * @example 2025-03-01T12:00:00Z
              */
             promotions_consent_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the customer last switched `push_promotions` on (their consent to promotional push notifications), UTC; null while it is off.
+             * @example 2025-03-01T12:00:00Z
+             */
+            push_promotions_consent_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the customer last switched `sms_promotions` on (their consent to promotional SMS), UTC; null while it is off.
+             * @example null
+             */
+            sms_promotions_consent_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the customer last switched `email_promotions` on (their consent to promotional emails), UTC; null while it is off.
+             * @example null
+             */
+            email_promotions_consent_at: string | null;
             /**
              * Format: date-time
              * @description When the preferences last changed, UTC.
@@ -4008,8 +4036,10 @@ export interface components {
         };
         /**
          * @description Partial update of the preferences; an omitted field is unchanged and `{}` changes nothing.
-         *     Switching any `*_promotions` from false to true sets `promotions_consent_at` to now; when all
-         *     promotional channels end up off it becomes null.
+         *     Switching a `*_promotions` channel from false to true records now as that channel's
+         *     `*_promotions_consent_at` (and so as `promotions_consent_at`); switching it off clears that
+         *     channel's time. When all promotional channels end up off, `promotions_consent_at` is null.
+         *     Sending a channel's current value changes no consent time.
          * @example {
          *       "push_promotions": true,
          *       "language": "en"

@@ -84,6 +84,26 @@ describe('preferences', () => {
     expect(off.body.promotions_consent_at).toBeNull();
   });
 
+  it('records consent per promotional channel: a second channel switched on gets its own time', async () => {
+    const c = await signInCustomer(svc);
+    const push = await call('PATCH', '/api/accounts/me/preferences', c.access, { push_promotions: true });
+    const pushAt = push.body.push_promotions_consent_at;
+    expect(pushAt).not.toBeNull();
+    expect(push.body).toMatchObject({ promotions_consent_at: pushAt, sms_promotions_consent_at: null, email_promotions_consent_at: null });
+    await new Promise((r) => setTimeout(r, 15));
+    const sms = await call('PATCH', '/api/accounts/me/preferences', c.access, { sms_promotions: true, push_promotions: true });
+    const smsAt = sms.body.sms_promotions_consent_at;
+    expect(Date.parse(smsAt)).toBeGreaterThan(Date.parse(pushAt));
+    // Push was already on: sending it again is no new consent. The record is the latest switch-on.
+    expect(sms.body).toMatchObject({ push_promotions_consent_at: pushAt, promotions_consent_at: smsAt, email_promotions_consent_at: null });
+    // SMS withdrawn: its consent goes, the push consent still in force is the record again.
+    const smsOff = await call('PATCH', '/api/accounts/me/preferences', c.access, { sms_promotions: false });
+    expect(smsOff.body).toMatchObject({ push_promotions_consent_at: pushAt, sms_promotions_consent_at: null, promotions_consent_at: pushAt });
+    const allOff = await call('PATCH', '/api/accounts/me/preferences', c.access, { push_promotions: false });
+    expect(allOff.body).toMatchObject({ push_promotions_consent_at: null, sms_promotions_consent_at: null, promotions_consent_at: null });
+    expect((await call('GET', '/api/accounts/me/preferences', c.access)).body).toEqual(allOff.body);
+  });
+
   it('answers 422 for an unknown language or property, 401 without a token', async () => {
     const c = await signInCustomer(svc);
     expect((await call('PATCH', '/api/accounts/me/preferences', c.access, { language: 'de' })).status).toBe(422);
