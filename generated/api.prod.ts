@@ -3905,7 +3905,9 @@ export interface components {
         /**
          * @description Partial update of the profile. An omitted field is unchanged. null clears a field (text fields
          *     become `""`, the others null); `""` also clears a text field. Surrounding whitespace of text
-         *     fields is trimmed. The phone cannot be changed here (unknown properties are a 422).
+         *     fields (`x-trim: true`) is trimmed before they are checked, so `"anna@example.com "` is a valid
+         *     email and a 50-character patronymic with a trailing space fits its limit. The phone cannot be
+         *     changed here (unknown properties are a 422).
          * @example {
          *       "first_name": "Anna",
          *       "last_name": "Ivanova",

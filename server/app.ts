@@ -18,6 +18,7 @@ import { errorReply, nulCharacterIssues, preferredLanguage, send, serializeBody,
 import { redactUrl } from './logger.js';
 import { createMetrics, metricsHandler, type Metrics } from './metrics.js';
 import { installCompiledRouting, routeTableFor, type RouteTable } from './router.js';
+import { trimFields, trimmedBodyFields } from './trim.js';
 
 export interface CreateAppOptions {
   deps: AppDeps;
@@ -54,6 +55,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
   const servedYaml = YAML.stringify(served);
   const responseValidator = config.validateResponses ? new ResponseValidator(source) : null;
   const metrics = createMetrics({ pool: deps.pool, log, config });
+  const trimmed = trimmedBodyFields(source);
 
   // One Ajv per validation context, built once (openapi-backend calls customizeAjv per validator).
   const ajvByContext = new Map<string, ReturnType<typeof createAjv>>();
@@ -276,6 +278,11 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     // HEAD is GET without the body (RFC 9110 9.3.2): routed as GET; node writes no body for it.
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     let reply: Reply;
+    if (trimmed.size && req.body && typeof req.body === 'object') {
+      const target = (api as any).router.matchOperation({ method, path: req.path, headers: {} }, false);
+      const fields = target && trimmed.get(target.operationId);
+      if (fields) trimFields(req.body, fields);
+    }
     try {
       reply = (await api.handleRequest(
         { method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body },

@@ -36,6 +36,16 @@ describe('updateProfile', () => {
     expect((await call('PATCH', '/api/accounts/me/', c.access, {})).body.first_name).toBe('Анна');
   });
 
+  it('trims surrounding whitespace before the checks: an autocompleted email and a full-length patronymic are accepted', async () => {
+    const c = await signInCustomer(svc);
+    const patronymic = 'П'.repeat(50);
+    const r = await call('PATCH', '/api/accounts/me/', c.access, { email: 'ivan@example.com ', patronymic: ` ${patronymic}\t`, first_name: ' Иван ' });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body).toMatchObject({ email: 'ivan@example.com', patronymic, first_name: 'Иван' });
+    // Whitespace inside stays what it is: still not an email.
+    expect((await call('PATCH', '/api/accounts/me/', c.access, { email: 'ivan @example.com' })).status).toBe(422);
+  });
+
   it('answers 422 for fields the schema does not allow and for values outside its limits', async () => {
     const c = await signInCustomer(svc);
     for (const body of [{ phone: '+79990000002' }, { patronymic: 'x'.repeat(51) }, { email: 'not-an-email' }, { gender: 'other' }, { birth_date: '17.05.1990' }]) {
