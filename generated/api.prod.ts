@@ -11604,7 +11604,10 @@ export interface components {
     };
     parameters: {
         /**
-         * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+         * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+         *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+         *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+         *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
          * @example ru
          */
         AcceptLanguage: string;
@@ -11837,7 +11840,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -11911,7 +11917,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -11948,7 +11957,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12039,7 +12051,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12303,7 +12318,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12344,7 +12362,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12395,7 +12416,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12434,7 +12458,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12473,7 +12500,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12512,7 +12542,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12551,7 +12584,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12582,7 +12618,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12631,7 +12670,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12672,7 +12714,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12745,7 +12790,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12785,7 +12833,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12894,7 +12945,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13016,7 +13070,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13048,7 +13105,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13085,7 +13145,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13116,7 +13179,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13148,7 +13214,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13179,7 +13248,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13713,7 +13785,10 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13777,7 +13852,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13839,7 +13917,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13873,7 +13954,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13908,7 +13992,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13942,7 +14029,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13976,7 +14066,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14006,7 +14099,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14052,7 +14148,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14119,7 +14218,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14158,7 +14260,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14188,7 +14293,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14242,7 +14350,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14292,7 +14403,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14355,7 +14469,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14418,7 +14535,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14464,7 +14584,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14519,7 +14642,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14565,7 +14691,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14630,7 +14759,10 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14693,7 +14825,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14723,7 +14858,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14782,7 +14920,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14942,7 +15083,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15011,7 +15155,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15091,7 +15238,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15132,7 +15282,10 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15187,7 +15340,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15224,7 +15380,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15301,7 +15460,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15380,7 +15542,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15517,7 +15682,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15589,7 +15757,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15673,7 +15844,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15757,7 +15931,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15841,7 +16018,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15925,7 +16105,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16009,7 +16192,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16093,7 +16279,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16177,7 +16366,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16261,7 +16453,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];

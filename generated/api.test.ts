@@ -11974,7 +11974,10 @@ export interface components {
     };
     parameters: {
         /**
-         * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+         * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+         *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+         *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+         *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
          * @example ru
          */
         AcceptLanguage: string;
@@ -12207,7 +12210,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12281,7 +12287,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12318,7 +12327,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12409,7 +12421,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12673,7 +12688,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12714,7 +12732,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12765,7 +12786,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12804,7 +12828,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12843,7 +12870,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12882,7 +12912,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12921,7 +12954,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12952,7 +12988,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13001,7 +13040,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13042,7 +13084,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13115,7 +13160,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13155,7 +13203,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13264,7 +13315,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13386,7 +13440,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13418,7 +13475,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13455,7 +13515,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13486,7 +13549,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13518,7 +13584,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13549,7 +13618,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14083,7 +14155,10 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14147,7 +14222,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14209,7 +14287,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14243,7 +14324,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14278,7 +14362,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14312,7 +14399,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14346,7 +14436,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14376,7 +14469,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14422,7 +14518,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14521,7 +14620,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14560,7 +14662,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14590,7 +14695,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14644,7 +14752,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14694,7 +14805,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14757,7 +14871,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14820,7 +14937,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14866,7 +14986,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14921,7 +15044,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14967,7 +15093,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15032,7 +15161,10 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15095,7 +15227,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15125,7 +15260,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15184,7 +15322,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15344,7 +15485,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15392,7 +15536,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15461,7 +15608,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15541,7 +15691,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15582,7 +15735,10 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15637,7 +15793,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15674,7 +15833,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15751,7 +15913,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15830,7 +15995,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15967,7 +16135,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16039,7 +16210,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16123,7 +16297,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16207,7 +16384,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16291,7 +16471,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16375,7 +16558,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16459,7 +16645,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16543,7 +16732,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16627,7 +16819,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16711,7 +16906,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16810,7 +17008,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16851,7 +17052,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
