@@ -11655,7 +11655,9 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
-         * @description Bearer challenge (RFC 6750), for example `Bearer error="invalid_token"`.
+         * @description Bearer challenge (RFC 6750 3.1): `Bearer` when the request carried no bearer token (no
+         *     `Authorization`, or another scheme), `Bearer error="invalid_token"` when the token it sent is
+         *     not accepted (expired, revoked, malformed, or of another kind).
          * @example Bearer error="invalid_token"
          */
         WWWAuthenticate: string;

@@ -144,7 +144,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       if (c.operation.security?.some((s) => 'RecoveryTokenApiKey' in s)) {
         throw new AppError(401, 'RECOVERY_TOKEN_INVALID', 'The recovery token is not valid; verify a new code');
       }
-      throw unauthorized();
+      throw unauthorized(undefined, c.request);
     },
     notImplemented: (c) => {
       throw new AppError(501, 'NOT_IMPLEMENTED', `${c.operation.operationId} is in the contract but not served by this build yet`);
@@ -158,7 +158,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       const principal = principalOf(c);
       // Optional authorization: a token that is sent must be valid, so a client with an expired
       // token refreshes instead of silently browsing as a guest.
-      if (!principal && c.operation.security?.length && req.headers.authorization) throw unauthorized();
+      if (!principal && c.operation.security?.length && req.headers.authorization) throw unauthorized(undefined, req);
       const nul = nulCharacterIssues({ body: c.request.requestBody, query: c.request.query, path: c.request.params });
       if (nul.length) throw validationFailed(nul);
       const ctx: RequestContext<typeof id> = {

@@ -33,8 +33,25 @@ export interface ValidationIssue {
 }
 
 export const badRequest = (code: string, detail: string) => new AppError(400, code, detail);
-export const unauthorized = (detail = 'Authentication credentials were not provided or are invalid') =>
-  new AppError(401, 'UNAUTHORIZED', detail, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+/**
+ * The Bearer challenge of a 401 (RFC 6750 3.1): `error="invalid_token"` only when the request sent
+ * a bearer token; a request without credentials (or with another scheme) gets the bare challenge.
+ */
+export const bearerChallenge = (authorization: string | string[] | undefined) => {
+  const value = Array.isArray(authorization) ? authorization[0] : authorization;
+  return value && /^\s*Bearer(\s|$)/i.test(value) ? 'Bearer error="invalid_token"' : 'Bearer';
+};
+/**
+ * 401 UNAUTHORIZED. `request` (the request's headers) lets the challenge say whether a token was
+ * sent; without it a token is assumed (the callers that hold a verified principal).
+ */
+export const unauthorized = (
+  detail = 'Authentication credentials were not provided or are invalid',
+  request?: { headers: { authorization?: string | string[] } },
+) =>
+  new AppError(401, 'UNAUTHORIZED', detail, {
+    headers: { 'WWW-Authenticate': request ? bearerChallenge(request.headers.authorization) : 'Bearer error="invalid_token"' },
+  });
 export const forbidden = (code: string, detail: string) => new AppError(403, code, detail);
 export const notFound = (detail = 'Not found', code = 'NOT_FOUND') => new AppError(404, code, detail);
 export const conflict = (code: string, detail: string, options?: AppErrorOptions) => new AppError(409, code, detail, options);
