@@ -3897,6 +3897,11 @@ export interface components {
             code: string;
             /** @description Identifier of the request, as in the `X-Request-Id` header. */
             request_id?: string;
+            /**
+             * @description On a 429, and on a 409 `IDEMPOTENCY_IN_PROGRESS`: seconds to wait before retrying, the same
+             *     as the `Retry-After` header (for clients that cannot read headers). Absent on other errors.
+             */
+            retry_after_seconds?: number;
         };
         /** @enum {string} */
         Gender: "male" | "female";
@@ -11573,10 +11578,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description Rate limit reached. Retry after `Retry-After` seconds. */
+        /**
+         * @description Rate limit reached. Retry after `Retry-After` seconds (also in the body as
+         *     `retry_after_seconds`); `RateLimit-Policy` and `RateLimit` name the limit and its window.
+         */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -11666,6 +11676,22 @@ export interface components {
          * @example 5
          */
         RetryAfter: number;
+        /**
+         * @description The limit that was reached, as the IETF RateLimit header fields say it
+         *     (draft-ietf-httpapi-ratelimit-headers; a structured-field list): its name, `q` the requests it
+         *     allows in a window of `w` seconds. For example `"ip";q=120;w=60` (sign-in requests of one
+         *     client address a minute), `"otp-resend";q=1;w=60`, `"otp-hourly";q=5;w=3600`,
+         *     `"logistics-ip";q=600;w=60`, `"pin";q=5;w=900` (wrong PINs of one phone).
+         * @example "ip";q=120;w=60
+         */
+        RateLimitPolicy: string;
+        /**
+         * @description What is left of the limit named in `RateLimit-Policy` (IETF RateLimit header fields): `r`
+         *     requests remaining (0 on a 429) and `t` seconds until the client may retry, the same as
+         *     `Retry-After`.
+         * @example "ip";r=0;t=42
+         */
+        RateLimit: string;
         /**
          * @description Entity tag of the representation; send it unchanged in `If-None-Match` on the next read.
          * @example "c3f1a9d2e8b74f06"
