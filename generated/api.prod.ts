@@ -11507,6 +11507,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Authentication credentials were not provided or are invalid",
+                 *       "code": "UNAUTHORIZED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11516,6 +11522,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Internal server error",
+                 *       "code": "INTERNAL_ERROR"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11526,6 +11538,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "The service cannot reach its database right now; retry shortly",
+                 *       "code": "DATABASE_UNAVAILABLE"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11535,6 +11553,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "This Idempotency-Key was used with another request; use a new key for a new action",
+                 *       "code": "IDEMPOTENCY_CONFLICT"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11544,6 +11568,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "The body is not valid JSON",
+                 *       "code": "MALFORMED_JSON"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11553,6 +11583,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Body larger than 1048576 bytes",
+                 *       "code": "PAYLOAD_TOO_LARGE"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11566,6 +11602,21 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": [
+                 *         {
+                 *           "loc": [
+                 *             "body",
+                 *             "phone"
+                 *           ],
+                 *           "msg": "must match pattern \"^\\+[1-9][0-9]{7,14}$\"",
+                 *           "type": "pattern"
+                 *         }
+                 *       ],
+                 *       "code": "VALIDATION_ERROR"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11575,6 +11626,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Not found",
+                 *       "code": "NOT_FOUND"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11590,6 +11647,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Too many requests from this client; retry later",
+                 *       "code": "RATE_LIMITED",
+                 *       "retry_after_seconds": 42
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11599,6 +11663,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Address search is temporarily unavailable; retry later",
+                 *       "code": "GEOCODER_UNAVAILABLE"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11608,6 +11678,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "You do not work in this store",
+                 *       "code": "STORE_NOT_ASSIGNED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };

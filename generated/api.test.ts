@@ -11877,6 +11877,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Authentication credentials were not provided or are invalid",
+                 *       "code": "UNAUTHORIZED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11886,6 +11892,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Internal server error",
+                 *       "code": "INTERNAL_ERROR"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11896,6 +11908,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "The service cannot reach its database right now; retry shortly",
+                 *       "code": "DATABASE_UNAVAILABLE"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11905,6 +11923,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "This Idempotency-Key was used with another request; use a new key for a new action",
+                 *       "code": "IDEMPOTENCY_CONFLICT"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11914,6 +11938,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "The body is not valid JSON",
+                 *       "code": "MALFORMED_JSON"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11923,6 +11953,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Body larger than 1048576 bytes",
+                 *       "code": "PAYLOAD_TOO_LARGE"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11936,6 +11972,21 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": [
+                 *         {
+                 *           "loc": [
+                 *             "body",
+                 *             "phone"
+                 *           ],
+                 *           "msg": "must match pattern \"^\\+[1-9][0-9]{7,14}$\"",
+                 *           "type": "pattern"
+                 *         }
+                 *       ],
+                 *       "code": "VALIDATION_ERROR"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11945,6 +11996,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Not found",
+                 *       "code": "NOT_FOUND"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11960,6 +12017,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Too many requests from this client; retry later",
+                 *       "code": "RATE_LIMITED",
+                 *       "retry_after_seconds": 42
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11969,6 +12033,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Address search is temporarily unavailable; retry later",
+                 *       "code": "GEOCODER_UNAVAILABLE"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11978,6 +12048,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "You do not work in this store",
+                 *       "code": "STORE_NOT_ASSIGNED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
