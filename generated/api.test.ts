@@ -2575,7 +2575,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Search products (cursor paging)
+         * Search products (cursor paging) (TEST only)
          * @description Searches the assortment of one store: the store of the caller's current session, or else the
          *     caller's `default_store_id`. Only products sold in that store are listed, each as its inventory
          *     row with the store's price and stock; products in stock come first, then by relevance to `query`,

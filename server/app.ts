@@ -12,6 +12,7 @@ import { bearerToken, TokenError, type Principal } from './auth/tokens.js';
 import { loadSpec, ResponseValidator, stampSpec, type OpenApiDocument } from './contract.js';
 import type { AppDeps } from './deps.js';
 import { docsHandler } from './docs.js';
+import { faviconHandler } from './favicon.js';
 import { AppError, notFound, unauthorized, validationFailed } from './errors.js';
 import { isNotImplemented, type RequestContext } from './handler-types.js';
 import { errorReply, nulCharacterIssues, preferredLanguage, send, serializeBody, validationIssues, type HttpReply } from './http.js';
@@ -258,6 +259,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     if (!revalidated(req, res, yamlTag)) res.type('application/yaml').send(servedYaml);
   });
   app.get('/docs', docsHandler(config.env, config.buildCommit));
+  app.get('/favicon.ico', faviconHandler());
   if (config.metrics.enabled) app.get('/metrics', metricsHandler(metrics, config.metrics.bearerToken));
 
   app.use(
