@@ -11593,6 +11593,24 @@ export interface components {
             };
         };
         /**
+         * @description The request has a body that is not JSON (no `Content-Type`, `text/plain`, a form...): send it
+         *     as `Content-Type: application/json`. Correct the request; do not retry it unchanged.
+         */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "The body must be JSON: send it with Content-Type: application/json (it was text/plain)",
+                 *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
          * @description The request does not satisfy the contract (`code` `VALIDATION_ERROR`, `detail` a list of
          *     `{loc, msg, type}`) or a rule of the operation (`detail` a string, `code` says which rule).
          *     Correct the request; do not retry it unchanged.
@@ -11853,6 +11871,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11906,6 +11925,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11982,6 +12002,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12049,6 +12070,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -12098,6 +12120,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body is invalid (`VALIDATION_ERROR`) or the code is not accepted (`OTP_INVALID`, `OTP_EXPIRED`, `OTP_ATTEMPTS_EXCEEDED`). After `OTP_EXPIRED` or `OTP_ATTEMPTS_EXCEEDED` request a new code. */
             422: {
                 headers: {
@@ -12136,6 +12159,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body is invalid (`VALIDATION_ERROR`) or the code is not accepted (`OTP_INVALID`, `OTP_EXPIRED`, `OTP_ATTEMPTS_EXCEEDED`). */
             422: {
                 headers: {
@@ -12183,6 +12207,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -12214,6 +12239,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body is invalid (`VALIDATION_ERROR`) or the code is not accepted (`OTP_INVALID`, `OTP_EXPIRED`, `OTP_ATTEMPTS_EXCEEDED`). */
             422: {
                 headers: {
@@ -12270,6 +12296,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body is invalid (`VALIDATION_ERROR`), the two PINs differ (`PIN_MISMATCH`) or the PIN is too easy to guess (`PIN_TOO_WEAK`). The recovery token stays valid. */
             422: {
                 headers: {
@@ -12325,6 +12352,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -12364,6 +12392,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -12403,6 +12432,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -13023,6 +13053,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13164,6 +13195,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13239,6 +13271,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13472,6 +13505,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -13504,6 +13538,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -13550,6 +13585,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -13599,6 +13635,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -13930,6 +13967,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The request breaks the contract (ErrorResponse with `VALIDATION_ERROR`) or an order rule (OrderCommandError; codes above). Correct it; do not retry unchanged. */
             422: {
                 headers: {
@@ -13985,6 +14023,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The request breaks the contract (ErrorResponse with `VALIDATION_ERROR`) or a delivery rule (OrderCommandError; codes above). */
             422: {
                 headers: {
@@ -14281,6 +14320,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The request is invalid (`VALIDATION_ERROR`), or `STORE_REQUIRED`, `STORE_NOT_FOUND`, `STORE_MISMATCH`, `UNKNOWN_PRODUCT`, `QUANTITY_INVALID`. Correct the cart; do not retry unchanged. */
             422: {
                 headers: {
@@ -14444,6 +14484,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -14554,6 +14595,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             /** @description The loyalty provider refused or failed (`LOYALTY_PROVIDER_UNAVAILABLE`); the card is not blocked. Bounded retries with growing delay are allowed. */
@@ -14620,6 +14662,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             /** @description The loyalty provider refused or failed (`LOYALTY_PROVIDER_UNAVAILABLE`); the card is still blocked. Bounded retries with growing delay are allowed. */
@@ -14668,6 +14711,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -14726,6 +14770,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -14775,6 +14820,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -14833,6 +14879,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -15095,6 +15142,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -15135,6 +15183,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -15611,6 +15660,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`, `INVENTORY_NOT_FOUND`, `QUANTITY_NOT_INTEGER`, `QUANTITY_INVALID`. */
             422: {
                 headers: {
@@ -15693,6 +15743,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -15913,6 +15964,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -16000,6 +16052,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -16087,6 +16140,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Quantity non-integer, zero (`VALIDATION_ERROR`) or above the ordered quantity (`QUANTITY_ABOVE_ORDERED`); `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -16174,6 +16228,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -16261,6 +16316,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Weight zero, negative or with more than three decimal places (`VALIDATION_ERROR`, `WEIGHT_INVALID`); `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -16348,6 +16404,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -16435,6 +16492,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -16522,6 +16580,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -16609,6 +16668,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`, `CONFIRMED_QUANTITY_REQUIRED`. */
             422: {
                 headers: {

@@ -280,8 +280,17 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     // HEAD is GET without the body (RFC 9110 9.3.2): routed as GET; node writes no body for it.
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     let reply: Reply;
+    const target = (api as any).router.matchOperation({ method, path: req.path, headers: {} }, false);
+    // A body the JSON parser did not read (no Content-Type, text/plain, a form) is refused by name,
+    // rather than validated as if no body had been sent.
+    if (target?.requestBody && req.body === undefined && hasBody(req)) {
+      const sent = req.headers['content-type'];
+      send(res, errorReply(new AppError(415, 'UNSUPPORTED_MEDIA_TYPE',
+        `The body must be JSON: send it with Content-Type: application/json (${sent ? `it was ${sent.split(';')[0].trim()}` : 'no Content-Type was sent'})`),
+        res.locals.requestId, res.locals.log));
+      return;
+    }
     if (trimmed.size && req.body && typeof req.body === 'object') {
-      const target = (api as any).router.matchOperation({ method, path: req.path, headers: {} }, false);
       const fields = target && trimmed.get(target.operationId);
       if (fields) trimFields(req.body, fields);
     }
@@ -348,6 +357,13 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       }
     },
   };
+}
+
+/** Whether the request carries a body (RFC 9112 6.3: a Content-Length above 0, or chunked). */
+function hasBody(req: express.Request): boolean {
+  if (req.headers['transfer-encoding'] !== undefined) return true;
+  const length = Number(req.headers['content-length'] ?? 0);
+  return Number.isFinite(length) && length > 0;
 }
 
 /** Whether every percent-escape of a path decodes (`decodeURIComponent` throws on "%ZZ"). */

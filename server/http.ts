@@ -142,7 +142,11 @@ export function validationIssues(errors: readonly any[]): ValidationIssue[] {
     if (parts[0] === 'requestBody') parts[0] = 'body';
     let msg = String(e.message ?? 'is invalid');
     if (e.params?.additionalProperty) msg = 'unexpected property';
+    // No body at all: openapi-backend reports the missing `requestBody` property of its request.
+    const noBody = e.params?.missingProperty === 'requestBody' && parts.length === 1;
+    if (noBody) msg = 'a JSON body is required (Content-Type: application/json)';
     if (e.keyword === 'parse') parts.splice(0, parts.length, 'body');
+    if (noBody) parts.splice(0, parts.length, 'body');
     const issue = { loc: parts.length ? parts : ['body'], msg, type: e.keyword === 'parse' ? 'json' : String(e.keyword ?? 'invalid') };
     if (!out.some((o) => o.type === issue.type && o.msg === issue.msg && o.loc.join('.') === issue.loc.join('.'))) out.push(issue);
   }
