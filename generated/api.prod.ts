@@ -876,6 +876,9 @@ export interface paths {
          *     filters, sort, page and page size) from it, so `stock` and prices on a card may be that old.
          *     `is_favorite` is always current (read per request), and a page of `is_favorite=true` is never
          *     kept. POST /api/catalog/products/check-availability and checkout always judge live stock.
+         *     The answer says how old it is: `Age` is the seconds since its stock and prices were read, and
+         *     `Cache-Control: private, max-age=<CATALOG_PRODUCTS_CACHE_SECONDS>` how long such a page is
+         *     kept (a favourites page: `max-age=0`, `Age: 0`).
          *
          *     Errors: 401 `UNAUTHORIZED` when `is_favorite=true` is sent without a customer token, or when
          *     an `Authorization` header carries a token that is not a valid customer access token;
@@ -913,7 +916,8 @@ export interface paths {
          *     Freshness: as for the listing, an instance keeps a product it read for a few seconds
          *     (`CATALOG_PRODUCTS_CACHE_SECONDS`, default 2; per store and language), so `stock` and prices
          *     may be that old; `is_favorite` is always current, and a product not found is not kept.
-         *     POST /api/catalog/products/check-availability and checkout always judge live stock.
+         *     POST /api/catalog/products/check-availability and checkout always judge live stock. `Age`
+         *     and `Cache-Control: private, max-age` say how old the answer is, as for the listing.
          *
          *     Errors: 401 `UNAUTHORIZED` when an `Authorization` header carries a token that is not a
          *     valid customer access token; 404 `NOT_FOUND` when no active product has this id;
@@ -11792,6 +11796,19 @@ export interface components {
          */
         ETag: string;
         /**
+         * @description `private, max-age=N`: an instance keeps a product listing page or card it read for N seconds
+         *     (server setting `CATALOG_PRODUCTS_CACHE_SECONDS`, default 2) and answers the same request from
+         *     it, so its stock and prices may be up to N seconds old; the app's own HTTP cache may keep it as
+         *     long. `private`: it carries the signed-in customer's `is_favorite`. `max-age=0`: read live.
+         * @example private, max-age=2
+         */
+        ProductsCacheControl: string;
+        /**
+         * @description Seconds since the stock and prices of this answer were read from the database (RFC 9111 `Age`); 0 when read for this request.
+         * @example 1
+         */
+        ProductsAge: number;
+        /**
          * @description Identifier of this request, also written in the service log. Quote it when reporting a problem.
          * @example 7d0c4c7e-2f1a-4b8e-9a51-3c2d7e9f1b20
          */
@@ -12940,6 +12957,8 @@ export interface operations {
             /** @description One page of products. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["ProductsCacheControl"];
+                    Age: components["headers"]["ProductsAge"];
                     /** @description `X-Store-Id, Accept-Language, Authorization` - prices and stock depend on the store, texts on the language, `is_favorite` on the customer. */
                     Vary?: string;
                     [name: string]: unknown;
@@ -12989,6 +13008,8 @@ export interface operations {
             /** @description The product. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["ProductsCacheControl"];
+                    Age: components["headers"]["ProductsAge"];
                     /** @description `X-Store-Id, Accept-Language, Authorization`. */
                     Vary?: string;
                     [name: string]: unknown;
