@@ -3446,11 +3446,13 @@ export interface components {
          *     text frame each. `type` decides the shape of `data`. Unknown `type` values must be ignored.
          *
          *     Delivery rules: a socket receives only the caller's orders. Each committed change of an order
-         *     raises its `order_version` once and produces exactly one message:
-         *     `delivery.tracking.changed` when the delivery tracking state, display or comment changed in
-         *     it, `order.changed` otherwise. Messages are written to an outbox in the same database
-         *     transaction as the change and fanned out to all instances, so they arrive at least once and,
-         *     per order, in version order. Clients ignore a message whose `event_id` they have seen or whose
+         *     raises its `order_version` once and is announced by one `order.changed` carrying the new
+         *     version, so a client that follows only `order.changed` misses no change. When the delivery
+         *     tracking state, display or comment changed in it, a `delivery.tracking.changed` of the same
+         *     `order_version` follows that `order.changed` (it carries the tracking details and the push's
+         *     `notification_id`). Messages are written to an outbox in the same database transaction as the
+         *     change and fanned out to all instances, so they arrive at least once and, per order, in version
+         *     order. Clients ignore a message whose `event_id` they have seen or an `order.changed` whose
          *     `order_version` is not newer than the last one seen for the order, and re-read
          *     GET /api/orders/roadmap/{order_id}/detail otherwise (and after connect, reconnect or a skipped
          *     version). A push notification about the same change carries the same `event_id` and
@@ -3460,6 +3462,8 @@ export interface components {
          *       "event_id": "1e2d3c4b-5a69-4788-9a6b-5c4d3e2f1a0b",
          *       "notification_id": null,
          *       "occurred_at": "2025-03-14T07:40:03Z",
+         *       "order_id": "4d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+         *       "order_version": 5,
          *       "data": {
          *         "event_id": "1e2d3c4b-5a69-4788-9a6b-5c4d3e2f1a0b",
          *         "order_id": "4d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
@@ -3476,6 +3480,8 @@ export interface components {
          *       "event_id": "2f3e4d5c-6b7a-4899-8a7b-6c5d4e3f2a1b",
          *       "notification_id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
          *       "occurred_at": "2025-03-14T08:02:44Z",
+         *       "order_id": "4d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+         *       "order_version": 9,
          *       "data": {
          *         "event_id": "2f3e4d5c-6b7a-4899-8a7b-6c5d4e3f2a1b",
          *         "order_id": "4d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
@@ -3516,6 +3522,13 @@ export interface components {
              * @example 2025-03-14T08:02:44Z
              */
             occurred_at: string;
+            /**
+             * Format: uuid
+             * @description The order that changed (equal to `data.order_id`), at the top level as the interface spec lists the event's fields.
+             */
+            order_id: string;
+            /** @description The order's version after the change (equal to `data.order_version`). */
+            order_version: number;
             /** @description The event payload - OrderChangedEvent for `order.changed`, DeliveryTrackingChangedEvent for `delivery.tracking.changed`. */
             data: Record<string, never>;
         } & ({
@@ -3560,7 +3573,7 @@ export interface components {
             order_version: number;
             /** @description Purchase status after the change, as a hint (for example to update a list cell at once); the re-read detail is authoritative. */
             status: components["schemas"]["OrderStatusValueEnum"];
-            /** @description What changed, as a hint: `status`, `picking_result`, `payment`, `can_cancel`, `delivery` (delivery data other than tracking, such as `eta` or the courier). */
+            /** @description What changed, as a hint: `status`, `picking_result`, `payment`, `can_cancel`, `delivery` (delivery data: the tracking state - a `delivery.tracking.changed` of the same version follows - or `eta`, the courier). */
             changes: ("status" | "picking_result" | "payment" | "can_cancel" | "delivery")[];
         };
         /**
