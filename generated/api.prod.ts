@@ -99,8 +99,9 @@ export interface paths {
         /**
          * Update notification and language preferences
          * @description Partially updates the preferences and returns them. An omitted field is unchanged; `{}`
-         *     changes nothing. Switching a `*_promotions` channel on records the consent time in
-         *     `promotions_consent_at`; it becomes null when every promotional channel is off.
+         *     changes nothing. Switching a `*_promotions` channel on records that channel's consent time
+         *     in its `*_promotions_consent_at` (switching it off clears it); `promotions_consent_at` is the
+         *     newest consent of the channels still on, null when every promotional channel is off.
          *     Switching push channels off does not unregister push devices; switching them on again
          *     needs no new registration.
          *
@@ -875,6 +876,9 @@ export interface paths {
          *     filters, sort, page and page size) from it, so `stock` and prices on a card may be that old.
          *     `is_favorite` is always current (read per request), and a page of `is_favorite=true` is never
          *     kept. POST /api/catalog/products/check-availability and checkout always judge live stock.
+         *     The answer says how old it is: `Age` is the seconds since its stock and prices were read, and
+         *     `Cache-Control: private, max-age=<CATALOG_PRODUCTS_CACHE_SECONDS>` how long such a page is
+         *     kept (a favourites page: `max-age=0`, `Age: 0`).
          *
          *     Errors: 401 `UNAUTHORIZED` when `is_favorite=true` is sent without a customer token, or when
          *     an `Authorization` header carries a token that is not a valid customer access token;
@@ -912,7 +916,8 @@ export interface paths {
          *     Freshness: as for the listing, an instance keeps a product it read for a few seconds
          *     (`CATALOG_PRODUCTS_CACHE_SECONDS`, default 2; per store and language), so `stock` and prices
          *     may be that old; `is_favorite` is always current, and a product not found is not kept.
-         *     POST /api/catalog/products/check-availability and checkout always judge live stock.
+         *     POST /api/catalog/products/check-availability and checkout always judge live stock. `Age`
+         *     and `Cache-Control: private, max-age` say how old the answer is, as for the listing.
          *
          *     Errors: 401 `UNAUTHORIZED` when an `Authorization` header carries a token that is not a
          *     valid customer access token; 404 `NOT_FOUND` when no active product has this id;
@@ -3441,11 +3446,13 @@ export interface components {
          *     text frame each. `type` decides the shape of `data`. Unknown `type` values must be ignored.
          *
          *     Delivery rules: a socket receives only the caller's orders. Each committed change of an order
-         *     raises its `order_version` once and produces exactly one message:
-         *     `delivery.tracking.changed` when the delivery tracking state, display or comment changed in
-         *     it, `order.changed` otherwise. Messages are written to an outbox in the same database
-         *     transaction as the change and fanned out to all instances, so they arrive at least once and,
-         *     per order, in version order. Clients ignore a message whose `event_id` they have seen or whose
+         *     raises its `order_version` once and is announced by one `order.changed` carrying the new
+         *     version, so a client that follows only `order.changed` misses no change. When the delivery
+         *     tracking state, display or comment changed in it, a `delivery.tracking.changed` of the same
+         *     `order_version` follows that `order.changed` (it carries the tracking details and the push's
+         *     `notification_id`). Messages are written to an outbox in the same database transaction as the
+         *     change and fanned out to all instances, so they arrive at least once and, per order, in version
+         *     order. Clients ignore a message whose `event_id` they have seen or an `order.changed` whose
          *     `order_version` is not newer than the last one seen for the order, and re-read
          *     GET /api/orders/roadmap/{order_id}/detail otherwise (and after connect, reconnect or a skipped
          *     version). A push notification about the same change carries the same `event_id` and
@@ -3455,6 +3462,8 @@ export interface components {
          *       "event_id": "1e2d3c4b-5a69-4788-9a6b-5c4d3e2f1a0b",
          *       "notification_id": null,
          *       "occurred_at": "2025-03-14T07:40:03Z",
+         *       "order_id": "4d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+         *       "order_version": 5,
          *       "data": {
          *         "event_id": "1e2d3c4b-5a69-4788-9a6b-5c4d3e2f1a0b",
          *         "order_id": "4d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
@@ -3471,6 +3480,8 @@ export interface components {
          *       "event_id": "2f3e4d5c-6b7a-4899-8a7b-6c5d4e3f2a1b",
          *       "notification_id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
          *       "occurred_at": "2025-03-14T08:02:44Z",
+         *       "order_id": "4d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+         *       "order_version": 9,
          *       "data": {
          *         "event_id": "2f3e4d5c-6b7a-4899-8a7b-6c5d4e3f2a1b",
          *         "order_id": "4d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
@@ -3511,6 +3522,13 @@ export interface components {
              * @example 2025-03-14T08:02:44Z
              */
             occurred_at: string;
+            /**
+             * Format: uuid
+             * @description The order that changed (equal to `data.order_id`), at the top level as the interface spec lists the event's fields.
+             */
+            order_id: string;
+            /** @description The order's version after the change (equal to `data.order_version`). */
+            order_version: number;
             /** @description The event payload - OrderChangedEvent for `order.changed`, DeliveryTrackingChangedEvent for `delivery.tracking.changed`. */
             data: Record<string, never>;
         } & ({
@@ -3555,7 +3573,7 @@ export interface components {
             order_version: number;
             /** @description Purchase status after the change, as a hint (for example to update a list cell at once); the re-read detail is authoritative. */
             status: components["schemas"]["OrderStatusValueEnum"];
-            /** @description What changed, as a hint: `status`, `picking_result`, `payment`, `can_cancel`, `delivery` (delivery data other than tracking, such as `eta` or the courier). */
+            /** @description What changed, as a hint: `status`, `picking_result`, `payment`, `can_cancel`, `delivery` (delivery data: the tracking state - a `delivery.tracking.changed` of the same version follows - or `eta`, the courier). */
             changes: ("status" | "picking_result" | "payment" | "can_cancel" | "delivery")[];
         };
         /**
@@ -3896,6 +3914,11 @@ export interface components {
             code: string;
             /** @description Identifier of the request, as in the `X-Request-Id` header. */
             request_id?: string;
+            /**
+             * @description On a 429, and on a 409 `IDEMPOTENCY_IN_PROGRESS`: seconds to wait before retrying, the same
+             *     as the `Retry-After` header (for clients that cannot read headers). Absent on other errors.
+             */
+            retry_after_seconds?: number;
         };
         /** @enum {string} */
         Gender: "male" | "female";
@@ -3904,7 +3927,9 @@ export interface components {
         /**
          * @description Partial update of the profile. An omitted field is unchanged. null clears a field (text fields
          *     become `""`, the others null); `""` also clears a text field. Surrounding whitespace of text
-         *     fields is trimmed. The phone cannot be changed here (unknown properties are a 422).
+         *     fields (`x-trim: true`) is trimmed before they are checked, so `"anna@example.com "` is a valid
+         *     email and a 50-character patronymic with a trailing space fits its limit. The phone cannot be
+         *     changed here (unknown properties are a 422).
          * @example {
          *       "first_name": "Anna",
          *       "last_name": "Ivanova",
@@ -3963,6 +3988,10 @@ export interface components {
          *     switch. An SMS about an order is sent only for key events (accepted, courier on the way,
          *     ready for pickup, cancelled) and only when the customer has no registered customer push
          *     device; email messages need a non-empty profile `email`.
+         *
+         *     Consent to advertising is recorded per channel: each `*_promotions_consent_at` is when that
+         *     channel was last switched on (null while it is off), so switching on a second channel records
+         *     its own time and leaves the first channel's time as it was.
          * @example {
          *       "language": "ru",
          *       "push_order_updates": true,
@@ -3972,6 +4001,9 @@ export interface components {
          *       "email_order_updates": false,
          *       "email_promotions": false,
          *       "promotions_consent_at": "2025-03-01T12:00:00Z",
+         *       "push_promotions_consent_at": "2025-03-01T12:00:00Z",
+         *       "sms_promotions_consent_at": null,
+         *       "email_promotions_consent_at": null,
          *       "updated_at": "2025-03-01T12:00:00Z"
          *     }
          */
@@ -3995,10 +4027,30 @@ export interface components {
             email_promotions: boolean;
             /**
              * Format: date-time
-             * @description When the customer last switched on a promotional channel (the record of consent to advertising), UTC; null when no promotional channel is on.
+             * @description The latest consent to advertising still in force: the newest of the `*_promotions_consent_at`
+             *     of the channels that are on (when the customer last switched on a promotional channel that
+             *     is still on), UTC; null when no promotional channel is on.
              * @example 2025-03-01T12:00:00Z
              */
             promotions_consent_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the customer last switched `push_promotions` on (their consent to promotional push notifications), UTC; null while it is off.
+             * @example 2025-03-01T12:00:00Z
+             */
+            push_promotions_consent_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the customer last switched `sms_promotions` on (their consent to promotional SMS), UTC; null while it is off.
+             * @example null
+             */
+            sms_promotions_consent_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the customer last switched `email_promotions` on (their consent to promotional emails), UTC; null while it is off.
+             * @example null
+             */
+            email_promotions_consent_at: string | null;
             /**
              * Format: date-time
              * @description When the preferences last changed, UTC.
@@ -4008,8 +4060,10 @@ export interface components {
         };
         /**
          * @description Partial update of the preferences; an omitted field is unchanged and `{}` changes nothing.
-         *     Switching any `*_promotions` from false to true sets `promotions_consent_at` to now; when all
-         *     promotional channels end up off it becomes null.
+         *     Switching a `*_promotions` channel from false to true records now as that channel's
+         *     `*_promotions_consent_at` (and so as `promotions_consent_at`); switching it off clears that
+         *     channel's time. When all promotional channels end up off, `promotions_consent_at` is null.
+         *     Sending a channel's current value changes no consent time.
          * @example {
          *       "push_promotions": true,
          *       "language": "en"
@@ -11470,6 +11524,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Authentication credentials were not provided or are invalid",
+                 *       "code": "UNAUTHORIZED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11479,6 +11539,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Internal server error",
+                 *       "code": "INTERNAL_ERROR"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11489,6 +11555,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "The service cannot reach its database right now; retry shortly",
+                 *       "code": "DATABASE_UNAVAILABLE"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11498,6 +11570,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "This Idempotency-Key was used with another request; use a new key for a new action",
+                 *       "code": "IDEMPOTENCY_CONFLICT"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11507,6 +11585,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "The body is not valid JSON",
+                 *       "code": "MALFORMED_JSON"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11516,6 +11600,30 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Body larger than 1048576 bytes",
+                 *       "code": "PAYLOAD_TOO_LARGE"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description The request has a body that is not JSON (no `Content-Type`, `text/plain`, a form...): send it
+         *     as `Content-Type: application/json`. Correct the request; do not retry it unchanged.
+         */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "The body must be JSON: send it with Content-Type: application/json (it was text/plain)",
+                 *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11529,6 +11637,21 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": [
+                 *         {
+                 *           "loc": [
+                 *             "body",
+                 *             "phone"
+                 *           ],
+                 *           "msg": "must match pattern \"^\\+[1-9][0-9]{7,14}$\"",
+                 *           "type": "pattern"
+                 *         }
+                 *       ],
+                 *       "code": "VALIDATION_ERROR"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11538,16 +11661,34 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Not found",
+                 *       "code": "NOT_FOUND"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description Rate limit reached. Retry after `Retry-After` seconds. */
+        /**
+         * @description Rate limit reached. Retry after `Retry-After` seconds (also in the body as
+         *     `retry_after_seconds`); `RateLimit-Policy` and `RateLimit` name the limit and its window.
+         */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Too many requests from this client; retry later",
+                 *       "code": "RATE_LIMITED",
+                 *       "retry_after_seconds": 42
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11557,6 +11698,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Address search is temporarily unavailable; retry later",
+                 *       "code": "GEOCODER_UNAVAILABLE"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11566,13 +11713,22 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "You do not work in this store",
+                 *       "code": "STORE_NOT_ASSIGNED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
     };
     parameters: {
         /**
-         * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+         * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+         *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+         *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+         *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
          * @example ru
          */
         AcceptLanguage: string;
@@ -11620,7 +11776,9 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
-         * @description Bearer challenge (RFC 6750), for example `Bearer error="invalid_token"`.
+         * @description Bearer challenge (RFC 6750 3.1): `Bearer` when the request carried no bearer token (no
+         *     `Authorization`, or another scheme), `Bearer error="invalid_token"` when the token it sent is
+         *     not accepted (expired, revoked, malformed, or of another kind).
          * @example Bearer error="invalid_token"
          */
         WWWAuthenticate: string;
@@ -11630,10 +11788,39 @@ export interface components {
          */
         RetryAfter: number;
         /**
+         * @description The limit that was reached, as the IETF RateLimit header fields say it
+         *     (draft-ietf-httpapi-ratelimit-headers; a structured-field list): its name, `q` the requests it
+         *     allows in a window of `w` seconds. For example `"ip";q=120;w=60` (sign-in requests of one
+         *     client address a minute), `"otp-resend";q=1;w=60`, `"otp-hourly";q=5;w=3600`,
+         *     `"logistics-ip";q=600;w=60`, `"pin";q=5;w=900` (wrong PINs of one phone).
+         * @example "ip";q=120;w=60
+         */
+        RateLimitPolicy: string;
+        /**
+         * @description What is left of the limit named in `RateLimit-Policy` (IETF RateLimit header fields): `r`
+         *     requests remaining (0 on a 429) and `t` seconds until the client may retry, the same as
+         *     `Retry-After`.
+         * @example "ip";r=0;t=42
+         */
+        RateLimit: string;
+        /**
          * @description Entity tag of the representation; send it unchanged in `If-None-Match` on the next read.
          * @example "c3f1a9d2e8b74f06"
          */
         ETag: string;
+        /**
+         * @description `private, max-age=N`: an instance keeps a product listing page or card it read for N seconds
+         *     (server setting `CATALOG_PRODUCTS_CACHE_SECONDS`, default 2) and answers the same request from
+         *     it, so its stock and prices may be up to N seconds old; the app's own HTTP cache may keep it as
+         *     long. `private`: it carries the signed-in customer's `is_favorite`. `max-age=0`: read live.
+         * @example private, max-age=2
+         */
+        ProductsCacheControl: string;
+        /**
+         * @description Seconds since the stock and prices of this answer were read from the database (RFC 9111 `Age`); 0 when read for this request.
+         * @example 1
+         */
+        ProductsAge: number;
         /**
          * @description Identifier of this request, also written in the service log. Quote it when reporting a problem.
          * @example 7d0c4c7e-2f1a-4b8e-9a51-3c2d7e9f1b20
@@ -11714,6 +11901,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11767,6 +11955,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11805,7 +11994,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -11840,6 +12032,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11879,7 +12072,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -11904,6 +12100,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -11916,7 +12113,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -11950,6 +12150,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body is invalid (`VALIDATION_ERROR`) or the code is not accepted (`OTP_INVALID`, `OTP_EXPIRED`, `OTP_ATTEMPTS_EXCEEDED`). After `OTP_EXPIRED` or `OTP_ATTEMPTS_EXCEEDED` request a new code. */
             422: {
                 headers: {
@@ -11988,6 +12189,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body is invalid (`VALIDATION_ERROR`) or the code is not accepted (`OTP_INVALID`, `OTP_EXPIRED`, `OTP_ATTEMPTS_EXCEEDED`). */
             422: {
                 headers: {
@@ -12007,7 +12209,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12032,6 +12237,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -12063,6 +12269,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body is invalid (`VALIDATION_ERROR`) or the code is not accepted (`OTP_INVALID`, `OTP_EXPIRED`, `OTP_ATTEMPTS_EXCEEDED`). */
             422: {
                 headers: {
@@ -12119,6 +12326,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body is invalid (`VALIDATION_ERROR`), the two PINs differ (`PIN_MISMATCH`) or the PIN is too easy to guess (`PIN_TOO_WEAK`). The recovery token stays valid. */
             422: {
                 headers: {
@@ -12174,6 +12382,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -12213,6 +12422,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -12252,6 +12462,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -12271,7 +12482,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12312,7 +12526,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12363,7 +12580,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12402,7 +12622,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12441,7 +12664,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12480,7 +12706,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12519,7 +12748,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12550,7 +12782,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12599,7 +12834,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12640,7 +12878,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12713,7 +12954,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12726,6 +12970,8 @@ export interface operations {
             /** @description One page of products. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["ProductsCacheControl"];
+                    Age: components["headers"]["ProductsAge"];
                     /** @description `X-Store-Id, Accept-Language, Authorization` - prices and stock depend on the store, texts on the language, `is_favorite` on the customer. */
                     Vary?: string;
                     [name: string]: unknown;
@@ -12753,7 +12999,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12772,6 +13021,8 @@ export interface operations {
             /** @description The product. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["ProductsCacheControl"];
+                    Age: components["headers"]["ProductsAge"];
                     /** @description `X-Store-Id, Accept-Language, Authorization`. */
                     Vary?: string;
                     [name: string]: unknown;
@@ -12836,6 +13087,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12862,7 +13114,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12974,6 +13229,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12984,7 +13240,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13016,7 +13275,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13043,6 +13305,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13053,7 +13316,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13084,7 +13350,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13116,7 +13385,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13147,7 +13419,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13264,6 +13539,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -13296,6 +13572,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -13342,6 +13619,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -13391,6 +13669,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -13681,7 +13960,10 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13719,6 +14001,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The request breaks the contract (ErrorResponse with `VALIDATION_ERROR`) or an order rule (OrderCommandError; codes above). Correct it; do not retry unchanged. */
             422: {
                 headers: {
@@ -13745,7 +14028,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13771,6 +14057,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The request breaks the contract (ErrorResponse with `VALIDATION_ERROR`) or a delivery rule (OrderCommandError; codes above). */
             422: {
                 headers: {
@@ -13807,7 +14094,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13841,7 +14131,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13876,7 +14169,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13910,7 +14206,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13944,7 +14243,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13974,7 +14276,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14020,7 +14325,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14046,6 +14354,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The request is invalid (`VALIDATION_ERROR`), or `STORE_REQUIRED`, `STORE_NOT_FOUND`, `STORE_MISMATCH`, `UNKNOWN_PRODUCT`, `QUANTITY_INVALID`. Correct the cart; do not retry unchanged. */
             422: {
                 headers: {
@@ -14087,7 +14396,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14126,7 +14438,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14156,7 +14471,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14200,6 +14518,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -14210,7 +14529,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14260,7 +14582,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14304,6 +14629,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             /** @description The loyalty provider refused or failed (`LOYALTY_PROVIDER_UNAVAILABLE`); the card is not blocked. Bounded retries with growing delay are allowed. */
@@ -14323,7 +14649,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14367,6 +14696,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             /** @description The loyalty provider refused or failed (`LOYALTY_PROVIDER_UNAVAILABLE`); the card is still blocked. Bounded retries with growing delay are allowed. */
@@ -14386,7 +14716,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14412,6 +14745,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -14432,7 +14766,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14467,6 +14804,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -14487,7 +14825,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14513,6 +14854,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -14533,7 +14875,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14568,6 +14913,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -14598,7 +14944,10 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14661,7 +15010,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14691,7 +15043,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14750,7 +15105,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14818,6 +15176,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -14858,6 +15217,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -14910,7 +15270,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14979,7 +15342,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15059,7 +15425,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15100,7 +15469,10 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15155,7 +15527,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15192,7 +15567,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15269,7 +15647,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15313,6 +15694,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`, `INVENTORY_NOT_FOUND`, `QUANTITY_NOT_INTEGER`, `QUANTITY_INVALID`. */
             422: {
                 headers: {
@@ -15348,7 +15730,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15392,6 +15777,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -15485,7 +15871,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15557,7 +15946,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15606,6 +15998,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -15641,7 +16034,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15690,6 +16086,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -15725,7 +16122,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15774,6 +16174,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Quantity non-integer, zero (`VALIDATION_ERROR`) or above the ordered quantity (`QUANTITY_ABOVE_ORDERED`); `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -15809,7 +16210,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15858,6 +16262,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -15893,7 +16298,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15942,6 +16350,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Weight zero, negative or with more than three decimal places (`VALIDATION_ERROR`, `WEIGHT_INVALID`); `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -15977,7 +16386,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16026,6 +16438,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -16061,7 +16474,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16110,6 +16526,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -16145,7 +16562,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16194,6 +16614,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -16229,7 +16650,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16278,6 +16702,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`, `CONFIRMED_QUANTITY_REQUIRED`. */
             422: {
                 headers: {

@@ -99,8 +99,9 @@ export interface paths {
         /**
          * Update notification and language preferences
          * @description Partially updates the preferences and returns them. An omitted field is unchanged; `{}`
-         *     changes nothing. Switching a `*_promotions` channel on records the consent time in
-         *     `promotions_consent_at`; it becomes null when every promotional channel is off.
+         *     changes nothing. Switching a `*_promotions` channel on records that channel's consent time
+         *     in its `*_promotions_consent_at` (switching it off clears it); `promotions_consent_at` is the
+         *     newest consent of the channels still on, null when every promotional channel is off.
          *     Switching push channels off does not unregister push devices; switching them on again
          *     needs no new registration.
          *
@@ -875,6 +876,9 @@ export interface paths {
          *     filters, sort, page and page size) from it, so `stock` and prices on a card may be that old.
          *     `is_favorite` is always current (read per request), and a page of `is_favorite=true` is never
          *     kept. POST /api/catalog/products/check-availability and checkout always judge live stock.
+         *     The answer says how old it is: `Age` is the seconds since its stock and prices were read, and
+         *     `Cache-Control: private, max-age=<CATALOG_PRODUCTS_CACHE_SECONDS>` how long such a page is
+         *     kept (a favourites page: `max-age=0`, `Age: 0`).
          *
          *     Errors: 401 `UNAUTHORIZED` when `is_favorite=true` is sent without a customer token, or when
          *     an `Authorization` header carries a token that is not a valid customer access token;
@@ -912,7 +916,8 @@ export interface paths {
          *     Freshness: as for the listing, an instance keeps a product it read for a few seconds
          *     (`CATALOG_PRODUCTS_CACHE_SECONDS`, default 2; per store and language), so `stock` and prices
          *     may be that old; `is_favorite` is always current, and a product not found is not kept.
-         *     POST /api/catalog/products/check-availability and checkout always judge live stock.
+         *     POST /api/catalog/products/check-availability and checkout always judge live stock. `Age`
+         *     and `Cache-Control: private, max-age` say how old the answer is, as for the listing.
          *
          *     Errors: 401 `UNAUTHORIZED` when an `Authorization` header carries a token that is not a
          *     valid customer access token; 404 `NOT_FOUND` when no active product has this id;
@@ -2574,7 +2579,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Search products (cursor paging)
+         * Search products (cursor paging) (TEST only)
          * @description Searches the assortment of one store: the store of the caller's current session, or else the
          *     caller's `default_store_id`. Only products sold in that store are listed, each as its inventory
          *     row with the store's price and stock; products in stock come first, then by relevance to `query`,
@@ -3605,11 +3610,13 @@ export interface components {
          *     text frame each. `type` decides the shape of `data`. Unknown `type` values must be ignored.
          *
          *     Delivery rules: a socket receives only the caller's orders. Each committed change of an order
-         *     raises its `order_version` once and produces exactly one message:
-         *     `delivery.tracking.changed` when the delivery tracking state, display or comment changed in
-         *     it, `order.changed` otherwise. Messages are written to an outbox in the same database
-         *     transaction as the change and fanned out to all instances, so they arrive at least once and,
-         *     per order, in version order. Clients ignore a message whose `event_id` they have seen or whose
+         *     raises its `order_version` once and is announced by one `order.changed` carrying the new
+         *     version, so a client that follows only `order.changed` misses no change. When the delivery
+         *     tracking state, display or comment changed in it, a `delivery.tracking.changed` of the same
+         *     `order_version` follows that `order.changed` (it carries the tracking details and the push's
+         *     `notification_id`). Messages are written to an outbox in the same database transaction as the
+         *     change and fanned out to all instances, so they arrive at least once and, per order, in version
+         *     order. Clients ignore a message whose `event_id` they have seen or an `order.changed` whose
          *     `order_version` is not newer than the last one seen for the order, and re-read
          *     GET /api/orders/roadmap/{order_id}/detail otherwise (and after connect, reconnect or a skipped
          *     version). A push notification about the same change carries the same `event_id` and
@@ -3619,6 +3626,8 @@ export interface components {
          *       "event_id": "1e2d3c4b-5a69-4788-9a6b-5c4d3e2f1a0b",
          *       "notification_id": null,
          *       "occurred_at": "2025-03-14T07:40:03Z",
+         *       "order_id": "4d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+         *       "order_version": 5,
          *       "data": {
          *         "event_id": "1e2d3c4b-5a69-4788-9a6b-5c4d3e2f1a0b",
          *         "order_id": "4d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
@@ -3635,6 +3644,8 @@ export interface components {
          *       "event_id": "2f3e4d5c-6b7a-4899-8a7b-6c5d4e3f2a1b",
          *       "notification_id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
          *       "occurred_at": "2025-03-14T08:02:44Z",
+         *       "order_id": "4d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+         *       "order_version": 9,
          *       "data": {
          *         "event_id": "2f3e4d5c-6b7a-4899-8a7b-6c5d4e3f2a1b",
          *         "order_id": "4d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
@@ -3675,6 +3686,13 @@ export interface components {
              * @example 2025-03-14T08:02:44Z
              */
             occurred_at: string;
+            /**
+             * Format: uuid
+             * @description The order that changed (equal to `data.order_id`), at the top level as the interface spec lists the event's fields.
+             */
+            order_id: string;
+            /** @description The order's version after the change (equal to `data.order_version`). */
+            order_version: number;
             /** @description The event payload - OrderChangedEvent for `order.changed`, DeliveryTrackingChangedEvent for `delivery.tracking.changed`. */
             data: Record<string, never>;
         } & ({
@@ -3719,7 +3737,7 @@ export interface components {
             order_version: number;
             /** @description Purchase status after the change, as a hint (for example to update a list cell at once); the re-read detail is authoritative. */
             status: components["schemas"]["OrderStatusValueEnum"];
-            /** @description What changed, as a hint: `status`, `picking_result`, `payment`, `can_cancel`, `delivery` (delivery data other than tracking, such as `eta` or the courier). */
+            /** @description What changed, as a hint: `status`, `picking_result`, `payment`, `can_cancel`, `delivery` (delivery data: the tracking state - a `delivery.tracking.changed` of the same version follows - or `eta`, the courier). */
             changes: ("status" | "picking_result" | "payment" | "can_cancel" | "delivery")[];
         };
         /**
@@ -4060,6 +4078,11 @@ export interface components {
             code: string;
             /** @description Identifier of the request, as in the `X-Request-Id` header. */
             request_id?: string;
+            /**
+             * @description On a 429, and on a 409 `IDEMPOTENCY_IN_PROGRESS`: seconds to wait before retrying, the same
+             *     as the `Retry-After` header (for clients that cannot read headers). Absent on other errors.
+             */
+            retry_after_seconds?: number;
         };
         /** @enum {string} */
         Gender: "male" | "female";
@@ -4068,7 +4091,9 @@ export interface components {
         /**
          * @description Partial update of the profile. An omitted field is unchanged. null clears a field (text fields
          *     become `""`, the others null); `""` also clears a text field. Surrounding whitespace of text
-         *     fields is trimmed. The phone cannot be changed here (unknown properties are a 422).
+         *     fields (`x-trim: true`) is trimmed before they are checked, so `"anna@example.com "` is a valid
+         *     email and a 50-character patronymic with a trailing space fits its limit. The phone cannot be
+         *     changed here (unknown properties are a 422).
          * @example {
          *       "first_name": "Anna",
          *       "last_name": "Ivanova",
@@ -4127,6 +4152,10 @@ export interface components {
          *     switch. An SMS about an order is sent only for key events (accepted, courier on the way,
          *     ready for pickup, cancelled) and only when the customer has no registered customer push
          *     device; email messages need a non-empty profile `email`.
+         *
+         *     Consent to advertising is recorded per channel: each `*_promotions_consent_at` is when that
+         *     channel was last switched on (null while it is off), so switching on a second channel records
+         *     its own time and leaves the first channel's time as it was.
          * @example {
          *       "language": "ru",
          *       "push_order_updates": true,
@@ -4136,6 +4165,9 @@ export interface components {
          *       "email_order_updates": false,
          *       "email_promotions": false,
          *       "promotions_consent_at": "2025-03-01T12:00:00Z",
+         *       "push_promotions_consent_at": "2025-03-01T12:00:00Z",
+         *       "sms_promotions_consent_at": null,
+         *       "email_promotions_consent_at": null,
          *       "updated_at": "2025-03-01T12:00:00Z"
          *     }
          */
@@ -4159,10 +4191,30 @@ export interface components {
             email_promotions: boolean;
             /**
              * Format: date-time
-             * @description When the customer last switched on a promotional channel (the record of consent to advertising), UTC; null when no promotional channel is on.
+             * @description The latest consent to advertising still in force: the newest of the `*_promotions_consent_at`
+             *     of the channels that are on (when the customer last switched on a promotional channel that
+             *     is still on), UTC; null when no promotional channel is on.
              * @example 2025-03-01T12:00:00Z
              */
             promotions_consent_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the customer last switched `push_promotions` on (their consent to promotional push notifications), UTC; null while it is off.
+             * @example 2025-03-01T12:00:00Z
+             */
+            push_promotions_consent_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the customer last switched `sms_promotions` on (their consent to promotional SMS), UTC; null while it is off.
+             * @example null
+             */
+            sms_promotions_consent_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the customer last switched `email_promotions` on (their consent to promotional emails), UTC; null while it is off.
+             * @example null
+             */
+            email_promotions_consent_at: string | null;
             /**
              * Format: date-time
              * @description When the preferences last changed, UTC.
@@ -4172,8 +4224,10 @@ export interface components {
         };
         /**
          * @description Partial update of the preferences; an omitted field is unchanged and `{}` changes nothing.
-         *     Switching any `*_promotions` from false to true sets `promotions_consent_at` to now; when all
-         *     promotional channels end up off it becomes null.
+         *     Switching a `*_promotions` channel from false to true records now as that channel's
+         *     `*_promotions_consent_at` (and so as `promotions_consent_at`); switching it off clears that
+         *     channel's time. When all promotional channels end up off, `promotions_consent_at` is null.
+         *     Sending a channel's current value changes no consent time.
          * @example {
          *       "push_promotions": true,
          *       "language": "en"
@@ -11840,6 +11894,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Authentication credentials were not provided or are invalid",
+                 *       "code": "UNAUTHORIZED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11849,6 +11909,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Internal server error",
+                 *       "code": "INTERNAL_ERROR"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11859,6 +11925,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "The service cannot reach its database right now; retry shortly",
+                 *       "code": "DATABASE_UNAVAILABLE"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11868,6 +11940,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "This Idempotency-Key was used with another request; use a new key for a new action",
+                 *       "code": "IDEMPOTENCY_CONFLICT"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11877,6 +11955,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "The body is not valid JSON",
+                 *       "code": "MALFORMED_JSON"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11886,6 +11970,30 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Body larger than 1048576 bytes",
+                 *       "code": "PAYLOAD_TOO_LARGE"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description The request has a body that is not JSON (no `Content-Type`, `text/plain`, a form...): send it
+         *     as `Content-Type: application/json`. Correct the request; do not retry it unchanged.
+         */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "The body must be JSON: send it with Content-Type: application/json (it was text/plain)",
+                 *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11899,6 +12007,21 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": [
+                 *         {
+                 *           "loc": [
+                 *             "body",
+                 *             "phone"
+                 *           ],
+                 *           "msg": "must match pattern \"^\\+[1-9][0-9]{7,14}$\"",
+                 *           "type": "pattern"
+                 *         }
+                 *       ],
+                 *       "code": "VALIDATION_ERROR"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11908,16 +12031,34 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Not found",
+                 *       "code": "NOT_FOUND"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description Rate limit reached. Retry after `Retry-After` seconds. */
+        /**
+         * @description Rate limit reached. Retry after `Retry-After` seconds (also in the body as
+         *     `retry_after_seconds`); `RateLimit-Policy` and `RateLimit` name the limit and its window.
+         */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Too many requests from this client; retry later",
+                 *       "code": "RATE_LIMITED",
+                 *       "retry_after_seconds": 42
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11927,6 +12068,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "Address search is temporarily unavailable; retry later",
+                 *       "code": "GEOCODER_UNAVAILABLE"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -11936,13 +12083,22 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "detail": "You do not work in this store",
+                 *       "code": "STORE_NOT_ASSIGNED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
     };
     parameters: {
         /**
-         * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+         * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+         *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+         *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+         *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
          * @example ru
          */
         AcceptLanguage: string;
@@ -11990,7 +12146,9 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
-         * @description Bearer challenge (RFC 6750), for example `Bearer error="invalid_token"`.
+         * @description Bearer challenge (RFC 6750 3.1): `Bearer` when the request carried no bearer token (no
+         *     `Authorization`, or another scheme), `Bearer error="invalid_token"` when the token it sent is
+         *     not accepted (expired, revoked, malformed, or of another kind).
          * @example Bearer error="invalid_token"
          */
         WWWAuthenticate: string;
@@ -12000,10 +12158,39 @@ export interface components {
          */
         RetryAfter: number;
         /**
+         * @description The limit that was reached, as the IETF RateLimit header fields say it
+         *     (draft-ietf-httpapi-ratelimit-headers; a structured-field list): its name, `q` the requests it
+         *     allows in a window of `w` seconds. For example `"ip";q=120;w=60` (sign-in requests of one
+         *     client address a minute), `"otp-resend";q=1;w=60`, `"otp-hourly";q=5;w=3600`,
+         *     `"logistics-ip";q=600;w=60`, `"pin";q=5;w=900` (wrong PINs of one phone).
+         * @example "ip";q=120;w=60
+         */
+        RateLimitPolicy: string;
+        /**
+         * @description What is left of the limit named in `RateLimit-Policy` (IETF RateLimit header fields): `r`
+         *     requests remaining (0 on a 429) and `t` seconds until the client may retry, the same as
+         *     `Retry-After`.
+         * @example "ip";r=0;t=42
+         */
+        RateLimit: string;
+        /**
          * @description Entity tag of the representation; send it unchanged in `If-None-Match` on the next read.
          * @example "c3f1a9d2e8b74f06"
          */
         ETag: string;
+        /**
+         * @description `private, max-age=N`: an instance keeps a product listing page or card it read for N seconds
+         *     (server setting `CATALOG_PRODUCTS_CACHE_SECONDS`, default 2) and answers the same request from
+         *     it, so its stock and prices may be up to N seconds old; the app's own HTTP cache may keep it as
+         *     long. `private`: it carries the signed-in customer's `is_favorite`. `max-age=0`: read live.
+         * @example private, max-age=2
+         */
+        ProductsCacheControl: string;
+        /**
+         * @description Seconds since the stock and prices of this answer were read from the database (RFC 9111 `Age`); 0 when read for this request.
+         * @example 1
+         */
+        ProductsAge: number;
         /**
          * @description Identifier of this request, also written in the service log. Quote it when reporting a problem.
          * @example 7d0c4c7e-2f1a-4b8e-9a51-3c2d7e9f1b20
@@ -12084,6 +12271,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12137,6 +12325,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12175,7 +12364,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12210,6 +12402,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12249,7 +12442,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12274,6 +12470,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -12286,7 +12483,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12320,6 +12520,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body is invalid (`VALIDATION_ERROR`) or the code is not accepted (`OTP_INVALID`, `OTP_EXPIRED`, `OTP_ATTEMPTS_EXCEEDED`). After `OTP_EXPIRED` or `OTP_ATTEMPTS_EXCEEDED` request a new code. */
             422: {
                 headers: {
@@ -12358,6 +12559,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body is invalid (`VALIDATION_ERROR`) or the code is not accepted (`OTP_INVALID`, `OTP_EXPIRED`, `OTP_ATTEMPTS_EXCEEDED`). */
             422: {
                 headers: {
@@ -12377,7 +12579,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12402,6 +12607,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -12433,6 +12639,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body is invalid (`VALIDATION_ERROR`) or the code is not accepted (`OTP_INVALID`, `OTP_EXPIRED`, `OTP_ATTEMPTS_EXCEEDED`). */
             422: {
                 headers: {
@@ -12489,6 +12696,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body is invalid (`VALIDATION_ERROR`), the two PINs differ (`PIN_MISMATCH`) or the PIN is too easy to guess (`PIN_TOO_WEAK`). The recovery token stays valid. */
             422: {
                 headers: {
@@ -12544,6 +12752,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -12583,6 +12792,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -12622,6 +12832,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -12641,7 +12852,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12682,7 +12896,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12733,7 +12950,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12772,7 +12992,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12811,7 +13034,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12850,7 +13076,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12889,7 +13118,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12920,7 +13152,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -12969,7 +13204,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13010,7 +13248,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13083,7 +13324,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13096,6 +13340,8 @@ export interface operations {
             /** @description One page of products. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["ProductsCacheControl"];
+                    Age: components["headers"]["ProductsAge"];
                     /** @description `X-Store-Id, Accept-Language, Authorization` - prices and stock depend on the store, texts on the language, `is_favorite` on the customer. */
                     Vary?: string;
                     [name: string]: unknown;
@@ -13123,7 +13369,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13142,6 +13391,8 @@ export interface operations {
             /** @description The product. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["ProductsCacheControl"];
+                    Age: components["headers"]["ProductsAge"];
                     /** @description `X-Store-Id, Accept-Language, Authorization`. */
                     Vary?: string;
                     [name: string]: unknown;
@@ -13206,6 +13457,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13232,7 +13484,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13344,6 +13599,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13354,7 +13610,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13386,7 +13645,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13413,6 +13675,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13423,7 +13686,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13454,7 +13720,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13486,7 +13755,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13517,7 +13789,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -13634,6 +13909,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -13666,6 +13942,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -13712,6 +13989,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -13761,6 +14039,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -14051,7 +14330,10 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14089,6 +14371,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The request breaks the contract (ErrorResponse with `VALIDATION_ERROR`) or an order rule (OrderCommandError; codes above). Correct it; do not retry unchanged. */
             422: {
                 headers: {
@@ -14115,7 +14398,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14141,6 +14427,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The request breaks the contract (ErrorResponse with `VALIDATION_ERROR`) or a delivery rule (OrderCommandError; codes above). */
             422: {
                 headers: {
@@ -14177,7 +14464,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14211,7 +14501,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14246,7 +14539,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14280,7 +14576,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14314,7 +14613,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14344,7 +14646,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14390,7 +14695,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14416,6 +14724,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The request is invalid (`VALIDATION_ERROR`), or `STORE_REQUIRED`, `STORE_NOT_FOUND`, `STORE_MISMATCH`, `UNKNOWN_PRODUCT`, `QUANTITY_INVALID`. Correct the cart; do not retry unchanged. */
             422: {
                 headers: {
@@ -14489,7 +14798,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14528,7 +14840,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14558,7 +14873,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14602,6 +14920,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -14612,7 +14931,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14662,7 +14984,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14706,6 +15031,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             /** @description The loyalty provider refused or failed (`LOYALTY_PROVIDER_UNAVAILABLE`); the card is not blocked. Bounded retries with growing delay are allowed. */
@@ -14725,7 +15051,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14769,6 +15098,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             /** @description The loyalty provider refused or failed (`LOYALTY_PROVIDER_UNAVAILABLE`); the card is still blocked. Bounded retries with growing delay are allowed. */
@@ -14788,7 +15118,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14814,6 +15147,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -14834,7 +15168,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14869,6 +15206,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -14889,7 +15227,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14915,6 +15256,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -14935,7 +15277,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -14970,6 +15315,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -15000,7 +15346,10 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15063,7 +15412,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15093,7 +15445,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15152,7 +15507,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15220,6 +15578,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -15260,6 +15619,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -15312,7 +15672,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15360,7 +15723,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15429,7 +15795,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15509,7 +15878,10 @@ export interface operations {
                  */
                 "X-Store-Id"?: components["parameters"]["XStoreId"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15550,7 +15922,10 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15605,7 +15980,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15642,7 +16020,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15719,7 +16100,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15763,6 +16147,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`, `INVENTORY_NOT_FOUND`, `QUANTITY_NOT_INTEGER`, `QUANTITY_INVALID`. */
             422: {
                 headers: {
@@ -15798,7 +16183,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -15842,6 +16230,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -15935,7 +16324,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16007,7 +16399,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16056,6 +16451,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -16091,7 +16487,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16140,6 +16539,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -16175,7 +16575,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16224,6 +16627,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Quantity non-integer, zero (`VALIDATION_ERROR`) or above the ordered quantity (`QUANTITY_ABOVE_ORDERED`); `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -16259,7 +16663,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16308,6 +16715,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -16343,7 +16751,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16392,6 +16803,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Weight zero, negative or with more than three decimal places (`VALIDATION_ERROR`, `WEIGHT_INVALID`); `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -16427,7 +16839,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16476,6 +16891,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -16511,7 +16927,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16560,6 +16979,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -16595,7 +17015,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16644,6 +17067,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
@@ -16679,7 +17103,10 @@ export interface operations {
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16728,6 +17155,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`, `CONFIRMED_QUANTITY_REQUIRED`. */
             422: {
                 headers: {
@@ -16778,7 +17206,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16809,6 +17240,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -16819,7 +17251,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `ru` selects Russian texts; anything else (or nothing) selects English. Responses carry `Vary: Accept-Language`.
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
@@ -16850,6 +17285,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -39,6 +39,9 @@ const preferencesOf = (p: Selectable<DB['customer_preferences']>) => ({
   email_order_updates: p.email_order_updates,
   email_promotions: p.email_promotions,
   promotions_consent_at: p.promotions_consent_at?.toISOString() ?? null,
+  push_promotions_consent_at: p.push_promotions_consent_at?.toISOString() ?? null,
+  sms_promotions_consent_at: p.sms_promotions_consent_at?.toISOString() ?? null,
+  email_promotions_consent_at: p.email_promotions_consent_at?.toISOString() ?? null,
   updated_at: p.updated_at.toISOString(),
 });
 
@@ -112,12 +115,16 @@ export const accountsHandlers = {
       const changes = Object.fromEntries(Object.entries(ctx.body).filter(([, v]) => v !== undefined && v !== null));
       if (Object.keys(changes).length === 0) return current;
       const next = { ...current, ...changes };
-      // Consent to promotions is recorded when the first promotional channel is switched on,
-      // and withdrawn when the last one is switched off.
-      const anyBefore = PROMOTION_KEYS.some((k) => current[k]);
-      const anyAfter = PROMOTION_KEYS.some((k) => next[k]);
-      const consent = anyAfter ? (anyBefore ? current.promotions_consent_at : new Date()) : null;
-      return updatePreferences(trx, id, { ...changes, promotions_consent_at: consent });
+      // Consent to advertising is recorded per channel: switching a channel on records now as its
+      // consent, switching it off withdraws it; a channel sent with its current value keeps its
+      // time. promotions_consent_at is the newest consent still in force.
+      const now = new Date();
+      const consents = Object.fromEntries(
+        PROMOTION_KEYS.map((k) => [`${k}_consent_at`, next[k] ? (current[k] ? current[`${k}_consent_at`] : now) : null]),
+      ) as Record<`${(typeof PROMOTION_KEYS)[number]}_consent_at`, Date | null>;
+      const times = Object.values(consents).filter((t): t is Date => t !== null);
+      const latest = times.length ? new Date(Math.max(...times.map((t) => t.getTime()))) : null;
+      return updatePreferences(trx, id, { ...changes, ...consents, promotions_consent_at: latest });
     });
     return { status: 200, body: preferencesOf(prefs) };
   },

@@ -23,7 +23,7 @@ import { activePrincipal } from '../server/auth/principal.js';
 import { verifySecret, hashSecret } from '../server/auth/passwords.js';
 import { TokenError, type TokenClaims } from '../server/auth/tokens.js';
 import type { Config } from '../server/config.js';
-import { AppError, forbidden, serviceUnavailable, badGateway, unprocessable } from '../server/errors.js';
+import { AppError, forbidden, rateLimited, serviceUnavailable, badGateway, unprocessable } from '../server/errors.js';
 import type { RequestContext } from '../server/handler-types.js';
 import { SmsError } from '../server/providers/sms/index.js';
 import { generateOtp, hashOtp, isTestPhone, otpMatches, otpSmsText, otpState, sendLimit, OTP_LENGTH } from './rules/otp.js';
@@ -50,10 +50,15 @@ async function sendCode(ctx: AnyCtx, phone: string, purpose: Purpose) {
       maxPerHour: auth.otpMaxSendsPerHour,
     });
     if (limit) {
-      throw new AppError(429, limit.code, limit.code === 'OTP_RESEND_COOLDOWN' ? 'A code was sent recently; wait before asking again' : 'Too many codes for this phone in the last hour', {
-        headers: { 'Retry-After': String(limit.retryAfterSeconds) },
-        extra: { retry_after_seconds: limit.retryAfterSeconds },
-      });
+      const cooldown = limit.code === 'OTP_RESEND_COOLDOWN';
+      throw rateLimited(
+        limit.code,
+        cooldown ? 'A code was sent recently; wait before asking again' : 'Too many codes for this phone in the last hour',
+        limit.retryAfterSeconds,
+        cooldown
+          ? { name: 'otp-resend', quota: 1, windowSeconds: auth.otpResendCooldownSeconds }
+          : { name: 'otp-hourly', quota: auth.otpMaxSendsPerHour, windowSeconds: 3600 },
+      );
     }
     const customer = await findCustomerByPhone(trx, phone);
     const testPhone = isTestPhone(phone, auth.otpTestPhonePrefixes);

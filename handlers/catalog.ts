@@ -25,7 +25,7 @@ import { parseSearch, type SearchRequest } from './rules/catalog-search.js';
 import { acceptsGzip, ifNoneMatchMatches } from './rules/http-cache.js';
 import { hasNextPage, pageWindow } from './rules/paging.js';
 import { expiringCache } from './shared/expiring-cache.js';
-import { readListingPage, readProductDetail } from './shared/products-cache.js';
+import { keptHeaders, readListingPage, readProductDetail } from './shared/products-cache.js';
 import { customerIdOf, optionalCustomerIdOf } from './shared/principal.js';
 import { requireStore } from './shared/store.js';
 
@@ -216,9 +216,10 @@ export const catalogHandlers = {
         offset: window.offset,
       });
     };
-    // A customer's favourites page is theirs alone: never kept.
-    const page = q.is_favorite
-      ? await read()
+    // A customer's favourites page is theirs alone: never kept (read now: Age 0, max-age 0).
+    const ttl = q.is_favorite ? 0 : ctx.deps.config.catalog.productsCacheSeconds;
+    const { value: page, readAt } = q.is_favorite
+      ? { value: await read(), readAt: Date.now() }
       : await readListingPage(
           db,
           { storeId: store.id, lang: ctx.lang, ...filters, search: searchRequest?.text ?? null, sortBy, limit: window.pageSize, offset: window.offset },
@@ -226,7 +227,7 @@ export const catalogHandlers = {
           ctx.deps.config.catalog.productsCacheSeconds,
           read,
         );
-    return { status: 200, body: { items: page.items, count: page.count, has_next: hasNextPage(window, page.count) } };
+    return { status: 200, headers: keptHeaders(readAt, ttl), body: { items: page.items, count: page.count, has_next: hasNextPage(window, page.count) } };
   },
 
   // GET /api/catalog/products/{product_id}
@@ -235,10 +236,11 @@ export const catalogHandlers = {
     ctx.res.vary('Authorization');
     const id = idOrNotFound(ctx.path.product_id, 'product');
     const customerId = optionalCustomerIdOf(ctx);
-    const detail = await readProductDetail(ctx.deps.db, { storeId: store.id, lang: ctx.lang, productId: id }, customerId, ctx.deps.config.catalog.productsCacheSeconds, () =>
+    const ttl = ctx.deps.config.catalog.productsCacheSeconds;
+    const { value: detail, readAt } = await readProductDetail(ctx.deps.db, { storeId: store.id, lang: ctx.lang, productId: id }, customerId, ttl, () =>
       findProductDetail(ctx.deps.db, id, store.id, ctx.lang, customerId),
     );
-    return { status: 200, body: detail ?? throwNotFound(`No active product has id ${id}`) };
+    return { status: 200, headers: keptHeaders(readAt, ttl), body: detail ?? throwNotFound(`No active product has id ${id}`) };
   },
 
   // POST /api/catalog/products/check-availability

@@ -243,7 +243,13 @@ function enforceRequestBudget(ctx: RequestContext<any>): void {
   // req.ip honours the `trust proxy` setting (TRUST_PROXY_HOPS) behind a load balancer.
   const client = ctx.req.ip ?? ctx.req.socket.remoteAddress ?? 'unknown';
   const decision = limiter.take(client, Date.now());
-  if (!decision.allowed) throw tooManyRequests('Too many requests from this client; retry later', decision.retryAfterSeconds);
+  if (!decision.allowed) {
+    throw tooManyRequests('Too many requests from this client; retry later', decision.retryAfterSeconds, {
+      name: 'logistics-ip',
+      quota: ctx.deps.config.logistics.requestsPerMinute,
+      windowSeconds: 60,
+    });
+  }
 }
 
 /** Every handler of the map, with the per-IP budget checked before it runs. */

@@ -7,7 +7,7 @@
 //   npm run docs                  rebuild generated/docs.{test,prod}.html from generated/openapi.*.json
 //   npm run docs -- --out DIR     write the two pages to DIR instead (e.g. to publish them elsewhere)
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -16,6 +16,27 @@ const quietEnv = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UP
 
 /** Where the page of an environment lives inside a generated folder. */
 export const docsFileName = (env: 'test' | 'prod') => `docs.${env}.html`;
+
+/**
+ * Redoc 3 draws its "API docs by Redoc" attribution with an image from its CDN and has no option to
+ * turn it off; the page's policy (nothing from another host) blocked it: a broken image and a
+ * console error on every visit. The attribution stays, drawn from an inline SVG (a data: URI the
+ * policy allows) instead of the CDN.
+ */
+const REDOC_LOGO_URLS = ['https://cdn.redoc.ly/redoc/logo-mini-full.svg', 'https://cdn.redoc.ly/redoc/logo-mini.svg'];
+const REDOC_LOGO_INLINE =
+  'data:image/svg+xml,' +
+  encodeURIComponent(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="20" viewBox="0 0 64 20">' +
+      '<text x="0" y="15" font-family="Montserrat, Helvetica, Arial, sans-serif" font-size="15" font-weight="700" fill="#e53935">Redoc</text></svg>',
+  );
+
+/** The built page with every image it would fetch from Redoc's CDN drawn inline instead. */
+export function inlineRedocLogo(html: string): string {
+  let out = html;
+  for (const url of REDOC_LOGO_URLS) out = out.replaceAll(url, REDOC_LOGO_INLINE);
+  return out;
+}
 
 /** Builds docs.test.html and docs.prod.html in `outDir` from openapi.{test,prod}.json in `bundleDir`. */
 export function buildDocs(bundleDir: string, outDir: string): void {
@@ -41,6 +62,8 @@ export function buildDocs(bundleDir: string, outDir: string): void {
       process.stderr.write(String(e.stdout ?? '') + String(e.stderr ?? ''));
       throw new Error(`redocly build-docs of the ${env.toUpperCase()} spec failed`);
     }
+    const file = path.join(outDir, docsFileName(env));
+    writeFileSync(file, inlineRedocLogo(readFileSync(file, 'utf8')));
   }
 }
 

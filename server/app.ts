@@ -12,12 +12,14 @@ import { bearerToken, TokenError, type Principal } from './auth/tokens.js';
 import { loadSpec, ResponseValidator, stampSpec, type OpenApiDocument } from './contract.js';
 import type { AppDeps } from './deps.js';
 import { docsHandler } from './docs.js';
+import { faviconHandler } from './favicon.js';
 import { AppError, notFound, unauthorized, validationFailed } from './errors.js';
 import { isNotImplemented, type RequestContext } from './handler-types.js';
 import { errorReply, nulCharacterIssues, preferredLanguage, send, serializeBody, validationIssues, type HttpReply } from './http.js';
 import { redactUrl } from './logger.js';
 import { createMetrics, metricsHandler, type Metrics } from './metrics.js';
 import { installCompiledRouting, routeTableFor, type RouteTable } from './router.js';
+import { trimFields, trimmedBodyFields } from './trim.js';
 
 export interface CreateAppOptions {
   deps: AppDeps;
@@ -54,6 +56,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
   const servedYaml = YAML.stringify(served);
   const responseValidator = config.validateResponses ? new ResponseValidator(source) : null;
   const metrics = createMetrics({ pool: deps.pool, log, config });
+  const trimmed = trimmedBodyFields(source);
 
   // One Ajv per validation context, built once (openapi-backend calls customizeAjv per validator).
   const ajvByContext = new Map<string, ReturnType<typeof createAjv>>();
@@ -142,7 +145,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       if (c.operation.security?.some((s) => 'RecoveryTokenApiKey' in s)) {
         throw new AppError(401, 'RECOVERY_TOKEN_INVALID', 'The recovery token is not valid; verify a new code');
       }
-      throw unauthorized();
+      throw unauthorized(undefined, c.request);
     },
     notImplemented: (c) => {
       throw new AppError(501, 'NOT_IMPLEMENTED', `${c.operation.operationId} is in the contract but not served by this build yet`);
@@ -156,7 +159,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       const principal = principalOf(c);
       // Optional authorization: a token that is sent must be valid, so a client with an expired
       // token refreshes instead of silently browsing as a guest.
-      if (!principal && c.operation.security?.length && req.headers.authorization) throw unauthorized();
+      if (!principal && c.operation.security?.length && req.headers.authorization) throw unauthorized(undefined, req);
       const nul = nulCharacterIssues({ body: c.request.requestBody, query: c.request.query, path: c.request.params });
       if (nul.length) throw validationFailed(nul);
       const ctx: RequestContext<typeof id> = {
@@ -256,6 +259,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     if (!revalidated(req, res, yamlTag)) res.type('application/yaml').send(servedYaml);
   });
   app.get('/docs', docsHandler(config.env, config.buildCommit));
+  app.get('/favicon.ico', faviconHandler());
   if (config.metrics.enabled) app.get('/metrics', metricsHandler(metrics, config.metrics.bearerToken));
 
   app.use(
@@ -276,6 +280,20 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     // HEAD is GET without the body (RFC 9110 9.3.2): routed as GET; node writes no body for it.
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     let reply: Reply;
+    const target = (api as any).router.matchOperation({ method, path: req.path, headers: {} }, false);
+    // A body the JSON parser did not read (no Content-Type, text/plain, a form) is refused by name,
+    // rather than validated as if no body had been sent.
+    if (target?.requestBody && req.body === undefined && hasBody(req)) {
+      const sent = req.headers['content-type'];
+      send(res, errorReply(new AppError(415, 'UNSUPPORTED_MEDIA_TYPE',
+        `The body must be JSON: send it with Content-Type: application/json (${sent ? `it was ${sent.split(';')[0].trim()}` : 'no Content-Type was sent'})`),
+        res.locals.requestId, res.locals.log));
+      return;
+    }
+    if (trimmed.size && req.body && typeof req.body === 'object') {
+      const fields = target && trimmed.get(target.operationId);
+      if (fields) trimFields(req.body, fields);
+    }
     try {
       reply = (await api.handleRequest(
         { method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body },
@@ -340,6 +358,13 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       }
     },
   };
+}
+
+/** Whether the request carries a body (RFC 9112 6.3: a Content-Length above 0, or chunked). */
+function hasBody(req: express.Request): boolean {
+  if (req.headers['transfer-encoding'] !== undefined) return true;
+  const length = Number(req.headers['content-length'] ?? 0);
+  return Number.isFinite(length) && length > 0;
 }
 
 /** Whether every percent-escape of a path decodes (`decodeURIComponent` throws on "%ZZ"). */

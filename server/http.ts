@@ -1,5 +1,6 @@
 // Turning results into HTTP: the one place where an error becomes a response body.
 import type express from 'express';
+import Negotiator from 'negotiator';
 import { promisify } from 'node:util';
 import { gunzipSync, gzip } from 'node:zlib';
 import { acceptsGzip } from '../handlers/rules/http-cache.js';
@@ -141,7 +142,11 @@ export function validationIssues(errors: readonly any[]): ValidationIssue[] {
     if (parts[0] === 'requestBody') parts[0] = 'body';
     let msg = String(e.message ?? 'is invalid');
     if (e.params?.additionalProperty) msg = 'unexpected property';
+    // No body at all: openapi-backend reports the missing `requestBody` property of its request.
+    const noBody = e.params?.missingProperty === 'requestBody' && parts.length === 1;
+    if (noBody) msg = 'a JSON body is required (Content-Type: application/json)';
     if (e.keyword === 'parse') parts.splice(0, parts.length, 'body');
+    if (noBody) parts.splice(0, parts.length, 'body');
     const issue = { loc: parts.length ? parts : ['body'], msg, type: e.keyword === 'parse' ? 'json' : String(e.keyword ?? 'invalid') };
     if (!out.some((o) => o.type === issue.type && o.msg === issue.msg && o.loc.join('.') === issue.loc.join('.'))) out.push(issue);
   }
@@ -168,15 +173,17 @@ export function nulCharacterIssues(parts: Record<'body' | 'query' | 'path', unkn
   return issues;
 }
 
-/** `ru` when the most preferred language of Accept-Language is Russian, otherwise `en`. */
-export function preferredLanguage(header: string | undefined): 'ru' | 'en' {
+/** The languages the service answers in; the first is the one of a tie and of no preference. */
+const LANGUAGES = ['en', 'ru'] as const;
+
+/**
+ * The answer language negotiated from Accept-Language (RFC 9110 12.5.4) with express's own
+ * negotiator: every range counts with its q-value, so `de-DE, ru;q=0.5` is Russian (German is not
+ * offered, Russian is acceptable) and `ru-RU` matches `ru`. `_` is read as `-`: Android's
+ * `Locale.toString()` sends `ru_RU`. `en` when nothing offered is acceptable, or on no header.
+ */
+export function preferredLanguage(header: string | undefined | null): 'ru' | 'en' {
   if (!header) return 'en';
-  let best = { tag: '', q: -1 };
-  for (const part of header.split(',')) {
-    const [tagRaw, ...params] = part.trim().split(';');
-    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    const q = qParam ? Number(qParam.slice(2)) : 1;
-    if (Number.isFinite(q) && q > best.q) best = { tag: tagRaw.trim().toLowerCase(), q };
-  }
-  return best.tag === 'ru' || best.tag.startsWith('ru-') ? 'ru' : 'en';
+  const [best] = new Negotiator({ headers: { 'accept-language': header.replaceAll('_', '-') } }).languages([...LANGUAGES]);
+  return best === 'ru' ? 'ru' : 'en';
 }

@@ -84,7 +84,10 @@ export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed):
     if (!sockets?.size) return;
     // An envelope may carry per-language overrides of `data` (`i18n`); each socket gets its own
     // language and never sees the `i18n` block itself.
-    const { i18n, ...envelope } = row.payload as { i18n?: Record<string, object>; data?: object };
+    const { i18n, ...stored } = row.payload as { i18n?: Record<string, object>; data?: { order_id?: string; order_version?: number }; order_id?: string; order_version?: number };
+    // The event's order_id and order_version at the top level (as the interface spec lists the
+    // event's fields), also for envelopes an older build wrote without them.
+    const envelope = { ...stored, order_id: stored.order_id ?? stored.data?.order_id, order_version: stored.order_version ?? stored.data?.order_version };
     const messages = new Map<string, string>();
     const messageFor = (lang: 'ru' | 'en') => {
       let m = messages.get(lang);

@@ -23,6 +23,8 @@ import * as courierStatusChecks from './2026_11_23_0019_courier_status_checks.js
 import * as pushOrderAndPickers from './2026_11_23_0020_push_order_and_pickers.js';
 import * as queueHorizon from './2026_11_23_0021_queue_horizon.js';
 import * as noHour24 from './2026_11_23_0022_no_hour_24.js';
+import * as emailOrderUpdatesOff from './2026_11_26_2001_email_order_updates_off.js';
+import * as promotionsConsentPerChannel from './2026_11_26_2002_promotions_consent_per_channel.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -47,4 +49,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0020_push_order_and_pickers': pushOrderAndPickers,
   '2026_11_23_0021_queue_horizon': queueHorizon,
   '2026_11_23_0022_no_hour_24': noHour24,
+  '2026_11_26_2001_email_order_updates_off': emailOrderUpdatesOff,
+  '2026_11_26_2002_promotions_consent_per_channel': promotionsConsentPerChannel,
 };

@@ -25,10 +25,13 @@ export interface RecordedEvent {
 }
 
 /**
- * Records one committed change of an order: `delivery.tracking.changed` when `tracking` is given,
- * `order.changed` otherwise. `notify` says whether the change is worth a push; the customer gets
- * one (and the envelope carries its `notification_id`) when they have the app installed and
- * want order updates.
+ * Records one committed change of an order: its version rises once and an `order.changed` announces
+ * it (what a client following the interface spec listens to, then re-reads the order); when
+ * `tracking` is given a `delivery.tracking.changed` of the same version follows it. `notify` says
+ * whether the change is worth a push; the customer gets one (and the envelope carries its
+ * `notification_id`: the tracking one when there is one) when they have the app installed and
+ * want order updates. Every envelope names `order_id` and `order_version` at the top level too.
+ * Returns the tracking event when there is one, else the `order.changed`.
  */
 export async function recordOrderChange(
   db: Executor,
@@ -66,6 +69,24 @@ export async function recordOrderChange(
   const bumped = options.tracking
     ? sql`jsonb_build_object('order_version', o.order_version, 'order_no', o.no, 'status', o.status)`
     : sql`jsonb_build_object('order_version', o.order_version, 'status', o.status)`;
+  // A tracking change is announced first by an order.changed of the same version (no push of its
+  // own: the tracking event carries the alert). The main INSERT reads it, so it is written (and
+  // numbered in the outbox) first, and delivered first.
+  const announcement = options.tracking
+    ? (() => {
+        const id = randomUUID();
+        const announced = { event_id: id, order_id: orderId, changes: data.changes };
+        return sql`, announced AS (
+            INSERT INTO outbox_events (event_id, type, customer_id, store_id, order_id, payload)
+            SELECT ${id}, 'order.changed', o.customer_id, o.store_id, ${orderId},
+                   ${JSON.stringify({ type: 'order.changed', event_id: id, notification_id: null, occurred_at: occurredAt, order_id: orderId })}::jsonb
+                   || jsonb_build_object('order_version', o.order_version,
+                        'data', ${JSON.stringify(announced)}::jsonb || jsonb_build_object('order_version', o.order_version, 'status', o.status))
+            FROM o
+            RETURNING id
+          )`;
+      })()
+    : sql``;
   // The envelope's notification_id is the push's, so it is set only when a push will go out:
   // the customer has an installation of the app and has not turned order updates off.
   const { rows } = await sql<{ order_version: number; notification_id: string | null }>`
@@ -77,13 +98,14 @@ export async function recordOrderChange(
       WHERE ${notificationId}::uuid IS NOT NULL
         AND EXISTS (SELECT 1 FROM push_devices d WHERE d.customer_id = o.customer_id AND d.app_kind = 'customer')
         AND coalesce((SELECT p.push_order_updates FROM customer_preferences p WHERE p.customer_id = o.customer_id), true)
-    )
+    )${announcement}
     INSERT INTO outbox_events (event_id, type, customer_id, store_id, order_id, payload)
     SELECT ${eventId}, ${type}, o.customer_id, o.store_id, ${orderId},
            jsonb_set(
              jsonb_set(${JSON.stringify(envelope)}::jsonb, '{data}', ${JSON.stringify(data)}::jsonb || ${bumped}),
              '{notification_id}', coalesce(to_jsonb((SELECT notification_id FROM pushed)), 'null'::jsonb))
-    FROM o
+           || jsonb_build_object('order_id', ${orderId}::text, 'order_version', o.order_version)
+    FROM o${options.tracking ? sql`, (SELECT count(*) FROM announced) AS first_announced` : sql``}
     RETURNING (payload #>> '{data,order_version}')::int AS order_version, payload ->> 'notification_id' AS notification_id`.execute(db);
   if (!rows.length) throw new Error(`recordOrderChange: no order ${orderId}`);
   return { event_id: eventId, notification_id: rows[0].notification_id, order_version: rows[0].order_version };

@@ -141,10 +141,36 @@ export async function seedLoyalty(trx: Transaction<DB>): Promise<void> {
     ...receipts(random, demo.id, c.demoPlastic.id, 'R-000154', 14, 330),
     ...receipts(random, other.id, c.ownedByAnother.id, 'R-000233', 6, 200, 3),
   ];
+  // The demo customer spent 300 points at the till a month ago. Every movement is posted in time
+  // order, so each `balance_after` is the running balance and the newest equals the account's.
+  type Movement = { kind: 'receipt'; receipt: Receipt } | { kind: 'redemption'; customer: string; daysAgo: number; amount: number };
+  const movements: Movement[] = [
+    ...history.map((receipt): Movement => ({ kind: 'receipt', receipt })),
+    { kind: 'redemption', customer: demo.id, daysAgo: 30, amount: 30_000 },
+  ];
+  const daysAgoOf = (m: Movement) => (m.kind === 'receipt' ? m.receipt.daysAgo : m.daysAgo);
+  movements.sort((a, b) => daysAgoOf(b) - daysAgoOf(a)); // oldest first; stable for ties
   const balances = new Map<string, number>();
   const turnover = new Map<string, number>();
   let op = 0;
-  for (const r of history) {
+  for (const m of movements) {
+    if (m.kind === 'redemption') {
+      const left = (balances.get(m.customer) ?? 0) - m.amount;
+      balances.set(m.customer, left);
+      await trx.insertInto('loyalty_ledger_operations').values({
+        id: `op-${String(++op).padStart(7, '0')}`,
+        customer_id: m.customer,
+        account_id: 'bonus-000001',
+        type: 'redemption',
+        amount: money(-m.amount),
+        balance_after: money(left),
+        shop_name: SHOPS[0],
+        created_at: ago(m.daysAgo),
+        idempotency_key: 'seed:redemption:1',
+      }).execute();
+      continue;
+    }
+    const r = m.receipt;
     const reached = turnover.get(r.customer) ?? 0;
     const level = [...p.levels].reverse().find((l) => Number(l.boundary) * 100 <= reached)!;
     // The same rule as online orders (handlers/rules/loyalty-accrual.ts).
@@ -179,21 +205,6 @@ export async function seedLoyalty(trx: Transaction<DB>): Promise<void> {
       idempotency_key: `receipt:${r.id}`,
     }).execute();
   }
-  // The demo customer spent 300 points at the till a month ago.
-  const spent = 30_000;
-  const left = (balances.get(demo.id) ?? 0) - spent;
-  balances.set(demo.id, left);
-  await trx.insertInto('loyalty_ledger_operations').values({
-    id: `op-${String(++op).padStart(7, '0')}`,
-    customer_id: demo.id,
-    account_id: 'bonus-000001',
-    type: 'redemption',
-    amount: money(-spent),
-    balance_after: money(left),
-    shop_name: SHOPS[0],
-    created_at: ago(30),
-    idempotency_key: 'seed:redemption:1',
-  }).execute();
   for (const [customer, balance] of balances) {
     await trx.updateTable('loyalty_ledger_accounts').set({ balance: money(balance) }).where('customer_id', '=', customer).where('kind', '=', 'bonus').execute();
   }

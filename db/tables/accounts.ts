@@ -28,7 +28,11 @@ export interface CustomerPreferencesTable {
   sms_promotions: Generated<boolean>;
   email_order_updates: Generated<boolean>;
   email_promotions: Generated<boolean>;
+  /** The newest of the per-channel consent times of the channels that are on. */
   promotions_consent_at: Timestamp | null;
+  push_promotions_consent_at: Timestamp | null;
+  sms_promotions_consent_at: Timestamp | null;
+  email_promotions_consent_at: Timestamp | null;
   updated_at: Timestamp;
 }
 

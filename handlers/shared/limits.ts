@@ -4,7 +4,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { clearRateEvents, rateEventsSince, recordRateEvent } from '../../db/queries/auth.js';
 import type { Executor } from '../../db/executor.js';
 import type { DB } from '../../db/schema.js';
-import { AppError } from '../../server/errors.js';
+import { rateLimited } from '../../server/errors.js';
 import { secondsUntil } from '../rules/otp.js';
 
 /** Throws 429 when `subject` already has `max` events inside the window. */
@@ -20,10 +20,8 @@ export async function assertUnderLimit(
   if (events.length < max) return;
   const frees = new Date(events[events.length - max].occurred_at.getTime() + windowSeconds * 1000);
   const retryAfter = secondsUntil(frees, now);
-  throw new AppError(429, error.code, error.detail, {
-    headers: { 'Retry-After': String(retryAfter) },
-    extra: { retry_after_seconds: retryAfter },
-  });
+  // The policy is named after the kind of subject ("ip", "pin", "picker-refresh"), never its value.
+  throw rateLimited(error.code, error.detail, retryAfter, { name: subject.split(':')[0], quota: max, windowSeconds });
 }
 
 /** Counts this request against the client's per-minute budget for sign-in operations. */

@@ -5,7 +5,7 @@ import { unauthorized } from '../../server/errors.js';
 import type { RequestContext } from '../../server/handler-types.js';
 
 export function customerIdOf<K extends OperationId>(ctx: RequestContext<K>): string {
-  if (ctx.principal?.kind !== 'customer') throw unauthorized();
+  if (ctx.principal?.kind !== 'customer') throw unauthorized(undefined, ctx);
   return ctx.principal.customerId;
 }
 
@@ -15,6 +15,6 @@ export function optionalCustomerIdOf<K extends OperationId>(ctx: RequestContext<
 }
 
 export function pickerIdOf<K extends OperationId>(ctx: RequestContext<K>): number {
-  if (ctx.principal?.kind !== 'picker') throw unauthorized();
+  if (ctx.principal?.kind !== 'picker') throw unauthorized(undefined, ctx);
   return Number(ctx.principal.pickerId);
 }

@@ -63,9 +63,28 @@ const productFavourites: Favourites<ProductDetail> = {
   withFavourites: (product, favourites) => marked(product, favourites),
 };
 
+/** An answer as this instance read it, and when (epoch ms): its `Age` and freshness headers. */
+export interface Kept<T> {
+  value: T;
+  readAt: number;
+}
+
+/**
+ * The caching headers of a listing page or product card read at `readAt`: `Age`, how many seconds
+ * ago this instance read its stock and prices, and `Cache-Control: private, max-age=<ttl>`, how
+ * long such an answer is kept (and may be reused by the app's own HTTP cache): an app can tell
+ * why it saw old stock. `private`: a signed-in customer's answer carries their favourites.
+ */
+export function keptHeaders(readAt: number, ttlSeconds: number, now = Date.now()): Record<string, string> {
+  return {
+    'Cache-Control': `private, max-age=${Math.max(0, ttlSeconds)}`,
+    Age: String(Math.max(0, Math.floor((now - readAt) / 1000))),
+  };
+}
+
 // A page of 20 cards is about 12 KB of objects, a product about 2 KB: at most about 35 MB.
-const pages = expiringCache<ListingPage>(2000);
-const products = expiringCache<ProductDetail>(5000);
+const pages = expiringCache<Kept<ListingPage>>(2000);
+const products = expiringCache<Kept<ProductDetail>>(5000);
 
 /**
  * The kept answer of `key` for `customerId` (null: anonymous) when a live one is kept, else
@@ -73,39 +92,40 @@ const products = expiringCache<ProductDetail>(5000);
  * for `ttlSeconds` (0: nothing is kept). `read()` answering null (nothing found) is not kept.
  */
 async function readKept<T>(
-  cache: ExpiringCache<T>,
+  cache: ExpiringCache<Kept<T>>,
   favouritesOf: Favourites<T>,
   db: Executor,
   key: string,
   customerId: string | null,
   ttlSeconds: number,
   read: () => Promise<T | null>,
-): Promise<T | null> {
-  if (ttlSeconds <= 0) return read();
+): Promise<Kept<T | null>> {
+  if (ttlSeconds <= 0) return { value: await read(), readAt: Date.now() };
   const kept = cache.get(db, key);
   if (kept) {
-    const ids = favouritesOf.productIds(kept);
+    const ids = favouritesOf.productIds(kept.value);
     if (customerId === null || ids.length === 0) return kept;
-    return favouritesOf.withFavourites(kept, await favoriteIdsAmong(db, customerId, ids));
+    return { value: favouritesOf.withFavourites(kept.value, await favoriteIdsAmong(db, customerId, ids)), readAt: kept.readAt };
   }
+  const readAt = Date.now();
   const fresh = await read();
-  if (fresh !== null) cache.set(db, key, favouritesOf.withFavourites(fresh, NONE), Date.now() + ttlSeconds * 1000);
-  return fresh;
+  if (fresh !== null) cache.set(db, key, { value: favouritesOf.withFavourites(fresh, NONE), readAt }, readAt + ttlSeconds * 1000);
+  return { value: fresh, readAt };
 }
 
 /** A listing page (see readKept); `read` reads it for `customerId`. */
-export async function readListingPage(db: Executor, key: ListingPageKey, customerId: string | null, ttlSeconds: number, read: () => Promise<ListingPage>): Promise<ListingPage> {
+export async function readListingPage(db: Executor, key: ListingPageKey, customerId: string | null, ttlSeconds: number, read: () => Promise<ListingPage>): Promise<Kept<ListingPage>> {
   const text = JSON.stringify([key.storeId, key.lang, key.categoryId, key.isTop, key.isNew, key.isFresh, key.onlyDiscount, key.search, key.sortBy, key.limit, key.offset]);
-  return (await readKept(pages, pageFavourites, db, text, customerId, ttlSeconds, read))!;
+  return (await readKept(pages, pageFavourites, db, text, customerId, ttlSeconds, read)) as Kept<ListingPage>;
 }
 
-/** A product card of a store in a language (see readKept); null: no active product. */
+/** A product card of a store in a language (see readKept); a null value: no active product. */
 export function readProductDetail(
   db: Executor,
   key: { storeId: string; lang: string; productId: string },
   customerId: string | null,
   ttlSeconds: number,
   read: () => Promise<ProductDetail | null>,
-): Promise<ProductDetail | null> {
+): Promise<Kept<ProductDetail | null>> {
   return readKept(products, productFavourites, db, JSON.stringify([key.storeId, key.lang, key.productId]), customerId, ttlSeconds, read);
 }

@@ -60,6 +60,10 @@ describe('sendOtp', () => {
     const retryAfter = Number(again.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(60);
+    // The IETF RateLimit fields name the limit (one code per 60 s) and when it frees, as Retry-After.
+    expect(again.headers.get('ratelimit-policy')).toBe('"otp-resend";q=1;w=60');
+    expect(again.headers.get('ratelimit')).toBe(`"otp-resend";r=0;t=${retryAfter}`);
+    expect(again.body.retry_after_seconds).toBe(retryAfter);
   });
 
   it('allows at most 5 sends per phone per hour', async () => {
@@ -69,6 +73,8 @@ describe('sendOtp', () => {
     expect(sixth.status).toBe(429);
     expect(sixth.body.code).toBe('OTP_SEND_LIMIT');
     expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(3500);
+    expect(sixth.headers.get('ratelimit-policy')).toBe('"otp-hourly";q=5;w=3600');
+    expect(sixth.headers.get('ratelimit')).toBe(`"otp-hourly";r=0;t=${sixth.headers.get('retry-after')}`);
     // Both purposes count together.
     expect((await fast.client.raw('POST', '/api/auth/otp/update-pin/send', { body: { phone } })).body.code).toBe('OTP_SEND_LIMIT');
   });
@@ -232,6 +238,9 @@ describe('per-client limit', () => {
       expect(r.status).toBe(429);
       expect(r.body.code).toBe('RATE_LIMITED');
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(r.headers.get('ratelimit-policy')).toBe('"ip";q=3;w=60');
+      expect(r.headers.get('ratelimit')).toBe(`"ip";r=0;t=${r.headers.get('retry-after')}`);
+      expect(r.body.retry_after_seconds).toBe(Number(r.headers.get('retry-after')));
     } finally {
       await limited.close();
     }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PICKERS } from '../../db/seed/accounts.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { signInCustomer } from '../support/accounts.js';
+import { command, createConfirmedOrder, stockedProducts } from '../support/orders.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
@@ -141,5 +142,23 @@ describe('getPickerMe', () => {
   it('answers 401 to a customer token', async () => {
     const c = await signInCustomer(svc);
     expect((await me(c.access)).status).toBe(401);
+  });
+});
+
+describe('the demo pickers', () => {
+  // Last in the file: the demo picker keeps the session it opens here.
+  it('share a store, so one of them meets ORDER_BUSY on an order the other is picking', async () => {
+    const [one, two] = await Promise.all(DEMO_PICKERS.map((p) => login(p.login, p.password)));
+    const storesOf = (r: typeof one) => r.body.picker.stores.map((s: { id: string }) => s.id) as string[];
+    const shared = storesOf(one).filter((id) => storesOf(two).includes(id));
+    expect(shared.length).toBeGreaterThan(0);
+    const [line] = await stockedProducts(svc, { storeId: shared[0], weight: false, count: 1 });
+    const order = await createConfirmedOrder(svc, { storeId: shared[0], lines: [{ inventoryId: line.inventoryId, quantity: '1' }] });
+    const start = (r: typeof one) =>
+      svc.client.raw('POST', `/api/picker/orders/${order.orderId}/start`, { headers: command({ authorization: `Bearer ${r.body.access}` }) });
+    expect((await start(one)).status).toBe(200);
+    const busy = await start(two);
+    expect(busy.status).toBe(409);
+    expect(busy.body.code).toBe('ORDER_BUSY');
   });
 });

@@ -36,6 +36,16 @@ describe('updateProfile', () => {
     expect((await call('PATCH', '/api/accounts/me/', c.access, {})).body.first_name).toBe('Анна');
   });
 
+  it('trims surrounding whitespace before the checks: an autocompleted email and a full-length patronymic are accepted', async () => {
+    const c = await signInCustomer(svc);
+    const patronymic = 'П'.repeat(50);
+    const r = await call('PATCH', '/api/accounts/me/', c.access, { email: 'ivan@example.com ', patronymic: ` ${patronymic}\t`, first_name: ' Иван ' });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body).toMatchObject({ email: 'ivan@example.com', patronymic, first_name: 'Иван' });
+    // Whitespace inside stays what it is: still not an email.
+    expect((await call('PATCH', '/api/accounts/me/', c.access, { email: 'ivan @example.com' })).status).toBe(422);
+  });
+
   it('answers 422 for fields the schema does not allow and for values outside its limits', async () => {
     const c = await signInCustomer(svc);
     for (const body of [{ phone: '+79990000002' }, { patronymic: 'x'.repeat(51) }, { email: 'not-an-email' }, { gender: 'other' }, { birth_date: '17.05.1990' }]) {
@@ -64,13 +74,44 @@ describe('preferences', () => {
     const c = await signInCustomer(svc);
     const initial = await call('GET', '/api/accounts/me/preferences', c.access);
     expect(initial.status).toBe(200);
-    expect(initial.body).toMatchObject({ language: 'en', push_order_updates: true, push_promotions: false, promotions_consent_at: null });
+    // UserPreferences: created with order updates on push and SMS, order emails and every
+    // promotional channel off (no channel the customer did not ask for).
+    expect(initial.body).toMatchObject({
+      language: 'en',
+      push_order_updates: true,
+      sms_order_updates: true,
+      email_order_updates: false,
+      push_promotions: false,
+      sms_promotions: false,
+      email_promotions: false,
+      promotions_consent_at: null,
+    });
     const on = await call('PATCH', '/api/accounts/me/preferences', c.access, { push_promotions: true, language: 'ru' });
     expect(on.status).toBe(200);
     expect(on.body).toMatchObject({ language: 'ru', push_promotions: true });
     expect(on.body.promotions_consent_at).not.toBeNull();
     const off = await call('PATCH', '/api/accounts/me/preferences', c.access, { push_promotions: false });
     expect(off.body.promotions_consent_at).toBeNull();
+  });
+
+  it('records consent per promotional channel: a second channel switched on gets its own time', async () => {
+    const c = await signInCustomer(svc);
+    const push = await call('PATCH', '/api/accounts/me/preferences', c.access, { push_promotions: true });
+    const pushAt = push.body.push_promotions_consent_at;
+    expect(pushAt).not.toBeNull();
+    expect(push.body).toMatchObject({ promotions_consent_at: pushAt, sms_promotions_consent_at: null, email_promotions_consent_at: null });
+    await new Promise((r) => setTimeout(r, 15));
+    const sms = await call('PATCH', '/api/accounts/me/preferences', c.access, { sms_promotions: true, push_promotions: true });
+    const smsAt = sms.body.sms_promotions_consent_at;
+    expect(Date.parse(smsAt)).toBeGreaterThan(Date.parse(pushAt));
+    // Push was already on: sending it again is no new consent. The record is the latest switch-on.
+    expect(sms.body).toMatchObject({ push_promotions_consent_at: pushAt, promotions_consent_at: smsAt, email_promotions_consent_at: null });
+    // SMS withdrawn: its consent goes, the push consent still in force is the record again.
+    const smsOff = await call('PATCH', '/api/accounts/me/preferences', c.access, { sms_promotions: false });
+    expect(smsOff.body).toMatchObject({ push_promotions_consent_at: pushAt, sms_promotions_consent_at: null, promotions_consent_at: pushAt });
+    const allOff = await call('PATCH', '/api/accounts/me/preferences', c.access, { push_promotions: false });
+    expect(allOff.body).toMatchObject({ push_promotions_consent_at: null, sms_promotions_consent_at: null, promotions_consent_at: null });
+    expect((await call('GET', '/api/accounts/me/preferences', c.access)).body).toEqual(allOff.body);
   });
 
   it('answers 422 for an unknown language or property, 401 without a token', async () => {

@@ -183,3 +183,35 @@ describe('a kept product card', () => {
     expect((await product(kept, P.S1)).status).toBe(200);
   });
 });
+
+describe('how old an answer is', () => {
+  let slow: TestService;
+  beforeAll(async () => {
+    slow = await startTestService({ env: { CATALOG_PRODUCTS_CACHE_SECONDS: '5' } });
+    await loadFixture(slow);
+  });
+  afterAll(() => slow?.close());
+  const headers = { 'x-store-id': STORE_A.id, 'accept-language': 'en' };
+
+  it('says so on listings and cards: Age since the read, Cache-Control max-age the setting', async () => {
+    for (const path of [`/api/catalog/products/?category_id=${CATEGORY.milk}`, `/api/catalog/products/${P.M4}`]) {
+      const first = await slow.client.raw('GET', path, { headers });
+      expect(first.status, path).toBe(200);
+      expect(first.headers.get('cache-control'), path).toBe('private, max-age=5');
+      expect(first.headers.get('age'), path).toBe('0');
+      await sleep(1100);
+      const again = await slow.client.raw('GET', path, { headers });
+      expect(again.headers.get('cache-control'), path).toBe('private, max-age=5');
+      expect(Number(again.headers.get('age')), path).toBeGreaterThanOrEqual(1);
+      expect(Number(again.headers.get('age')), path).toBeLessThanOrEqual(5);
+    }
+  });
+
+  it('is read live, and says so, with the setting 0 and on a favourites page', async () => {
+    const live = await unkept.client.raw('GET', `/api/catalog/products/${P.M4}`, { headers });
+    expect([live.headers.get('cache-control'), live.headers.get('age')]).toEqual(['private, max-age=0', '0']);
+    const a = await signInCustomer(slow);
+    const favourites = await slow.client.raw('GET', '/api/catalog/products/?is_favorite=true', { headers: { ...headers, ...a.auth } });
+    expect([favourites.headers.get('cache-control'), favourites.headers.get('age')]).toEqual(['private, max-age=0', '0']);
+  });
+});

@@ -41,6 +41,24 @@ describe('the built pages (generated/docs.{test,prod}.html)', () => {
     });
   }
 
+  it('draws Redoc\'s attribution logo inline: the page asks no CDN for an image its policy would block', () => {
+    for (const env of ['TEST', 'PROD'] as const) {
+      const html = readFileSync(docsPagePath(env), 'utf8');
+      expect(html, env).not.toContain('cdn.redoc.ly');
+      expect(html, env).toContain('<link rel="icon" href="data:image/svg+xml,');
+    }
+  });
+
+  it('says "(TEST only)" in the summary of every TEST-only operation', () => {
+    const spec = loadSpec('TEST');
+    const testOnly = Object.values<Record<string, any>>(spec.paths).flatMap((item) =>
+      Object.values<any>(item).filter((op) => op?.operationId && (op['x-test-only'] || item['x-test-only'])),
+    );
+    expect(testOnly.map((op) => op.operationId)).toContain('searchPickerProductsByCursor');
+    expect(testOnly.length).toBe(testOnlyPaths.length);
+    for (const op of testOnly) expect(op.summary, op.operationId).toMatch(/\(TEST only\)$/);
+  });
+
   it('PROD documents every PROD operation and no TEST-only one', () => {
     const prodHtml = readFileSync(docsPagePath('PROD'), 'utf8');
     const testHtml = readFileSync(docsPagePath('TEST'), 'utf8');
@@ -89,6 +107,17 @@ describe('GET /docs', () => {
     expect(raw.encoding).toBe('gzip');
     expect(raw.body.length).toBeLessThan(plain.byteLength / 2);
     expect(gunzipSync(raw.body).equals(Buffer.from(plain))).toBe(true);
+  });
+
+  it('has a /favicon.ico, which browsers ask for by themselves', async () => {
+    const res = await fetch(`${testSvc.url}/favicon.ico`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/x-icon');
+    const body = Buffer.from(await res.arrayBuffer());
+    // ICONDIR: reserved 0, type 1 (icon), one image of 32x32.
+    expect([body.readUInt16LE(0), body.readUInt16LE(2), body.readUInt16LE(4), body[6], body[7]]).toEqual([0, 1, 1, 32, 32]);
+    expect(body.readUInt32LE(14) + body.readUInt32LE(18)).toBe(body.length);
+    expect(res.headers.get('cache-control')).toContain('max-age=');
   });
 
   it('sits beside the bundled spec of the same build, as JSON and as YAML', async () => {
@@ -143,6 +172,11 @@ describe.skipIf(!existsSync(CHROMIUM) && !inCi)('/docs in a real browser (headle
       const page = await context.newPage();
       const pageErrors: string[] = [];
       page.on('pageerror', (err) => pageErrors.push(err.message));
+      // A request the page's policy refuses (Redoc's CDN logo was one) is a console error, not a request.
+      const consoleErrors: string[] = [];
+      page.on('console', (m) => {
+        if (m.type() === 'error') consoleErrors.push(m.text());
+      });
 
       // Rendering a 3 MB page takes seconds on a busy CI machine: poll generously.
       const patiently = { timeout: 30_000, interval: 100 };
@@ -165,7 +199,9 @@ describe.skipIf(!existsSync(CHROMIUM) && !inCi)('/docs in a real browser (headle
       await expect.poll(() => page.getByText('/api/accounts/me/').first().isVisible(), patiently).toBe(true);
 
       expect(pageErrors).toEqual([]);
+      expect(consoleErrors).toEqual([]);
       expect(elsewhere).toEqual([]);
+      expect(await page.locator('img').evaluateAll((imgs) => imgs.filter((i) => !(i as HTMLImageElement).complete || (i as HTMLImageElement).naturalWidth === 0).length)).toBe(0);
     } finally {
       await context.close();
       rmSync(profile, { recursive: true, force: true });

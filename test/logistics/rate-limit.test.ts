@@ -41,6 +41,9 @@ describe('Logistics request budget', () => {
       // 3 a minute: the next request is allowed within 20 seconds.
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(Number(r.headers.get('retry-after'))).toBeLessThanOrEqual(20);
+      expect(r.headers.get('ratelimit-policy')).toBe('"logistics-ip";q=3;w=60');
+      expect(r.headers.get('ratelimit')).toBe(`"logistics-ip";r=0;t=${r.headers.get('retry-after')}`);
+      expect(r.body.retry_after_seconds).toBe(Number(r.headers.get('retry-after')));
     }
   });
 

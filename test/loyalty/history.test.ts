@@ -100,7 +100,39 @@ describe('getLoyaltyPurchase', () => {
   });
 });
 
+/**
+ * The history read oldest first is a running balance: each posted movement's balance_after is the
+ * previous one plus its amount (the account starts at 0), and the newest equals the balance.
+ */
+function expectRunningBalance(newestFirst: { status: string; amount: string; balance_after: string | null; created_at: string }[], balance: string) {
+  const posted = newestFirst.filter((t) => t.status === 'posted').reverse();
+  expect(posted.length).toBeGreaterThan(0);
+  let running = 0;
+  for (const t of posted) {
+    running += Math.round(Number(t.amount) * 100);
+    expect(t.balance_after, `balance_after of the movement of ${t.created_at}`).toBe((running / 100).toFixed(2));
+    expect(running).toBeGreaterThanOrEqual(0);
+  }
+  expect(posted.at(-1)!.balance_after).toBe(Number(balance).toFixed(2));
+}
+
 describe('listLoyaltyTransactions', () => {
+  it('reads as a running balance in time order whose newest balance_after is the wallet balance (demo data)', async () => {
+    const demo = await signInDemoCustomer(svc);
+    const wallet = await readyWallet(svc, demo);
+    const tx = await get('/api/loaylty/wallet/transactions/?page_size=100', demo);
+    expect(tx.body.has_next).toBe(false);
+    // Newest first by time: the redemption of a month ago sits between the receipts around it.
+    const times = tx.body.items.map((t: { created_at: string }) => Date.parse(t.created_at));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    expect(tx.body.items.findIndex((t: { type: string }) => t.type === 'redemption')).toBeGreaterThan(0);
+    expectRunningBalance(tx.body.items, wallet.balance);
+    // The other demo account too, straight from the ledger.
+    const ops = await svc.deps.db.selectFrom('loyalty_ledger_operations').selectAll().where('customer_id', '=', DEMO_LOYALTY_CUSTOMERS.other.id).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+    const account = await svc.deps.db.selectFrom('loyalty_ledger_accounts').select('balance').where('customer_id', '=', DEMO_LOYALTY_CUSTOMERS.other.id).where('kind', '=', 'bonus').executeTakeFirstOrThrow();
+    expectRunningBalance(ops.map((o) => ({ status: 'posted', amount: o.amount, balance_after: o.balance_after, created_at: o.created_at.toISOString() })), account.balance);
+  });
+
   it('lists the provider\'s movements newest first with descriptions in the request language', async () => {
     const demo = await signInDemoCustomer(svc);
     await readyWallet(svc, demo);
@@ -204,6 +236,7 @@ describe('accrual of completed orders', () => {
 
     const tx = (await get('/api/loaylty/wallet/transactions/', c)).body;
     expect(tx.items[0]).toMatchObject({ type: 'accrual', amount: `${points}.00`, order_id: order.id, purchase_id: order.id, description: `Points for order No. ${order.no}`, source: 'provider' });
+    expectRunningBalance(tx.items, wallet.balance);
   });
 
   it('gives no points to an order completed without a linked wallet, or with a blocked main card, and none to a cancelled one', async () => {

@@ -86,8 +86,9 @@ describe('simulateDeliveryTracking with the tracking socket', () => {
     expect(finalView).toMatchObject({ status: { value: 'completed', display: 'Delivered' }, can_cancel: false });
 
     const states = ['searching_courier', 'courier_assigned', 'courier_at_store', 'en_route', 'en_route', 'arrived', 'delivered'];
-    await eventually(async () => ru.messages.length, (n) => n >= states.length);
-    await eventually(async () => en.messages.length, (n) => n >= states.length);
+    // Each change: an order.changed, then its delivery.tracking.changed.
+    await eventually(async () => ru.messages.length, (n) => n >= 2 * states.length);
+    await eventually(async () => en.messages.length, (n) => n >= 2 * states.length);
     const tracking = ru.messages.filter((m) => m.type === 'delivery.tracking.changed' && m.data.order_id === id);
     expect(tracking.map((m) => m.data.state)).toEqual(states);
     expect(tracking[1].data).toMatchObject({ previous_state: 'searching_courier', display: 'Курьер едет в магазин' });
@@ -105,6 +106,23 @@ describe('simulateDeliveryTracking with the tracking socket', () => {
     expect(versions.at(-1)).toBe(finalView.order_version);
     // Events the customer should see on the lock screen carry a notification id.
     expect(tracking.find((m) => m.data.state === 'courier_assigned').notification_id).toEqual(expect.any(String));
+    // Every rise of order_version is announced by an order.changed - the event a client that follows
+    // the interface spec listens to - just before the tracking message of the same version; every
+    // message names order_id and order_version at its top level too.
+    const mine = ru.messages.filter((m) => m.data.order_id === id);
+    for (const m of mine) expect(m).toMatchObject({ order_id: id, order_version: m.data.order_version });
+    for (const t of tracking) {
+      expect(mine[mine.indexOf(t) - 1]).toMatchObject({
+        type: 'order.changed',
+        order_version: t.order_version,
+        notification_id: null,
+        data: { changes: expect.arrayContaining(['delivery']) },
+      });
+    }
+    // en_route and delivered (-> completed) changed the purchase status in the same step.
+    const announcementOf = (state: string) => mine.find((m) => m.type === 'order.changed' && m.order_version === tracking.find((t) => t.data.state === state).order_version);
+    expect(announcementOf('en_route').data).toMatchObject({ status: 'en_route', changes: expect.arrayContaining(['status', 'delivery']) });
+    expect(announcementOf('delivered').data).toMatchObject({ status: 'completed', changes: expect.arrayContaining(['status', 'delivery']) });
     expect(theirs.messages).toEqual([]);
     for (const s of [ru, en, theirs]) s.ws.close();
   });

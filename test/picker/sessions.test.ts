@@ -473,10 +473,10 @@ describe('finishPicking', () => {
     const before = (await orderRow(nothing.orderId)).order_version;
     expect((await post(`/api/picker/orders/${nothing.orderId}/finish`, picker)).status).toBe(200);
     expect(await orderRow(nothing.orderId)).toMatchObject({ status: 'cancelled', status_reason: 'nothing_picked', final_total: '0.00', order_version: before + 1 });
-    // One change of the order, one message to the customer (here the delivery's cancellation).
+    // One change of the order: its order.changed, then (the delivery's cancellation) its tracking message.
     const told = await svc.deps.db.selectFrom('outbox_events').select('type').where('order_id', '=', nothing.orderId).where('customer_id', 'is not', null)
-      .where(sql<boolean>`(payload->'data'->>'order_version')::int > ${before}`).execute();
-    expect(told).toEqual([{ type: 'delivery.tracking.changed' }]);
+      .where(sql<boolean>`(payload->'data'->>'order_version')::int > ${before}`).orderBy('id').execute();
+    expect(told).toEqual([{ type: 'order.changed' }, { type: 'delivery.tracking.changed' }]);
     const hold = await svc.deps.db.selectFrom('slot_holds').select('slot_id').where('order_id', '=', nothing.orderId).executeTakeFirst();
     expect(hold).toBeUndefined();
   });

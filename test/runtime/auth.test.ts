@@ -80,6 +80,27 @@ describe('customer operations', () => {
   });
 });
 
+describe('the 401 challenge (RFC 6750 3.1)', () => {
+  it('has no error when no credentials were sent, error="invalid_token" when a token was', async () => {
+    const bad = 'not.a.token';
+    for (const path of ['/api/accounts/me/', '/api/picker/auth/me']) {
+      const none = await svc.client.raw('GET', path);
+      expect(none.status, path).toBe(401);
+      expect(none.headers.get('www-authenticate'), path).toBe('Bearer');
+      // Another scheme is no bearer token either.
+      const basic = await svc.client.raw('GET', path, { headers: { authorization: 'Basic dXNlcjpwYXNz' } });
+      expect(basic.status, path).toBe(401);
+      expect(basic.headers.get('www-authenticate'), path).toBe('Bearer');
+      const invalid = await get(path, bad);
+      expect(invalid.status, path).toBe(401);
+      expect(invalid.headers.get('www-authenticate'), path).toBe('Bearer error="invalid_token"');
+    }
+    // A customer token on a picker operation was sent, and is not accepted there.
+    const customer = await signInCustomer(svc);
+    expect((await get('/api/picker/auth/me', customer.access)).headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+  });
+});
+
 describe('picker operations', () => {
   it('refuse customer tokens and accept picker tokens at the security layer', async () => {
     const t = tokensFor(svc.config);

@@ -112,10 +112,30 @@ describe('request errors', () => {
     expect(r.body.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc: ['body', 'phone'], type: 'pattern' })]));
   });
 
+  it('answers 415 UNSUPPORTED_MEDIA_TYPE, naming the expected type, to a body that is not sent as JSON', async () => {
+    const json = new TextEncoder().encode('{"phone":"+79990000000"}');
+    const cases: [string, { headers?: Record<string, string>; body: string | Uint8Array }, string][] = [
+      ['no content type', { body: json }, 'no Content-Type was sent'],
+      ['text/plain', { body: '{"phone":"+79990000000"}', headers: { 'content-type': 'text/plain;charset=UTF-8' } }, 'it was text/plain'],
+      ['a form', { body: 'phone=%2B79990000000', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 'it was application/x-www-form-urlencoded'],
+    ];
+    for (const [name, init, said] of cases) {
+      const r = await svc.client.raw('POST', '/api/auth/otp/send', init);
+      expect(r.status, name).toBe(415);
+      expect(r.body.code, name).toBe('UNSUPPORTED_MEDIA_TYPE');
+      expect(r.body.detail, name).toContain('Content-Type: application/json');
+      expect(r.body.detail, name).toContain(said);
+    }
+    // A JSON media type with a suffix is JSON.
+    const suffixed = await svc.client.raw('POST', '/api/auth/otp/send', { body: { phone: '12345' }, headers: { 'content-type': 'application/vnd.api+json' } });
+    expect(suffixed.status).toBe(422);
+  });
+
   it('reports a missing body, an extra property and a bad path id each at its location', async () => {
     const missing = await svc.client.raw('POST', '/api/auth/otp/send');
     expect(missing.status).toBe(422);
-    expect(missing.body.detail).toEqual([expect.objectContaining({ loc: ['body'], type: 'required' })]);
+    // A sentence a person understands, not "must have required property 'requestBody'".
+    expect(missing.body.detail).toEqual([{ loc: ['body'], msg: 'a JSON body is required (Content-Type: application/json)', type: 'required' }]);
     const empty = await svc.client.raw('POST', '/api/auth/otp/send', { headers: { 'content-type': 'application/json' } });
     expect(empty.status).toBe(422);
     expect(empty.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'phone'], type: 'required' })]);

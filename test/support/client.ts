@@ -66,14 +66,17 @@ export class ContractClient {
   }
 
   /** Any request (malformed bodies, unknown paths, raw headers), checked like the typed ones. */
-  async raw(method: string, path: string, init: { headers?: Record<string, string>; body?: string | object } = {}): Promise<CheckedResponse> {
+  /** A `Uint8Array` body is sent as is, with no Content-Type unless `headers` give one. */
+  async raw(method: string, path: string, init: { headers?: Record<string, string>; body?: string | object | Uint8Array } = {}): Promise<CheckedResponse> {
     const headers: Record<string, string> = { ...(init.headers ?? {}) };
-    let body: string | undefined;
-    if (init.body !== undefined) {
+    let body: string | Uint8Array | undefined;
+    if (init.body instanceof Uint8Array) {
+      body = init.body;
+    } else if (init.body !== undefined) {
       body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(`${this.opts.baseUrl}${path}`, { method, headers, body });
+    const response = await fetch(`${this.opts.baseUrl}${path}`, { method, headers, body: body as BodyInit | undefined });
     const text = await response.text();
     const operationId = await this.verify(method, new URL(`${this.opts.baseUrl}${path}`).pathname, response, text);
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, operationId };

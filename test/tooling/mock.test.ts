@@ -119,8 +119,9 @@ describe('mock behaviour', () => {
     const unavailable = await m.client.raw('GET', '/api/accounts/me/', { headers: { ...auth, prefer: 'code=503' } });
     expect(unavailable.status).toBe(503);
     expect(unavailable.headers.get('retry-after')).toMatch(/^\d+$/);
-    // Its body says what the status means (the app picks its reaction by `code`).
-    expect(unavailable.body.code).toBe('SERVICE_UNAVAILABLE');
+    // Its body says what the status means (the app picks its reaction by `code`): the shared
+    // 503's own example, the code the service answers when its database is out of reach.
+    expect(unavailable.body.code).toBe('DATABASE_UNAVAILABLE');
     for (const [status, code] of [[404, 'NOT_FOUND'], [500, 'INTERNAL_ERROR']] as const) {
       const r = await m.client.raw('GET', '/api/orders/roadmap/6f1d0c8e-2b4a-4c7d-9e3f-0a1b2c3d4e5f/detail', { headers: { ...auth, prefer: `code=${status}` } });
       expect([r.status, r.body.code]).toEqual([status, code]);

@@ -396,6 +396,10 @@ export class LocalLoyaltyLedger implements LoyaltyProvider {
         comment: op.comment ?? null,
         expires_at: op.expires ? sql<Date>`now() + ${POINTS_LIFETIME}` : null,
         idempotency_key: op.idempotencyKey,
+        // The time the balance moved (the account row is locked by now), not the transaction's
+        // start: a post that waited for another's lock is then listed after it, so the
+        // balance_after of the history reads as a running balance in time order.
+        created_at: sql<Date>`clock_timestamp()`,
       })
       .execute();
     return id;
