@@ -35,6 +35,7 @@ export async function signIn(phone: string, askForCode: () => Promise<string>): 
   const code = await askForCode();
   const { data: tokens } = await confirmOtp({ client: api, body: { phone, code }, throwOnError: true });
   const { data: profile } = await getProfile({ client: api, headers: bearer(tokens.access), throwOnError: true });
+  if (profile.phone !== tokens.phone) throw new Error('signed in as someone else');
   return { access: tokens.access, refresh: tokens.refresh, profile };
 }
 

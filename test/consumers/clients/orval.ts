@@ -36,6 +36,7 @@ export async function signIn(phone: string, askForCode: () => Promise<string>): 
   if (tokens.status !== 200) throw failed('confirmOtp', tokens.status);
   const profile = await getProfile({ headers: bearer(tokens.data.access) });
   if (profile.status !== 200) throw failed('getProfile', profile.status);
+  if (profile.data.phone !== tokens.data.phone) throw new Error('signed in as someone else');
   return { access: tokens.data.access, refresh: tokens.data.refresh, profile: profile.data };
 }
 
