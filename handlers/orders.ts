@@ -46,8 +46,9 @@ async function pickingResultOf(db: Executor, o: OrderRow, lang: Lang): Promise<P
   if (o.picking_result_state === 'pending') return emptyPickingResult('pending');
   const session = await findLatestSessionOfOrder(db, o.id);
   if (!session) return emptyPickingResult(o.picking_result_state);
-  const result = toPickingResult(await loadItems(db, session.id), lang, o.picking_result_state === 'completed');
-  return { ...result, state: o.picking_result_state, completed_at: o.picking_completed_at ? o.picking_completed_at.toISOString() : null };
+  const { summary, items } = toPickingResult(await loadItems(db, session.id), lang, o.picking_result_state === 'completed');
+  // Only the schema's fields: the view's internal `hasChanges` is the order's `has_picking_changes`.
+  return { state: o.picking_result_state, summary, items, completed_at: o.picking_completed_at ? o.picking_completed_at.toISOString() : null };
 }
 
 async function orderDetail(db: Executor, o: OrderRow, ctx: RequestContext<any>) {
