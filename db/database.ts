@@ -2,7 +2,7 @@
 // data lives in `<dataDir>/pg` (started by the service itself, zero configuration).
 import path from 'node:path';
 import pg from 'pg';
-import { connect, type DatabaseHandle } from './connection.js';
+import { connect, type ConnectionLimits, type DatabaseHandle } from './connection.js';
 import { startEmbeddedPostgres, type EmbeddedCluster } from './embedded.js';
 
 export const EMBEDDED_DATABASE = 'grocery';
@@ -26,7 +26,7 @@ export async function ensureDatabase(adminUrl: string, name: string): Promise<vo
 }
 
 export async function openDatabase(
-  opts: { databaseUrl: string | null; dataDir: string; poolMax: number },
+  opts: { databaseUrl: string | null; dataDir: string; poolMax: number; limits?: ConnectionLimits },
   log: (line: string) => void = () => {},
 ): Promise<OpenedDatabase> {
   let embedded: EmbeddedCluster | null = null;
@@ -36,7 +36,7 @@ export async function openDatabase(
     await ensureDatabase(embedded.adminUrl, EMBEDDED_DATABASE);
     url = embedded.urlFor(EMBEDDED_DATABASE);
   }
-  const handle = connect(url, { max: opts.poolMax });
+  const handle = connect(url, { max: opts.poolMax, limits: opts.limits });
   return {
     ...handle,
     url,

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { ConnectionLimits } from '../db/connection.js';
 import { compareVersions, isVersion } from '../handlers/rules/mobile-version.js';
 
 export type AppEnv = 'TEST' | 'PROD';
@@ -16,6 +17,11 @@ export interface Config {
   databaseUrl: string | null;
   dataDir: string;
   dbPoolMax: number;
+  /**
+   * Time limits of every connection of the service's pool, and its wait for a free connection
+   * (db/connection.ts ConnectionLimits). A request that meets one answers 503 DATABASE_UNAVAILABLE.
+   */
+  dbLimits: ConnectionLimits;
   buildCommit: string;
   jwt: {
     secret: string;
@@ -448,6 +454,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     dataDir,
     dbPoolMax: int(env, 'DB_POOL_MAX', 20, 1),
+    dbLimits: {
+      statementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 15_000, 0),
+      lockTimeoutMs: int(env, 'DB_LOCK_TIMEOUT_MS', 5_000, 0),
+      idleInTransactionTimeoutMs: int(env, 'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 30_000, 0),
+      poolTimeoutMs: int(env, 'DB_POOL_TIMEOUT_MS', 5_000, 1),
+    },
     buildCommit: env.BUILD_COMMIT ?? gitCommit(projectRoot),
     jwt: {
       secret: jwtSecret,

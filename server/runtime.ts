@@ -2,6 +2,7 @@
 // HTTP + WebSocket on one port, graceful shutdown.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { connect } from '../db/connection.js';
 import { openDatabase, type OpenedDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { seedDemoData } from '../db/seed/demo.js';
@@ -54,20 +55,27 @@ export async function startService({ config, log: givenLog, handlers, database: 
   let t = performance.now();
   const database =
     givenDb ??
-    (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax }, (line) =>
+    (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax, limits: config.dbLimits }, (line) =>
       log.debug('postgres', { line }),
     ));
   mark('database', t);
 
-  t = performance.now();
-  await migrateToLatest(database.db);
-  mark('migrations', t);
-
-  if (config.seedDemoData) {
+  // Migrations and the demo data run on a connection of their own, without the request pool's
+  // time limits (a migration may rightly take longer than any request may).
+  const maintenance = connect(database.url, { max: 1, applicationName: 'grocery-migrations' });
+  try {
     t = performance.now();
-    const { seeded } = await seedDemoData(database.db);
-    mark('demo_data', t);
-    if (seeded) log.info('demo data seeded');
+    await migrateToLatest(maintenance.db);
+    mark('migrations', t);
+
+    if (config.seedDemoData) {
+      t = performance.now();
+      const { seeded } = await seedDemoData(maintenance.db);
+      mark('demo_data', t);
+      if (seeded) log.info('demo data seeded');
+    }
+  } finally {
+    await maintenance.close();
   }
 
   const deps: AppDeps = {
