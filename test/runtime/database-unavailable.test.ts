@@ -48,7 +48,7 @@ describe('the pool cannot hand out a connection in time', () => {
     const picker = await signInPicker(svc);
     const wsBase = svc.url.replace('http', 'ws');
     // Every connection of the pool taken (as by a load the database is too slow for).
-    const held = await Promise.all(Array.from({ length: svc.database.pool.options.max }, () => svc.database.pool.connect()));
+    const held = await Promise.all(Array.from({ length: (svc.database.pool as unknown as { options: { max: number } }).options.max }, () => svc.database.pool.connect()));
     try {
       expectAllUnavailable(await securedAnswers(svc, customer.auth, picker.auth));
       const tracking = new WebSocket(`${wsBase}/ws/orders/tracking/`, { headers: customer.auth });
