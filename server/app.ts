@@ -174,6 +174,8 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       if (!principal && c.operation.security?.length && req.headers.authorization) throw databaseFailureOf(c) ?? unauthorized();
       const nul = nulCharacterIssues({ body: c.request.requestBody, query: c.request.query, path: c.request.params });
       if (nul.length) throw validationFailed(nul);
+      const loose = looseIntegerIssues(c.operation, req.path);
+      if (loose.length) throw validationFailed(loose);
       const ctx: RequestContext<typeof id> = {
         operationId: id,
         body: c.request.requestBody,
@@ -364,4 +366,33 @@ function isDecodablePath(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Integer path parameters written other than canonically (`0x1`, `1e0`, `+1`, ` 1`, `01`): type
+ * coercion reads each of them as 1, so without this check one resource would have many URLs
+ * (and caches, logs and idempotency records would see them as different). Answered 422 like any
+ * other invalid value.
+ */
+function looseIntegerIssues(operation: { path: string; parameters?: unknown[] }, path: string) {
+  const names = (operation.parameters ?? []).flatMap((p) => {
+    const param = p as { in?: string; name?: string; schema?: { type?: unknown } };
+    const type = param.schema?.type;
+    return param.in === 'path' && param.name && (type === 'integer' || (Array.isArray(type) && type.includes('integer'))) ? [param.name] : [];
+  });
+  if (!names.length) return [];
+  const template = operation.path.split(/(\{[^}]+\})/);
+  const order: string[] = [];
+  const pattern = template.map((part) => {
+    const m = /^\{([^}]+)\}$/.exec(part);
+    if (!m) return part.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+    order.push(m[1]);
+    return '([^/]*)';
+  });
+  const match = new RegExp(`^${pattern.join('')}$`).exec(path);
+  if (!match) return [];
+  return names.flatMap((name) => {
+    const raw = decodeURIComponent(match[order.indexOf(name) + 1] ?? '');
+    return /^(0|-?[1-9][0-9]*)$/.test(raw) ? [] : [{ loc: ['path', name], msg: 'must be an integer written in decimal digits without sign, spaces or leading zeros', type: 'integer' }];
+  });
 }
