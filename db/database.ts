@@ -3,7 +3,7 @@
 import path from 'node:path';
 import pg from 'pg';
 import { connect, type ConnectionLimits, type DatabaseHandle } from './connection.js';
-import { startEmbeddedPostgres, type EmbeddedCluster } from './embedded.js';
+import { startEmbeddedPostgres, type EmbeddedCluster, type EmbeddedOptions } from './embedded.js';
 
 export const EMBEDDED_DATABASE = 'grocery';
 
@@ -26,13 +26,14 @@ export async function ensureDatabase(adminUrl: string, name: string): Promise<vo
 }
 
 export async function openDatabase(
-  opts: { databaseUrl: string | null; dataDir: string; poolMax: number; limits?: ConnectionLimits },
+  opts: { databaseUrl: string | null; dataDir: string; poolMax: number; limits?: ConnectionLimits; report?: EmbeddedOptions['report'] },
   log: (line: string) => void = () => {},
 ): Promise<OpenedDatabase> {
   let embedded: EmbeddedCluster | null = null;
   let url = opts.databaseUrl;
   if (!url) {
-    embedded = await startEmbeddedPostgres(path.join(opts.dataDir, 'pg'), log);
+    // Durable (the default): what the service acknowledged survives a crash of PostgreSQL or of the machine.
+    embedded = await startEmbeddedPostgres(path.join(opts.dataDir, 'pg'), log, [], { report: opts.report });
     await ensureDatabase(embedded.adminUrl, EMBEDDED_DATABASE);
     url = embedded.urlFor(EMBEDDED_DATABASE);
   }

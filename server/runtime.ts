@@ -55,7 +55,7 @@ export async function startService({ config, log: givenLog, handlers, database: 
   let t = performance.now();
   const database =
     givenDb ??
-    (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax, limits: config.dbLimits }, (line) =>
+    (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax, limits: config.dbLimits, report: (level, message, fields) => log[level](message, fields) }, (line) =>
       log.debug('postgres', { line }),
     ));
   mark('database', t);

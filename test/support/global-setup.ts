@@ -61,7 +61,8 @@ export default async function setup(project: TestProject) {
     // mkdtemp makes the folder private; the unprivileged user PostgreSQL runs as must enter it.
     chmodSync(dir, 0o755);
     const { startEmbeddedPostgres } = await loadEmbeddedPostgres();
-    cluster = await startEmbeddedPostgres(path.join(dir, 'data'));
+    // A throwaway cluster: fsync and synchronous commit off for speed (npm start keeps them on).
+    cluster = await startEmbeddedPostgres(path.join(dir, 'data'), () => {}, [], { durable: false });
     adminUrl = cluster.adminUrl;
   }
   const template = `grocery_tpl_${runId}`;
