@@ -1,12 +1,28 @@
 // npm start: the service with zero configuration (embedded PostgreSQL, migrations, demo data,
 // TEST environment). Configuration is the environment; see README.md.
-import { loadConfig } from '../server/config.js';
-import { createLogger } from '../server/logger.js';
+import { loadConfig, type Config } from '../server/config.js';
+import { createLogger, type Logger } from '../server/logger.js';
 import { startService, type RunningService } from '../server/runtime.js';
+import { startFailureLine } from '../server/startup-failure.js';
 
 const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
-const config = loadConfig();
+/**
+ * A start that fails ends with one plain line on stderr naming the cause and the fix, and exit
+ * code 1; the error with its stack is logged as well only with LOG_LEVEL=debug.
+ */
+function startFailed(err: unknown, logger: Logger | null): never {
+  if (process.env.LOG_LEVEL === 'debug') (logger ?? createLogger('debug')).error('start failed', { err });
+  process.stderr.write(`Cannot start: ${startFailureLine(err)}\n`);
+  process.exit(1);
+}
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (err) {
+  startFailed(err, null);
+}
 const log = createLogger(config.logLevel);
 
 // The signal handlers are in place before anything starts and stay in place: a signal that
@@ -63,6 +79,5 @@ try {
       `  API docs: ${started.url}/docs    spec: ${started.url}/openapi.json    metrics: ${started.url}/metrics    health: ${started.url}/healthz\n\n`,
   );
 } catch (err) {
-  log.error('start failed', { err });
-  process.exit(1);
+  startFailed(err, log);
 }

@@ -438,7 +438,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(projectRoot, env.DATA_DIR ?? '.data');
   const databaseUrl = env.DATABASE_URL || null;
   if (appEnv === 'PROD') {
-    if (!env.JWT_SECRET || env.JWT_SECRET.length < 32) throw new Error('PROD needs JWT_SECRET of at least 32 characters');
+    if (!env.JWT_SECRET || env.JWT_SECRET.length < 32) throw new Error('PROD needs JWT_SECRET of at least 32 characters: set it to a random secret (openssl rand -base64 48)');
     if (!databaseUrl) throw new Error('PROD needs DATABASE_URL (the embedded database is for development and tests)');
   }
   // A variable set to nothing (`VAR=` from a template) is unset, never an empty key.
