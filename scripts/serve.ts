@@ -33,8 +33,11 @@ const log = createLogger(config.logLevel);
 // delivered twice (a terminal signals the whole process group, and npm passes it on too).
 let service: RunningService | null = null;
 let firstSignalAt = 0;
+let stopSignal = '';
+// SIGTERM is how an orchestrator stops an instance behind a load balancer: readiness turns 503
+// and requests are still served for SHUTDOWN_DELAY_MS first. Ctrl-C and SIGHUP drain at once.
 const stop = (running: RunningService) =>
-  running.stop().then(
+  running.stop(stopSignal === 'SIGTERM' ? config.shutdownDelayMs : 0).then(
     () => process.exit(0),
     (err) => {
       log.error('shutdown failed', { err });
@@ -47,6 +50,7 @@ const onSignal = (signal: string) => {
     return;
   }
   firstSignalAt = Date.now();
+  stopSignal = signal;
   log.info('signal received', { signal });
   // During start-up the stop waits until the service is up (see below).
   if (service) void stop(service);

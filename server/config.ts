@@ -63,6 +63,11 @@ export interface Config {
   bodyLimitBytes: number;
   shutdownGraceMs: number;
   /**
+   * On SIGTERM, how long /readyz answers 503 while requests are still served, before the
+   * listener closes (so a load balancer stops sending first). Ctrl-C and SIGHUP do not wait.
+   */
+  shutdownDelayMs: number;
+  /**
    * Open sockets one account may hold on one instance, per WebSocket channel; a new one beyond
    * closes the account's oldest (SOCKET_REPLACED). 0: no limit.
    */
@@ -435,7 +440,7 @@ export const projectRoot = path.resolve(import.meta.dirname, '..');
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const appEnv = (env.APP_ENV ?? 'TEST').toUpperCase();
   if (appEnv !== 'TEST' && appEnv !== 'PROD') throw new Error(`APP_ENV must be TEST or PROD, got "${env.APP_ENV}"`);
-  const dataDir = path.resolve(projectRoot, env.DATA_DIR ?? '.data');
+  const dataDir = path.resolve(projectRoot, env.DATA_DIR || '.data');
   const databaseUrl = env.DATABASE_URL || null;
   if (appEnv === 'PROD') {
     if (!env.JWT_SECRET || env.JWT_SECRET.length < 32) throw new Error('PROD needs JWT_SECRET of at least 32 characters: set it to a random secret (openssl rand -base64 48)');
@@ -493,6 +498,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0),
+    shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 5_000, 0),
     wsMaxSocketsPerAccount: int(env, 'WS_MAX_SOCKETS_PER_ACCOUNT', 10, 0),
     validateResponses: bool(env, 'VALIDATE_RESPONSES', appEnv === 'TEST'),
     logLevel,
