@@ -79,13 +79,52 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export function connect(connectionString: string, options: { max?: number; applicationName?: string } = {}): DatabaseHandle {
+/**
+ * Time limits of the service's connections (0: none). They are sent as startup options of each
+ * connection (`-c name=value`), never as session `SET`s: behind PgBouncer in transaction mode a
+ * session setting would stay on whichever server connection ran it (issue 21). When one fires,
+ * the request answers 503 DATABASE_UNAVAILABLE (server/http.ts isDatabaseUnavailable).
+ */
+export interface ConnectionLimits {
+  /** Longest a statement may run (SQLSTATE 57014 past it). */
+  statementTimeoutMs: number;
+  /** Longest a statement waits for a lock (55P03 past it). */
+  lockTimeoutMs: number;
+  /** Longest a transaction may sit idle between statements; PostgreSQL then ends the connection (25P03). */
+  idleInTransactionTimeoutMs: number;
+  /** Longest a request waits for a free connection of the pool. */
+  poolTimeoutMs: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  statementTimeoutMs: 0,
+  lockTimeoutMs: 0,
+  idleInTransactionTimeoutMs: 0,
+  poolTimeoutMs: 10_000,
+};
+
+/** The `options` startup parameter carrying the limits, or undefined when none is set. */
+export function limitOptions(limits: ConnectionLimits): string | undefined {
+  const settings = [
+    ['statement_timeout', limits.statementTimeoutMs],
+    ['lock_timeout', limits.lockTimeoutMs],
+    ['idle_in_transaction_session_timeout', limits.idleInTransactionTimeoutMs],
+  ].filter(([, v]) => Number(v) > 0);
+  return settings.length ? settings.map(([k, v]) => `-c ${k}=${v}`).join(' ') : undefined;
+}
+
+export function connect(
+  connectionString: string,
+  options: { max?: number; applicationName?: string; limits?: Partial<ConnectionLimits> } = {},
+): DatabaseHandle {
+  const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 20,
     application_name: options.applicationName ?? 'grocery-service',
     idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: limits.poolTimeoutMs,
+    options: limitOptions(limits),
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});

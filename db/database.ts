@@ -2,8 +2,8 @@
 // data lives in `<dataDir>/pg` (started by the service itself, zero configuration).
 import path from 'node:path';
 import pg from 'pg';
-import { connect, type DatabaseHandle } from './connection.js';
-import { startEmbeddedPostgres, type EmbeddedCluster } from './embedded.js';
+import { connect, type ConnectionLimits, type DatabaseHandle } from './connection.js';
+import { startEmbeddedPostgres, type EmbeddedCluster, type EmbeddedOptions } from './embedded.js';
 
 export const EMBEDDED_DATABASE = 'grocery';
 
@@ -26,17 +26,18 @@ export async function ensureDatabase(adminUrl: string, name: string): Promise<vo
 }
 
 export async function openDatabase(
-  opts: { databaseUrl: string | null; dataDir: string; poolMax: number },
+  opts: { databaseUrl: string | null; dataDir: string; poolMax: number; limits?: ConnectionLimits; report?: EmbeddedOptions['report'] },
   log: (line: string) => void = () => {},
 ): Promise<OpenedDatabase> {
   let embedded: EmbeddedCluster | null = null;
   let url = opts.databaseUrl;
   if (!url) {
-    embedded = await startEmbeddedPostgres(path.join(opts.dataDir, 'pg'), log);
+    // Durable (the default): what the service acknowledged survives a crash of PostgreSQL or of the machine.
+    embedded = await startEmbeddedPostgres(path.join(opts.dataDir, 'pg'), log, [], { report: opts.report });
     await ensureDatabase(embedded.adminUrl, EMBEDDED_DATABASE);
     url = embedded.urlFor(EMBEDDED_DATABASE);
   }
-  const handle = connect(url, { max: opts.poolMax });
+  const handle = connect(url, { max: opts.poolMax, limits: opts.limits });
   return {
     ...handle,
     url,

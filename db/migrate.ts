@@ -12,8 +12,8 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultS
     const failed = result.results?.find((r) => r.status === 'Error');
     const reason = String((result.error as Error).message ?? result.error);
     // No migration ran: the database could not be reached at all (wrong DATABASE_URL, down).
-    if (!failed) throw new Error(`cannot migrate the database: ${reason}`);
-    throw new Error(`migration ${failed.migrationName} failed: ${reason}`);
+    if (!failed) throw new Error(`cannot migrate the database: ${reason}`, { cause: result.error });
+    throw new Error(`migration ${failed.migrationName} failed: ${reason}`, { cause: result.error });
   }
   return result;
 }

@@ -10968,7 +10968,9 @@ export interface components {
          *       `Authorization: Bearer <token>`, or the query parameter `access_token` for clients that cannot
          *       set headers (such URLs are never logged). Missing, invalid, customer or expired tokens and
          *       deactivated accounts are closed with code 1008, and so is an open socket when its token
-         *       expires or its session is revoked; on server shutdown sockets close with 1001. Reconnect
+         *       expires or its session is revoked; when the token could not be checked because the service
+         *       cannot reach its database the socket is closed with 1013 (try again later: keep the sign-in
+         *       and reconnect with backoff); on server shutdown sockets close with 1001. Reconnect
          *       with a fresh token after a 1008 that followed token expiry. One picker holds at most 10
          *       sockets on an instance (a server setting): another one closes the oldest with code 4000
          *       (`replaced by a newer connection`), which is not reconnected.

@@ -47,7 +47,7 @@ import { decodeCursor, encodeCursor, type CursorProblem } from './rules/picking-
 import { ADDED_QUANTITY_MAX, addedQuantityProblem, isResolved, openSessionStatus, UNIT, type ReplacementMatch } from './rules/picking-items.js';
 import { actionMessage } from './rules/picking-messages.js';
 import { summaryRates } from './rules/picking-stats.js';
-import { assertUnderLimit, clearRateEvents, limitClientIp, oneAttemptAtATime, recordRateEvent } from './shared/limits.js';
+import { assertUnderLimit, clearRateEvents, countAgainstLimit, limitClientIp, oneAttemptAtATime, recordRateEvent } from './shared/limits.js';
 import {
   actionOutput,
   addedItem,
@@ -202,11 +202,10 @@ export const pickerHandlers = {
     // A token family refreshing in a loop (an app bug) is stopped: 30 a minute (TOO_MANY_REQUESTS).
     const family = refreshFamilyOf(tokens, ctx.body.refresh);
     if (family) {
-      await assertUnderLimit(db, `picker-refresh:${family}`, PICKER_REFRESHES_PER_MINUTE, 60, {
+      await countAgainstLimit(db, `picker-refresh:${family}`, PICKER_REFRESHES_PER_MINUTE, 60, {
         code: 'TOO_MANY_REQUESTS',
         detail: 'Too many refreshes of this session; retry later',
       });
-      await recordRateEvent(db, `picker-refresh:${family}`);
     }
     const outcome = await db.transaction().execute((trx) =>
       rotateRefreshToken(trx, tokens, ctx.body.refresh, 'picker_refresh', (claims) => ({ kind: 'picker', pickerId: Number(claims.sub) }), config.jwt.refreshReuseGraceSeconds),

@@ -176,7 +176,7 @@ async function main(): Promise<void> {
     dir = mkdtempSync(path.join(os.tmpdir(), 'grocery-bench-pg-'));
     // mkdtemp makes the folder private; the unprivileged user PostgreSQL runs as must enter it.
     chmodSync(dir, 0o755);
-    cluster = await startEmbeddedPostgres(path.join(dir, 'data'));
+    cluster = await startEmbeddedPostgres(path.join(dir, 'data'), () => {}, [], { durable: false }); // throwaway: durability off
     adminUrl = cluster.adminUrl;
   }
   const names = { small: `bench_catalog_small_${process.pid}`, large: `bench_catalog_large_${process.pid}` };

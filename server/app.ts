@@ -15,7 +15,7 @@ import { docsHandler } from './docs.js';
 import { faviconHandler } from './favicon.js';
 import { AppError, notFound, unauthorized, validationFailed } from './errors.js';
 import { isNotImplemented, type RequestContext } from './handler-types.js';
-import { errorReply, nulCharacterIssues, preferredLanguage, send, serializeBody, validationIssues, type HttpReply } from './http.js';
+import { errorReply, isDatabaseUnavailable, nulCharacterIssues, preferredLanguage, send, serializeBody, validationIssues, type HttpReply } from './http.js';
 import { redactUrl } from './logger.js';
 import { createMetrics, metricsHandler, type Metrics } from './metrics.js';
 import { installCompiledRouting, routeTableFor, type RouteTable } from './router.js';
@@ -104,13 +104,26 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     return activePrincipal(deps, token, kind);
   };
 
+  // openapi-backend turns anything a security handler throws into "not authorized", and so into
+  // unauthorizedHandler (a 401). A session check that could not reach the database is no verdict
+  // on the token: it is kept in the context (`{ error }`) and answered as the 503 it is, here and
+  // in the operation handler (optional sign-in), never as a 401 that signs the user out.
+  const databaseFailureOf = (c: Context): Error | null => {
+    for (const result of Object.values(c.security ?? {})) {
+      const error = result && typeof result === 'object' && 'error' in result ? (result as { error: unknown }).error : null;
+      if (isDatabaseUnavailable(error)) return error as Error;
+    }
+    return null;
+  };
+
   api.registerSecurityHandler('CustomerJWTAuth', (c) => bearerPrincipal(c, 'customer_access'));
   api.registerSecurityHandler('PickerJWTAuth', (c) => bearerPrincipal(c, 'picker_access'));
   // Push-device registration: either kind of access token (the handler matches it to app_kind).
   api.registerSecurityHandler('ApplicationJWTAuth', async (c) => {
     try {
       return await bearerPrincipal(c, 'customer_access');
-    } catch {
+    } catch (err) {
+      if (isDatabaseUnavailable(err)) throw err;
       return bearerPrincipal(c, 'picker_access');
     }
   });
@@ -141,6 +154,8 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       throw validationFailed(validationIssues(c.validation.errors ?? []));
     },
     unauthorizedHandler: (c) => {
+      const failure = databaseFailureOf(c);
+      if (failure) throw failure; // 503 DATABASE_UNAVAILABLE with Retry-After (server/http.ts errorReply)
       // The recovery operation names its own code for a missing, malformed or expired token.
       if (c.operation.security?.some((s) => 'RecoveryTokenApiKey' in s)) {
         throw new AppError(401, 'RECOVERY_TOKEN_INVALID', 'The recovery token is not valid; verify a new code');
@@ -159,9 +174,11 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       const principal = principalOf(c);
       // Optional authorization: a token that is sent must be valid, so a client with an expired
       // token refreshes instead of silently browsing as a guest.
-      if (!principal && c.operation.security?.length && req.headers.authorization) throw unauthorized(undefined, req);
+      if (!principal && c.operation.security?.length && req.headers.authorization) throw databaseFailureOf(c) ?? unauthorized(undefined, req);
       const nul = nulCharacterIssues({ body: c.request.requestBody, query: c.request.query, path: c.request.params });
       if (nul.length) throw validationFailed(nul);
+      const loose = looseIntegerIssues(c.operation, req.path);
+      if (loose.length) throw validationFailed(loose);
       const ctx: RequestContext<typeof id> = {
         operationId: id,
         body: c.request.requestBody,
@@ -375,4 +392,33 @@ function isDecodablePath(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Integer path parameters written other than canonically (`0x1`, `1e0`, `+1`, ` 1`, `01`): type
+ * coercion reads each of them as 1, so without this check one resource would have many URLs
+ * (and caches, logs and idempotency records would see them as different). Answered 422 like any
+ * other invalid value.
+ */
+function looseIntegerIssues(operation: { path: string; parameters?: unknown[] }, path: string) {
+  const names = (operation.parameters ?? []).flatMap((p) => {
+    const param = p as { in?: string; name?: string; schema?: { type?: unknown } };
+    const type = param.schema?.type;
+    return param.in === 'path' && param.name && (type === 'integer' || (Array.isArray(type) && type.includes('integer'))) ? [param.name] : [];
+  });
+  if (!names.length) return [];
+  const template = operation.path.split(/(\{[^}]+\})/);
+  const order: string[] = [];
+  const pattern = template.map((part) => {
+    const m = /^\{([^}]+)\}$/.exec(part);
+    if (!m) return part.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+    order.push(m[1]);
+    return '([^/]*)';
+  });
+  const match = new RegExp(`^${pattern.join('')}$`).exec(path);
+  if (!match) return [];
+  return names.flatMap((name) => {
+    const raw = decodeURIComponent(match[order.indexOf(name) + 1] ?? '');
+    return /^(0|-?[1-9][0-9]*)$/.test(raw) ? [] : [{ loc: ['path', name], msg: 'must be an integer written in decimal digits without sign, spaces or leading zeros', type: 'integer' }];
+  });
 }

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { ConnectionLimits } from '../db/connection.js';
 import { compareVersions, isVersion } from '../handlers/rules/mobile-version.js';
 
 export type AppEnv = 'TEST' | 'PROD';
@@ -16,6 +17,11 @@ export interface Config {
   databaseUrl: string | null;
   dataDir: string;
   dbPoolMax: number;
+  /**
+   * Time limits of every connection of the service's pool, and its wait for a free connection
+   * (db/connection.ts ConnectionLimits). A request that meets one answers 503 DATABASE_UNAVAILABLE.
+   */
+  dbLimits: ConnectionLimits;
   buildCommit: string;
   jwt: {
     secret: string;
@@ -56,6 +62,11 @@ export interface Config {
   trustProxyHops: number;
   bodyLimitBytes: number;
   shutdownGraceMs: number;
+  /**
+   * On SIGTERM, how long /readyz answers 503 while requests are still served, before the
+   * listener closes (so a load balancer stops sending first). Ctrl-C and SIGHUP do not wait.
+   */
+  shutdownDelayMs: number;
   /**
    * Open sockets one account may hold on one instance, per WebSocket channel; a new one beyond
    * closes the account's oldest (SOCKET_REPLACED). 0: no limit.
@@ -454,10 +465,10 @@ function builtCommit(): string | null {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const appEnv = (env.APP_ENV ?? 'TEST').toUpperCase();
   if (appEnv !== 'TEST' && appEnv !== 'PROD') throw new Error(`APP_ENV must be TEST or PROD, got "${env.APP_ENV}"`);
-  const dataDir = path.resolve(projectRoot, env.DATA_DIR ?? '.data');
+  const dataDir = path.resolve(projectRoot, env.DATA_DIR || '.data');
   const databaseUrl = env.DATABASE_URL || null;
   if (appEnv === 'PROD') {
-    if (!env.JWT_SECRET || env.JWT_SECRET.length < 32) throw new Error('PROD needs JWT_SECRET of at least 32 characters');
+    if (!env.JWT_SECRET || env.JWT_SECRET.length < 32) throw new Error('PROD needs JWT_SECRET of at least 32 characters: set it to a random secret (openssl rand -base64 48)');
     if (!databaseUrl) throw new Error('PROD needs DATABASE_URL (the embedded database is for development and tests)');
   }
   // A variable set to nothing (`VAR=` from a template) is unset, never an empty key.
@@ -473,6 +484,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     dataDir,
     dbPoolMax: int(env, 'DB_POOL_MAX', 20, 1),
+    dbLimits: {
+      statementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 15_000, 0),
+      lockTimeoutMs: int(env, 'DB_LOCK_TIMEOUT_MS', 5_000, 0),
+      idleInTransactionTimeoutMs: int(env, 'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 30_000, 0),
+      poolTimeoutMs: int(env, 'DB_POOL_TIMEOUT_MS', 5_000, 1),
+    },
     buildCommit: env.BUILD_COMMIT || builtCommit() || gitCommit(projectRoot),
     jwt: {
       secret: jwtSecret,
@@ -506,6 +523,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0),
+    shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 5_000, 0),
     wsMaxSocketsPerAccount: int(env, 'WS_MAX_SOCKETS_PER_ACCOUNT', 10, 0),
     wsMaxBufferedBytes: int(env, 'WS_MAX_BUFFERED_BYTES', 256 * 1024, 0),
     validateResponses: bool(env, 'VALIDATE_RESPONSES', appEnv === 'TEST'),

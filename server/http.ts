@@ -88,17 +88,25 @@ export function send(res: express.Response, reply: HttpReply): void {
 }
 
 
+/** SQLSTATEs of the connection time limits (db/connection.ts ConnectionLimits) firing. */
+const TIME_LIMIT_CODES = new Set([
+  '57014', // query_canceled: statement_timeout
+  '55P03', // lock_not_available: lock_timeout
+  '25P03', // idle_in_transaction_session_timeout
+]);
+
 /**
- * Whether an error says PostgreSQL cannot be reached or is going away (restart, failover): the
- * connection refused, reset or cut, the pool's wait for a connection timed out, or an SQLSTATE of
- * class 08 (connection exception) or 57P01-57P03 (shutting down, cannot connect now). A client
- * may retry such a request; it is not the service's bug.
+ * Whether an error says PostgreSQL cannot be reached, is going away (restart, failover) or is too
+ * busy to answer in time: the connection refused, reset or cut, the pool's wait for a connection
+ * timed out, an SQLSTATE of class 08 (connection exception), 57P01-57P03 (shutting down, cannot
+ * connect now), or one of the connection's time limits fired. A client may retry such a request;
+ * it is not the service's bug, nor the client's.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
   // Class 08 but 08P01, a protocol violation: that is a bug, not an outage.
-  if (typeof code === 'string' && (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', '57P01', '57P02', '57P03'].includes(code) || (code.startsWith('08') && code !== '08P01'))) return true;
+  if (typeof code === 'string' && (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', '57P01', '57P02', '57P03'].includes(code) || TIME_LIMIT_CODES.has(code) || (code.startsWith('08') && code !== '08P01'))) return true;
   // pg's own words when a connection broke: waiting for one, cut mid-query, or asked again after.
   return /^(timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error)/.test(err.message);
 }
@@ -109,7 +117,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
  */
 export function errorReply(err: unknown, requestId: string, log: Logger): HttpReply {
   if (isDatabaseUnavailable(err)) {
-    log.error('database unavailable', { err: (err as Error).message });
+    log.error('database unavailable', { err: (err as Error).message, sqlstate: (err as { code?: unknown }).code });
     err = serviceUnavailable('DATABASE_UNAVAILABLE', 'The service cannot reach its database right now; retry shortly', 5);
   }
   if (err instanceof AppError) {

@@ -3,17 +3,11 @@
 //   - same key, another body         -> 409 IDEMPOTENCY_CONFLICT (stop retrying)
 //   - same key while the first runs  -> 409 IDEMPOTENCY_IN_PROGRESS with Retry-After, no second effect
 // The answer is stored in the same transaction as the action, so a crash can never leave an
-// action done without its record (which would let a retry do it twice).
+// action done without its record (which would let a retry do it twice), nor a record of an
+// action that was not done.
 import { createHash } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
-import {
-  claimIdempotencyKey,
-  completeIdempotencyKey,
-  findIdempotencyRecord,
-  releaseIdempotencyKey,
-  takeOverIdempotencyKey,
-  type IdempotencyScope,
-} from '../db/queries/idempotency.js';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { findIdempotencyRecord, saveIdempotencyAnswer, tryLockIdempotencyKey, type IdempotencyScope } from '../db/queries/idempotency.js';
 import type { DB } from '../db/schema.js';
 import { AppError, conflict } from './errors.js';
 import { gunzipBody, serializeBody } from './http.js';
@@ -26,7 +20,10 @@ export interface StoredReply {
 export interface IdempotencyOptions {
   /** How long a key is honoured (at least 24 hours by the contract). */
   ttlSeconds?: number;
-  /** After this long an `in_progress` record is considered abandoned by a crashed process. */
+  /**
+   * After this long an `in_progress` record (committed by an instance of the previous release,
+   * which claimed keys before acting) is considered abandoned by a crashed process.
+   */
   staleSeconds?: number;
   /** Errors whose answer is stored and replayed (business outcomes); others release the key. */
   replayableError?: (err: AppError) => boolean;
@@ -50,6 +47,18 @@ function canonicalJson(v: unknown): string {
 /** Thrown to replay a stored error answer exactly. */
 export class ReplayedError extends AppError {}
 
+/** What the action's transaction ended with: an answer, or a business error stored for replay. */
+type Outcome<R> = { reply: R } | { error: AppError };
+
+/**
+ * Runs `action` once per key. The in-flight marker is a transaction-scoped advisory lock of the
+ * key, taken in the action's own transaction, and the answer is stored in that transaction: a
+ * crash of the service or of PostgreSQL mid-action leaves nothing behind (the lock ends with the
+ * connection, the transaction never committed), so a retry with the same key after a restart
+ * runs the action afresh - or replays the answer when its commit had been acknowledged. (A
+ * committed `in_progress` claim, as before, stayed for `staleSeconds` and answered 409 for a
+ * minute after every crash.) No session state: safe behind PgBouncer in transaction mode.
+ */
 export async function withIdempotency<R extends StoredReply>(
   db: Kysely<DB>,
   scope: IdempotencyScope,
@@ -60,39 +69,41 @@ export async function withIdempotency<R extends StoredReply>(
   const ttl = options.ttlSeconds ?? DEFAULT_TTL;
   const stale = options.staleSeconds ?? DEFAULT_STALE;
   const replayable = options.replayableError ?? ((e) => e.status === 409 || e.status === 422);
+  const inProgress = () =>
+    conflict('IDEMPOTENCY_IN_PROGRESS', 'The first request with this Idempotency-Key is still running; retry shortly', {
+      headers: { 'Retry-After': '1' },
+      extra: { retry_after_seconds: 1 },
+    });
 
-  let claimed = await claimIdempotencyKey(db, scope, fingerprint, ttl);
-  if (!claimed) {
-    const existing = await findIdempotencyRecord(db, scope);
-    if (existing && existing.fingerprint !== fingerprint && existing.expires_at > new Date()) {
-      throw conflict('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was used with another request; use a new key for a new action');
+  const outcome = await db.transaction().execute(async (trx): Promise<Outcome<R>> => {
+    if (!(await tryLockIdempotencyKey(trx, scope))) throw inProgress();
+    // Read after the lock: an attempt that committed before it was taken is seen here.
+    const existing = await findIdempotencyRecord(trx, scope);
+    if (existing && existing.expires_at > new Date()) {
+      if (existing.fingerprint !== fingerprint) {
+        throw conflict('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was used with another request; use a new key for a new action');
+      }
+      if (existing.state === 'completed') return { reply: replay<R>(existing) };
+      // A claim committed by an instance of the previous release, still within its time.
+      if (existing.created_at.getTime() > Date.now() - stale * 1000) throw inProgress();
     }
-    if (existing?.state === 'completed' && existing.expires_at > new Date()) return replay<R>(existing);
-    claimed = await takeOverIdempotencyKey(db, scope, fingerprint, ttl, stale);
-    if (!claimed) {
-      throw conflict('IDEMPOTENCY_IN_PROGRESS', 'The first request with this Idempotency-Key is still running; retry shortly', {
-        headers: { 'Retry-After': '1' },
-        extra: { retry_after_seconds: 1 },
-      });
-    }
-  }
-
-  try {
-    return await db.transaction().execute(async (trx) => {
+    // A business error rolls the action back to here and is stored as the key's answer.
+    await sql`SAVEPOINT idempotent_action`.execute(trx);
+    try {
       const reply = await action(trx);
       // Written (and gzipped when large) once: stored, and sent as is (server/http.ts).
-      await completeIdempotencyKey(trx, scope, reply.status, reply.body === undefined ? null : await serializeBody(reply.body));
-      return reply;
-    });
-  } catch (err) {
-    if (err instanceof AppError && replayable(err)) {
+      await saveIdempotencyAnswer(trx, scope, fingerprint, ttl, reply.status, reply.body === undefined ? null : await serializeBody(reply.body));
+      return { reply };
+    } catch (err) {
+      if (!(err instanceof AppError && replayable(err)) || err instanceof ReplayedError) throw err;
+      await sql`ROLLBACK TO SAVEPOINT idempotent_action`.execute(trx);
       const body = { detail: err.detail, code: err.code, ...err.extra };
-      await completeIdempotencyKey(db, scope, err.status, await serializeBody({ error: body, headers: err.headers }));
-    } else {
-      await releaseIdempotencyKey(db, scope).catch(() => {});
+      await saveIdempotencyAnswer(trx, scope, fingerprint, ttl, err.status, await serializeBody({ error: body, headers: err.headers }));
+      return { error: err };
     }
-    throw err;
-  }
+  });
+  if ('error' in outcome) throw outcome.error;
+  return outcome.reply;
 }
 
 function replay<R extends StoredReply>(record: { response_status: number | null; response_body: unknown; response_gzip: Buffer | null }): R {

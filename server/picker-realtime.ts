@@ -11,9 +11,10 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { findPicker, pickerStores } from '../db/queries/accounts.js';
 import { activePrincipal } from './auth/principal.js';
 import type { AppDeps } from './deps.js';
+import { isDatabaseUnavailable } from './http.js';
 import { redactUrl } from './logger.js';
 import type { OutboxFeed, OutboxRow } from './outbox-feed.js';
-import { closeAllSockets, closeAtExpiry, keepAlive, revokedSessions, sendUnlessBacklogged, socketsByAccount, upgradeToken } from './socket-channel.js';
+import { closeAllSockets, closeAtExpiry, closeDatabaseUnavailable, DATABASE_UNAVAILABLE, keepAlive, revokedSessions, sendUnlessBacklogged, socketsByAccount, upgradeToken } from './socket-channel.js';
 
 export const PICKER_CHANNEL_PATH = '/ws/picker/';
 /** Outbox types of picker events. */
@@ -59,7 +60,8 @@ export function attachPickerRealtime(server: Server, deps: AppDeps, feed: Outbox
       const stores = await pickerStores(deps.db, pickerId);
       const { exp } = deps.tokens.verify(token, 'picker_access');
       return { pickerId, sessionId: principal.sessionId, storeIds: new Set(stores.map((s) => s.id)), expiresAt: exp * 1000 };
-    } catch {
+    } catch (err) {
+      if (isDatabaseUnavailable(err)) return DATABASE_UNAVAILABLE;
       return null;
     }
   };
@@ -69,6 +71,10 @@ export function attachPickerRealtime(server: Server, deps: AppDeps, feed: Outbox
     if (!isPickerChannel(url.pathname)) return; // another channel's path: not ours to answer
     const who = await authenticate(req, url);
     wss.handleUpgrade(req, socket, head, (ws) => {
+      if (who === DATABASE_UNAVAILABLE) {
+        closeDatabaseUnavailable(ws, log);
+        return;
+      }
       log.info('websocket connect', { path: redactUrl(req.url ?? ''), channel: 'picker', authorized: who !== null });
       if (!who) {
         ws.close(1008, 'unauthorized');

@@ -7,11 +7,11 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { activePrincipal } from './auth/principal.js';
 import type { Principal } from './auth/tokens.js';
 import type { AppDeps } from './deps.js';
-import { preferredLanguage } from './http.js';
+import { isDatabaseUnavailable, preferredLanguage } from './http.js';
 import { redactUrl } from './logger.js';
 import type { OutboxFeed, OutboxRow } from './outbox-feed.js';
 import { isPickerChannel } from './picker-realtime.js';
-import { closeAllSockets, closeAtExpiry, keepAlive, revokedSessions, sendUnlessBacklogged, socketsByAccount, upgradeToken } from './socket-channel.js';
+import { closeAllSockets, closeAtExpiry, closeDatabaseUnavailable, DATABASE_UNAVAILABLE, keepAlive, revokedSessions, sendUnlessBacklogged, socketsByAccount, upgradeToken } from './socket-channel.js';
 
 export const TRACKING_PATH = '/ws/orders/tracking/';
 const PING_INTERVAL_MS = 30_000;
@@ -32,13 +32,14 @@ export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed):
   const heartbeat = keepAlive(wss, PING_INTERVAL_MS);
 
   /** The customer behind the token and when the token expires; null when not allowed in. */
-  const authenticate = async (req: IncomingMessage, url: URL): Promise<{ principal: Principal; expiresAt: number } | null> => {
+  const authenticate = async (req: IncomingMessage, url: URL): Promise<{ principal: Principal; expiresAt: number } | typeof DATABASE_UNAVAILABLE | null> => {
     const token = upgradeToken(req, url);
     if (!token) return null;
     try {
       const principal = await activePrincipal(deps, token, 'customer_access');
       return { principal, expiresAt: deps.tokens.verify(token, 'customer_access').exp * 1000 };
-    } catch {
+    } catch (err) {
+      if (isDatabaseUnavailable(err)) return DATABASE_UNAVAILABLE;
       return null;
     }
   };
@@ -52,6 +53,10 @@ export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed):
       return;
     }
     const who = await authenticate(req, url);
+    if (who === DATABASE_UNAVAILABLE) {
+      wss.handleUpgrade(req, socket, head, (ws) => closeDatabaseUnavailable(ws, log));
+      return;
+    }
     const principal = who?.principal;
     wss.handleUpgrade(req, socket, head, (ws) => {
       log.info('websocket connect', { path: redactUrl(req.url ?? ''), authorized: principal !== undefined });

@@ -2,6 +2,7 @@
 // HTTP + WebSocket on one port, graceful shutdown.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { connect } from '../db/connection.js';
 import { openDatabase, type OpenedDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { seedDemoData } from '../db/seed/demo.js';
@@ -34,8 +35,12 @@ export interface RunningService {
   server: http.Server;
   /** Timings of start-up, in milliseconds. */
   timings: Record<string, number>;
-  /** Graceful stop: refuse new work, finish in-flight requests, close sockets (1001) and the pool. */
-  stop(): Promise<void>;
+  /**
+   * Graceful stop: /readyz answers 503 at once while requests are still served for
+   * `readinessDelayMs` (SIGTERM: SHUTDOWN_DELAY_MS); then new connections are refused, in-flight
+   * requests finish, sockets close with 1001, then the pool and the embedded database.
+   */
+  stop(readinessDelayMs?: number): Promise<void>;
 }
 
 export interface StartOptions {
@@ -57,20 +62,27 @@ export async function startService({ config, log: givenLog, handlers, database: 
   let t = performance.now();
   const database =
     givenDb ??
-    (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax }, (line) =>
+    (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax, limits: config.dbLimits, report: (level, message, fields) => log[level](message, fields) }, (line) =>
       log.debug('postgres', { line }),
     ));
   mark('database', t);
 
-  t = performance.now();
-  await migrateToLatest(database.db);
-  mark('migrations', t);
-
-  if (config.seedDemoData) {
+  // Migrations and the demo data run on a connection of their own, without the request pool's
+  // time limits (a migration may rightly take longer than any request may).
+  const maintenance = connect(database.url, { max: 1, applicationName: 'grocery-migrations' });
+  try {
     t = performance.now();
-    const { seeded } = await seedDemoData(database.db);
-    mark('demo_data', t);
-    if (seeded) log.info('demo data seeded');
+    await migrateToLatest(maintenance.db);
+    mark('migrations', t);
+
+    if (config.seedDemoData) {
+      t = performance.now();
+      const { seeded } = await seedDemoData(maintenance.db);
+      mark('demo_data', t);
+      if (seeded) log.info('demo data seeded');
+    }
+  } finally {
+    await maintenance.close();
   }
 
   const deps: AppDeps = {
@@ -120,18 +132,30 @@ export async function startService({ config, log: givenLog, handlers, database: 
   }
 
   let stopping: Promise<void> | null = null;
-  const stop = () =>
+  const stop = (readinessDelayMs = 0) =>
     (stopping ??= (async () => {
-      log.info('shutting down', { in_flight: app.inFlight() });
+      log.info('shutting down', { in_flight: app.inFlight(), readiness_delay_ms: readinessDelayMs });
       // Each step is logged (debug) so that a shutdown that hangs shows where.
       const step = (name: string) => log.debug('shutdown step', { step: name });
+      // From now on /readyz answers 503 and every response says `Connection: close`, so a
+      // keep-alive client is told to reconnect (to another instance) rather than having its
+      // connection cut under its next request.
       app.beginShutdown();
       stopHousekeeping();
       await stopLoyaltyWorker();
       step('loyalty worker stopped');
       await orderWorker.stop();
       step('order worker stopped');
-      // Stop accepting connections; idle keep-alive sockets are closed, busy ones finish first.
+      // Requests are still served (and sockets kept) while the load balancer notices /readyz
+      // and stops sending: closing the listener at once refused its last requests. Idle
+      // keep-alive connections are let go sooner than usual meanwhile.
+      if (readinessDelayMs > 0) {
+        server.keepAliveTimeout = Math.min(server.keepAliveTimeout, 1000);
+        await new Promise((r) => setTimeout(r, readinessDelayMs));
+        step('readiness delay over');
+      }
+      // Stop accepting connections; idle keep-alive sockets are closed, busy ones finish first
+      // (their answers carry Connection: close).
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await realtime.close();

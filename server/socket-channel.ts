@@ -68,6 +68,18 @@ export function closeAtExpiry(ws: WebSocket, expiresAtMs: number): void {
   ws.once('close', () => clearTimeout(timer));
 }
 
+/** What an upgrade's check answers when it could not reach the database (not a verdict on the token). */
+export const DATABASE_UNAVAILABLE = Symbol('database unavailable');
+
+/**
+ * Closes a socket whose token could not be checked because the database is unreachable: 1013
+ * (try again later), never 1008, which tells the app its sign-in is gone.
+ */
+export function closeDatabaseUnavailable(ws: WebSocket, log: { error(msg: string, fields?: Record<string, unknown>): void }): void {
+  log.error('database unavailable', { where: 'websocket upgrade' });
+  ws.close(1013, 'database unavailable, try again later');
+}
+
 /** Close code of a socket ended because the same account opened too many newer ones. */
 export const SOCKET_REPLACED = 4000;
 

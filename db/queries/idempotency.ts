@@ -10,15 +10,36 @@ export interface IdempotencyScope {
 
 const scoped = (s: IdempotencyScope) => ({ principal: s.principal, operation_id: s.operationId, key: s.key });
 
-/** Claims the key for a new action; false when a record already exists. */
-export async function claimIdempotencyKey(db: Executor, s: IdempotencyScope, fingerprint: string, ttlSeconds: number): Promise<boolean> {
-  const row = await db
+/**
+ * Takes the key's in-flight lock for the rest of the transaction, or answers false at once when
+ * another transaction holds it. Transaction-scoped: it ends with the commit, the rollback, or the
+ * connection (a crash), so it can never be left behind.
+ */
+export async function tryLockIdempotencyKey(trx: Executor, s: IdempotencyScope): Promise<boolean> {
+  const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`idem:${s.principal}:${s.operationId}:${s.key}`}, 0)) AS locked`.execute(trx);
+  return rows[0]?.locked === true;
+}
+
+/** Stores the answer of a completed action (or business error) as the key's record, replacing an expired or abandoned one. */
+export async function saveIdempotencyAnswer(db: Executor, s: IdempotencyScope, fingerprint: string, ttlSeconds: number, status: number, answer: StoredAnswer | null): Promise<void> {
+  const answerColumns = {
+    state: 'completed' as const,
+    response_status: status,
+    response_body: answer && !answer.gzip ? answer.text : null,
+    response_gzip: answer?.gzip ?? null,
+  };
+  await db
     .insertInto('idempotency_keys')
-    .values({ ...scoped(s), fingerprint, state: 'in_progress', expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})` })
-    .onConflict((oc) => oc.columns(['principal', 'operation_id', 'key']).doNothing())
-    .returning('key')
-    .executeTakeFirst();
-  return row !== undefined;
+    .values({ ...scoped(s), fingerprint, ...answerColumns, expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})` })
+    .onConflict((oc) =>
+      oc.columns(['principal', 'operation_id', 'key']).doUpdateSet({
+        fingerprint,
+        ...answerColumns,
+        created_at: sql<Date>`now()`,
+        expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})`,
+      }),
+    )
+    .execute();
 }
 
 export function findIdempotencyRecord(db: Executor, s: IdempotencyScope) {
@@ -31,62 +52,10 @@ export function findIdempotencyRecord(db: Executor, s: IdempotencyScope) {
     .executeTakeFirst();
 }
 
-/**
- * Takes over a record that can no longer be honoured: expired, or left `in_progress` longer than
- * `staleSeconds` by a process that died before its transaction committed (nothing was done then:
- * the result is stored in the same transaction as the action).
- */
-export async function takeOverIdempotencyKey(db: Executor, s: IdempotencyScope, fingerprint: string, ttlSeconds: number, staleSeconds: number): Promise<boolean> {
-  const row = await db
-    .updateTable('idempotency_keys')
-    .set({ fingerprint, state: 'in_progress', response_status: null, response_body: null, response_gzip: null, created_at: sql<Date>`now()`, expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})` })
-    .where('principal', '=', s.principal)
-    .where('operation_id', '=', s.operationId)
-    .where('key', '=', s.key)
-    .where((eb) =>
-      eb.or([
-        eb('expires_at', '<=', sql<Date>`now()`),
-        eb.and([eb('state', '=', 'in_progress'), eb('created_at', '<=', sql<Date>`now() - make_interval(secs => ${staleSeconds})`)]),
-      ]),
-    )
-    .returning('key')
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 /** An answer as stored: its JSON text, or (from GZIP_FROM_CHARS on, server/http.ts) that text gzipped. */
 export interface StoredAnswer {
   text: string;
   gzip: Buffer | null;
-}
-
-/**
- * Records the answer of a completed action (null: no body). A large answer is kept gzipped only
- * (migration 2026_11_22_0014): a picker command's (its session) is 33 KB of JSON, 5 KB gzipped.
- */
-export async function completeIdempotencyKey(db: Executor, s: IdempotencyScope, status: number, answer: StoredAnswer | null): Promise<void> {
-  await db
-    .updateTable('idempotency_keys')
-    .set({
-      state: 'completed',
-      response_status: status,
-      response_body: answer && !answer.gzip ? answer.text : null,
-      response_gzip: answer?.gzip ?? null,
-    })
-    .where('principal', '=', s.principal)
-    .where('operation_id', '=', s.operationId)
-    .where('key', '=', s.key)
-    .execute();
-}
-
-export async function releaseIdempotencyKey(db: Executor, s: IdempotencyScope): Promise<void> {
-  await db
-    .deleteFrom('idempotency_keys')
-    .where('principal', '=', s.principal)
-    .where('operation_id', '=', s.operationId)
-    .where('key', '=', s.key)
-    .where('state', '=', 'in_progress')
-    .execute();
 }
 
 export async function deleteExpiredIdempotencyKeys(db: Executor): Promise<number> {

@@ -24,11 +24,32 @@ export async function assertUnderLimit(
   throw rateLimited(error.code, error.detail, retryAfter, { name: subject.split(':')[0], quota: max, windowSeconds });
 }
 
+/**
+ * Counts one event of `subject` when it has fewer than `max` inside the window, else throws 429;
+ * exact under concurrency. The count and the insert run in one transaction under a
+ * transaction-scoped advisory lock of the subject: without it, a burst of requests all counted
+ * before any was recorded (250 parallel sign-ins from one address admitted 165-176 against a
+ * limit of 120). The lock is per subject, so different clients never wait for each other, and it
+ * ends with the transaction (no session state: safe behind PgBouncer in transaction mode).
+ */
+export function countAgainstLimit(
+  db: Kysely<DB>,
+  subject: string,
+  max: number,
+  windowSeconds: number,
+  error: { code: string; detail: string },
+): Promise<void> {
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${subject}, 0))`.execute(trx);
+    await assertUnderLimit(trx, subject, max, windowSeconds, error);
+    await recordRateEvent(trx, subject);
+  });
+}
+
 /** Counts this request against the client's per-minute budget for sign-in operations. */
-export async function limitClientIp(db: Executor, operation: string, ip: string | undefined, perMinute: number): Promise<void> {
+export async function limitClientIp(db: Kysely<DB>, operation: string, ip: string | undefined, perMinute: number): Promise<void> {
   const subject = `ip:${operation}:${ip ?? 'unknown'}`;
-  await assertUnderLimit(db, subject, perMinute, 60, { code: 'RATE_LIMITED', detail: 'Too many requests from this client; retry later' });
-  await recordRateEvent(db, subject);
+  await countAgainstLimit(db, subject, perMinute, 60, { code: 'RATE_LIMITED', detail: 'Too many requests from this client; retry later' });
 }
 
 /**

@@ -22,7 +22,8 @@ export async function openBenchDatabase(prefix: string): Promise<{ url: string; 
   if (!adminUrl) {
     dir = mkdtempSync(path.join(os.tmpdir(), 'grocery-bench-pg-'));
     chmodSync(dir, 0o755); // the unprivileged PostgreSQL user must enter it
-    cluster = await startEmbeddedPostgres(path.join(dir, 'data'), () => {}, statementsWanted() ? ['shared_preload_libraries=pg_stat_statements'] : []);
+    // A throwaway cluster: durability off, as in every earlier measurement.
+    cluster = await startEmbeddedPostgres(path.join(dir, 'data'), () => {}, statementsWanted() ? ['shared_preload_libraries=pg_stat_statements'] : [], { durable: false });
     adminUrl = cluster.adminUrl;
   }
   const admin = new pg.Client(adminUrl);

@@ -230,6 +230,22 @@ describe('getLastOtpCode (QA)', () => {
 });
 
 describe('per-client limit', () => {
+  it('admits exactly the limit of a burst from one address (250 parallel verifications, limit 120)', async () => {
+    const burst = await startTestService({ env: { SIGN_IN_IP_REQUESTS_PER_MINUTE: '120' } });
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 250 }, () => burst.client.raw('POST', '/api/auth/otp/verify', { body: { phone: randomPhone(), code: '000000' } })),
+      );
+      const limited = answers.filter((r) => r.status === 429);
+      expect(limited.every((r) => r.body.code === 'RATE_LIMITED')).toBe(true);
+      expect(answers.length - limited.length).toBe(120);
+      const counted = await burst.deps.db.selectFrom('rate_events').select((e) => e.fn.countAll<number>().as('n')).where('subject', 'like', 'ip:verifyOtp:%').executeTakeFirstOrThrow();
+      expect(Number(counted.n)).toBe(120);
+    } finally {
+      await burst.close();
+    }
+  });
+
   it('answers 429 RATE_LIMITED past the per-minute budget of a client IP', async () => {
     const limited = await startTestService({ env: { SIGN_IN_IP_REQUESTS_PER_MINUTE: '3' } });
     try {

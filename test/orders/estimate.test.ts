@@ -16,6 +16,22 @@ const estimate = (auth: Record<string, string>, body: object, storeId?: string) 
   svc.client.raw('POST', '/api/orders/delivery/price-estimate', { headers: { ...auth, ...(storeId ? { 'x-store-id': storeId } : {}) }, body });
 
 describe('estimateDeliveryPrice', () => {
+  it('answers 422 to a quantity or cash amount beyond what an order line holds (numeric(12, 3)), never a 404-digit total', async () => {
+    const c = await signInCustomer(svc);
+    const p = await makeProduct(svc, { price: '10.00', stock: '5.000' });
+    const slot = await makeSlot(svc, { capacity: 1 });
+    for (const quantity of ['9'.repeat(400), '1000000000', 1e10, `1.${'0'.repeat(40)}`]) {
+      const r = await estimate(c.auth, { location: IN_ZONE, items: [{ ...line(p, 1), quantity }], slot_id: slot }, TVERSKAYA);
+      expect(r.status, String(quantity).slice(0, 20)).toBe(422);
+      expect(r.body.code).toBe('VALIDATION_ERROR');
+      expect(r.body.detail[0].loc).toEqual(['body', 'items', 0, 'quantity']);
+    }
+    // The largest a line holds is still an answer (priced, not refused by a bound).
+    const largest = await estimate(c.auth, { location: IN_ZONE, items: [{ ...line(p, 1), quantity: '999999999' }], slot_id: slot }, TVERSKAYA);
+    expect(largest.status).not.toBe(500);
+    expect(largest.status).not.toBe(422);
+  });
+
   it('prices standard delivery into a slot with the zone terms, reserving nothing', async () => {
     const c = await signInCustomer(svc);
     const p = await makeProduct(svc, { price: '1240.25', stock: '0.000' });

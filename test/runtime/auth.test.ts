@@ -1,6 +1,7 @@
 // Security fails closed: a request that does not satisfy an operation's security never reaches
 // its handler, whatever the token looks like (DESIGN.md §7).
 import { randomUUID } from 'node:crypto';
+import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TokenKind } from '../../server/auth/tokens.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -40,6 +41,17 @@ describe('customer operations', () => {
     const r = await get('/api/accounts/me/', customer.access);
     expect(r.status).toBe(200);
     expect(calls).toEqual(['getProfile:customer']);
+  });
+
+  it('answer 401 to a validly signed token of an active session that has no expiry', async () => {
+    const customer = await signInCustomer(svc);
+    const { exp: _exp, ...claims } = jwt.decode(customer.access) as jwt.JwtPayload;
+    const eternal = tokensFor(svc.config).forge({ alg: 'HS256', typ: 'JWT' }, claims);
+    calls.length = 0;
+    const r = await get('/api/accounts/me/', eternal);
+    expect(r.status).toBe(401);
+    expect(r.body.code).toBe('UNAUTHORIZED');
+    expect(calls).toEqual([]);
   });
 
   it('answer 401 and never run the handler for every token attack', async () => {

@@ -222,6 +222,16 @@ describe('bad input', () => {
     expect((await svc.client.raw('GET', '/api/picker/history/sessions/2147483647', { headers: picker.auth })).status).toBe(404);
   });
 
+  it('answers 422 to an integer id written other than canonically (one resource, one URL)', async () => {
+    const picker = await signInPicker(svc);
+    for (const id of ['0x1', '1e0', '+1', '%201', '01', '1%20', '1.0', '0b1']) {
+      const r = await svc.client.raw('GET', `/api/picker/history/sessions/${id}`, { headers: picker.auth });
+      expect(r.status, id).toBe(422);
+      expect(r.body.detail, id).toEqual([expect.objectContaining({ loc: ['path', 'session_id'] })]);
+    }
+    expect((await svc.client.raw('GET', '/api/picker/history/sessions/1', { headers: picker.auth })).status).not.toBe(422);
+  });
+
   it('never answers 500, and always as the contract says, to junk in any parameter or body field of any operation', async () => {
     const failures: string[] = [];
     let sent = 0;

@@ -19,7 +19,7 @@ describe('npm start', () => {
   async function npmStart(dataDir: string, options: { ownGroup?: boolean; until?: RegExp } = {}) {
     const until = options.until ?? /is listening on (http:\/\/\S+)/;
     const npm = spawn('npm', ['start'], {
-      env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', APP_ENV: 'TEST', DATABASE_URL: '', LOG_LEVEL: 'debug' },
+      env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', APP_ENV: 'TEST', DATABASE_URL: '', LOG_LEVEL: 'debug', SHUTDOWN_DELAY_MS: '2000' },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: options.ownGroup ?? false,
     });
@@ -60,6 +60,17 @@ describe('npm start', () => {
     const s = await npmStart(dataDir);
     expect((await fetch(`${s.url}/readyz`)).status).toBe(200);
     s.npm.kill('SIGTERM');
+    // npm passes the signal on: readiness turns 503 while requests are still served (with
+    // Connection: close) for SHUTDOWN_DELAY_MS, so a load balancer stops sending first.
+    let ready = 200;
+    for (let i = 0; i < 40 && ready === 200; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      ready = (await fetch(`${s.url}/readyz`)).status;
+    }
+    expect(ready).toBe(503);
+    const served = await fetch(`${s.url}/api/logistics/map/config`);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('connection')).toBe('close');
     await s.ended();
     expect(s.log()).toMatch(/"msg":"signal received","signal":"SIGTERM"/);
     expect(s.log()).toMatch(/"msg":"stopped"/);

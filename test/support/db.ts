@@ -2,10 +2,10 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { connect } from '../../db/connection.js';
+import { connect, type ConnectionLimits } from '../../db/connection.js';
 import type { OpenedDatabase } from '../../db/database.js';
 
-export async function createTestDatabase(): Promise<OpenedDatabase> {
+export async function createTestDatabase(limits?: ConnectionLimits): Promise<OpenedDatabase> {
   const adminUrl = inject('pgAdminUrl');
   const name = `grocery_t_${inject('pgRunId')}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client(adminUrl);
@@ -18,7 +18,7 @@ export async function createTestDatabase(): Promise<OpenedDatabase> {
   const u = new URL(adminUrl);
   u.pathname = `/${name}`;
   const url = u.toString();
-  const handle = connect(url, { max: 10 });
+  const handle = connect(url, { max: 10, limits });
   return {
     ...handle,
     url,

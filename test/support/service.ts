@@ -23,7 +23,9 @@ export interface TestServiceOptions {
 }
 
 export async function startTestService(opts: TestServiceOptions = {}): Promise<TestService> {
-  const database = await createTestDatabase();
+  // The pool gets the time limits the test's environment asks for (DB_STATEMENT_TIMEOUT_MS, ...).
+  const limits = loadConfig({ DATABASE_URL: 'postgres://placeholder/x', JWT_SECRET: TEST_JWT_SECRET, ...opts.env }).dbLimits;
+  const database = await createTestDatabase(limits);
   const config = loadConfig({
     APP_ENV: 'TEST',
     HOST: '127.0.0.1',

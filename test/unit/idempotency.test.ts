@@ -92,6 +92,24 @@ describe('withIdempotency', () => {
     expect(r.body).toBe('recovered');
   });
 
+  it('leaves nothing behind when the connection dies mid-action: a retry at once acts (no 409 for a minute)', async () => {
+    const s = scope();
+    let pid = 0;
+    const crashed = withIdempotency(database.db, s, 'f', async (trx) => {
+      pid = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx)).rows[0].pid;
+      await sql`SELECT pg_sleep(30)`.execute(trx);
+      return { status: 201, body: 'never' };
+    });
+    while (!pid) await new Promise((r) => setTimeout(r, 10));
+    // The service or PostgreSQL dies with the action under way: its connection ends.
+    await sql`SELECT pg_terminate_backend(${pid})`.execute(database.db);
+    await expect(crashed).rejects.toThrow();
+    const left = await database.db.selectFrom('idempotency_keys').select('state').where('key', '=', s.key).execute();
+    expect(left).toEqual([]);
+    const retried = await withIdempotency(database.db, s, 'f', async () => ({ status: 201, body: 'retried' }));
+    expect(retried).toEqual({ status: 201, body: 'retried' });
+  });
+
   it('never replays into another principal or operation', async () => {
     const s = scope();
     await withIdempotency(database.db, s, 'f', async () => ({ status: 201, body: 'mine' }));
