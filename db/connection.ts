@@ -115,7 +115,17 @@ export function limitOptions(limits: ConnectionLimits): string | undefined {
 
 export function connect(
   connectionString: string,
-  options: { max?: number; applicationName?: string; limits?: Partial<ConnectionLimits> } = {},
+  options: {
+    max?: number;
+    applicationName?: string;
+    limits?: Partial<ConnectionLimits>;
+    /**
+     * Route parameterised queries through named prepared statements (default true). False behind
+     * a transaction-mode pooler that cannot keep them (PgBouncer < 1.21, Supavisor): a statement
+     * prepared on one server connection does not exist on the next (DB_NAMED_STATEMENTS).
+     */
+    namedStatements?: boolean;
+  } = {},
 ): DatabaseHandle {
   const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
   const pool = new pg.Pool({
@@ -133,7 +143,7 @@ export function connect(
   // between two queries would emit 'error' to nobody, which ends the process. Its next query
   // fails instead, and that answers 503 (server/http.ts isDatabaseUnavailable).
   pool.on('connect', (client) => client.on('error', () => {}));
-  pool.on('connect', prepareStatementsOf);
+  if (options.namedStatements !== false) pool.on('connect', prepareStatementsOf);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

@@ -8,7 +8,14 @@ import { startEmbeddedPostgres, type EmbeddedCluster, type EmbeddedOptions } fro
 export const EMBEDDED_DATABASE = 'grocery';
 
 export interface OpenedDatabase extends DatabaseHandle {
+  /** Where the request pool connects: PostgreSQL, or a transaction-mode pooler in front of it. */
   url: string;
+  /**
+   * A direct, session-capable connection to the same database, for what a transaction-mode pooler
+   * cannot carry: LISTEN (the outbox feed) and migrations. Equal to `url` unless
+   * DATABASE_DIRECT_URL says otherwise.
+   */
+  directUrl: string;
   embedded: EmbeddedCluster | null;
   /** Closes the pool and stops the embedded server, if any. */
   shutdown(): Promise<void>;
@@ -26,7 +33,15 @@ export async function ensureDatabase(adminUrl: string, name: string): Promise<vo
 }
 
 export async function openDatabase(
-  opts: { databaseUrl: string | null; dataDir: string; poolMax: number; limits?: ConnectionLimits; report?: EmbeddedOptions['report'] },
+  opts: {
+    databaseUrl: string | null;
+    directUrl?: string | null;
+    namedStatements?: boolean;
+    dataDir: string;
+    poolMax: number;
+    limits?: ConnectionLimits;
+    report?: EmbeddedOptions['report'];
+  },
   log: (line: string) => void = () => {},
 ): Promise<OpenedDatabase> {
   let embedded: EmbeddedCluster | null = null;
@@ -37,10 +52,11 @@ export async function openDatabase(
     await ensureDatabase(embedded.adminUrl, EMBEDDED_DATABASE);
     url = embedded.urlFor(EMBEDDED_DATABASE);
   }
-  const handle = connect(url, { max: opts.poolMax, limits: opts.limits });
+  const handle = connect(url, { max: opts.poolMax, limits: opts.limits, namedStatements: opts.namedStatements });
   return {
     ...handle,
     url,
+    directUrl: (opts.databaseUrl && opts.directUrl) || url,
     embedded,
     async shutdown() {
       await handle.close();

@@ -8,7 +8,7 @@ import { publishCatalogVersion } from '../db/queries/catalog-snapshot.js';
 import { loadConfig } from '../server/config.js';
 
 const config = loadConfig();
-const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2 });
+const database = await openDatabase({ databaseUrl: config.databaseDirectUrl ?? config.databaseUrl, namedStatements: false, dataDir: config.dataDir, poolMax: 2 });
 try {
   await migrateToLatest(database.db);
   const started = performance.now();

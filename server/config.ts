@@ -15,6 +15,10 @@ export interface Config {
   port: number;
   /** External PostgreSQL; unset means the embedded server in `dataDir`. */
   databaseUrl: string | null;
+  /** Direct connection for LISTEN and migrations when DATABASE_URL is a transaction-mode pooler. */
+  databaseDirectUrl: string | null;
+  /** Named prepared statements on pooled connections (off behind poolers that cannot keep them). */
+  dbNamedStatements: boolean;
   dataDir: string;
   dbPoolMax: number;
   /**
@@ -482,6 +486,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST ?? '0.0.0.0',
     port: int(env, 'PORT', 8080),
     databaseUrl,
+    databaseDirectUrl: env.DATABASE_DIRECT_URL || null,
+    dbNamedStatements: bool(env, 'DB_NAMED_STATEMENTS', true),
     dataDir,
     dbPoolMax: int(env, 'DB_POOL_MAX', 20, 1),
     dbLimits: {

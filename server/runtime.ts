@@ -62,14 +62,14 @@ export async function startService({ config, log: givenLog, handlers, database: 
   let t = performance.now();
   const database =
     givenDb ??
-    (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax, limits: config.dbLimits, report: (level, message, fields) => log[level](message, fields) }, (line) =>
+    (await openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, namedStatements: config.dbNamedStatements, dataDir: config.dataDir, poolMax: config.dbPoolMax, limits: config.dbLimits, report: (level, message, fields) => log[level](message, fields) }, (line) =>
       log.debug('postgres', { line }),
     ));
   mark('database', t);
 
   // Migrations and the demo data run on a connection of their own, without the request pool's
   // time limits (a migration may rightly take longer than any request may).
-  const maintenance = connect(database.url, { max: 1, applicationName: 'grocery-migrations' });
+  const maintenance = connect(database.directUrl, { max: 1, applicationName: 'grocery-migrations', namedStatements: false });
   try {
     t = performance.now();
     await migrateToLatest(maintenance.db);
@@ -109,7 +109,8 @@ export async function startService({ config, log: givenLog, handlers, database: 
       resolve();
     });
   });
-  const outboxFeed = await startOutboxFeed(deps, database.url);
+  // LISTEN needs a session: behind a transaction-mode pooler it succeeds and then hears nothing.
+  const outboxFeed = await startOutboxFeed(deps, database.directUrl);
   const realtime = attachRealtime(server, deps, outboxFeed);
   const pickerRealtime = attachPickerRealtime(server, deps, outboxFeed);
   const stopPickingExpiry = startPickingExpiry(deps);

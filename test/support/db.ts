@@ -22,6 +22,7 @@ export async function createTestDatabase(limits?: ConnectionLimits): Promise<Ope
   return {
     ...handle,
     url,
+    directUrl: url,
     embedded: null,
     async shutdown() {
       await handle.close();
