@@ -30,7 +30,15 @@ import {
   type SessionHead,
 } from '../../db/queries/picking.js';
 import { findStoreProductByCode, pricePerKg, toPickerCatalogProduct, type PickerCatalogProduct, type StoreProductRow } from '../../db/queries/picking-catalog.js';
-import { chargedPrice, itemsWantingOptions, toPickingResult, toPickingSession, type PickingSessionView } from '../../db/queries/picking-views.js';
+import {
+  chargedPrice,
+  itemsWantingOptions,
+  toPickingItem,
+  toPickingResult,
+  toPickingSession,
+  toPickingSessionHeader,
+  type PickingSessionView,
+} from '../../db/queries/picking-views.js';
 import type { DB } from '../../db/schema.js';
 import type { components } from '../../generated/api.test.js';
 import type { OperationId } from '../../generated/operations.js';
@@ -80,6 +88,17 @@ export function expectedVersionOf<K extends OperationId>(ctx: RequestContext<K>)
   return value === undefined || value === '' ? undefined : Number(value);
 }
 
+/**
+ * Whether the command's caller asked for the whole session (`Prefer: return=representation`,
+ * RFC 7240); otherwise it answers the delta. Other preferences in the header are ignored.
+ */
+export function wantsFullSession<K extends OperationId>(ctx: RequestContext<K>): boolean {
+  const raw = ctx.headers.prefer;
+  const text = Array.isArray(raw) ? raw.join(',') : raw;
+  if (!text) return false;
+  return text.split(',').some((p) => /^\s*return\s*=\s*"?representation"?\s*(;|$)/i.test(p));
+}
+
 /** The session as the caller sees it (with replacement options of the items that offer them). */
 export async function sessionView(db: Transaction<DB> | Database, head: SessionHead, items: readonly ItemRow[], viewerId: number, lang: Lang): Promise<PickingSessionView> {
   const wanting = itemsWantingOptions(items);
@@ -100,8 +119,42 @@ export interface CommandScope {
   /** The caller's open session, as locked. */
   head: SessionHead;
   items: ItemRow[];
+  /** Whether the caller asked for the whole session in the answer (else the delta). */
+  full: boolean;
   /** The session view as it is now (for refusals). */
   view(): Promise<PickingSessionView>;
+  /** The session part of the answer as it is now: the whole session, or its header and the item changed. */
+  answer(item: ItemRow | null): Promise<ActionAnswer>;
+}
+
+/** What a successful command answers of the session (PickingActionOutput `representation`, `session`, `item`). */
+export interface ActionAnswer {
+  representation: 'delta' | 'full';
+  session: PickingActionView['session'];
+  item: PickingActionView['item'];
+}
+
+/**
+ * The session part of a command's answer. Full: the session with every item (replacement
+ * options of all that offer them). Delta: its header and the one item the command acted on (its
+ * options only) - a few KB where the whole session of 40 items is 33.
+ */
+export async function actionAnswer(
+  db: Transaction<DB> | Database,
+  head: SessionHead,
+  items: readonly ItemRow[],
+  item: ItemRow | null,
+  viewerId: number,
+  lang: Lang,
+  full: boolean,
+): Promise<ActionAnswer> {
+  if (full) {
+    const session = await sessionView(db, head, items, viewerId, lang);
+    return { representation: 'full', session, item: item ? session.items[items.indexOf(item)] ?? toPickingItem(item, lang) : null };
+  }
+  const wanting = item ? itemsWantingOptions([item]) : [];
+  const options = wanting.length ? await replacementOptions(db, head.store_id, lang, wanting) : new Map();
+  return { representation: 'delta', session: toPickingSessionHeader(head, items, viewerId, lang), item: item ? toPickingItem(item, lang, options.get(item.id)) : null };
 }
 
 /**
@@ -125,6 +178,8 @@ export async function runPickerCommand<K extends OperationId, R extends { status
     if (!head) throw notFound('You have no picking session of this order');
     const items = await loadItems(trx, head.id);
     const view = () => sessionView(trx, head, items, pickerId, ctx.lang);
+    const full = wantsFullSession(ctx);
+    const answer = (item: ItemRow | null) => actionAnswer(trx, head, items, item, pickerId, ctx.lang, full);
     if (head.status === 'active' || head.status === 'ready_to_finish') {
       if (head.picker_id !== pickerId) {
         throw refusal(409, 'ORDER_BUSY', `Order ${head.order_no} is being picked by ${head.picker_display_name}`, null);
@@ -138,7 +193,7 @@ export async function runPickerCommand<K extends OperationId, R extends { status
     if (expected !== undefined && expected !== head.version) {
       throw refusal(409, 'VERSION_CONFLICT', `The session is at version ${head.version}, not ${expected}; re-read it`, await view());
     }
-    return action({ trx, pickerId, lang: ctx.lang, order, head, items, view });
+    return action({ trx, pickerId, lang: ctx.lang, order, head, items, full, view, answer });
   });
 }
 
@@ -164,12 +219,11 @@ export function actionOutput(
   status: ItemOutcome,
   applied: boolean,
   message: string,
-  session: PickingSessionView,
-  item: PickingActionView['item'],
+  answer: ActionAnswer,
   scanned: PickerCatalogProduct | null = null,
   labelWeightKg: string | null = null,
 ): PickingActionView {
-  return { status, applied, message, session, item, scanned_product: scanned, label_weight_kg: labelWeightKg };
+  return { status, applied, message, representation: answer.representation, session: answer.session, item: answer.item, scanned_product: scanned, label_weight_kg: labelWeightKg };
 }
 
 /** A barcode a command sent, read and looked up in the session's store. */
@@ -281,7 +335,7 @@ export async function itemCommand<K extends OperationId>(
       Object.assign(s.head, { version: changed.version, updated_at: changed.updatedAt, status: changed.status, current_total: formatDecimal(total, 2) });
       if (customerView(before) !== customerView(changed.item)) await recordOrderChange(s.trx, s.order.id, ['picking_result']);
     }
-    const view = await s.view();
+    const answer = await s.answer(s.items[index]);
     const scanned = p.scanned?.found ? toPickerCatalogProduct(p.scanned.found.row, ctx.lang) : null;
     // The weight a scale label carried, when the code was read as a label (not as a product's own barcode).
     const labelKg = p.scanned && !(p.scanned.found && !p.scanned.found.byLabel) ? labelWeight(p.scanned.code) : null;
@@ -291,7 +345,7 @@ export async function itemCommand<K extends OperationId>(
       isWeightBased: before.is_weight_based,
       scannedName: scanned?.name ?? null,
     });
-    return { status: 200 as const, body: actionOutput(t.outcome, t.applied, message, view, view.items[index], scanned, labelKg === null ? null : formatDecimal(labelKg, 3)) };
+    return { status: 200 as const, body: actionOutput(t.outcome, t.applied, message, answer, scanned, labelKg === null ? null : formatDecimal(labelKg, 3)) };
   });
 }
 
