@@ -45,7 +45,11 @@ async function customersWithTokens(db: ReturnType<typeof connect>['db'], count: 
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 
-async function benchOrders(child: BenchService, db: ReturnType<typeof connect>['db'], seconds: number): Promise<{ trivial: number; orders: number }> {
+async function benchOrders(
+  child: BenchService,
+  db: ReturnType<typeof connect>['db'],
+  seconds: number,
+): Promise<{ trivial: number; orders: number; roundTrips: number; p99: number }> {
   const CLIENTS = 32;
   const customers = await customersWithTokens(db, CLIENTS);
   const unit = await db.selectFrom('measurement_units').select('id').where('code', '=', 'pc').executeTakeFirstOrThrow();
@@ -80,6 +84,7 @@ async function benchOrders(child: BenchService, db: ReturnType<typeof connect>['
   const statuses = new Map<number, number>();
   const statements = topStatements(db);
   await statements.start();
+  await child.roundTrips(); // from here on
   const orders = await autocannon({
     url: `${base}/api/orders/`,
     connections: CLIENTS,
@@ -100,11 +105,12 @@ async function benchOrders(child: BenchService, db: ReturnType<typeof connect>['
     ],
   } as autocannon.Options);
   await statements.print('order creation');
+  const trips = (await child.roundTrips())['POST /api/orders/'];
   const created = statuses.get(201) ?? 0;
   if (created !== orders.requests.total || orders.errors) {
     throw new Error(`orders: statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${orders.errors} errors`);
   }
-  return { trivial: trivial.requests.average, orders: created / seconds };
+  return { trivial: trivial.requests.average, orders: created / seconds, roundTrips: trips.perRequest, p99: orders.latency.p99 };
 }
 
 async function benchSockets(child: BenchService, db: ReturnType<typeof connect>['db'], count: number, eventsPerSecond: number, seconds: number) {
@@ -193,13 +199,17 @@ export async function benchOrdersAndSockets(): Promise<void> {
     const o = await benchOrders(child, handle.db, seconds);
     // The sockets get a fresh service, so its memory holds nothing left over from the orders.
     await child.stop();
-    child = await startBenchService(database.url);
+    child = null;
     console.log('');
     console.log(`trivial operation (${TRIVIAL}) ${Math.round(o.trivial)} req/s on the full service`);
     console.log(`order creation, 32 clients      ${Math.round(o.orders)} orders/s`);
     console.log(`orders / trivial  ${(o.orders / o.trivial).toFixed(3)}  (target >= 0.20)`);
+    console.log(`figure orders-per-second ${Math.round(o.orders)}`);
+    console.log(`figure order-creation-p99-ms ${o.p99}`);
+    console.log(`figure order-creation-round-trips ${+o.roundTrips.toFixed(2)}`);
     console.log('');
-
+    if (socketCount === 0) return; // BENCH_SOCKETS=0: order creation only
+    child = await startBenchService(database.url);
     const s = await benchSockets(child, handle.db, socketCount, eventsPerSecond, seconds * 2);
     console.log(`${socketCount} tracking sockets connected in ${s.connectSeconds.toFixed(1)} s; service RSS ${(s.rssBefore / 2 ** 20).toFixed(1)} -> ${(s.rssAfter / 2 ** 20).toFixed(1)} MiB`);
     console.log(`RSS per socket    ${(s.rssPerSocketBytes / 1024).toFixed(2)} KB  (target < 10 KB)`);

@@ -16,6 +16,14 @@ export interface BenchService {
   port: number;
   /** RSS of the service after a full GC, and how many tracking sockets it holds. */
   rss(): Promise<{ rss: number; sockets: number }>;
+  /**
+   * PostgreSQL round trips per request since the last call, by route (method and path with ids
+   * as `{id}`): every query the service's pg clients sent while serving a request of that route,
+   * counted at the client (so through the pool, BEGIN and COMMIT included), divided by the
+   * requests of the route that finished. Background passes (workers, the outbox feed) are not
+   * counted: they run outside any request.
+   */
+  roundTrips(): Promise<Record<string, { requests: number; queries: number; perRequest: number }>>;
   /** Ends the service: cleanly when profiling (so the profile is written), else at once. */
   stop(): Promise<void>;
 }
@@ -64,6 +72,16 @@ export async function startBenchService(databaseUrl: string, env: Record<string,
         proc.on('message', onMessage);
         proc.send({ type: 'rss' });
       }),
+    roundTrips: () =>
+      new Promise((resolve) => {
+        const onMessage = (m: { type: string; routes: Record<string, { requests: number; queries: number; perRequest: number }> }) => {
+          if (m.type !== 'round-trips') return;
+          proc.off('message', onMessage);
+          resolve(m.routes);
+        };
+        proc.on('message', onMessage);
+        proc.send({ type: 'round-trips' });
+      }),
     async stop() {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       if (!process.env.BENCH_CPU_PROF) {
@@ -77,8 +95,51 @@ export async function startBenchService(databaseUrl: string, env: Record<string,
   };
 }
 
+/** A request's route: its method and path with ids (UUIDs, numbers) as `{id}`. */
+const routeOf = (method: string | undefined, url: string | undefined) =>
+  `${method} ${(url ?? '').split('?')[0].replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '{id}').replace(/\/\d+(?=\/|$)/g, '/{id}')}`;
+
+/**
+ * Counts the queries each request sends to PostgreSQL: every pg Client query (what the pool
+ * lends out; Kysely's statements, BEGIN and COMMIT alike) made within a request's async context.
+ * Installed before the service opens any connection.
+ */
+async function countRoundTrips(): Promise<() => Record<string, { requests: number; queries: number; perRequest: number }>> {
+  const { AsyncLocalStorage } = await import('node:async_hooks');
+  const http = await import('node:http');
+  const pg = (await import('pg')).default;
+  const current = new AsyncLocalStorage<{ queries: number }>();
+  const routes = new Map<string, { requests: number; queries: number }>();
+  const query = pg.Client.prototype.query;
+  (pg.Client.prototype as { query: unknown }).query = function (this: unknown, ...args: unknown[]) {
+    const request = current.getStore();
+    if (request) request.queries++;
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  };
+  const emit = http.Server.prototype.emit as (this: unknown, event: string, ...args: unknown[]) => boolean;
+  http.Server.prototype.emit = function (this: unknown, event: string, ...args: unknown[]) {
+    if (event !== 'request') return emit.call(this, event, ...args);
+    const [req, res] = args as [import('node:http').IncomingMessage, import('node:http').ServerResponse];
+    const counted = { queries: 0 };
+    res.once('finish', () => {
+      const route = routeOf(req.method, req.url);
+      const r = routes.get(route) ?? { requests: 0, queries: 0 };
+      r.requests++;
+      r.queries += counted.queries;
+      routes.set(route, r);
+    });
+    return current.run(counted, () => emit.call(this, event, ...args));
+  } as typeof http.Server.prototype.emit;
+  return () => {
+    const out = Object.fromEntries([...routes].map(([route, r]) => [route, { ...r, perRequest: r.queries / r.requests }]));
+    routes.clear();
+    return out;
+  };
+}
+
 /** Child side: the service on DATABASE_URL, reporting its port over IPC. */
 async function serveInChild(): Promise<void> {
+  const roundTrips = await countRoundTrips();
   const { startService } = await import('../../server/runtime.js');
   const { loadConfig } = await import('../../server/config.js');
   const service = await startService({ config: loadConfig(process.env) });
@@ -86,6 +147,10 @@ async function serveInChild(): Promise<void> {
   process.on('message', (m: { type: string }) => {
     // A clean exit writes the CPU profile (node --cpu-prof writes it on exit).
     if (m.type === 'exit') process.exit(0);
+    if (m.type === 'round-trips') {
+      process.send!({ type: 'round-trips', routes: roundTrips() });
+      return;
+    }
     if (m.type !== 'rss') return;
     (globalThis as { gc?: () => void }).gc?.();
     process.send!({ type: 'rss', rss: process.memoryUsage().rss, sockets: service.realtime.connections() });
