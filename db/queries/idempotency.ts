@@ -1,5 +1,5 @@
 // Idempotency records (table idempotency_keys of the foundation migration).
-import { sql } from 'kysely';
+import { sql, type Expression } from 'kysely';
 import type { Executor } from '../executor.js';
 
 export interface IdempotencyScope {
@@ -19,6 +19,32 @@ export async function claimIdempotencyKey(db: Executor, s: IdempotencyScope, fin
     .returning('key')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * claimIdempotencyKey and a read in one statement (one round trip where there were two): the
+ * read's rows (`columns` of `read`; none when it found nothing) and whether the key was claimed.
+ * The read sees the database as it was before the claim; it takes no locks.
+ */
+export async function claimIdempotencyKeyWith<Row>(
+  db: Executor,
+  s: IdempotencyScope,
+  fingerprint: string,
+  ttlSeconds: number,
+  read: { query: Expression<unknown>; columns: readonly string[] } | null,
+): Promise<{ claimed: boolean; rows: Row[] }> {
+  if (!read) return { claimed: await claimIdempotencyKey(db, s, fingerprint, ttlSeconds), rows: [] };
+  const { rows } = await sql<{ claimed: boolean } & Record<string, unknown>>`
+    WITH k AS (
+      INSERT INTO idempotency_keys (principal, operation_id, key, fingerprint, state, expires_at)
+      VALUES (${s.principal}, ${s.operationId}, ${s.key}, ${fingerprint}, 'in_progress', now() + make_interval(secs => ${ttlSeconds}))
+      ON CONFLICT (principal, operation_id, key) DO NOTHING
+      RETURNING 1
+    )
+    SELECT EXISTS (SELECT 1 FROM k) AS claimed, ${sql.join(read.columns.map((c) => sql.ref(`r.${c}`)))}
+    FROM (SELECT 1) one LEFT JOIN (${read.query}) r ON true`.execute(db);
+  const first = read.columns[0];
+  return { claimed: rows[0].claimed, rows: rows.filter((r) => r[first] !== null).map(({ claimed: _, ...r }) => r as Row) };
 }
 
 export function findIdempotencyRecord(db: Executor, s: IdempotencyScope) {

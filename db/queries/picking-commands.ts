@@ -19,6 +19,7 @@ import type { Executor } from '../executor.js';
 import { PICKING_ITEM_COLUMNS, PICKING_SESSION_COLUMNS } from '../columns.js';
 import type { SessionStatus } from '../tables/picking.js';
 import type { ItemFacts } from '../../handlers/rules/picking-items.js';
+import { orderChangedEvent } from './order-events.js';
 import { isOpen, isPickersOrder, itemChangeColumns, quantityText, sessionHeads, type ItemRow, type ReplacementData, type SessionHead } from './picking.js';
 
 /** What the command needs of the order besides the session head's columns. */
@@ -156,16 +157,14 @@ export async function writeItemCommand(db: Executor, w: ItemCommandWrite): Promi
     if (w.orderChanged) {
       // recordOrderChange's `order.changed` (db/queries/order-events.ts) without a push: the order's
       // version + 1 and the envelope with the new version and status.
-      const orderEventId = randomUUID();
-      const data = { event_id: orderEventId, order_id: w.orderId, changes: ['picking_result'] };
-      const envelope = { type: 'order.changed', event_id: orderEventId, notification_id: null, occurred_at: new Date().toISOString(), data };
+      const e = orderChangedEvent(w.orderId, ['picking_result']);
       ctes.push(sql`oc AS (
         UPDATE orders SET order_version = order_version + 1, updated_at = now() WHERE id = ${w.orderId} AND ${guard}
         RETURNING order_version, customer_id, store_id, status)`);
       ctes.push(sql`order_event AS (
         INSERT INTO outbox_events (event_id, type, customer_id, store_id, order_id, payload)
-        SELECT ${orderEventId}::uuid, 'order.changed', oc.customer_id, oc.store_id, ${w.orderId}::uuid,
-               jsonb_set(${JSON.stringify(envelope)}::jsonb, '{data}', ${JSON.stringify(data)}::jsonb || jsonb_build_object('order_version', oc.order_version, 'status', oc.status))
+        SELECT ${e.eventId}::uuid, 'order.changed', oc.customer_id, oc.store_id, ${w.orderId}::uuid,
+               jsonb_set(${e.envelope}::jsonb, '{data}', ${e.data}::jsonb || jsonb_build_object('order_version', oc.order_version, 'status', oc.status))
         FROM oc)`);
     }
   }
