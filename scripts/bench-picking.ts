@@ -93,7 +93,7 @@ async function post(base: string, lane: Lane, path: string, body?: object): Prom
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** Runs the picking scenario and prints it (called by scripts/bench.ts after the router rounds). */
-export async function benchPicking(): Promise<void> {
+export async function benchPicking(): Promise<{ commandsPerSecond: number }> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
   const database = await openDatabase();
   const handle = connect(database.url, { max: 4 });
@@ -186,6 +186,7 @@ export async function benchPicking(): Promise<void> {
     console.log(`figure picker-command-p99-ms ${commands.latency.p99}`);
     console.log(`figure picker-command-answer-bytes ${answerBytes}`);
     console.log(`figure picker-command-round-trips ${+trips.perRequest.toFixed(2)}`);
+    return { commandsPerSecond: perSecond };
   } finally {
     await child?.stop();
     await handle.close();
