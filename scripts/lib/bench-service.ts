@@ -6,6 +6,7 @@
 // `exit`. BENCH_CPU_PROF=<dir> makes the child write a V8 CPU profile there when it ends, which
 // is how the per-request costs reported in the closing notes were found.
 import { fork, type ChildProcess } from 'node:child_process';
+import { countRoundTrips } from './round-trips.js';
 
 export const BENCH_JWT_SECRET = 'bench-secret-bench-secret-bench-secret-00';
 
@@ -92,48 +93,6 @@ export async function startBenchService(databaseUrl: string, env: Record<string,
       proc.send({ type: 'exit' });
       await exited;
     },
-  };
-}
-
-/** A request's route: its method and path with ids (UUIDs, numbers) as `{id}`. */
-const routeOf = (method: string | undefined, url: string | undefined) =>
-  `${method} ${(url ?? '').split('?')[0].replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '{id}').replace(/\/\d+(?=\/|$)/g, '/{id}')}`;
-
-/**
- * Counts the queries each request sends to PostgreSQL: every pg Client query (what the pool
- * lends out; Kysely's statements, BEGIN and COMMIT alike) made within a request's async context.
- * Installed before the service opens any connection.
- */
-async function countRoundTrips(): Promise<() => Record<string, { requests: number; queries: number; perRequest: number }>> {
-  const { AsyncLocalStorage } = await import('node:async_hooks');
-  const http = await import('node:http');
-  const pg = (await import('pg')).default;
-  const current = new AsyncLocalStorage<{ queries: number }>();
-  const routes = new Map<string, { requests: number; queries: number }>();
-  const query = pg.Client.prototype.query;
-  (pg.Client.prototype as { query: unknown }).query = function (this: unknown, ...args: unknown[]) {
-    const request = current.getStore();
-    if (request) request.queries++;
-    return (query as (...a: unknown[]) => unknown).apply(this, args);
-  };
-  const emit = http.Server.prototype.emit as (this: unknown, event: string, ...args: unknown[]) => boolean;
-  http.Server.prototype.emit = function (this: unknown, event: string, ...args: unknown[]) {
-    if (event !== 'request') return emit.call(this, event, ...args);
-    const [req, res] = args as [import('node:http').IncomingMessage, import('node:http').ServerResponse];
-    const counted = { queries: 0 };
-    res.once('finish', () => {
-      const route = routeOf(req.method, req.url);
-      const r = routes.get(route) ?? { requests: 0, queries: 0 };
-      r.requests++;
-      r.queries += counted.queries;
-      routes.set(route, r);
-    });
-    return current.run(counted, () => emit.call(this, event, ...args));
-  } as typeof http.Server.prototype.emit;
-  return () => {
-    const out = Object.fromEntries([...routes].map(([route, r]) => [route, { ...r, perRequest: r.queries / r.requests }]));
-    routes.clear();
-    return out;
   };
 }
 
