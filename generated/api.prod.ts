@@ -2806,6 +2806,12 @@ export interface paths {
          *     - An applied change raises `version` by one and is announced by `session.changed` on the picker
          *       channel. A timeout or a dropped connection does not tell whether the command took effect:
          *       retry with the same key, or re-read the session.
+         *     - The 200 answer is a delta by default: `session` without `items` and the changed `item`
+         *       (PickingActionOutput `representation` `delta`; apply it as PickingActionOutput describes,
+         *       re-reading the session when its `version` jumps by more than one). `Prefer:
+         *       return=representation` asks for the whole session (`representation` `full`, the shape of
+         *       earlier releases). Errors carry the whole current session; a stale `X-Expected-Version`
+         *       answers 409 `VERSION_CONFLICT` with it.
          */
         post: operations["addPickingItem"];
         delete?: never;
@@ -2856,6 +2862,12 @@ export interface paths {
          *     - An applied change raises `version` by one and is announced by `session.changed` on the picker
          *       channel. A timeout or a dropped connection does not tell whether the command took effect:
          *       retry with the same key, or re-read the session.
+         *     - The 200 answer is a delta by default: `session` without `items` and the changed `item`
+         *       (PickingActionOutput `representation` `delta`; apply it as PickingActionOutput describes,
+         *       re-reading the session when its `version` jumps by more than one). `Prefer:
+         *       return=representation` asks for the whole session (`representation` `full`, the shape of
+         *       earlier releases). Errors carry the whole current session; a stale `X-Expected-Version`
+         *       answers 409 `VERSION_CONFLICT` with it.
          */
         post: operations["cancelPicking"];
         delete?: never;
@@ -2942,6 +2954,12 @@ export interface paths {
          *     - An applied change raises `version` by one and is announced by `session.changed` on the picker
          *       channel. A timeout or a dropped connection does not tell whether the command took effect:
          *       retry with the same key, or re-read the session.
+         *     - The 200 answer is a delta by default: `session` without `items` and the changed `item`
+         *       (PickingActionOutput `representation` `delta`; apply it as PickingActionOutput describes,
+         *       re-reading the session when its `version` jumps by more than one). `Prefer:
+         *       return=representation` asks for the whole session (`representation` `full`, the shape of
+         *       earlier releases). Errors carry the whole current session; a stale `X-Expected-Version`
+         *       answers 409 `VERSION_CONFLICT` with it.
          */
         post: operations["finishPicking"];
         delete?: never;
@@ -3001,6 +3019,12 @@ export interface paths {
          *     - An applied change raises `version` by one and is announced by `session.changed` on the picker
          *       channel. A timeout or a dropped connection does not tell whether the command took effect:
          *       retry with the same key, or re-read the session.
+         *     - The 200 answer is a delta by default: `session` without `items` and the changed `item`
+         *       (PickingActionOutput `representation` `delta`; apply it as PickingActionOutput describes,
+         *       re-reading the session when its `version` jumps by more than one). `Prefer:
+         *       return=representation` asks for the whole session (`representation` `full`, the shape of
+         *       earlier releases). Errors carry the whole current session; a stale `X-Expected-Version`
+         *       answers 409 `VERSION_CONFLICT` with it.
          *     - 404 `NOT_FOUND` when `item_id` is not an item of that session.
          */
         post: operations["scanPickingItem"];
@@ -3057,6 +3081,12 @@ export interface paths {
          *     - An applied change raises `version` by one and is announced by `session.changed` on the picker
          *       channel. A timeout or a dropped connection does not tell whether the command took effect:
          *       retry with the same key, or re-read the session.
+         *     - The 200 answer is a delta by default: `session` without `items` and the changed `item`
+         *       (PickingActionOutput `representation` `delta`; apply it as PickingActionOutput describes,
+         *       re-reading the session when its `version` jumps by more than one). `Prefer:
+         *       return=representation` asks for the whole session (`representation` `full`, the shape of
+         *       earlier releases). Errors carry the whole current session; a stale `X-Expected-Version`
+         *       answers 409 `VERSION_CONFLICT` with it.
          *     - 404 `NOT_FOUND` when `item_id` is not an item of that session.
          */
         post: operations["replacePickingItem"];
@@ -3111,6 +3141,12 @@ export interface paths {
          *     - An applied change raises `version` by one and is announced by `session.changed` on the picker
          *       channel. A timeout or a dropped connection does not tell whether the command took effect:
          *       retry with the same key, or re-read the session.
+         *     - The 200 answer is a delta by default: `session` without `items` and the changed `item`
+         *       (PickingActionOutput `representation` `delta`; apply it as PickingActionOutput describes,
+         *       re-reading the session when its `version` jumps by more than one). `Prefer:
+         *       return=representation` asks for the whole session (`representation` `full`, the shape of
+         *       earlier releases). Errors carry the whole current session; a stale `X-Expected-Version`
+         *       answers 409 `VERSION_CONFLICT` with it.
          *     - 404 `NOT_FOUND` when `item_id` is not an item of that session.
          */
         post: operations["setPickingItemPieceQuantity"];
@@ -3167,6 +3203,12 @@ export interface paths {
          *     - An applied change raises `version` by one and is announced by `session.changed` on the picker
          *       channel. A timeout or a dropped connection does not tell whether the command took effect:
          *       retry with the same key, or re-read the session.
+         *     - The 200 answer is a delta by default: `session` without `items` and the changed `item`
+         *       (PickingActionOutput `representation` `delta`; apply it as PickingActionOutput describes,
+         *       re-reading the session when its `version` jumps by more than one). `Prefer:
+         *       return=representation` asks for the whole session (`representation` `full`, the shape of
+         *       earlier releases). Errors carry the whole current session; a stale `X-Expected-Version`
+         *       answers 409 `VERSION_CONFLICT` with it.
          *     - 404 `NOT_FOUND` when `item_id` is not an item of that session.
          */
         post: operations["manualPickPickingItem"];
@@ -3222,6 +3264,12 @@ export interface paths {
          *     - An applied change raises `version` by one and is announced by `session.changed` on the picker
          *       channel. A timeout or a dropped connection does not tell whether the command took effect:
          *       retry with the same key, or re-read the session.
+         *     - The 200 answer is a delta by default: `session` without `items` and the changed `item`
+         *       (PickingActionOutput `representation` `delta`; apply it as PickingActionOutput describes,
+         *       re-reading the session when its `version` jumps by more than one). `Prefer:
+         *       return=representation` asks for the whole session (`representation` `full`, the shape of
+         *       earlier releases). Errors carry the whole current session; a stale `X-Expected-Version`
+         *       answers 409 `VERSION_CONFLICT` with it.
          *     - 404 `NOT_FOUND` when `item_id` is not an item of that session.
          */
         post: operations["weighPickingItem"];
@@ -3276,6 +3324,12 @@ export interface paths {
          *     - An applied change raises `version` by one and is announced by `session.changed` on the picker
          *       channel. A timeout or a dropped connection does not tell whether the command took effect:
          *       retry with the same key, or re-read the session.
+         *     - The 200 answer is a delta by default: `session` without `items` and the changed `item`
+         *       (PickingActionOutput `representation` `delta`; apply it as PickingActionOutput describes,
+         *       re-reading the session when its `version` jumps by more than one). `Prefer:
+         *       return=representation` asks for the whole session (`representation` `full`, the shape of
+         *       earlier releases). Errors carry the whole current session; a stale `X-Expected-Version`
+         *       answers 409 `VERSION_CONFLICT` with it.
          *     - 404 `NOT_FOUND` when `item_id` is not an item of that session.
          */
         post: operations["markPickingItemMissing"];
@@ -3324,6 +3378,12 @@ export interface paths {
          *     - An applied change raises `version` by one and is announced by `session.changed` on the picker
          *       channel. A timeout or a dropped connection does not tell whether the command took effect:
          *       retry with the same key, or re-read the session.
+         *     - The 200 answer is a delta by default: `session` without `items` and the changed `item`
+         *       (PickingActionOutput `representation` `delta`; apply it as PickingActionOutput describes,
+         *       re-reading the session when its `version` jumps by more than one). `Prefer:
+         *       return=representation` asks for the whole session (`representation` `full`, the shape of
+         *       earlier releases). Errors carry the whole current session; a stale `X-Expected-Version`
+         *       answers 409 `VERSION_CONFLICT` with it.
          *     - 404 `NOT_FOUND` when `item_id` is not an item of that session.
          */
         post: operations["resolvePickingItemClarification"];
@@ -3375,6 +3435,12 @@ export interface paths {
          *     - An applied change raises `version` by one and is announced by `session.changed` on the picker
          *       channel. A timeout or a dropped connection does not tell whether the command took effect:
          *       retry with the same key, or re-read the session.
+         *     - The 200 answer is a delta by default: `session` without `items` and the changed `item`
+         *       (PickingActionOutput `representation` `delta`; apply it as PickingActionOutput describes,
+         *       re-reading the session when its `version` jumps by more than one). `Prefer:
+         *       return=representation` asks for the whole session (`representation` `full`, the shape of
+         *       earlier releases). Errors carry the whole current session; a stale `X-Expected-Version`
+         *       answers 409 `VERSION_CONFLICT` with it.
          *     - 404 `NOT_FOUND` when `item_id` is not an item of that session.
          */
         post: operations["reopenPickingItem"];
@@ -3428,6 +3494,12 @@ export interface paths {
          *     - An applied change raises `version` by one and is announced by `session.changed` on the picker
          *       channel. A timeout or a dropped connection does not tell whether the command took effect:
          *       retry with the same key, or re-read the session.
+         *     - The 200 answer is a delta by default: `session` without `items` and the changed `item`
+         *       (PickingActionOutput `representation` `delta`; apply it as PickingActionOutput describes,
+         *       re-reading the session when its `version` jumps by more than one). `Prefer:
+         *       return=representation` asks for the whole session (`representation` `full`, the shape of
+         *       earlier releases). Errors carry the whole current session; a stale `X-Expected-Version`
+         *       answers 409 `VERSION_CONFLICT` with it.
          *     - 404 `NOT_FOUND` when `item_id` is not an item of that session.
          */
         post: operations["confirmPickingItemClarification"];
@@ -10280,6 +10352,146 @@ export interface components {
             can_start: boolean;
         };
         /**
+         * @description Goods totals of the order before and after picking, in roubles (decimal strings, 2 decimals; no
+         *     delivery fee). Each item contributes its `current_line_total`: `actual_quantity` x price for
+         *     `picked` and the clarified mismatch states, `ordered_quantity` x price while `pending` or
+         *     `awaiting_quantity` (expected), and 0 for `missing`, `clarified/removed` and
+         *     `clarified/store_transfer_shortage`. Weight line totals are rounded half-up to kopecks.
+         * @example {
+         *       "original_total": "2345.60",
+         *       "current_total": "2298.14",
+         *       "difference": "-47.46",
+         *       "reconciliation_status": null
+         *     }
+         */
+        PaymentSummarySchema: {
+            /**
+             * @description Goods total of the order as placed by the customer.
+             * @example 2345.60
+             */
+            original_total: string | number;
+            /**
+             * @description Goods total after the picking so far (the amount the customer will pay when the session completes as it is now).
+             * @example 2298.14
+             */
+            current_total: string | number;
+            /**
+             * @description `current_total - original_total`; negative when the customer pays less.
+             * @example -47.46
+             */
+            difference: string | number;
+            /**
+             * @description Settlement of the difference with the customer's online payment, set when the session
+             *     completes; null while the session is open or when it was cancelled.
+             *     `not_required` - cash payment, no difference to settle, or the order was cancelled (and
+             *     refunded in full) before it was settled; `pending` - the payment adjustment is in
+             *     progress: the refund of a lower total's difference, or the customer's payment of a higher
+             *     total's difference (the order's `payment_status` is `awaiting` until it is paid);
+             *     `completed` - settled; `failed` - the bank refused the refund, staff will settle it
+             *     manually.
+             * @enum {string|null}
+             */
+            reconciliation_status?: "not_required" | "pending" | "completed" | "failed" | null;
+        };
+        /**
+         * @description A picking session without its `items`: every other field of PickingSessionSchema (which is
+         *     this header plus `items`), with the same meaning. A picker command's delta answer carries it
+         *     (PickingActionOutput).
+         */
+        PickingSessionHeaderSchema: {
+            /**
+             * @description Session identifier (also the `{session_id}` of the history operations).
+             * @example 4211
+             */
+            session_id: number;
+            /**
+             * Format: uuid
+             * @description The order being picked.
+             */
+            order_id: string;
+            /**
+             * @description Order number shown to staff and to the customer.
+             * @example 100245
+             */
+            order_number: string;
+            /** @description Express order (no slot, picked first). */
+            is_express: boolean;
+            /**
+             * @description 0-based index in `items` of the item to work on next: the first item, in `items` order, that
+             *     is not resolved. Equals the number of items when every item is resolved.
+             * @example 3
+             */
+            current_item_index: number;
+            /**
+             * @description True when the caller cannot change the session: it is closed (`completed` or `cancelled`), or it
+             *     belongs to another picker (read through GET /api/picker/orders/{order_id}/session).
+             */
+            is_locked: boolean;
+            /** @description True when `session_status` is `cancelled`. */
+            is_cancelled: boolean;
+            /** @description True when `session_status` is `completed` (never for `ready_to_finish`). */
+            is_completed: boolean;
+            /**
+             * @description Status of the session; see the table above.
+             * @enum {string}
+             */
+            session_status: "active" | "ready_to_finish" | "completed" | "cancelled";
+            /**
+             * @description Version of the session; 1 at start, raised by one with every applied change. Compare with `session.changed` events and send as `X-Expected-Version`.
+             * @example 14
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description Time of the last applied change.
+             */
+            updated_at: string;
+            /**
+             * @description What closed the session: `none` while it is open (`active`, `ready_to_finish`);
+             *     `picker_finish` (finish), `picker_cancel` (the picker's cancel), `order_cancelled` (the
+             *     customer or an operator cancelled the order), `expired` (no change for 4 hours).
+             * @enum {string}
+             */
+            closure_source: "none" | "picker_finish" | "picker_cancel" | "order_cancelled" | "expired";
+            /**
+             * @description The customer's choice for missing products - `call` the customer first, or `remove` the line.
+             * @enum {string}
+             */
+            absence_preference: "call" | "remove";
+            /** @description The customer's comment to the order; empty string when none. */
+            customer_comment: string;
+            /**
+             * @description Customer's phone number in E.164 form, for calls about missing products.
+             * @example +79161234567
+             */
+            customer_phone: string;
+            /**
+             * @description How many items the picker may add to this session with POST additional-items (currently 10).
+             * @example 10
+             */
+            max_added_items: number;
+            /**
+             * @description Items added by the picker so far (including added items later removed); at most `max_added_items`.
+             * @example 1
+             */
+            added_items_count: number;
+            /** @description Totals of the order before and after picking. */
+            payment_summary: components["schemas"]["PaymentSummarySchema"];
+            /** @description The store fixed by the session (its goods, stock and prices are used). */
+            store: components["schemas"]["PickerStoreSchema"];
+            /**
+             * @description `delivery` by courier, `pickup` by the customer at the store.
+             * @enum {string}
+             */
+            fulfillment_type: "delivery" | "pickup";
+            /** @description Reason given when the session was cancelled (the picker's `reason`, or the order's cancellation reason for `order_cancelled`); null otherwise. */
+            cancellation_reason?: string | null;
+            /** @description Number of items that were resolved when the session was cancelled (work lost by the cancellation); null unless the session is cancelled. */
+            cancel_after_resolved_items?: number | null;
+            /** @description The order's slot; null for express orders. */
+            slot?: components["schemas"]["PickerSlotSchema"] | null;
+        };
+        /**
          * @description Accepted weight range of a weight item, in kg: a weight from `min_quantity` to `max_quantity`
          *     inclusive picks the item; outside it the item becomes `clarified/weight_mismatch`. The bounds are
          *     `ordered_quantity` x (1 -/+ `percent`/100), rounded to grams (the store's default is 10 %).
@@ -10612,48 +10824,6 @@ export interface components {
             updated_at: string;
         };
         /**
-         * @description Goods totals of the order before and after picking, in roubles (decimal strings, 2 decimals; no
-         *     delivery fee). Each item contributes its `current_line_total`: `actual_quantity` x price for
-         *     `picked` and the clarified mismatch states, `ordered_quantity` x price while `pending` or
-         *     `awaiting_quantity` (expected), and 0 for `missing`, `clarified/removed` and
-         *     `clarified/store_transfer_shortage`. Weight line totals are rounded half-up to kopecks.
-         * @example {
-         *       "original_total": "2345.60",
-         *       "current_total": "2298.14",
-         *       "difference": "-47.46",
-         *       "reconciliation_status": null
-         *     }
-         */
-        PaymentSummarySchema: {
-            /**
-             * @description Goods total of the order as placed by the customer.
-             * @example 2345.60
-             */
-            original_total: string | number;
-            /**
-             * @description Goods total after the picking so far (the amount the customer will pay when the session completes as it is now).
-             * @example 2298.14
-             */
-            current_total: string | number;
-            /**
-             * @description `current_total - original_total`; negative when the customer pays less.
-             * @example -47.46
-             */
-            difference: string | number;
-            /**
-             * @description Settlement of the difference with the customer's online payment, set when the session
-             *     completes; null while the session is open or when it was cancelled.
-             *     `not_required` - cash payment, no difference to settle, or the order was cancelled (and
-             *     refunded in full) before it was settled; `pending` - the payment adjustment is in
-             *     progress: the refund of a lower total's difference, or the customer's payment of a higher
-             *     total's difference (the order's `payment_status` is `awaiting` until it is paid);
-             *     `completed` - settled; `failed` - the bank refused the refund, staff will settle it
-             *     manually.
-             * @enum {string|null}
-             */
-            reconciliation_status?: "not_required" | "pending" | "completed" | "failed" | null;
-        };
-        /**
          * @description One picker's work on one order. Created by POST /api/picker/orders/{order_id}/start; the session
          *     fixes the store whose goods and stock are used. Every applied change (a picker command or a
          *     server-side change such as the order's cancellation) raises `version` by exactly one; commands
@@ -10806,107 +10976,17 @@ export interface components {
          */
         PickingSessionSchema: {
             /**
-             * @description Session identifier (also the `{session_id}` of the history operations).
-             * @example 4211
-             */
-            session_id: number;
-            /**
-             * Format: uuid
-             * @description The order being picked.
-             */
-            order_id: string;
-            /**
-             * @description Order number shown to staff and to the customer.
-             * @example 100245
-             */
-            order_number: string;
-            /** @description Express order (no slot, picked first). */
-            is_express: boolean;
-            /**
-             * @description 0-based index in `items` of the item to work on next: the first item, in `items` order, that
-             *     is not resolved. Equals the number of items when every item is resolved.
-             * @example 3
-             */
-            current_item_index: number;
-            /**
-             * @description True when the caller cannot change the session: it is closed (`completed` or `cancelled`), or it
-             *     belongs to another picker (read through GET /api/picker/orders/{order_id}/session).
-             */
-            is_locked: boolean;
-            /** @description True when `session_status` is `cancelled`. */
-            is_cancelled: boolean;
-            /** @description True when `session_status` is `completed` (never for `ready_to_finish`). */
-            is_completed: boolean;
-            /**
-             * @description Status of the session; see the table above.
-             * @enum {string}
-             */
-            session_status: "active" | "ready_to_finish" | "completed" | "cancelled";
-            /**
-             * @description Version of the session; 1 at start, raised by one with every applied change. Compare with `session.changed` events and send as `X-Expected-Version`.
-             * @example 14
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @description Time of the last applied change.
-             */
-            updated_at: string;
-            /**
-             * @description What closed the session: `none` while it is open (`active`, `ready_to_finish`);
-             *     `picker_finish` (finish), `picker_cancel` (the picker's cancel), `order_cancelled` (the
-             *     customer or an operator cancelled the order), `expired` (no change for 4 hours).
-             * @enum {string}
-             */
-            closure_source: "none" | "picker_finish" | "picker_cancel" | "order_cancelled" | "expired";
-            /**
-             * @description The customer's choice for missing products - `call` the customer first, or `remove` the line.
-             * @enum {string}
-             */
-            absence_preference: "call" | "remove";
-            /** @description The customer's comment to the order; empty string when none. */
-            customer_comment: string;
-            /**
-             * @description Customer's phone number in E.164 form, for calls about missing products.
-             * @example +79161234567
-             */
-            customer_phone: string;
-            /**
              * @description Items to pick, in the store's walking order (category shelf order, then name), fixed at start;
              *     items added by the picker follow, in the order added.
              */
             items: components["schemas"]["PickingItemSchema"][];
-            /**
-             * @description How many items the picker may add to this session with POST additional-items (currently 10).
-             * @example 10
-             */
-            max_added_items: number;
-            /**
-             * @description Items added by the picker so far (including added items later removed); at most `max_added_items`.
-             * @example 1
-             */
-            added_items_count: number;
-            /** @description Totals of the order before and after picking. */
-            payment_summary: components["schemas"]["PaymentSummarySchema"];
-            /** @description The store fixed by the session (its goods, stock and prices are used). */
-            store: components["schemas"]["PickerStoreSchema"];
-            /**
-             * @description `delivery` by courier, `pickup` by the customer at the store.
-             * @enum {string}
-             */
-            fulfillment_type: "delivery" | "pickup";
-            /** @description Reason given when the session was cancelled (the picker's `reason`, or the order's cancellation reason for `order_cancelled`); null otherwise. */
-            cancellation_reason?: string | null;
-            /** @description Number of items that were resolved when the session was cancelled (work lost by the cancellation); null unless the session is cancelled. */
-            cancel_after_resolved_items?: number | null;
-            /** @description The order's slot; null for express orders. */
-            slot?: components["schemas"]["PickerSlotSchema"] | null;
-        };
+        } & components["schemas"]["PickingSessionHeaderSchema"];
         /**
          * @description Error body of the picker commands (409 and 422). A superset of `ErrorResponse`: besides `detail`
          *     and `code` it may carry the current session (apply it instead of re-reading), a retry delay, and
-         *     for `NOT_READY_TO_FINISH` the items to show. Behaviour is chosen by `code`; handle unknown codes
-         *     as a conflict (re-read the session and the queue).
+         *     for `NOT_READY_TO_FINISH` the items to show. `session` here is always the whole
+         *     PickingSessionSchema with its `items`, whatever `Prefer` the command sent. Behaviour is chosen
+         *     by `code`; handle unknown codes as a conflict (re-read the session and the queue).
          *
          *     | Status | `code` | When | `session` |
          *     |---|---|---|---|
@@ -10915,7 +10995,7 @@ export interface components {
          *     | 409 | `ORDER_BUSY` | Another picker holds the order's open session | null |
          *     | 409 | `PICKER_HAS_ACTIVE_SESSION` | start: the caller has another current session | the caller's current session |
          *     | 409 | `ORDER_NOT_PICKABLE` | start: the order is not waiting for picking (already picked, or not yet released to the store) | null |
-         *     | 409 | `VERSION_CONFLICT` | `X-Expected-Version` differs from the session's `version` | current session |
+         *     | 409 | `VERSION_CONFLICT` | `X-Expected-Version` differs from the session's `version` (the client's copy is stale) | current session, whole (with `items`): replace the local copy |
          *     | 409 | `ITEM_STATE_CONFLICT` | The item's state does not allow the command (see PickingItemSchema) | current session |
          *     | 409 | `ITEM_NOT_WEIGHT_BASED` | weight on a piece item | current session |
          *     | 409 | `ITEM_IS_WEIGHT_BASED` | piece-quantity or manual-pick on a weight item | current session |
@@ -11078,6 +11158,19 @@ export interface components {
             quantity: string | number;
         };
         /**
+         * @description The session in a picker command's answer: PickingSessionHeaderSchema, plus `items` only in a
+         *     full answer (`representation` `full`, asked with `Prefer: return=representation`), which is then
+         *     a valid PickingSessionSchema. A delta answer carries the header alone and the changed item in
+         *     PickingActionOutput `item`.
+         */
+        PickingActionSessionSchema: {
+            /**
+             * @description Present only in a full answer (`representation` `full`): the session's items, as
+             *     PickingSessionSchema `items`. Absent from a delta answer, whose `item` is the one that changed.
+             */
+            items?: components["schemas"]["PickingItemSchema"][];
+        } & components["schemas"]["PickingSessionHeaderSchema"];
+        /**
          * @description Result of a picker command. `status` is the business outcome; `applied` says whether the session
          *     changed (its `version` rose by one). Outcomes that change nothing are still 200: show `message`
          *     and keep the picker on the item.
@@ -11091,10 +11184,48 @@ export interface components {
          *     | `already_picked` | false | The item already has its full quantity |
          *     | `same_product` | false | Replacement with the ordered product itself; reopen the item with `found_in_store` instead |
          *     | `kind_mismatch` | false | Replacement product of the other kind (piece for weight or the reverse) |
+         *
+         *     ## Delta and full answers (`representation`)
+         *
+         *     By default a command answers what changed (`representation: delta`): `session` is the session's
+         *     header - every field of PickingSessionSchema but `items` (version, status, `current_item_index`,
+         *     counts, `payment_summary`, ...) - and `item` is the item the command acted on, exactly as it
+         *     appears in `session.items` of a full read (for additional-items, the new item; null for finish
+         *     and cancel). A command changes at most that one item. On a 40-line order this is about 2-3 KB
+         *     where the whole session is 33 KB.
+         *
+         *     With `Prefer: return=representation` the answer is the whole session (`representation: full`,
+         *     `session.items` present): the shape every command answered before delta answers. Error answers
+         *     (PickerErrorResponse) always carry the whole session, as before: in particular a stale
+         *     `X-Expected-Version` (the client's copy is behind) answers 409 `VERSION_CONFLICT` with the whole
+         *     current session, and nothing changes.
+         *
+         *     The app keeps a local copy of the session (from start, a session read, or a full answer) and
+         *     applies each answer like this:
+         *
+         *     1. `representation` is `full`: replace the local copy with `session`.
+         *     2. `representation` is `delta` (compare `session.version` with the local copy's `version`):
+         *        - equal (`applied` false; nothing changed): take the header fields from `session`; keep the items;
+         *        - one more (`applied` true): replace the local item whose `item_id` is `item.item_id` with
+         *          `item` (append it when there is none: an added item), then take the header fields from
+         *          `session`. This is the new local copy (its `version` is `session.version`);
+         *        - anything else (the version jumped by more than one: another change - another device, the
+         *          order's cancellation, expiry - happened in between; or it is lower): the local copy is
+         *          stale. Re-read GET /api/picker/orders/{order_id}/session, or send the next command with
+         *          `Prefer: return=representation`.
+         *     3. Unknown fields are ignored. A retried command (same `Idempotency-Key`) answers the stored
+         *        answer byte for byte, in the representation of the first answer; apply it by the same rules
+         *        (its version may be behind the local copy: then nothing is applied).
+         *
+         *     Compatibility: apps built before delta answers read `session.items` from every answer; they add
+         *     `Prefer: return=representation` to every command and get exactly the old shape. That preference
+         *     stays supported (it is also the resynchronising read), at least until every app version that
+         *     predates delta answers is past its forced-update date.
          * @example {
          *       "status": "clarification_required",
          *       "applied": true,
          *       "message": "Weight is outside the tolerance, confirm 1.260 kg",
+         *       "representation": "delta",
          *       "session": {
          *         "session_id": 4211,
          *         "order_id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
@@ -11111,7 +11242,6 @@ export interface components {
          *         "absence_preference": "call",
          *         "customer_comment": "Please pick green bananas",
          *         "customer_phone": "+79161234567",
-         *         "items": [],
          *         "max_added_items": 10,
          *         "added_items_count": 0,
          *         "payment_summary": {
@@ -11194,9 +11324,15 @@ export interface components {
              * @example confirm 1.260 kg
              */
             message: string;
-            /** @description The session after the command. */
-            session: components["schemas"]["PickingSessionSchema"];
-            /** @description The item the command acted on (the new item for additional-items), as in `session.items`; null for finish and cancel. */
+            /**
+             * @description `delta` (default): `session` has no `items`; apply `item` to the local copy (see above).
+             *     `full` (asked with `Prefer: return=representation`): `session` is the whole session with its `items`.
+             * @enum {string}
+             */
+            representation: "delta" | "full";
+            /** @description The session after the command - its header (`representation` `delta`), or the whole session with `items` (`full`). */
+            session: components["schemas"]["PickingActionSessionSchema"];
+            /** @description The item the command acted on (the new item for additional-items), after the command, as in `session.items` of a full read; null for finish and cancel. */
             item: components["schemas"]["PickingItemSchema"] | null;
             /** @description The product the sent barcode belongs to in the session's store (scan, replacement, weight with a barcode); null when no barcode was sent or it is unknown. */
             scanned_product: components["schemas"]["PickerCatalogProductSchema"] | null;
@@ -11764,11 +11900,24 @@ export interface components {
         Offset: number;
         /**
          * @description Optional optimistic-concurrency guard: the session `version` the command was prepared on.
-         *     When sent and different from the current `version`, nothing changes and the answer is 409
-         *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
+         *     When sent and different from the current `version` (the client's copy is stale), nothing
+         *     changes and the answer is 409 `VERSION_CONFLICT` with the whole current session (its `items`
+         *     included, whatever `Prefer` asked): replace the local copy with it. It is part of the
+         *     idempotency fingerprint.
          * @example 14
          */
         ExpectedSessionVersion: number;
+        /**
+         * @description How much of the session a successful picker command answers (RFC 7240 `return` preference).
+         *     Absent, or `return=minimal`: the delta - `session` without `items`, plus the `item` the command
+         *     acted on (`representation: delta`, a few KB on a 40-line order). `return=representation`: the
+         *     whole session with its `items` (`representation: full`), the shape every command answered
+         *     before delta answers; use it to resynchronise. Other preferences in the header are ignored.
+         *     Not part of the idempotency fingerprint: a retry with the same key answers the stored answer,
+         *     whichever representation it has (`representation` says which).
+         * @example return=representation
+         */
+        PreferReturn: string;
         /**
          * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
          * @example 90872
@@ -15643,11 +15792,24 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description Optional optimistic-concurrency guard: the session `version` the command was prepared on.
-                 *     When sent and different from the current `version`, nothing changes and the answer is 409
-                 *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
+                 *     When sent and different from the current `version` (the client's copy is stale), nothing
+                 *     changes and the answer is 409 `VERSION_CONFLICT` with the whole current session (its `items`
+                 *     included, whatever `Prefer` asked): replace the local copy with it. It is part of the
+                 *     idempotency fingerprint.
                  * @example 14
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
+                /**
+                 * @description How much of the session a successful picker command answers (RFC 7240 `return` preference).
+                 *     Absent, or `return=minimal`: the delta - `session` without `items`, plus the `item` the command
+                 *     acted on (`representation: delta`, a few KB on a 40-line order). `return=representation`: the
+                 *     whole session with its `items` (`representation: full`), the shape every command answered
+                 *     before delta answers; use it to resynchronise. Other preferences in the header are ignored.
+                 *     Not part of the idempotency fingerprint: a retry with the same key answers the stored answer,
+                 *     whichever representation it has (`representation` says which).
+                 * @example return=representation
+                 */
+                Prefer?: components["parameters"]["PreferReturn"];
                 /**
                  * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
                  *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
@@ -15726,11 +15888,24 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description Optional optimistic-concurrency guard: the session `version` the command was prepared on.
-                 *     When sent and different from the current `version`, nothing changes and the answer is 409
-                 *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
+                 *     When sent and different from the current `version` (the client's copy is stale), nothing
+                 *     changes and the answer is 409 `VERSION_CONFLICT` with the whole current session (its `items`
+                 *     included, whatever `Prefer` asked): replace the local copy with it. It is part of the
+                 *     idempotency fingerprint.
                  * @example 14
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
+                /**
+                 * @description How much of the session a successful picker command answers (RFC 7240 `return` preference).
+                 *     Absent, or `return=minimal`: the delta - `session` without `items`, plus the `item` the command
+                 *     acted on (`representation: delta`, a few KB on a 40-line order). `return=representation`: the
+                 *     whole session with its `items` (`representation: full`), the shape every command answered
+                 *     before delta answers; use it to resynchronise. Other preferences in the header are ignored.
+                 *     Not part of the idempotency fingerprint: a retry with the same key answers the stored answer,
+                 *     whichever representation it has (`representation` says which).
+                 * @example return=representation
+                 */
+                Prefer?: components["parameters"]["PreferReturn"];
                 /**
                  * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
                  *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
@@ -15867,11 +16042,24 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description Optional optimistic-concurrency guard: the session `version` the command was prepared on.
-                 *     When sent and different from the current `version`, nothing changes and the answer is 409
-                 *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
+                 *     When sent and different from the current `version` (the client's copy is stale), nothing
+                 *     changes and the answer is 409 `VERSION_CONFLICT` with the whole current session (its `items`
+                 *     included, whatever `Prefer` asked): replace the local copy with it. It is part of the
+                 *     idempotency fingerprint.
                  * @example 14
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
+                /**
+                 * @description How much of the session a successful picker command answers (RFC 7240 `return` preference).
+                 *     Absent, or `return=minimal`: the delta - `session` without `items`, plus the `item` the command
+                 *     acted on (`representation: delta`, a few KB on a 40-line order). `return=representation`: the
+                 *     whole session with its `items` (`representation: full`), the shape every command answered
+                 *     before delta answers; use it to resynchronise. Other preferences in the header are ignored.
+                 *     Not part of the idempotency fingerprint: a retry with the same key answers the stored answer,
+                 *     whichever representation it has (`representation` says which).
+                 * @example return=representation
+                 */
+                Prefer?: components["parameters"]["PreferReturn"];
                 /**
                  * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
                  *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
@@ -15942,11 +16130,24 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description Optional optimistic-concurrency guard: the session `version` the command was prepared on.
-                 *     When sent and different from the current `version`, nothing changes and the answer is 409
-                 *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
+                 *     When sent and different from the current `version` (the client's copy is stale), nothing
+                 *     changes and the answer is 409 `VERSION_CONFLICT` with the whole current session (its `items`
+                 *     included, whatever `Prefer` asked): replace the local copy with it. It is part of the
+                 *     idempotency fingerprint.
                  * @example 14
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
+                /**
+                 * @description How much of the session a successful picker command answers (RFC 7240 `return` preference).
+                 *     Absent, or `return=minimal`: the delta - `session` without `items`, plus the `item` the command
+                 *     acted on (`representation: delta`, a few KB on a 40-line order). `return=representation`: the
+                 *     whole session with its `items` (`representation: full`), the shape every command answered
+                 *     before delta answers; use it to resynchronise. Other preferences in the header are ignored.
+                 *     Not part of the idempotency fingerprint: a retry with the same key answers the stored answer,
+                 *     whichever representation it has (`representation` says which).
+                 * @example return=representation
+                 */
+                Prefer?: components["parameters"]["PreferReturn"];
                 /**
                  * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
                  *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
@@ -16030,11 +16231,24 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description Optional optimistic-concurrency guard: the session `version` the command was prepared on.
-                 *     When sent and different from the current `version`, nothing changes and the answer is 409
-                 *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
+                 *     When sent and different from the current `version` (the client's copy is stale), nothing
+                 *     changes and the answer is 409 `VERSION_CONFLICT` with the whole current session (its `items`
+                 *     included, whatever `Prefer` asked): replace the local copy with it. It is part of the
+                 *     idempotency fingerprint.
                  * @example 14
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
+                /**
+                 * @description How much of the session a successful picker command answers (RFC 7240 `return` preference).
+                 *     Absent, or `return=minimal`: the delta - `session` without `items`, plus the `item` the command
+                 *     acted on (`representation: delta`, a few KB on a 40-line order). `return=representation`: the
+                 *     whole session with its `items` (`representation: full`), the shape every command answered
+                 *     before delta answers; use it to resynchronise. Other preferences in the header are ignored.
+                 *     Not part of the idempotency fingerprint: a retry with the same key answers the stored answer,
+                 *     whichever representation it has (`representation` says which).
+                 * @example return=representation
+                 */
+                Prefer?: components["parameters"]["PreferReturn"];
                 /**
                  * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
                  *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
@@ -16118,11 +16332,24 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description Optional optimistic-concurrency guard: the session `version` the command was prepared on.
-                 *     When sent and different from the current `version`, nothing changes and the answer is 409
-                 *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
+                 *     When sent and different from the current `version` (the client's copy is stale), nothing
+                 *     changes and the answer is 409 `VERSION_CONFLICT` with the whole current session (its `items`
+                 *     included, whatever `Prefer` asked): replace the local copy with it. It is part of the
+                 *     idempotency fingerprint.
                  * @example 14
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
+                /**
+                 * @description How much of the session a successful picker command answers (RFC 7240 `return` preference).
+                 *     Absent, or `return=minimal`: the delta - `session` without `items`, plus the `item` the command
+                 *     acted on (`representation: delta`, a few KB on a 40-line order). `return=representation`: the
+                 *     whole session with its `items` (`representation: full`), the shape every command answered
+                 *     before delta answers; use it to resynchronise. Other preferences in the header are ignored.
+                 *     Not part of the idempotency fingerprint: a retry with the same key answers the stored answer,
+                 *     whichever representation it has (`representation` says which).
+                 * @example return=representation
+                 */
+                Prefer?: components["parameters"]["PreferReturn"];
                 /**
                  * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
                  *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
@@ -16206,11 +16433,24 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description Optional optimistic-concurrency guard: the session `version` the command was prepared on.
-                 *     When sent and different from the current `version`, nothing changes and the answer is 409
-                 *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
+                 *     When sent and different from the current `version` (the client's copy is stale), nothing
+                 *     changes and the answer is 409 `VERSION_CONFLICT` with the whole current session (its `items`
+                 *     included, whatever `Prefer` asked): replace the local copy with it. It is part of the
+                 *     idempotency fingerprint.
                  * @example 14
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
+                /**
+                 * @description How much of the session a successful picker command answers (RFC 7240 `return` preference).
+                 *     Absent, or `return=minimal`: the delta - `session` without `items`, plus the `item` the command
+                 *     acted on (`representation: delta`, a few KB on a 40-line order). `return=representation`: the
+                 *     whole session with its `items` (`representation: full`), the shape every command answered
+                 *     before delta answers; use it to resynchronise. Other preferences in the header are ignored.
+                 *     Not part of the idempotency fingerprint: a retry with the same key answers the stored answer,
+                 *     whichever representation it has (`representation` says which).
+                 * @example return=representation
+                 */
+                Prefer?: components["parameters"]["PreferReturn"];
                 /**
                  * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
                  *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
@@ -16294,11 +16534,24 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description Optional optimistic-concurrency guard: the session `version` the command was prepared on.
-                 *     When sent and different from the current `version`, nothing changes and the answer is 409
-                 *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
+                 *     When sent and different from the current `version` (the client's copy is stale), nothing
+                 *     changes and the answer is 409 `VERSION_CONFLICT` with the whole current session (its `items`
+                 *     included, whatever `Prefer` asked): replace the local copy with it. It is part of the
+                 *     idempotency fingerprint.
                  * @example 14
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
+                /**
+                 * @description How much of the session a successful picker command answers (RFC 7240 `return` preference).
+                 *     Absent, or `return=minimal`: the delta - `session` without `items`, plus the `item` the command
+                 *     acted on (`representation: delta`, a few KB on a 40-line order). `return=representation`: the
+                 *     whole session with its `items` (`representation: full`), the shape every command answered
+                 *     before delta answers; use it to resynchronise. Other preferences in the header are ignored.
+                 *     Not part of the idempotency fingerprint: a retry with the same key answers the stored answer,
+                 *     whichever representation it has (`representation` says which).
+                 * @example return=representation
+                 */
+                Prefer?: components["parameters"]["PreferReturn"];
                 /**
                  * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
                  *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
@@ -16382,11 +16635,24 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description Optional optimistic-concurrency guard: the session `version` the command was prepared on.
-                 *     When sent and different from the current `version`, nothing changes and the answer is 409
-                 *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
+                 *     When sent and different from the current `version` (the client's copy is stale), nothing
+                 *     changes and the answer is 409 `VERSION_CONFLICT` with the whole current session (its `items`
+                 *     included, whatever `Prefer` asked): replace the local copy with it. It is part of the
+                 *     idempotency fingerprint.
                  * @example 14
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
+                /**
+                 * @description How much of the session a successful picker command answers (RFC 7240 `return` preference).
+                 *     Absent, or `return=minimal`: the delta - `session` without `items`, plus the `item` the command
+                 *     acted on (`representation: delta`, a few KB on a 40-line order). `return=representation`: the
+                 *     whole session with its `items` (`representation: full`), the shape every command answered
+                 *     before delta answers; use it to resynchronise. Other preferences in the header are ignored.
+                 *     Not part of the idempotency fingerprint: a retry with the same key answers the stored answer,
+                 *     whichever representation it has (`representation` says which).
+                 * @example return=representation
+                 */
+                Prefer?: components["parameters"]["PreferReturn"];
                 /**
                  * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
                  *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
@@ -16470,11 +16736,24 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description Optional optimistic-concurrency guard: the session `version` the command was prepared on.
-                 *     When sent and different from the current `version`, nothing changes and the answer is 409
-                 *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
+                 *     When sent and different from the current `version` (the client's copy is stale), nothing
+                 *     changes and the answer is 409 `VERSION_CONFLICT` with the whole current session (its `items`
+                 *     included, whatever `Prefer` asked): replace the local copy with it. It is part of the
+                 *     idempotency fingerprint.
                  * @example 14
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
+                /**
+                 * @description How much of the session a successful picker command answers (RFC 7240 `return` preference).
+                 *     Absent, or `return=minimal`: the delta - `session` without `items`, plus the `item` the command
+                 *     acted on (`representation: delta`, a few KB on a 40-line order). `return=representation`: the
+                 *     whole session with its `items` (`representation: full`), the shape every command answered
+                 *     before delta answers; use it to resynchronise. Other preferences in the header are ignored.
+                 *     Not part of the idempotency fingerprint: a retry with the same key answers the stored answer,
+                 *     whichever representation it has (`representation` says which).
+                 * @example return=representation
+                 */
+                Prefer?: components["parameters"]["PreferReturn"];
                 /**
                  * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
                  *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
@@ -16558,11 +16837,24 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description Optional optimistic-concurrency guard: the session `version` the command was prepared on.
-                 *     When sent and different from the current `version`, nothing changes and the answer is 409
-                 *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
+                 *     When sent and different from the current `version` (the client's copy is stale), nothing
+                 *     changes and the answer is 409 `VERSION_CONFLICT` with the whole current session (its `items`
+                 *     included, whatever `Prefer` asked): replace the local copy with it. It is part of the
+                 *     idempotency fingerprint.
                  * @example 14
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
+                /**
+                 * @description How much of the session a successful picker command answers (RFC 7240 `return` preference).
+                 *     Absent, or `return=minimal`: the delta - `session` without `items`, plus the `item` the command
+                 *     acted on (`representation: delta`, a few KB on a 40-line order). `return=representation`: the
+                 *     whole session with its `items` (`representation: full`), the shape every command answered
+                 *     before delta answers; use it to resynchronise. Other preferences in the header are ignored.
+                 *     Not part of the idempotency fingerprint: a retry with the same key answers the stored answer,
+                 *     whichever representation it has (`representation` says which).
+                 * @example return=representation
+                 */
+                Prefer?: components["parameters"]["PreferReturn"];
                 /**
                  * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
                  *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
@@ -16646,11 +16938,24 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description Optional optimistic-concurrency guard: the session `version` the command was prepared on.
-                 *     When sent and different from the current `version`, nothing changes and the answer is 409
-                 *     `VERSION_CONFLICT` with the current session. It is part of the idempotency fingerprint.
+                 *     When sent and different from the current `version` (the client's copy is stale), nothing
+                 *     changes and the answer is 409 `VERSION_CONFLICT` with the whole current session (its `items`
+                 *     included, whatever `Prefer` asked): replace the local copy with it. It is part of the
+                 *     idempotency fingerprint.
                  * @example 14
                  */
                 "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
+                /**
+                 * @description How much of the session a successful picker command answers (RFC 7240 `return` preference).
+                 *     Absent, or `return=minimal`: the delta - `session` without `items`, plus the `item` the command
+                 *     acted on (`representation: delta`, a few KB on a 40-line order). `return=representation`: the
+                 *     whole session with its `items` (`representation: full`), the shape every command answered
+                 *     before delta answers; use it to resynchronise. Other preferences in the header are ignored.
+                 *     Not part of the idempotency fingerprint: a retry with the same key answers the stored answer,
+                 *     whichever representation it has (`representation` says which).
+                 * @example return=representation
+                 */
+                Prefer?: components["parameters"]["PreferReturn"];
                 /**
                  * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
                  *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).

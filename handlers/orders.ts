@@ -9,11 +9,13 @@ import { toPickingResult } from '../db/queries/picking-views.js';
 import type { Executor } from '../db/executor.js';
 import { notFound, unprocessable } from '../server/errors.js';
 import type { RequestContext } from '../server/handler-types.js';
-import { fingerprintOf, withIdempotency } from '../server/idempotency.js';
+import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS, settleFailedAction, settleTakenKey } from '../server/idempotency.js';
+import { claimIdempotencyKeyWith } from '../db/queries/idempotency.js';
+import type { ServingZoneRow } from '../db/queries/logistics.js';
 import { amountDue } from './rules/bank-invoice.js';
 import { changeViolation, orderInputViolation } from './rules/checkout.js';
 import type { Lang } from './rules/order-texts.js';
-import { estimateDelivery, placeOrder } from './shared/checkout.js';
+import { checkoutZonesQuery, estimateDelivery, placeOrder, ZONE_ROW_COLUMNS } from './shared/checkout.js';
 import { cancelByCustomer } from './shared/order-lifecycle.js';
 import {
   emptyPickingResult,
@@ -80,13 +82,31 @@ export const ordersHandlers = {
     const violation = orderInputViolation(ctx.body, config.orders.bank.enabled) ?? changeViolation(ctx.body.change);
     if (violation) throw unprocessable(violation.code, violation.detail);
 
-    const place = async (trx: Executor) => {
-      const id = await placeOrder(trx, ctx.deps, { customerId, store, body: ctx.body, lang: ctx.lang });
-      return { status: 201 as const, body: id };
-    };
-    const reply = key
-      ? await withIdempotency(db, { principal: `customer:${customerId}`, operationId: 'createOrder', key }, fingerprintOf(store.id, ctx.body), place)
-      : await db.transaction().execute(place);
+    const request = { customerId, store, body: ctx.body, lang: ctx.lang };
+    let orderId: string;
+    if (!key) {
+      orderId = await db.transaction().execute((trx) => placeOrder(trx, ctx.deps, request));
+    } else {
+      // Retry-safe (server/idempotency.ts), in fewer round trips: the key is claimed with the read
+      // of the delivery zones, and its answer (the order id) is stored by the order's own write.
+      const scope = { principal: `customer:${customerId}`, operationId: 'createOrder', key };
+      const fingerprint = fingerprintOf(store.id, ctx.body);
+      const zonesQuery = checkoutZonesQuery(db, store.id, ctx.body);
+      const claim = await claimIdempotencyKeyWith<ServingZoneRow>(db, scope, fingerprint, IDEMPOTENCY_TTL_SECONDS, zonesQuery && { query: zonesQuery, columns: ZONE_ROW_COLUMNS });
+      let zones = zonesQuery ? claim.rows : undefined;
+      if (!claim.claimed) {
+        const taken = await settleTakenKey<{ status: 201; body: string }>(db, scope, fingerprint);
+        if (taken.replay) return { status: 201, body: taken.replay.body, headers: { Location: `/api/orders/${taken.replay.body}` } };
+        zones = undefined;
+      }
+      try {
+        orderId = await db.transaction().execute((trx) => placeOrder(trx, ctx.deps, request, { zones, answerOf: scope }));
+      } catch (err) {
+        await settleFailedAction(db, scope, err);
+        throw err;
+      }
+    }
+    const reply = { body: orderId };
     return { status: 201, body: reply.body, headers: { Location: `/api/orders/${reply.body}` } };
   },
 

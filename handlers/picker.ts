@@ -49,6 +49,7 @@ import { actionMessage } from './rules/picking-messages.js';
 import { summaryRates } from './rules/picking-stats.js';
 import { assertUnderLimit, clearRateEvents, countAgainstLimit, limitClientIp, oneAttemptAtATime, recordRateEvent } from './shared/limits.js';
 import {
+  actionAnswer,
   actionOutput,
   addedItem,
   commandKey,
@@ -459,11 +460,7 @@ export const pickerHandlers = {
       const [row] = await insertItems(s.trx, s.head.id, [addedItem(inventory, quantity, nextItemPosition(s.items), ctx.deps.config.picking.weightTolerancePercent)]);
       s.items.push(row);
       await commitSessionChange(s, 1);
-      const view = await s.view();
-      return {
-        status: 200 as const,
-        body: actionOutput('ok', true, actionMessage('ok', ctx.lang, { command: 'add' }), view, view.items[view.items.length - 1]),
-      };
+      return { status: 200 as const, body: actionOutput('ok', true, actionMessage('ok', ctx.lang, { command: 'add' }), await s.answer(row)) };
     });
   },
   // POST /api/picker/orders/{order_id}/cancel
@@ -471,8 +468,8 @@ export const pickerHandlers = {
     runPickerCommand(ctx, ctx.path.order_id, null, async (s) => {
       await releaseSession(s.trx, s.order.id, s.head, s.items, { source: 'picker_cancel', reason: ctx.body?.reason ?? null });
       const head = (await findSessionHead(s.trx, s.head.id))!;
-      const view = await sessionView(s.trx, head, s.items, s.pickerId, ctx.lang);
-      return { status: 200 as const, body: actionOutput('ok', true, actionMessage('ok', ctx.lang, { command: 'cancel' }), view, null) };
+      const answer = await actionAnswer(s.trx, head, s.items, null, s.pickerId, ctx.lang, s.full);
+      return { status: 200 as const, body: actionOutput('ok', true, actionMessage('ok', ctx.lang, { command: 'cancel' }), answer) };
     }),
   // POST /api/picker/orders/{order_id}/cancelled/ack
   acknowledgePickingCancellation: async (ctx) => {
@@ -503,8 +500,8 @@ export const pickerHandlers = {
       }
       await finishSession(s);
       const head = (await findSessionHead(s.trx, s.head.id))!;
-      const view = await sessionView(s.trx, head, s.items, s.pickerId, ctx.lang);
-      return { status: 200 as const, body: actionOutput('ok', true, actionMessage('ok', ctx.lang, { command: 'finish' }), view, null) };
+      const answer = await actionAnswer(s.trx, head, s.items, null, s.pickerId, ctx.lang, s.full);
+      return { status: 200 as const, body: actionOutput('ok', true, actionMessage('ok', ctx.lang, { command: 'finish' }), answer) };
     }),
   // POST /api/picker/orders/{order_id}/items/{item_id}/scan
   scanPickingItem: async (ctx) =>

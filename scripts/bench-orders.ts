@@ -45,8 +45,13 @@ async function customersWithTokens(db: ReturnType<typeof connect>['db'], count: 
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 
-async function benchOrders(child: BenchService, db: ReturnType<typeof connect>['db'], seconds: number): Promise<{ trivial: number; orders: number }> {
-  const CLIENTS = 32;
+async function benchOrders(
+  child: BenchService,
+  db: ReturnType<typeof connect>['db'],
+  seconds: number,
+  CLIENTS = 32,
+  measureTrivial = true,
+): Promise<{ trivial: number; orders: number; roundTrips: number; p99: number }> {
   const customers = await customersWithTokens(db, CLIENTS);
   const unit = await db.selectFrom('measurement_units').select('id').where('code', '=', 'pc').executeTakeFirstOrThrow();
   const lanes: { auth: string; body: string }[] = [];
@@ -72,14 +77,19 @@ async function benchOrders(child: BenchService, db: ReturnType<typeof connect>['
     });
   }
   const base = `http://127.0.0.1:${child.port}`;
-  await autocannon({ url: `${base}${TRIVIAL}`, connections: CLIENTS, duration: 1 });
-  const trivial = await autocannon({ url: `${base}${TRIVIAL}`, connections: CLIENTS, duration: seconds });
-  if (trivial.non2xx || trivial.errors) throw new Error(`trivial: ${trivial.non2xx} non-2xx, ${trivial.errors} errors`);
+  let trivialRps = 0;
+  if (measureTrivial) {
+    await autocannon({ url: `${base}${TRIVIAL}`, connections: CLIENTS, duration: 1 });
+    const trivial = await autocannon({ url: `${base}${TRIVIAL}`, connections: CLIENTS, duration: seconds });
+    if (trivial.non2xx || trivial.errors) throw new Error(`trivial: ${trivial.non2xx} non-2xx, ${trivial.errors} errors`);
+    trivialRps = trivial.requests.average;
+  }
 
   let nextLane = 0;
   const statuses = new Map<number, number>();
   const statements = topStatements(db);
   await statements.start();
+  await child.roundTrips(); // from here on
   const orders = await autocannon({
     url: `${base}/api/orders/`,
     connections: CLIENTS,
@@ -100,11 +110,12 @@ async function benchOrders(child: BenchService, db: ReturnType<typeof connect>['
     ],
   } as autocannon.Options);
   await statements.print('order creation');
+  const trips = (await child.roundTrips())['POST /api/orders/'];
   const created = statuses.get(201) ?? 0;
   if (created !== orders.requests.total || orders.errors) {
     throw new Error(`orders: statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${orders.errors} errors`);
   }
-  return { trivial: trivial.requests.average, orders: created / seconds };
+  return { trivial: trivialRps, orders: created / seconds, roundTrips: trips.perRequest, p99: orders.latency.p99 };
 }
 
 async function benchSockets(child: BenchService, db: ReturnType<typeof connect>['db'], count: number, eventsPerSecond: number, seconds: number) {
@@ -179,7 +190,7 @@ async function benchSockets(child: BenchService, db: ReturnType<typeof connect>[
 }
 
 /** Runs both measurements and prints them (called by scripts/bench.ts after the router rounds). */
-export async function benchOrdersAndSockets(): Promise<void> {
+export async function benchOrdersAndSockets(): Promise<{ ordersPerSecond: number }> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
   const socketCount = Number(process.env.BENCH_SOCKETS ?? 10_000);
   const eventsPerSecond = Number(process.env.BENCH_EVENTS_PER_SECOND ?? 1000);
@@ -193,18 +204,49 @@ export async function benchOrdersAndSockets(): Promise<void> {
     const o = await benchOrders(child, handle.db, seconds);
     // The sockets get a fresh service, so its memory holds nothing left over from the orders.
     await child.stop();
-    child = await startBenchService(database.url);
+    child = null;
     console.log('');
     console.log(`trivial operation (${TRIVIAL}) ${Math.round(o.trivial)} req/s on the full service`);
     console.log(`order creation, 32 clients      ${Math.round(o.orders)} orders/s`);
     console.log(`orders / trivial  ${(o.orders / o.trivial).toFixed(3)}  (target >= 0.20)`);
+    console.log(`figure orders-per-second ${Math.round(o.orders)}`);
+    console.log(`figure order-creation-p99-ms ${o.p99}`);
+    console.log(`figure order-creation-round-trips ${+o.roundTrips.toFixed(2)}`);
     console.log('');
-
+    // Issue 23 item 3: what the outbox trigger's NOTIFY costs order creation. A transaction that
+    // issued NOTIFY takes a database-wide lock at commit, so committing notifiers run one at a
+    // time. Order creation at 32 and 128 clients with the trigger and without it (the feed then
+    // hears nothing; only the writers' cost is measured). BENCH_NOTIFY=0 skips.
+    if (process.env.BENCH_NOTIFY !== '0') {
+      const service = await startBenchService(database.url);
+      try {
+        const rates: Record<string, number> = {};
+        for (const notify of [true, false]) {
+          await sql`ALTER TABLE outbox_events ${sql.raw(notify ? 'ENABLE' : 'DISABLE')} TRIGGER outbox_events_notify`.execute(handle.db);
+          for (const clients of [32, 128]) {
+            const r = await benchOrders(service, handle.db, seconds, clients, false);
+            rates[`${clients}/${notify ? 'notify' : 'none'}`] = r.orders;
+          }
+        }
+        await sql`ALTER TABLE outbox_events ENABLE TRIGGER outbox_events_notify`.execute(handle.db);
+        for (const clients of [32, 128]) {
+          const withNotify = rates[`${clients}/notify`];
+          const without = rates[`${clients}/none`];
+          console.log(`order creation, ${clients} clients: ${Math.round(withNotify)} orders/s with the NOTIFY trigger, ${Math.round(without)} without (cost ${((1 - withNotify / without) * 100).toFixed(1)} %)`);
+          console.log(`figure order-creation-notify-cost-${clients} ${(1 - withNotify / without).toFixed(3)}`);
+        }
+      } finally {
+        await service.stop();
+      }
+    }
+    if (socketCount === 0) return { ordersPerSecond: o.orders }; // BENCH_SOCKETS=0: order creation only
+    child = await startBenchService(database.url);
     const s = await benchSockets(child, handle.db, socketCount, eventsPerSecond, seconds * 2);
     console.log(`${socketCount} tracking sockets connected in ${s.connectSeconds.toFixed(1)} s; service RSS ${(s.rssBefore / 2 ** 20).toFixed(1)} -> ${(s.rssAfter / 2 ** 20).toFixed(1)} MiB`);
     console.log(`RSS per socket    ${(s.rssPerSocketBytes / 1024).toFixed(2)} KB  (target < 8 KB)`);
     console.log(`figure rss-per-socket-kb ${(s.rssPerSocketBytes / 1024).toFixed(2)}`);
     console.log(`events at ${eventsPerSecond}/s: ${s.received}/${s.expected} delivered; event-to-socket p50 ${s.p50} ms, p99 ${s.p99} ms (target < 100), max ${s.max} ms`);
+    return { ordersPerSecond: o.orders };
   } finally {
     if (child) await child.stop();
     await handle.close();

@@ -93,7 +93,7 @@ async function post(base: string, lane: Lane, path: string, body?: object): Prom
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** Runs the picking scenario and prints it (called by scripts/bench.ts after the router rounds). */
-export async function benchPicking(): Promise<void> {
+export async function benchPicking(): Promise<{ commandsPerSecond: number }> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
   const database = await openDatabase();
   const handle = connect(database.url, { max: 4 });
@@ -115,10 +115,23 @@ export async function benchPicking(): Promise<void> {
     const trivial = await autocannon({ url: `${base}${TRIVIAL}`, connections: PICKERS, duration: seconds });
     if (trivial.non2xx || trivial.errors) throw new Error(`trivial: ${trivial.non2xx} non-2xx, ${trivial.errors} errors`);
 
+    // The answer of one item command on a 40-line order, as sent to a client without gzip.
+    const sample = lanes[0];
+    const sampleItem = sample.items[0];
+    const sized = await fetch(`${base}/api/picker/orders/${sample.orderId}/items/${sampleItem.id}/piece-quantity`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: sample.auth, 'idempotency-key': randomUUID(), 'accept-encoding': 'identity' },
+      body: JSON.stringify({ quantity: sampleItem.ordered - 1 }),
+    });
+    const answerBytes = (await sized.arrayBuffer()).byteLength;
+    if (sized.status !== 200) throw new Error(`piece-quantity answered ${sized.status}`);
+    sample.next = sample.items.length; // the next round sets that item back to the full count
+
     let nextLane = 0;
     const statuses = new Map<number, number>();
     const statements = topStatements(handle.db);
     await statements.start();
+    await child.roundTrips(); // from here on
     const commands = await autocannon({
       url: base,
       connections: PICKERS,
@@ -145,6 +158,7 @@ export async function benchPicking(): Promise<void> {
       ],
     } as autocannon.Options);
     await statements.print('item commands');
+    const trips = (await child.roundTrips())['POST /api/picker/orders/{id}/items/{id}/piece-quantity'];
     const applied = statuses.get(200) ?? 0;
     if (applied !== commands.requests.total || commands.errors) {
       throw new Error(`item commands: statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${commands.errors} errors`);
@@ -168,6 +182,11 @@ export async function benchPicking(): Promise<void> {
     console.log(`item commands, ${PICKERS} pickers    ${Math.round(perSecond)} commands/s (p50 ${commands.latency.p50} ms, p99 ${commands.latency.p99} ms)`);
     console.log(`item command / trivial  ${(perSecond / trivial.requests.average).toFixed(3)}  (target >= 0.30)`);
     console.log(`finish (${PICKERS} at once)       mean ${mean(finishes.map((s) => s.ms)).toFixed(0)} ms, max ${Math.max(...finishes.map((s) => s.ms)).toFixed(0)} ms`);
+    console.log(`figure picker-commands-per-second ${Math.round(perSecond)}`);
+    console.log(`figure picker-command-p99-ms ${commands.latency.p99}`);
+    console.log(`figure picker-command-answer-bytes ${answerBytes}`);
+    console.log(`figure picker-command-round-trips ${+trips.perRequest.toFixed(2)}`);
+    return { commandsPerSecond: perSecond };
   } finally {
     await child?.stop();
     await handle.close();

@@ -20,6 +20,7 @@ import { createLogger } from '../server/logger.js';
 import { createSmsSender } from '../server/providers/sms/index.js';
 import { noTelemetry } from '../server/telemetry.js';
 import { benchOrdersAndSockets } from './bench-orders.js';
+import { benchWritePathFloors } from './bench-floor.js';
 import { benchPicking } from './bench-picking.js';
 
 type Variant = 'full' | 'one' | 'raw';
@@ -124,8 +125,17 @@ async function main(): Promise<void> {
     console.log(`figure trivial/raw ${(full / raw).toFixed(3)}`);
     console.log(`init of the full spec: median ${median(init).toFixed(0)} ms (target < 1500); all validators compiled in ${median(warm).toFixed(0)} ms more`);
   }
-  if (process.env.BENCH_ORDERS !== '0') await benchOrdersAndSockets();
-  if (process.env.BENCH_PICKING !== '0') await benchPicking();
+  const seconds2 = Number(process.env.BENCH_SECONDS ?? 5);
+  const orders = process.env.BENCH_ORDERS !== '0' ? await benchOrdersAndSockets() : null;
+  const picking = process.env.BENCH_PICKING !== '0' ? await benchPicking() : null;
+  // Each write path as a ratio to its floor (scripts/bench-floor.ts), measured in the same run.
+  if (process.env.BENCH_FLOORS !== '0' && (orders || picking)) {
+    const floors = await benchWritePathFloors(seconds2);
+    console.log('');
+    console.log(`floor: picker item command (delta answer) ${Math.round(floors['picker-delta'])} commands/s; order creation ${Math.round(floors['order-creation'])} orders/s`);
+    if (picking) console.log(`figure picker-command/floor ${(picking.commandsPerSecond / floors['picker-delta']).toFixed(2)}`);
+    if (orders) console.log(`figure order-creation/floor ${(orders.ordersPerSecond / floors['order-creation']).toFixed(2)}`);
+  }
 }
 
 await main();

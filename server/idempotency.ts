@@ -7,7 +7,15 @@
 // action that was not done.
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { findIdempotencyRecord, saveIdempotencyAnswer, tryLockIdempotencyKey, type IdempotencyScope } from '../db/queries/idempotency.js';
+import {
+  completeIdempotencyKey,
+  findIdempotencyRecord,
+  releaseIdempotencyKey,
+  saveIdempotencyAnswer,
+  takeOverIdempotencyKey,
+  tryLockIdempotencyKey,
+  type IdempotencyScope,
+} from '../db/queries/idempotency.js';
 import type { DB } from '../db/schema.js';
 import { AppError, conflict } from './errors.js';
 import { gunzipBody, serializeBody } from './http.js';
@@ -105,6 +113,45 @@ export async function withIdempotency<R extends StoredReply>(
   if ('error' in outcome) throw outcome.error;
   return outcome.reply;
 }
+
+/**
+ * A key whose claim found a record: the stored answer to replay, or a takeover of a record that
+ * can no longer be honoured (expired, or abandoned in progress), after which the action runs as
+ * if claimed. Throws IDEMPOTENCY_CONFLICT (another body) or IDEMPOTENCY_IN_PROGRESS.
+ */
+export async function settleTakenKey<R extends StoredReply>(
+  db: Kysely<DB>,
+  scope: IdempotencyScope,
+  fingerprint: string,
+  options: IdempotencyOptions = {},
+): Promise<{ replay: R | null }> {
+  const existing = await findIdempotencyRecord(db, scope);
+  if (existing && existing.fingerprint !== fingerprint && existing.expires_at > new Date()) {
+    throw conflict('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was used with another request; use a new key for a new action');
+  }
+  if (existing?.state === 'completed' && existing.expires_at > new Date()) return { replay: replay<R>(existing) };
+  if (!(await takeOverIdempotencyKey(db, scope, fingerprint, options.ttlSeconds ?? DEFAULT_TTL, options.staleSeconds ?? DEFAULT_STALE))) {
+    throw conflict('IDEMPOTENCY_IN_PROGRESS', 'The first request with this Idempotency-Key is still running; retry shortly', {
+      headers: { 'Retry-After': '1' },
+      extra: { retry_after_seconds: 1 },
+    });
+  }
+  return { replay: null };
+}
+
+/** After a claimed action failed: a business outcome (409/422 by default) is stored for replay; any other failure releases the key. */
+export async function settleFailedAction(db: Kysely<DB>, scope: IdempotencyScope, err: unknown, options: IdempotencyOptions = {}): Promise<void> {
+  const replayable = options.replayableError ?? ((e) => e.status === 409 || e.status === 422);
+  if (err instanceof AppError && replayable(err)) {
+    const body = { detail: err.detail, code: err.code, ...err.extra };
+    await completeIdempotencyKey(db, scope, err.status, await serializeBody({ error: body, headers: err.headers }));
+  } else {
+    await releaseIdempotencyKey(db, scope).catch(() => {});
+  }
+}
+
+/** How long a key is honoured unless the caller says otherwise (the contract: at least 24 hours). */
+export const IDEMPOTENCY_TTL_SECONDS = DEFAULT_TTL;
 
 function replay<R extends StoredReply>(record: { response_status: number | null; response_body: unknown; response_gzip: Buffer | null }): R {
   const status = record.response_status ?? 500;

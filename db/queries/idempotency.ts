@@ -1,5 +1,5 @@
 // Idempotency records (table idempotency_keys of the foundation migration).
-import { sql } from 'kysely';
+import { sql, type Expression } from 'kysely';
 import type { Executor } from '../executor.js';
 
 export interface IdempotencyScope {
@@ -39,6 +39,101 @@ export async function saveIdempotencyAnswer(db: Executor, s: IdempotencyScope, f
         expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})`,
       }),
     )
+    .execute();
+}
+
+/**
+ * claimIdempotencyKey and a read in one statement (one round trip where there were two): the
+ * read's rows (`columns` of `read`; none when it found nothing) and whether the key was claimed.
+ * The read sees the database as it was before the claim; it takes no locks.
+ */
+export async function claimIdempotencyKeyWith<Row>(
+  db: Executor,
+  s: IdempotencyScope,
+  fingerprint: string,
+  ttlSeconds: number,
+  read: { query: Expression<unknown>; columns: readonly string[] } | null,
+): Promise<{ claimed: boolean; rows: Row[] }> {
+  if (!read) return { claimed: await claimIdempotencyKey(db, s, fingerprint, ttlSeconds), rows: [] };
+  const { rows } = await sql<{ claimed: boolean } & Record<string, unknown>>`
+    WITH k AS (
+      INSERT INTO idempotency_keys (principal, operation_id, key, fingerprint, state, expires_at)
+      VALUES (${s.principal}, ${s.operationId}, ${s.key}, ${fingerprint}, 'in_progress', now() + make_interval(secs => ${ttlSeconds}))
+      ON CONFLICT (principal, operation_id, key) DO NOTHING
+      RETURNING 1
+    )
+    SELECT EXISTS (SELECT 1 FROM k) AS claimed, ${sql.join(read.columns.map((c) => sql.ref(`r.${c}`)))}
+    FROM (SELECT 1) one LEFT JOIN (${read.query}) r ON true`.execute(db);
+  const first = read.columns[0];
+  return { claimed: rows[0].claimed, rows: rows.filter((r) => r[first] !== null).map(({ claimed: _, ...r }) => r as Row) };
+}
+
+// The claim-first protocol of the lean write paths (order creation, picker item commands: issue 23),
+// whose claim shares a statement with their first read: an `in_progress` record committed before
+// the action, completed by the action's own write. A process that dies in between leaves the record
+// `in_progress`; a retry takes it over after IdempotencyOptions.staleSeconds (nothing was applied).
+// withIdempotency (server/idempotency.ts) keeps nothing in flight instead: a transaction lock.
+
+/** Claims the key for a new action; false when a record already exists. */
+export async function claimIdempotencyKey(db: Executor, s: IdempotencyScope, fingerprint: string, ttlSeconds: number): Promise<boolean> {
+  const row = await db
+    .insertInto('idempotency_keys')
+    .values({ ...scoped(s), fingerprint, state: 'in_progress', expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})` })
+    .onConflict((oc) => oc.columns(['principal', 'operation_id', 'key']).doNothing())
+    .returning('key')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Takes over a record that can no longer be honoured: expired, or left `in_progress` longer than
+ * `staleSeconds` by a process that died before its transaction committed (nothing was done then:
+ * the result is stored in the same transaction as the action).
+ */
+export async function takeOverIdempotencyKey(db: Executor, s: IdempotencyScope, fingerprint: string, ttlSeconds: number, staleSeconds: number): Promise<boolean> {
+  const row = await db
+    .updateTable('idempotency_keys')
+    .set({ fingerprint, state: 'in_progress', response_status: null, response_body: null, response_gzip: null, created_at: sql<Date>`now()`, expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})` })
+    .where('principal', '=', s.principal)
+    .where('operation_id', '=', s.operationId)
+    .where('key', '=', s.key)
+    .where((eb) =>
+      eb.or([
+        eb('expires_at', '<=', sql<Date>`now()`),
+        eb.and([eb('state', '=', 'in_progress'), eb('created_at', '<=', sql<Date>`now() - make_interval(secs => ${staleSeconds})`)]),
+      ]),
+    )
+    .returning('key')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Records the answer of a completed action (null: no body). A large answer is kept gzipped only
+ * (migration 2026_11_22_0014): a picker command's (its session) is 33 KB of JSON, 5 KB gzipped.
+ */
+export async function completeIdempotencyKey(db: Executor, s: IdempotencyScope, status: number, answer: StoredAnswer | null): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({
+      state: 'completed',
+      response_status: status,
+      response_body: answer && !answer.gzip ? answer.text : null,
+      response_gzip: answer?.gzip ?? null,
+    })
+    .where('principal', '=', s.principal)
+    .where('operation_id', '=', s.operationId)
+    .where('key', '=', s.key)
+    .execute();
+}
+
+export async function releaseIdempotencyKey(db: Executor, s: IdempotencyScope): Promise<void> {
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('principal', '=', s.principal)
+    .where('operation_id', '=', s.operationId)
+    .where('key', '=', s.key)
+    .where('state', '=', 'in_progress')
     .execute();
 }
 

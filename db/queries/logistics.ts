@@ -133,6 +133,11 @@ const ZONE_COLUMNS = [
  * `storeId` narrows them to one store's zones (checkout with X-Store-Id).
  */
 export function listServingZoneCandidates(db: Executor, box: BoundingBox, tolerance: number, storeId: string | null = null) {
+  return servingZoneCandidatesQuery(db, box, tolerance, storeId).execute();
+}
+
+/** listServingZoneCandidates as a query, to run within another statement (checkout reads it with its key's claim). */
+export function servingZoneCandidatesQuery(db: Executor, box: BoundingBox, tolerance: number, storeId: string | null = null) {
   return db
     .selectFrom('delivery_zones as z')
     .innerJoin('stores', 'stores.id', 'z.store_id')
@@ -152,8 +157,7 @@ export function listServingZoneCandidates(db: Executor, box: BoundingBox, tolera
     .where('z.bbox_max_lon', '>=', box.minLon - tolerance)
     .where('z.bbox_min_lat', '<=', box.maxLat + tolerance)
     .where('z.bbox_max_lat', '>=', box.minLat - tolerance)
-    .$if(storeId !== null, (q) => q.where('z.store_id', '=', storeId!))
-    .execute();
+    .$if(storeId !== null, (q) => q.where('z.store_id', '=', storeId!));
 }
 
 export type ServingZoneRow = Awaited<ReturnType<typeof listServingZoneCandidates>>[number];
@@ -368,12 +372,15 @@ const toHeldSlot = (row: SlotRowForHold): HeldSlot => ({
   endsAt: row.ends_at,
 });
 
-async function reserveSlot(db: Executor, kind: SlotKind, { storeId, slotId, orderId }: SlotHoldRequest): Promise<SlotHoldResult> {
-  // One statement in the common case (a new order taking a free window): the order's existing
-  // hold, if any, is read by the same statement and stops the take.
-  // Both sides are outer-joined: the taken window's columns are null when none was taken.
-  const { rows } = await sql<{ [K in keyof SlotRowForHold]: SlotRowForHold[K] | null } & { held_slot_id: string | null; held_kind: SlotKind | null }>`
-    WITH existing AS (
+/**
+ * The CTEs that hold one unit of a window for an order, to run within a statement of the
+ * order's transaction (reserveSlot; checkout takes it with the stock locks): `existing` (the
+ * order's hold, if any, which stops the take), `taken` (the window, when a unit was taken) and
+ * `held`. Read the outcome with slotHoldOutcome. `after` is evaluated before the window's row is
+ * locked (checkout: its stock rows first).
+ */
+export function slotTakeCtes(kind: SlotKind, { storeId, slotId, orderId }: SlotHoldRequest, after: RawBuilder<boolean> = sql<boolean>`true`) {
+  return sql`existing AS (
       SELECT slot_id, kind FROM slot_holds WHERE order_id = ${orderId}
     ), taken AS (
       UPDATE store_slots s SET reserved = s.reserved + 1
@@ -384,19 +391,37 @@ async function reserveSlot(db: Executor, kind: SlotKind, { storeId, slotId, orde
         AND s.reserved < s.capacity
         AND now() < s.starts_at - make_interval(mins => ${leadMinutesOf(kind)})
         AND NOT EXISTS (SELECT 1 FROM existing)
+        AND ${after}
       RETURNING s.id, s.store_id, s.slot_date, s.starts_at, s.ends_at
     ), held AS (
       INSERT INTO slot_holds (order_id, slot_id, kind) SELECT ${orderId}, id, ${kind} FROM taken
-    )
-    SELECT t.id, t.store_id, t.slot_date, t.starts_at, t.ends_at, e.slot_id AS held_slot_id, e.kind AS held_kind
-    FROM (SELECT 1) AS one LEFT JOIN taken t ON true LEFT JOIN existing e ON true`.execute(db);
-  const r = rows[0];
+    )`;
+}
+
+/** The columns a statement with slotTakeCtes selects for slotHoldOutcome (from `(SELECT 1) one LEFT JOIN taken t ON true LEFT JOIN existing e ON true`). */
+export const SLOT_TAKE_COLUMNS = sql`t.id AS slot_taken_id, t.store_id AS slot_store_id, t.slot_date AS slot_date, t.starts_at AS slot_starts_at, t.ends_at AS slot_ends_at,
+  e.slot_id AS held_slot_id, e.kind AS held_kind`;
+
+export interface SlotTakeRow {
+  slot_taken_id: string | null;
+  slot_store_id: string | null;
+  slot_date: string | null;
+  slot_starts_at: Date | null;
+  slot_ends_at: Date | null;
+  held_slot_id: string | null;
+  held_kind: SlotKind | null;
+}
+
+/** What the take of slotTakeCtes came to (with a reason when nothing was taken: more reads, in the same transaction). */
+export async function slotHoldOutcome(db: Executor, kind: SlotKind, { storeId, slotId }: SlotHoldRequest, r: SlotTakeRow): Promise<SlotHoldResult> {
   if (r.held_slot_id !== null) {
     if (r.held_slot_id !== slotId || r.held_kind !== kind) return { ok: false, reason: 'order_holds_another_slot' };
     const slot = await db.selectFrom('store_slots').select(['id', 'store_id', 'slot_date', 'starts_at', 'ends_at']).where('id', '=', slotId).executeTakeFirstOrThrow();
     return { ok: true, slot: toHeldSlot(slot), alreadyHeld: true };
   }
-  if (r.id !== null) return { ok: true, slot: toHeldSlot(r as SlotRowForHold), alreadyHeld: false };
+  if (r.slot_taken_id !== null) {
+    return { ok: true, slot: toHeldSlot({ id: r.slot_taken_id, store_id: r.slot_store_id!, slot_date: r.slot_date!, starts_at: r.slot_starts_at!, ends_at: r.slot_ends_at! }), alreadyHeld: false };
+  }
 
   // Nothing was taken: say why, judged by the same conditions in the same order as the listing.
   const slot = await db
@@ -418,6 +443,17 @@ async function reserveSlot(db: Executor, kind: SlotKind, { storeId, slotId, orde
   if (slot.is_closed) return { ok: false, reason: 'closed' };
   if (slot.cutoff_passed) return { ok: false, reason: 'cutoff_passed' };
   return { ok: false, reason: 'full' };
+}
+
+async function reserveSlot(db: Executor, kind: SlotKind, request: SlotHoldRequest): Promise<SlotHoldResult> {
+  // One statement in the common case (a new order taking a free window): the order's existing
+  // hold, if any, is read by the same statement and stops the take.
+  // Both sides are outer-joined: the taken window's columns are null when none was taken.
+  const { rows } = await sql<SlotTakeRow>`
+    WITH ${slotTakeCtes(kind, request)}
+    SELECT ${SLOT_TAKE_COLUMNS}
+    FROM (SELECT 1) AS one LEFT JOIN taken t ON true LEFT JOIN existing e ON true`.execute(db);
+  return slotHoldOutcome(db, kind, request, rows[0]);
 }
 
 async function releaseSlot(db: Executor, kind: SlotKind, orderId: string): Promise<{ released: boolean; slotId: string | null }> {

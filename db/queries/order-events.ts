@@ -110,3 +110,16 @@ export async function recordOrderChange(
   if (!rows.length) throw new Error(`recordOrderChange: no order ${orderId}`);
   return { event_id: eventId, notification_id: rows[0].notification_id, order_version: rows[0].order_version };
 }
+
+/**
+ * The outbox row of an `order.changed` without a push, for a statement that raises the order's
+ * version itself (picker item commands, order creation: one round trip for the change and its
+ * event): `payload` is `jsonb_set(envelope, '{data}', data || {order_version, status})` with the
+ * version and status of the changed row, as recordOrderChange writes it.
+ */
+export function orderChangedEvent(orderId: string, changes: OrderChange[]): { eventId: string; envelope: string; data: string } {
+  const eventId = randomUUID();
+  const data = { event_id: eventId, order_id: orderId, changes };
+  const envelope = { type: 'order.changed', event_id: eventId, notification_id: null, occurred_at: new Date().toISOString(), data };
+  return { eventId, envelope: JSON.stringify(envelope), data: JSON.stringify(data) };
+}

@@ -6,7 +6,10 @@ import type { Executor } from '../executor.js';
 import type { OrderStatus, TrackingState } from '../tables/orders.js';
 import type { Insertable, Updateable } from 'kysely';
 import type { DB } from '../schema.js';
-import { notOnClosedDay } from './logistics.js';
+import { notOnClosedDay, SLOT_TAKE_COLUMNS, slotTakeCtes, type SlotHoldRequest, type SlotTakeRow } from './logistics.js';
+import type { SlotKind } from '../tables/logistics.js';
+import { orderChangedEvent } from './order-events.js';
+import type { IdempotencyScope, StoredAnswer } from './idempotency.js';
 
 // ------------------------------------------------------------------------------------------------
 // Checkout: the store's facts about the cart
@@ -43,39 +46,91 @@ const FACT_COLUMNS = sql`p.name_ru, p.name_en, u.name_ru AS unit_name_ru, u.name
   p.image_listing AS image, p.plu, p.weight_based, p.weight,
   (SELECT min(b.barcode) FROM product_barcodes b WHERE b.product_id = p.id) AS barcode`;
 
+/** The window checkout holds with the cart (slotTakeCtes of db/queries/logistics.ts). */
+export interface CheckoutSlot {
+  kind: SlotKind;
+  request: SlotHoldRequest;
+}
+
+export interface CheckoutLocks {
+  /** The customer row, share-locked: false when the account is deleted or disabled. */
+  customerActive: boolean;
+  /** The store's facts about each line, in line order. */
+  facts: CartLineFacts[];
+  /** What holding the window came to (slotHoldOutcome), when the order takes one. */
+  slot: SlotTakeRow | null;
+}
+
 /**
- * The store's facts about each line, in line order, with the inventory rows of the cart locked
- * (`SELECT ... FOR UPDATE`) until the transaction ends: the stock judged is the stock taken.
- * Rows are locked in id order, so two checkouts sharing products cannot deadlock. Lines the store
- * does not sell (no inventory row) are read without a lock: there is nothing to take.
+ * Checkout's first statement in its transaction: the customer row share-locked (an account
+ * deleted meanwhile cannot get an order), the inventory rows of the cart locked (`FOR UPDATE`,
+ * in id order, so two checkouts sharing products cannot deadlock) with the store's facts about
+ * each line - the stock judged is the stock taken - and then one unit of the window taken, after
+ * the stock rows as every writer of both takes them (cancellation gives back stock, then the
+ * window). Lines the store does not sell (no inventory row) are read without a lock, by a second
+ * statement only when there are such lines. The caller rolls back whatever it refuses.
  */
-export async function lockCartLines(db: Executor, storeId: string, lines: readonly { product_id: string; unit_id: string }[]): Promise<CartLineFacts[]> {
-  const { products, units } = pairs(lines);
-  const { rows: locked } = await sql<CartLineFacts>`
-    SELECT i.product_id, i.unit_id, p.is_active AS product_exists, u.kind AS unit_kind, u.ratio AS unit_ratio,
-           i.id AS inventory_id, i.stock, i.order_quantity_limit, i.unit_price, i.old_price, ${FACT_COLUMNS}
-    FROM inventories i
-    JOIN (SELECT DISTINCT * FROM unnest(${products}::uuid[], ${units}::uuid[])) AS l(product_id, unit_id)
-      ON i.product_id = l.product_id AND i.unit_id = l.unit_id
-    JOIN products p ON p.id = i.product_id
-    JOIN measurement_units u ON u.id = i.unit_id
-    WHERE i.store_id = ${storeId}
-    ORDER BY i.id
-    FOR UPDATE OF i`.execute(db);
-  const byPair = new Map(locked.filter((r) => r.product_exists).map((r) => [`${r.product_id}/${r.unit_id}`, r]));
-  const missing = lines.filter((l) => !byPair.has(`${l.product_id.toLowerCase()}/${l.unit_id.toLowerCase()}`));
+export async function lockCheckout(
+  db: Executor,
+  c: { customerId: string; storeId: string; lines: readonly { product_id: string; unit_id: string }[]; slot: CheckoutSlot | null },
+): Promise<CheckoutLocks> {
+  const { products, units } = pairs(c.lines);
+  const slotCtes = c.slot ? sql`, ${slotTakeCtes(c.slot.kind, c.slot.request, sql<boolean>`(SELECT n FROM stock_locked) >= 0`)}` : sql``;
+  const { rows } = await sql<CartLineFacts & SlotTakeRow & { customer_active: boolean }>`
+    WITH customer AS (
+      SELECT id FROM customers WHERE id = ${c.customerId} AND deleted_at IS NULL AND NOT is_disabled FOR SHARE
+    ), locked AS (
+      SELECT i.product_id, i.unit_id, p.is_active AS product_exists, u.kind AS unit_kind, u.ratio AS unit_ratio,
+             i.id AS inventory_id, i.stock, i.order_quantity_limit, i.unit_price, i.old_price, ${FACT_COLUMNS}
+      FROM inventories i
+      JOIN (SELECT DISTINCT * FROM unnest(${products}::uuid[], ${units}::uuid[])) AS l(product_id, unit_id)
+        ON i.product_id = l.product_id AND i.unit_id = l.unit_id
+      JOIN products p ON p.id = i.product_id
+      JOIN measurement_units u ON u.id = i.unit_id
+      WHERE i.store_id = ${c.storeId} AND EXISTS (SELECT 1 FROM customer)
+      ORDER BY i.id
+      FOR UPDATE OF i
+    ), stock_locked AS (
+      -- Every stock row locked before the window's row is.
+      SELECT count(*) AS n FROM locked
+    )${slotCtes}
+    SELECT EXISTS (SELECT 1 FROM customer) AS customer_active,
+           ${c.slot ? SLOT_TAKE_COLUMNS : sql`NULL::uuid AS slot_taken_id, NULL::uuid AS slot_store_id, NULL::date AS slot_date, NULL::timestamptz AS slot_starts_at, NULL::timestamptz AS slot_ends_at, NULL::uuid AS held_slot_id, NULL::text AS held_kind`},
+           l.product_id, l.unit_id, l.product_exists, l.unit_kind, l.unit_ratio, l.inventory_id, l.stock, l.order_quantity_limit, l.unit_price, l.old_price,
+           l.name_ru, l.name_en, l.unit_name_ru, l.unit_name_en, l.image, l.plu, l.weight_based, l.weight, l.barcode
+    FROM (SELECT 1) AS one
+    CROSS JOIN stock_locked
+    ${c.slot ? sql`LEFT JOIN taken t ON true LEFT JOIN existing e ON true` : sql``}
+    LEFT JOIN locked l ON true
+    ORDER BY l.inventory_id`.execute(db);
+  const first = rows[0];
+  const customerActive = first.customer_active;
+  const slot: SlotTakeRow | null = c.slot
+    ? {
+        slot_taken_id: first.slot_taken_id,
+        slot_store_id: first.slot_store_id,
+        slot_date: first.slot_date,
+        slot_starts_at: first.slot_starts_at,
+        slot_ends_at: first.slot_ends_at,
+        held_slot_id: first.held_slot_id,
+        held_kind: first.held_kind,
+      }
+    : null;
+  const locked = rows.filter((r) => r.inventory_id !== null);
+  const byPair = new Map(locked.filter((r) => r.product_exists).map((r) => [`${r.product_id}/${r.unit_id}`, r as CartLineFacts]));
+  const missing = c.lines.filter((l) => !byPair.has(`${l.product_id.toLowerCase()}/${l.unit_id.toLowerCase()}`));
   if (missing.length) {
     const rest = pairs(missing);
-    const { rows } = await sql<CartLineFacts>`
+    const { rows: unsold } = await sql<CartLineFacts>`
       SELECT l.product_id, l.unit_id, (p.id IS NOT NULL) AS product_exists, u.kind AS unit_kind, u.ratio AS unit_ratio,
              NULL::uuid AS inventory_id, NULL::numeric AS stock, NULL::numeric AS order_quantity_limit,
              NULL::numeric AS unit_price, NULL::numeric AS old_price, ${FACT_COLUMNS}
       FROM unnest(${rest.products}::uuid[], ${rest.units}::uuid[]) AS l(product_id, unit_id)
       LEFT JOIN products p ON p.id = l.product_id AND p.is_active
       LEFT JOIN measurement_units u ON u.id = l.unit_id`.execute(db);
-    for (const r of rows) byPair.set(`${r.product_id}/${r.unit_id}`, r);
+    for (const r of unsold) byPair.set(`${r.product_id}/${r.unit_id}`, r);
   }
-  return lines.map((l) => byPair.get(`${l.product_id.toLowerCase()}/${l.unit_id.toLowerCase()}`)!);
+  return { customerActive, facts: c.lines.map((l) => byPair.get(`${l.product_id.toLowerCase()}/${l.unit_id.toLowerCase()}`)!), slot };
 }
 
 /** What the store knows about each line, in line order, without locking (the price estimate). */
@@ -91,20 +146,6 @@ export async function cartLineFacts(db: Executor, storeId: string, lines: readon
     LEFT JOIN inventories i ON i.product_id = p.id AND i.store_id = ${storeId} AND i.unit_id = l.unit_id
     ORDER BY l.n`.execute(db);
   return rows;
-}
-
-/**
- * Takes each line's quantity off its inventory row, in one statement. The condition makes it
- * impossible to go below zero whatever the caller checked before; false when any line's stock
- * was not there (the caller's transaction then rolls back the others).
- */
-export async function takeStock(db: Executor, lines: readonly { inventoryId: string; quantity: string }[]): Promise<boolean> {
-  const { rows } = await sql<{ id: string }>`
-    UPDATE inventories i SET stock = i.stock - l.quantity, updated_at = now()
-    FROM unnest(${lines.map((l) => l.inventoryId)}::uuid[], ${lines.map((l) => l.quantity)}::numeric[]) AS l(id, quantity)
-    WHERE i.id = l.id AND i.stock >= l.quantity
-    RETURNING i.id`.execute(db);
-  return rows.length === lines.length;
 }
 
 /**
@@ -204,33 +245,61 @@ const ITEM_COLUMNS = {
 } as const;
 
 /**
- * Writes a placed order - the order, its lines, its first roadmap entries and its delivery - in
- * one statement (data-modifying CTEs: one round trip; foreign keys are checked at its end).
+ * Checkout's last statement in its transaction: the stock taken (each row only if it still has
+ * the quantity), and - only when every row had it - the order written - the order, its lines, its first roadmap entries and its delivery -
+ * its first change recorded (order_version 2 and `order.changed`, as recordOrderChange would in a
+ * statement of its own) and, when `answer` is given, the key's stored answer. `stocked` false:
+ * nothing but some stock was written, and the caller rolls the transaction back.
  */
-export async function insertOrder(db: Executor, n: NewOrder): Promise<{ no: number; created_at: Date }> {
-  const o = n.order;
+export async function insertPlacedOrder(
+  db: Executor,
+  n: NewOrder,
+  stock: readonly { inventoryId: string; quantity: string }[],
+  answer: { scope: IdempotencyScope; status: number; stored: StoredAnswer } | null,
+): Promise<{ stocked: boolean }> {
+  const o = { ...n.order, order_version: 2 };
   const columns = (Object.keys(o) as (keyof typeof o)[]).filter((c) => o[c] !== undefined);
   const items = Object.keys(ITEM_COLUMNS) as (keyof typeof ITEM_COLUMNS)[];
+  const placed = sql`EXISTS (SELECT 1 FROM o)`;
+  const event = orderChangedEvent(o.id, ['status']);
   const delivery = n.withDelivery
-    ? sql`, d AS (INSERT INTO order_deliveries (order_id, tracking_state) VALUES (${o.id}, 'pending')),
-          t AS (INSERT INTO order_tracking_history (order_id, state) VALUES (${o.id}, 'pending'))`
+    ? sql`, d AS (INSERT INTO order_deliveries (order_id, tracking_state) SELECT ${o.id}, 'pending' WHERE ${placed}),
+          t AS (INSERT INTO order_tracking_history (order_id, state) SELECT ${o.id}, 'pending' WHERE ${placed})`
     : sql``;
-  const { rows } = await sql<{ no: number; created_at: Date }>`
-    WITH o AS (
+  const key = answer
+    ? sql`, k AS (
+        UPDATE idempotency_keys SET state = 'completed', response_status = ${answer.status},
+          response_body = ${answer.stored.gzip ? null : answer.stored.text}::json, response_gzip = ${answer.stored.gzip}
+        WHERE principal = ${answer.scope.principal} AND operation_id = ${answer.scope.operationId} AND key = ${answer.scope.key} AND ${placed})`
+    : sql``;
+  const { rows } = await sql<{ stocked: boolean }>`
+    WITH st AS (
+      UPDATE inventories i SET stock = i.stock - l.quantity, updated_at = now()
+      FROM unnest(${stock.map((l) => l.inventoryId)}::uuid[], ${stock.map((l) => l.quantity)}::numeric[]) AS l(id, quantity)
+      WHERE i.id = l.id AND i.stock >= l.quantity
+      RETURNING i.id
+    ), o AS (
       INSERT INTO orders (${sql.join(columns.map((c) => sql.ref(c)))}, payment_due_at)
-      VALUES (${sql.join(columns.map((c) => sql`${o[c]}`))}, ${n.paymentWindowMinutes === null ? null : sql`now() + make_interval(mins => ${n.paymentWindowMinutes})`})
-      RETURNING no, created_at
+      SELECT ${sql.join(columns.map((c) => sql`${o[c]}`))}, ${n.paymentWindowMinutes === null ? null : sql`now() + make_interval(mins => ${n.paymentWindowMinutes})`}
+      WHERE (SELECT count(*) FROM st) = ${stock.length}
+      RETURNING id, order_version, customer_id, store_id, status
     ), i AS (
       INSERT INTO order_items (order_id, ${sql.join(items.map((c) => sql.ref(c)))})
       SELECT ${o.id}, ${sql.join(items.map((c) => sql.ref(`x.${c}`)))}
       FROM jsonb_to_recordset(${JSON.stringify(n.items)}::jsonb) AS x(${sql.raw(items.map((c) => `${c} ${ITEM_COLUMNS[c]}`).join(', '))})
+      WHERE ${placed}
     ), h AS (
       -- Entries of one transaction share now(); the roadmap orders them by id, given in this order.
       INSERT INTO order_status_history (order_id, status)
-      SELECT ${o.id}, s.status FROM unnest(${n.statuses}::text[]) WITH ORDINALITY AS s(status, n) ORDER BY s.n
-    )${delivery}
-    SELECT no, created_at FROM o`.execute(db);
-  return rows[0];
+      SELECT ${o.id}, s.status FROM unnest(${n.statuses}::text[]) WITH ORDINALITY AS s(status, n) WHERE ${placed} ORDER BY s.n
+    ), e AS (
+      INSERT INTO outbox_events (event_id, type, customer_id, store_id, order_id, payload)
+      SELECT ${event.eventId}::uuid, 'order.changed', o.customer_id, o.store_id, o.id,
+             jsonb_set(${event.envelope}::jsonb, '{data}', ${event.data}::jsonb || jsonb_build_object('order_version', o.order_version, 'status', o.status))
+      FROM o
+    )${delivery}${key}
+    SELECT ${placed} AS stocked`.execute(db);
+  return { stocked: rows[0].stocked };
 }
 
 /** Moves the purchase status and writes the move into the roadmap history. */

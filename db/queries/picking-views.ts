@@ -10,6 +10,7 @@ import { itemFacts, type ItemRow, type QueueRow, type ReplacementOption, type Se
 
 type Schemas = components['schemas'];
 export type PickingSessionView = Schemas['PickingSessionSchema'];
+export type PickingSessionHeaderView = Schemas['PickingSessionHeaderSchema'];
 export type PickingItemView = Schemas['PickingItemSchema'];
 export type PickerStoreView = Schemas['PickerStoreSchema'];
 export type PickerSlotView = Schemas['PickerSlotSchema'];
@@ -109,14 +110,8 @@ export const itemsWantingOptions = (items: readonly ItemRow[]) =>
     .filter((i) => i.state === 'missing' && i.missing_action === 'call')
     .map((i) => ({ itemId: i.id, productId: i.product_id, isWeightBased: i.is_weight_based, unitPrice: i.unit_price }));
 
-export function toPickingSession(
-  head: SessionHead,
-  items: readonly ItemRow[],
-  options: ReadonlyMap<number, ReplacementOption[]>,
-  viewerPickerId: number,
-  lang: Lang,
-): PickingSessionView {
-  const facts = items.map((i) => itemFacts(i));
+/** The session without its items (PickingSessionHeaderSchema): a picker command's delta answer. */
+export function toPickingSessionHeader(head: SessionHead, items: readonly ItemRow[], viewerPickerId: number, lang: Lang): PickingSessionHeaderView {
   const closed = head.status === 'completed' || head.status === 'cancelled';
   const original = kopecksOf(head.original_total);
   const current = kopecksOf(head.final_total ?? head.current_total);
@@ -125,7 +120,7 @@ export function toPickingSession(
     order_id: head.order_id,
     order_number: String(head.order_no),
     is_express: head.is_express,
-    current_item_index: currentItemIndex(facts),
+    current_item_index: currentItemIndex(items.map((i) => itemFacts(i))),
     is_locked: closed || head.picker_id !== viewerPickerId,
     is_cancelled: head.status === 'cancelled',
     is_completed: head.status === 'completed',
@@ -136,7 +131,6 @@ export function toPickingSession(
     absence_preference: head.absence_action,
     customer_comment: head.customer_comment ?? '',
     customer_phone: head.customer_phone ?? '',
-    items: items.map((i) => toPickingItem(i, lang, options.get(i.id))),
     max_added_items: head.max_added_items,
     added_items_count: head.added_items_count,
     payment_summary: {
@@ -154,6 +148,17 @@ export function toPickingSession(
     cancel_after_resolved_items: head.cancel_after_resolved_items,
     slot: toPickerSlot(head),
   };
+}
+
+/** The whole session: its header and its items (with the replacement options of those offering them). */
+export function toPickingSession(
+  head: SessionHead,
+  items: readonly ItemRow[],
+  options: ReadonlyMap<number, ReplacementOption[]>,
+  viewerPickerId: number,
+  lang: Lang,
+): PickingSessionView {
+  return { ...toPickingSessionHeader(head, items, viewerPickerId, lang), items: items.map((i) => toPickingItem(i, lang, options.get(i.id))) };
 }
 
 /** The customer's picking result from the items of the order's session. */

@@ -54,7 +54,7 @@ export const isCurrent = sql<boolean>`(s.status IN ('active', 'ready_to_finish')
  * the picker holds its current session. The second keeps a picker taken off a store mid-session
  * able to finish, cancel or acknowledge it; otherwise that session would block every start.
  */
-const isPickersOrder = (pickerId: number) =>
+export const isPickersOrder = (pickerId: number) =>
   sql<boolean>`(EXISTS (SELECT 1 FROM picker_stores ps WHERE ps.store_id = o.store_id AND ps.picker_id = ${pickerId})
     OR EXISTS (SELECT 1 FROM picking_sessions s WHERE s.order_id = o.id AND s.picker_id = ${pickerId} AND ${isCurrent}))`;
 
@@ -91,7 +91,7 @@ export async function lockPicker(db: Executor, pickerId: number): Promise<void> 
 // Sessions
 
 /** A session with what its views need from the order, the store and the picker. */
-function sessionHeads(db: Executor) {
+export function sessionHeads(db: Executor) {
   return db
     .selectFrom('picking_sessions as s')
     .innerJoin('orders as o', 'o.id', 's.order_id')
@@ -126,7 +126,7 @@ function sessionHeads(db: Executor) {
 }
 export type SessionHead = NonNullable<Awaited<ReturnType<ReturnType<typeof sessionHeads>['executeTakeFirst']>>>;
 
-const isOpen = sql<boolean>`s.status IN ('active', 'ready_to_finish')`;
+export const isOpen = sql<boolean>`s.status IN ('active', 'ready_to_finish')`;
 
 /**
  * The session a picker command addresses, locked: the order's open session (the caller's or
@@ -243,7 +243,7 @@ export interface ReplacementData {
 }
 
 /** The item columns a state-machine transition writes. */
-function itemChangeColumns(facts: ItemFacts, currentLineTotal: string, replacement: { set: ReplacementData } | 'clear' | 'keep') {
+export function itemChangeColumns(facts: ItemFacts, currentLineTotal: string, replacement: { set: ReplacementData } | 'clear' | 'keep') {
   const replacementColumns =
     replacement === 'keep'
       ? {}
@@ -281,60 +281,6 @@ function itemChangeColumns(facts: ItemFacts, currentLineTotal: string, replaceme
     updated_at: sql<Date>`now()`,
     ...replacementColumns,
   };
-}
-
-export interface ItemChange {
-  session: { id: number; orderId: string; storeId: string; pickerId: number };
-  itemId: number;
-  facts: ItemFacts;
-  currentLineTotal: string;
-  replacement: { set: ReplacementData } | 'clear' | 'keep';
-  /** The session's status and total with the item changed (derived by the caller). */
-  status: SessionStatus;
-  currentTotal: string;
-}
-
-/**
- * One applied item command in one statement: the item's new state, the session's version + 1
- * with its derived status and total, and `session.changed` in the outbox (the event carries the
- * new version). Item commands are the hot path; one round trip instead of three.
- */
-export async function applyItemChange(db: Executor, c: ItemChange) {
-  const eventId = randomUUID();
-  const row = await db
-    .with('item', (q) => q.updateTable('picking_items').set(itemChangeColumns(c.facts, c.currentLineTotal, c.replacement)).where('id', '=', c.itemId).returning(PICKING_ITEM_COLUMNS))
-    .with('session', (q) =>
-      q
-        .updateTable('picking_sessions')
-        .set((eb) => ({ version: eb('version', '+', 1), status: c.status, current_total: c.currentTotal, updated_at: sql<Date>`now()` }))
-        .where('id', '=', c.session.id)
-        .returning(['version as session_version', 'updated_at as session_updated_at', 'status as session_status']),
-    )
-    .with('event', (q) =>
-      q
-        .insertInto('outbox_events')
-        .columns(['event_id', 'type', 'store_id', 'order_id', 'payload'])
-        .expression((eb) =>
-          eb.selectFrom('session').select([
-            sql<string>`${eventId}::uuid`.as('event_id'),
-            sql<string>`'picker.session.changed'`.as('type'),
-            sql<string>`${c.session.storeId}::uuid`.as('store_id'),
-            sql<string>`${c.session.orderId}::uuid`.as('order_id'),
-            sql<string>`jsonb_build_object(
-              'audience', jsonb_build_object('picker_id', ${c.session.pickerId}::int),
-              'event', jsonb_build_object('event_id', ${eventId}::uuid, 'kind', 'session.changed', 'occurred_at', now(),
-                'store_id', ${c.session.storeId}::uuid, 'session_id', ${c.session.id}::int, 'order_id', ${c.session.orderId}::uuid,
-                'picker_id', ${c.session.pickerId}::int, 'version', session.session_version, 'session_status', session.session_status))`.as('payload'),
-          ]),
-        ),
-    )
-    .selectFrom('item')
-    .innerJoin('session', (j) => j.onTrue())
-    .select(qualified('item', PICKING_ITEM_COLUMNS))
-    .select(['session.session_version', 'session.session_updated_at', 'session.session_status'])
-    .executeTakeFirstOrThrow();
-  const { session_version, session_updated_at, session_status, ...item } = row;
-  return { item: item as ItemRow, version: session_version, updatedAt: session_updated_at, status: session_status };
 }
 
 /** One applied change: version + 1, the derived status and totals. Returns the new version and time. */
@@ -475,26 +421,6 @@ export async function recordSessionChanged(
       store_id: s.storeId,
       order_id: s.orderId,
       payload: JSON.stringify({ audience: { picker_id: s.pickerId }, event }),
-    })
-    .execute();
-}
-
-/** Every barcode a command read, with what it turned out to be. */
-export async function logScan(
-  db: Executor,
-  s: { sessionId: number; itemId: number; pickerId: number; command: 'scan' | 'replacement' | 'weight'; barcode: string; outcome: string; productId: string | null; labelWeight: bigint | null },
-): Promise<void> {
-  await db
-    .insertInto('picking_scans')
-    .values({
-      session_id: s.sessionId,
-      item_id: s.itemId,
-      picker_id: s.pickerId,
-      command: s.command,
-      barcode: s.barcode,
-      outcome: s.outcome,
-      scanned_product_id: s.productId,
-      label_weight: s.labelWeight === null ? null : quantityText(s.labelWeight),
     })
     .execute();
 }

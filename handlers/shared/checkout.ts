@@ -1,21 +1,22 @@
 // Checkout (POST /api/orders/) and the delivery price estimate, which prices by the same rules.
 // placeOrder runs inside ONE transaction opened by the caller: it locks the stock rows of the
-// cart, judges the lines, the zone or pickup store, express and the minimum order, holds one unit
-// of the slot, takes the stock with guarded updates, records the order and its event. Any failure
-// throws and the transaction leaves no order, no stock taken and no slot held.
+// cart and holds one unit of the slot (one statement), judges the lines, the zone or pickup store,
+// express, the minimum order and the slot, then takes the stock with guarded updates and records
+// the order, its event and the key's answer (one statement). Any failure throws and the
+// transaction leaves no order, no stock taken and no slot held.
 import { randomUUID } from 'node:crypto';
-import { findDeliveryTerms, listServingZoneCandidates, reserveDeliverySlot, reservePickupSlot, type DeliveryTermsRow, type SlotHoldResult } from '../../db/queries/logistics.js';
-import { recordOrderChange } from '../../db/queries/order-events.js';
 import {
-  cartLineFacts,
-  findStoreForOrder,
-  findStoreSlot,
-  insertOrder,
-  lockCartLines,
-  lockCustomerRow,
-  takeStock,
-  type CartLineFacts,
-} from '../../db/queries/orders.js';
+  findDeliveryTerms,
+  listServingZoneCandidates,
+  servingZoneCandidatesQuery,
+  slotHoldOutcome,
+  type DeliveryTermsRow,
+  type ServingZoneRow,
+  type SlotHoldResult,
+} from '../../db/queries/logistics.js';
+import type { IdempotencyScope } from '../../db/queries/idempotency.js';
+import { cartLineFacts, findStoreForOrder, findStoreSlot, insertPlacedOrder, lockCheckout, type CartLineFacts } from '../../db/queries/orders.js';
+import { serializeBody } from '../../server/http.js';
 import { findActiveStoreCached } from './store.js';
 import type { Executor } from '../../db/executor.js';
 import type { components } from '../../generated/api.test.js';
@@ -60,8 +61,8 @@ interface ZoneTerms {
  * The zone whose terms apply to a point: among the zones containing it (of `storeId`, or of any
  * store when null), the one the serving-store rule chooses (highest priority first).
  */
-async function zoneForPoint(db: Executor, storeId: string | null, point: Point): Promise<ZoneTerms | null> {
-  const rows = await listServingZoneCandidates(db, { minLon: point.lon, maxLon: point.lon, minLat: point.lat, maxLat: point.lat }, EDGE_TOLERANCE_DEG, storeId);
+async function zoneForPoint(db: Executor, storeId: string | null, point: Point, read?: readonly ServingZoneRow[]): Promise<ZoneTerms | null> {
+  const rows = read ?? (await listServingZoneCandidates(db, pointBox(point), EDGE_TOLERANCE_DEG, storeId));
   const candidates: (ZoneCandidate & { terms: ZoneTerms })[] = [];
   for (const r of rows) {
     const area = parseArea(r.polygon);
@@ -78,6 +79,22 @@ async function zoneForPoint(db: Executor, storeId: string | null, point: Point):
   }
   return chooseServingZone(candidates, point)?.zone.terms ?? null;
 }
+
+const pointBox = (point: Point) => ({ minLon: point.lon, maxLon: point.lon, minLat: point.lat, maxLat: point.lat });
+
+/**
+ * The zone candidates of a delivery order's point in its store, as a query: order creation reads
+ * them with its key's claim (one round trip for both; zones are settings, read without a lock).
+ */
+export function checkoutZonesQuery(db: Executor, storeId: string, body: OrderInput) {
+  return body.type === 'delivery' && body.delivery_context ? servingZoneCandidatesQuery(db, pointBox(body.delivery_context.location), EDGE_TOLERANCE_DEG, storeId) : null;
+}
+
+/** The columns of ServingZoneRow (checkoutZonesQuery read within another statement). */
+export const ZONE_ROW_COLUMNS = [
+  'id', 'store_id', 'name_ru', 'name_en', 'polygon', 'priority', 'delivery_cost', 'free_amount_threshold', 'min_order_amount',
+  'store_name_ru', 'store_name_en', 'store_address_ru', 'store_address_en', 'store_lon', 'store_lat',
+] as const;
 
 const outsideZone = () => unprocessable('OUTSIDE_DELIVERY_ZONE', 'The address is outside the delivery zones of this store');
 
@@ -116,18 +133,34 @@ export interface CheckoutRequest {
   lang: Lang;
 }
 
-/** Places the order inside the caller's transaction and returns its id. */
-export async function placeOrder(trx: Executor, deps: AppDeps, c: CheckoutRequest): Promise<string> {
+export interface PlaceOptions {
+  /** The order's id (new when absent). */
+  orderId?: string;
+  /** The zone candidates already read (checkoutZonesQuery); read here when absent. */
+  zones?: readonly ServingZoneRow[];
+  /** The claimed Idempotency-Key whose answer (201, the order id) is stored with the order. */
+  answerOf?: IdempotencyScope;
+}
+
+/**
+ * Places the order inside the caller's transaction and returns its id. Two statements in the
+ * common case (order creation: 6 round trips with the auth check, the key's claim, BEGIN and
+ * COMMIT): lockCheckout (customer, stock rows and the window) and insertPlacedOrder (stock, order,
+ * event, stored answer); every refusal is judged between them and rolls everything back.
+ */
+export async function placeOrder(trx: Executor, deps: AppDeps, c: CheckoutRequest, options: PlaceOptions = {}): Promise<string> {
   const { body, store } = c;
-  const orderId = randomUUID();
+  const orderId = options.orderId ?? randomUUID();
   const now = new Date();
   const lines = lowerLines(body.items);
+  const slotId = body.type === 'delivery' ? (body.delivery_context?.slot_id ?? null) : (body.pickup_context?.slot_id ?? null);
+  const slotRequest = slotId ? { kind: body.type, request: { storeId: store.id, slotId: slotId.toLowerCase(), orderId } } : null;
 
-  // The account must still exist when the order commits (see lockCustomerRow).
-  if (!(await lockCustomerRow(trx, c.customerId, 'share'))) throw unauthorized('The account of this token no longer exists');
-
-  // Locked and read in one go: the stock judged below is what this transaction will take.
-  const facts = await lockCartLines(trx, store.id, lines);
+  // The account must still exist when the order commits (it is share-locked); the stock judged
+  // below is what this transaction will take (its rows are locked), and the window is held.
+  const locks = await lockCheckout(trx, { customerId: c.customerId, storeId: store.id, lines, slot: slotRequest });
+  if (!locks.customerActive) throw unauthorized('The account of this token no longer exists');
+  const facts = locks.facts;
   const verdict = judgeLines(lines, facts.map(lineFacts));
   if (!verdict.ok && verdict.status === 422) throw unprocessable(verdict.code, verdict.detail);
 
@@ -135,7 +168,7 @@ export async function placeOrder(trx: Executor, deps: AppDeps, c: CheckoutReques
   let express: ReturnType<typeof expressOffer> = null;
   const delivery = body.type === 'delivery' ? body.delivery_context! : null;
   if (delivery) {
-    zone = await zoneForPoint(trx, store.id, delivery.location);
+    zone = await zoneForPoint(trx, store.id, delivery.location, options.zones);
     if (!zone) throw outsideZone();
     if (delivery.is_express) {
       const terms = await findDeliveryTerms(trx, store.id);
@@ -167,84 +200,83 @@ export async function placeOrder(trx: Executor, deps: AppDeps, c: CheckoutReques
     if (goodsTotal < minimum) throw unprocessable('BELOW_MINIMUM_ORDER', `The goods total must be at least ${money(minimum)} for pickup (${money(minimum - goodsTotal)} more)`);
   }
 
-  // One unit of the slot, held with the order (a conditional update: exactly `capacity` win).
+  // One unit of the slot, held with the order (a conditional update: exactly `capacity` win),
+  // taken with the stock locks (lockCheckout) and judged here, in the order of the checks.
   let slot: { slotId: string; slotDate: string; startsAt: Date; endsAt: Date } | null = null;
-  const slotId = delivery ? (delivery.slot_id ?? null) : body.pickup_context!.slot_id;
-  if (slotId) {
-    const hold = delivery
-      ? await reserveDeliverySlot(trx, { storeId: store.id, slotId: slotId.toLowerCase(), orderId })
-      : await reservePickupSlot(trx, { storeId: store.id, slotId: slotId.toLowerCase(), orderId });
+  if (slotRequest) {
+    const hold: SlotHoldResult = await slotHoldOutcome(trx, slotRequest.kind, slotRequest.request, locks.slot!);
     if (!hold.ok) throw slotHoldFailure(hold);
     slot = hold.slot;
-  }
-
-  // Unreachable while the rows are locked; the guarded update keeps stock >= 0 regardless.
-  if (!(await takeStock(trx, priced.map((p) => ({ inventoryId: p.f.inventory_id!, quantity: formatDecimal(p.quantity, 3) }))))) {
-    throw conflict('OUT_OF_STOCK', 'Not enough stock', { extra: { lines: [] } });
   }
 
   const storeAddress = (c.lang === 'ru' ? store.address_ru : store.address_en) ?? (c.lang === 'ru' ? store.name_ru : store.name_en);
   const localTimeOf = (d: Date) => localMoment(d, store.timezone).time;
   // A cash order is accepted at once; an online one waits in `created` for its invoice.
   const statuses: ('created' | 'confirmed')[] = body.payment_method === 'cash' ? ['created', 'confirmed'] : ['created'];
-  await insertOrder(trx, {
-    order: {
-      id: orderId,
-      customer_id: c.customerId,
-      store_id: store.id,
-      type: body.type,
-      payment_method: body.payment_method,
-      status: statuses[statuses.length - 1],
-      payment_status: body.payment_method === 'cash' ? 'not_required' : 'awaiting',
-      absence_action: body.absence_action ?? 'call',
-      comment: body.comment ?? null,
-      change_amount: body.change === undefined || body.change === null ? null : String(body.change),
-      address_line: delivery ? delivery.address_line : storeAddress,
-      delivery_lon: delivery?.location.lon ?? null,
-      delivery_lat: delivery?.location.lat ?? null,
-      entrance: delivery?.entrance ?? null,
-      floor: delivery?.floor ?? null,
-      apartment: delivery?.apartment ?? null,
-      intercom: delivery?.intercom ?? null,
-      courier_comment: delivery?.comment ?? null,
-      delivery_zone_id: zone?.zoneId ?? null,
-      is_express: express !== null,
-      express_minutes: express?.minutes ?? null,
-      slot_id: slot?.slotId ?? null,
-      slot_date: slot?.slotDate ?? null,
-      slot_start: slot ? localTimeOf(slot.startsAt) : null,
-      slot_end: slot ? localTimeOf(slot.endsAt) : null,
-      slot_starts_at: slot?.startsAt ?? null,
-      slot_ends_at: slot?.endsAt ?? null,
-      goods_total: money(goodsTotal),
-      delivery_cost: money(deliveryCost),
-      total_price: money(goodsTotal + deliveryCost),
-      items_count: priced.length,
+  const placed = await insertPlacedOrder(
+    trx,
+    {
+      order: {
+        id: orderId,
+        customer_id: c.customerId,
+        store_id: store.id,
+        type: body.type,
+        payment_method: body.payment_method,
+        status: statuses[statuses.length - 1],
+        payment_status: body.payment_method === 'cash' ? 'not_required' : 'awaiting',
+        absence_action: body.absence_action ?? 'call',
+        comment: body.comment ?? null,
+        change_amount: body.change === undefined || body.change === null ? null : String(body.change),
+        address_line: delivery ? delivery.address_line : storeAddress,
+        delivery_lon: delivery?.location.lon ?? null,
+        delivery_lat: delivery?.location.lat ?? null,
+        entrance: delivery?.entrance ?? null,
+        floor: delivery?.floor ?? null,
+        apartment: delivery?.apartment ?? null,
+        intercom: delivery?.intercom ?? null,
+        courier_comment: delivery?.comment ?? null,
+        delivery_zone_id: zone?.zoneId ?? null,
+        is_express: express !== null,
+        express_minutes: express?.minutes ?? null,
+        slot_id: slot?.slotId ?? null,
+        slot_date: slot?.slotDate ?? null,
+        slot_start: slot ? localTimeOf(slot.startsAt) : null,
+        slot_end: slot ? localTimeOf(slot.endsAt) : null,
+        slot_starts_at: slot?.startsAt ?? null,
+        slot_ends_at: slot?.endsAt ?? null,
+        goods_total: money(goodsTotal),
+        delivery_cost: money(deliveryCost),
+        total_price: money(goodsTotal + deliveryCost),
+        items_count: priced.length,
+      },
+      items: priced.map((p, i) => ({
+        line_no: i + 1,
+        product_id: p.line.product_id,
+        unit_id: p.line.unit_id,
+        inventory_id: p.f.inventory_id,
+        name_ru: p.f.name_ru!,
+        name_en: p.f.name_en!,
+        unit_name_ru: p.f.unit_name_ru!,
+        unit_name_en: p.f.unit_name_en!,
+        image: p.f.image,
+        barcode: p.f.barcode,
+        plu_code: p.f.plu,
+        weight_based: p.f.weight_based ?? false,
+        weight: p.f.weight ?? '0',
+        quantity: formatDecimal(p.quantity, 3),
+        unit_price: p.f.unit_price!,
+        old_price: p.f.old_price,
+        line_total: money(p.total),
+      })),
+      statuses,
+      withDelivery: delivery !== null,
+      paymentWindowMinutes: body.payment_method === 'online' ? deps.config.orders.bank.paymentWindowMinutes : null,
     },
-    items: priced.map((p, i) => ({
-      line_no: i + 1,
-      product_id: p.line.product_id,
-      unit_id: p.line.unit_id,
-      inventory_id: p.f.inventory_id,
-      name_ru: p.f.name_ru!,
-      name_en: p.f.name_en!,
-      unit_name_ru: p.f.unit_name_ru!,
-      unit_name_en: p.f.unit_name_en!,
-      image: p.f.image,
-      barcode: p.f.barcode,
-      plu_code: p.f.plu,
-      weight_based: p.f.weight_based ?? false,
-      weight: p.f.weight ?? '0',
-      quantity: formatDecimal(p.quantity, 3),
-      unit_price: p.f.unit_price!,
-      old_price: p.f.old_price,
-      line_total: money(p.total),
-    })),
-    statuses,
-    withDelivery: delivery !== null,
-    paymentWindowMinutes: body.payment_method === 'online' ? deps.config.orders.bank.paymentWindowMinutes : null,
-  });
-  await recordOrderChange(trx, orderId, ['status']);
+    priced.map((p) => ({ inventoryId: p.f.inventory_id!, quantity: formatDecimal(p.quantity, 3) })),
+    // The answer is the order's id: known now, stored with the order by the same statement.
+    options.answerOf ? { scope: options.answerOf, status: 201, stored: await serializeBody(orderId) } : null,
+  );
+  if (!placed.stocked) throw conflict('OUT_OF_STOCK', 'Not enough stock', { extra: { lines: [] } });
   return orderId;
 }
 

@@ -11,14 +11,13 @@ import { lockInventoryRows, lockOrder as lockOrderRow, updateOrder } from '../..
 import { enqueueProviderCommand } from '../../db/queries/payments.js';
 import {
   adjustStock,
-  applyItemChange,
   bumpSession,
   closeSession,
+  isOrderOfPicker,
   itemFacts,
   loadItems,
   lockCommandSession,
   lockOrderOfPicker,
-  logScan,
   recordSessionChanged,
   replacementOptions,
   setOrderPickingStatus,
@@ -30,13 +29,25 @@ import {
   type SessionHead,
 } from '../../db/queries/picking.js';
 import { findStoreProductByCode, pricePerKg, toPickerCatalogProduct, type PickerCatalogProduct, type StoreProductRow } from '../../db/queries/picking-catalog.js';
-import { chargedPrice, itemsWantingOptions, toPickingResult, toPickingSession, type PickingSessionView } from '../../db/queries/picking-views.js';
+import {
+  chargedPrice,
+  itemsWantingOptions,
+  toPickingItem,
+  toPickingResult,
+  toPickingSession,
+  toPickingSessionHeader,
+  type PickingSessionView,
+} from '../../db/queries/picking-views.js';
 import type { DB } from '../../db/schema.js';
 import type { components } from '../../generated/api.test.js';
 import type { OperationId } from '../../generated/operations.js';
 import { AppError, notFound, unprocessable } from '../../server/errors.js';
 import type { RequestContext } from '../../server/handler-types.js';
-import { fingerprintOf, withIdempotency } from '../../server/idempotency.js';
+import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS, settleFailedAction, settleTakenKey, withIdempotency } from '../../server/idempotency.js';
+import { serializeBody } from '../../server/http.js';
+import { changedItemColumns, readItemCommand, writeItemCommand, type CommandRead, type ItemCommandWrite } from '../../db/queries/picking-commands.js';
+import type { IdempotencyScope } from '../../db/queries/idempotency.js';
+import type { Executor } from '../../db/executor.js';
 import { formatDecimal, parseDecimal } from '../rules/decimal.js';
 import { labelWeight, readScannedCode, type ScannedCode } from '../rules/picking-barcode.js';
 import {
@@ -80,6 +91,17 @@ export function expectedVersionOf<K extends OperationId>(ctx: RequestContext<K>)
   return value === undefined || value === '' ? undefined : Number(value);
 }
 
+/**
+ * Whether the command's caller asked for the whole session (`Prefer: return=representation`,
+ * RFC 7240); otherwise it answers the delta. Other preferences in the header are ignored.
+ */
+export function wantsFullSession<K extends OperationId>(ctx: RequestContext<K>): boolean {
+  const raw = ctx.headers.prefer;
+  const text = Array.isArray(raw) ? raw.join(',') : raw;
+  if (!text) return false;
+  return text.split(',').some((p) => /^\s*return\s*=\s*"?representation"?\s*(;|$)/i.test(p));
+}
+
 /** The session as the caller sees it (with replacement options of the items that offer them). */
 export async function sessionView(db: Transaction<DB> | Database, head: SessionHead, items: readonly ItemRow[], viewerId: number, lang: Lang): Promise<PickingSessionView> {
   const wanting = itemsWantingOptions(items);
@@ -100,8 +122,42 @@ export interface CommandScope {
   /** The caller's open session, as locked. */
   head: SessionHead;
   items: ItemRow[];
+  /** Whether the caller asked for the whole session in the answer (else the delta). */
+  full: boolean;
   /** The session view as it is now (for refusals). */
   view(): Promise<PickingSessionView>;
+  /** The session part of the answer as it is now: the whole session, or its header and the item changed. */
+  answer(item: ItemRow | null): Promise<ActionAnswer>;
+}
+
+/** What a successful command answers of the session (PickingActionOutput `representation`, `session`, `item`). */
+export interface ActionAnswer {
+  representation: 'delta' | 'full';
+  session: PickingActionView['session'];
+  item: PickingActionView['item'];
+}
+
+/**
+ * The session part of a command's answer. Full: the session with every item (replacement
+ * options of all that offer them). Delta: its header and the one item the command acted on (its
+ * options only) - a few KB where the whole session of 40 items is 33.
+ */
+export async function actionAnswer(
+  db: Transaction<DB> | Database,
+  head: SessionHead,
+  items: readonly ItemRow[],
+  item: ItemRow | null,
+  viewerId: number,
+  lang: Lang,
+  full: boolean,
+): Promise<ActionAnswer> {
+  if (full) {
+    const session = await sessionView(db, head, items, viewerId, lang);
+    return { representation: 'full', session, item: item ? session.items[items.indexOf(item)] ?? toPickingItem(item, lang) : null };
+  }
+  const wanting = item ? itemsWantingOptions([item]) : [];
+  const options = wanting.length ? await replacementOptions(db, head.store_id, lang, wanting) : new Map();
+  return { representation: 'delta', session: toPickingSessionHeader(head, items, viewerId, lang), item: item ? toPickingItem(item, lang, options.get(item.id)) : null };
 }
 
 /**
@@ -125,21 +181,39 @@ export async function runPickerCommand<K extends OperationId, R extends { status
     if (!head) throw notFound('You have no picking session of this order');
     const items = await loadItems(trx, head.id);
     const view = () => sessionView(trx, head, items, pickerId, ctx.lang);
-    if (head.status === 'active' || head.status === 'ready_to_finish') {
-      if (head.picker_id !== pickerId) {
-        throw refusal(409, 'ORDER_BUSY', `Order ${head.order_no} is being picked by ${head.picker_display_name}`, null);
-      }
-    } else if (head.closure_source === 'order_cancelled') {
-      throw refusal(409, 'order_cancelled', `Order ${head.order_no} was cancelled; acknowledge it with POST cancelled/ack`, await view());
-    } else {
-      throw refusal(409, 'SESSION_CLOSED', `The picking session of order ${head.order_no} is ${head.status}`, await view());
-    }
-    if (itemId !== null && !items.some((i) => i.id === itemId)) throw notFound('No item with this id in the session');
-    if (expected !== undefined && expected !== head.version) {
-      throw refusal(409, 'VERSION_CONFLICT', `The session is at version ${head.version}, not ${expected}; re-read it`, await view());
-    }
-    return action({ trx, pickerId, lang: ctx.lang, order, head, items, view });
+    const full = wantsFullSession(ctx);
+    const answer = (item: ItemRow | null) => actionAnswer(trx, head, items, item, pickerId, ctx.lang, full);
+    await checkCommandTarget(head, items, itemId, pickerId, expected, view);
+    return action({ trx, pickerId, lang: ctx.lang, order, head, items, full, view, answer });
   });
+}
+
+/**
+ * The checks every command makes of the session it addresses, in the contract's order: open and
+ * the caller's (409 ORDER_BUSY, order_cancelled, SESSION_CLOSED), the item (404), then
+ * X-Expected-Version (409 VERSION_CONFLICT). Refusals carry the whole session.
+ */
+async function checkCommandTarget(
+  head: SessionHead,
+  items: readonly ItemRow[],
+  itemId: number | null,
+  pickerId: number,
+  expected: number | undefined,
+  view: () => Promise<PickingSessionView>,
+): Promise<void> {
+  if (head.status === 'active' || head.status === 'ready_to_finish') {
+    if (head.picker_id !== pickerId) {
+      throw refusal(409, 'ORDER_BUSY', `Order ${head.order_no} is being picked by ${head.picker_display_name}`, null);
+    }
+  } else if (head.closure_source === 'order_cancelled') {
+    throw refusal(409, 'order_cancelled', `Order ${head.order_no} was cancelled; acknowledge it with POST cancelled/ack`, await view());
+  } else {
+    throw refusal(409, 'SESSION_CLOSED', `The picking session of order ${head.order_no} is ${head.status}`, await view());
+  }
+  if (itemId !== null && !items.some((i) => i.id === itemId)) throw notFound('No item with this id in the session');
+  if (expected !== undefined && expected !== head.version) {
+    throw refusal(409, 'VERSION_CONFLICT', `The session is at version ${head.version}, not ${expected}; re-read it`, await view());
+  }
 }
 
 /**
@@ -164,12 +238,11 @@ export function actionOutput(
   status: ItemOutcome,
   applied: boolean,
   message: string,
-  session: PickingSessionView,
-  item: PickingActionView['item'],
+  answer: ActionAnswer,
   scanned: PickerCatalogProduct | null = null,
   labelWeightKg: string | null = null,
 ): PickingActionView {
-  return { status, applied, message, session, item, scanned_product: scanned, label_weight_kg: labelWeightKg };
+  return { status, applied, message, representation: answer.representation, session: answer.session, item: answer.item, scanned_product: scanned, label_weight_kg: labelWeightKg };
 }
 
 /** A barcode a command sent, read and looked up in the session's store. */
@@ -180,10 +253,10 @@ export interface ScannedBarcode {
   found: { row: StoreProductRow; byLabel: boolean } | undefined;
 }
 
-export async function lookUpBarcode(s: CommandScope, raw: string): Promise<ScannedBarcode> {
+export async function lookUpBarcode(s: ItemScope, raw: string): Promise<ScannedBarcode> {
   const barcode = raw.trim();
   const code = readScannedCode(barcode);
-  return { barcode, code, found: await findStoreProductByCode(s.trx, s.head.store_id, code) };
+  return { barcode, code, found: await findStoreProductByCode(s.db, s.head.store_id, code) };
 }
 
 export const scannedPlu = (code: ScannedCode): string | null => (code.kind === 'scale_label' ? code.plu : null);
@@ -229,70 +302,154 @@ export interface PreparedCommand {
 /** What the customer sees of one item; a change of it is announced as `order.changed`. */
 const customerView = (r: ItemRow) => JSON.stringify(toPickingResult([r], 'en', true).items);
 
+/** What an item command's preparation sees: the session as read, outside any transaction. */
+export interface ItemScope {
+  db: Executor;
+  pickerId: number;
+  lang: Lang;
+  head: SessionHead;
+  items: readonly ItemRow[];
+}
+
+/** Attempts of an item command whose session moved on between its read and its write. */
+const ITEM_COMMAND_ATTEMPTS = 5;
+
+type ItemReply = { status: 200; body: PickingActionView };
+
 /**
- * An item command: prepares the state machine's input (lookups), applies the transition, and
- * when it changed the item writes it, raises the session's version and tells the picker's
- * devices (and the customer, when their picking result changed).
+ * An item command, in three round trips to PostgreSQL on its way (the auth session check, then
+ * db/queries/picking-commands.ts): one statement claims the key and reads the session with its
+ * items; the state machine runs here (lookups of a sent barcode add one read); one statement
+ * writes the change, the events and the stored answer, if the session is still at the version
+ * read - otherwise it is read again and the command decided again (a stale X-Expected-Version
+ * then answers 409 VERSION_CONFLICT). Refusals store their answer as any command's do.
  */
 export async function itemCommand<K extends OperationId>(
   ctx: RequestContext<K>,
   path: { order_id: string; item_id: number },
   command: MessageFacts['command'],
-  prepare: (s: CommandScope, item: ItemRow, facts: ItemFacts) => Promise<PreparedCommand>,
-): Promise<{ status: 200; body: PickingActionView }> {
+  prepare: (s: ItemScope, item: ItemRow, facts: ItemFacts) => Promise<PreparedCommand>,
+): Promise<ItemReply> {
   // Path parameters arrive as text; the contract has already checked this one is an integer >= 1.
   const itemId = Number(path.item_id);
-  return runPickerCommand(ctx, path.order_id, itemId, async (s) => {
-    const index = s.items.findIndex((i) => i.id === itemId);
-    const before = s.items[index];
-    const facts = itemFacts(before);
-    const p = await prepare(s, before, facts);
-    const t = applyItemCommand(facts, p.command);
-    if (!t.ok) throw refusal(t.httpStatus, t.code, REFUSALS[t.code], await s.view());
-    if (p.scanned && p.log) {
-      await logScan(s.trx, {
-        sessionId: s.head.id,
-        itemId: before.id,
-        pickerId: s.pickerId,
-        command: p.log,
-        barcode: p.scanned.barcode,
-        outcome: t.outcome,
-        productId: p.scanned.found?.row.product_id ?? null,
-        labelWeight: labelWeight(p.scanned.code),
-      });
+  const pickerId = pickerIdOf(ctx);
+  const key = commandKey(ctx);
+  const expected = expectedVersionOf(ctx);
+  const db = ctx.deps.db;
+  const scope = { principal: `picker:${pickerId}`, operationId: ctx.operationId, key };
+  const fingerprint = fingerprintOf(ctx.path, ctx.body ?? null, expected ?? null);
+  let read = await readItemCommand(db, path.order_id, pickerId, { scope, fingerprint, ttlSeconds: IDEMPOTENCY_TTL_SECONDS });
+  if (!read.claimed) {
+    const taken = await settleTakenKey<ItemReply>(db, scope, fingerprint);
+    if (taken.replay) return taken.replay;
+    read = await readItemCommand(db, path.order_id, pickerId, null);
+  }
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const reply = await decideItemCommand(ctx, read, { orderId: path.order_id, itemId, pickerId, expected, scope, command, prepare });
+      if (reply) return reply;
+      if (attempt === ITEM_COMMAND_ATTEMPTS) {
+        const again = await readItemCommand(db, path.order_id, pickerId, null);
+        const view = again.head ? await sessionView(db, again.head, again.items, pickerId, ctx.lang) : null;
+        throw refusal(409, 'VERSION_CONFLICT', 'The session kept changing while the command was applied; re-read it', view);
+      }
+      read = await readItemCommand(db, path.order_id, pickerId, null);
     }
-    if (t.applied) {
-      const price =
-        t.replacement === 'set' ? parseDecimal(p.replacement!.unit_price, 2)! : t.replacement === 'clear' ? parseDecimal(before.unit_price, 2)! : chargedPrice(before);
-      const lineTotal = currentLineTotal(t.next, price);
-      // The session's status and total with this item changed, derived before the one write.
-      const facts = s.items.map((i, n) => (n === index ? t.next : itemFacts(i)));
-      const total = s.items.reduce((sum, i, n) => sum + (n === index ? lineTotal : parseDecimal(i.current_line_total, 2)!), 0n);
-      const changed = await applyItemChange(s.trx, {
-        session: { id: s.head.id, orderId: s.head.order_id, storeId: s.head.store_id, pickerId: s.head.picker_id },
-        itemId: before.id,
-        facts: t.next,
-        currentLineTotal: formatDecimal(lineTotal, 2),
-        replacement: t.replacement === 'set' ? { set: p.replacement! } : t.replacement,
-        status: openSessionStatus(facts),
-        currentTotal: formatDecimal(total, 2),
-      });
-      s.items[index] = changed.item;
-      Object.assign(s.head, { version: changed.version, updated_at: changed.updatedAt, status: changed.status, current_total: formatDecimal(total, 2) });
-      if (customerView(before) !== customerView(changed.item)) await recordOrderChange(s.trx, s.order.id, ['picking_result']);
-    }
-    const view = await s.view();
-    const scanned = p.scanned?.found ? toPickerCatalogProduct(p.scanned.found.row, ctx.lang) : null;
-    // The weight a scale label carried, when the code was read as a label (not as a product's own barcode).
-    const labelKg = p.scanned && !(p.scanned.found && !p.scanned.found.byLabel) ? labelWeight(p.scanned.code) : null;
-    const message = actionMessage(t.outcome, ctx.lang, {
-      command,
-      confirmed: t.next.confirmed,
-      isWeightBased: before.is_weight_based,
-      scannedName: scanned?.name ?? null,
-    });
-    return { status: 200 as const, body: actionOutput(t.outcome, t.applied, message, view, view.items[index], scanned, labelKg === null ? null : formatDecimal(labelKg, 3)) };
+  } catch (err) {
+    await settleFailedAction(db, scope, err);
+    throw err;
+  }
+}
+
+/** One attempt: the checks, the transition, the answer and the write; null when the session moved on since `read`. */
+async function decideItemCommand<K extends OperationId>(
+  ctx: RequestContext<K>,
+  read: CommandRead,
+  c: {
+    orderId: string;
+    itemId: number;
+    pickerId: number;
+    expected: number | undefined;
+    scope: IdempotencyScope;
+    command: MessageFacts['command'];
+    prepare: (s: ItemScope, item: ItemRow, facts: ItemFacts) => Promise<PreparedCommand>;
+  },
+): Promise<ItemReply | null> {
+  const db = ctx.deps.db;
+  const lang = ctx.lang;
+  const { head, items } = read;
+  const orderId = c.orderId;
+  if (!head || !head.mine) {
+    if (head || !(await isOrderOfPicker(db, orderId, c.pickerId))) throw notFound('No order with this id in your stores');
+    throw notFound('You have no picking session of this order');
+  }
+  const view = () => sessionView(db, head, items, c.pickerId, lang);
+  await checkCommandTarget(head, items, c.itemId, c.pickerId, c.expected, view);
+  const index = items.findIndex((i) => i.id === c.itemId);
+  const before = items[index];
+  const facts = itemFacts(before);
+  const p = await c.prepare({ db, pickerId: c.pickerId, lang, head, items }, before, facts);
+  const t = applyItemCommand(facts, p.command);
+  if (!t.ok) throw refusal(t.httpStatus, t.code, REFUSALS[t.code], await view());
+
+  const at = new Date();
+  let change: ItemCommandWrite['change'] = null;
+  let after = before;
+  let headAfter: SessionHead = head;
+  let itemsAfter: readonly ItemRow[] = items;
+  if (t.applied) {
+    const price =
+      t.replacement === 'set' ? parseDecimal(p.replacement!.unit_price, 2)! : t.replacement === 'clear' ? parseDecimal(before.unit_price, 2)! : chargedPrice(before);
+    const lineTotal = currentLineTotal(t.next, price);
+    // The session's status and total with this item changed, derived before the one write.
+    const allFacts = items.map((i, n) => (n === index ? t.next : itemFacts(i)));
+    const total = formatDecimal(items.reduce((sum, i, n) => sum + (n === index ? lineTotal : parseDecimal(i.current_line_total, 2)!), 0n), 2);
+    change = {
+      itemId: before.id,
+      facts: t.next,
+      currentLineTotal: formatDecimal(lineTotal, 2),
+      replacement: t.replacement === 'set' ? { set: p.replacement! } : t.replacement,
+      status: openSessionStatus(allFacts),
+      currentTotal: total,
+    };
+    // The rows as the write will leave them: the answer is stored by the same statement.
+    after = { ...before, ...changedItemColumns(change, at) } as ItemRow;
+    itemsAfter = items.map((i, n) => (n === index ? after : i));
+    headAfter = { ...head, version: head.version + 1, updated_at: at, status: change.status, current_total: total };
+  }
+  const answer = await actionAnswer(db, headAfter, itemsAfter, after, c.pickerId, lang, wantsFullSession(ctx));
+  const scanned = p.scanned?.found ? toPickerCatalogProduct(p.scanned.found.row, lang) : null;
+  // The weight a scale label carried, when the code was read as a label (not as a product's own barcode).
+  const labelKg = p.scanned && !(p.scanned.found && !p.scanned.found.byLabel) ? labelWeight(p.scanned.code) : null;
+  const message = actionMessage(t.outcome, lang, {
+    command: c.command,
+    confirmed: t.next.confirmed,
+    isWeightBased: before.is_weight_based,
+    scannedName: scanned?.name ?? null,
   });
+  const body = actionOutput(t.outcome, t.applied, message, answer, scanned, labelKg === null ? null : formatDecimal(labelKg, 3));
+  const written = await writeItemCommand(db, {
+    orderId: head.order_id,
+    session: { id: head.id, storeId: head.store_id, pickerId: head.picker_id },
+    version: head.version,
+    at,
+    change,
+    scan:
+      p.scanned && p.log
+        ? {
+            itemId: before.id,
+            command: p.log,
+            barcode: p.scanned.barcode,
+            outcome: t.outcome,
+            productId: p.scanned.found?.row.product_id ?? null,
+            labelWeight: labelWeight(p.scanned.code),
+          }
+        : null,
+    orderChanged: t.applied && customerView(before) !== customerView(after),
+    // Written (and gzipped when large) once: stored, and sent as is (server/http.ts).
+    answer: { scope: c.scope, status: 200, stored: await serializeBody(body) },
+  });
+  return written ? { status: 200, body } : null;
 }
 
 const REFUSALS: Record<RefusalCode, string> = {

@@ -6,6 +6,7 @@
 // `exit`. BENCH_CPU_PROF=<dir> makes the child write a V8 CPU profile there when it ends, which
 // is how the per-request costs reported in the closing notes were found.
 import { fork, type ChildProcess } from 'node:child_process';
+import { countRoundTrips } from './round-trips.js';
 
 export const BENCH_JWT_SECRET = 'bench-secret-bench-secret-bench-secret-00';
 
@@ -16,6 +17,14 @@ export interface BenchService {
   port: number;
   /** RSS of the service after a full GC, and how many tracking sockets it holds. */
   rss(): Promise<{ rss: number; sockets: number }>;
+  /**
+   * PostgreSQL round trips per request since the last call, by route (method and path with ids
+   * as `{id}`): every query the service's pg clients sent while serving a request of that route,
+   * counted at the client (so through the pool, BEGIN and COMMIT included), divided by the
+   * requests of the route that finished. Background passes (workers, the outbox feed) are not
+   * counted: they run outside any request.
+   */
+  roundTrips(): Promise<Record<string, { requests: number; queries: number; perRequest: number }>>;
   /** Ends the service: cleanly when profiling (so the profile is written), else at once. */
   stop(): Promise<void>;
 }
@@ -64,6 +73,16 @@ export async function startBenchService(databaseUrl: string, env: Record<string,
         proc.on('message', onMessage);
         proc.send({ type: 'rss' });
       }),
+    roundTrips: () =>
+      new Promise((resolve) => {
+        const onMessage = (m: { type: string; routes: Record<string, { requests: number; queries: number; perRequest: number }> }) => {
+          if (m.type !== 'round-trips') return;
+          proc.off('message', onMessage);
+          resolve(m.routes);
+        };
+        proc.on('message', onMessage);
+        proc.send({ type: 'round-trips' });
+      }),
     async stop() {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       if (!process.env.BENCH_CPU_PROF) {
@@ -79,6 +98,7 @@ export async function startBenchService(databaseUrl: string, env: Record<string,
 
 /** Child side: the service on DATABASE_URL, reporting its port over IPC. */
 async function serveInChild(): Promise<void> {
+  const roundTrips = await countRoundTrips();
   const { startService } = await import('../../server/runtime.js');
   const { loadConfig } = await import('../../server/config.js');
   const service = await startService({ config: loadConfig(process.env) });
@@ -86,6 +106,10 @@ async function serveInChild(): Promise<void> {
   process.on('message', (m: { type: string }) => {
     // A clean exit writes the CPU profile (node --cpu-prof writes it on exit).
     if (m.type === 'exit') process.exit(0);
+    if (m.type === 'round-trips') {
+      process.send!({ type: 'round-trips', routes: roundTrips() });
+      return;
+    }
     if (m.type !== 'rss') return;
     (globalThis as { gc?: () => void }).gc?.();
     process.send!({ type: 'rss', rss: process.memoryUsage().rss, sockets: service.realtime.connections() });

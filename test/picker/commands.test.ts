@@ -51,7 +51,8 @@ async function fixture(): Promise<Fixture> {
 }
 
 const send = (f: Fixture, itemId: number, action: string, body: unknown, headers: Record<string, string> = {}) => itemCommand(svc, f.picker, f.orderId, itemId, action, body, headers);
-const itemOf = (r: { body: any }, itemId: number) => r.body.session.items.find((i: any) => i.item_id === itemId);
+/** The item as the answer shows it: the delta's `item`, or one of a full answer's `session.items`. */
+const itemOf = (r: { body: any }, itemId: number) => (r.body.item?.item_id === itemId ? r.body.item : r.body.session.items?.find((i: any) => i.item_id === itemId));
 const version = async (f: Fixture) => (await svc.client.raw('GET', `/api/picker/orders/${f.orderId}/session`, { headers: f.picker.auth })).body.version as number;
 
 describe('scanPickingItem', () => {
@@ -393,5 +394,110 @@ describe('rules common to picker commands', () => {
     expect(busy.body).toMatchObject({ code: 'ORDER_BUSY', session: null });
     const stranger = await createPicker(svc, [DEMO_STORES[2].id]);
     expect((await itemCommand(svc, stranger, f.orderId, f.two, 'missing', { action: 'call' })).status).toBe(404);
+  });
+});
+
+describe('answer representation: delta by default, the whole session on request', () => {
+  const readSession = async (f: Fixture) => (await svc.client.raw('GET', `/api/picker/orders/${f.orderId}/session`, { headers: f.picker.auth })).body;
+  const FULL = { prefer: 'return=representation' };
+
+  /** The client's algorithm of PickingActionOutput: apply a delta to the local copy, or take a full answer. */
+  function apply(local: any, body: any): { local: any; stale: boolean } {
+    if (body.representation === 'full') return { local: body.session, stale: false };
+    const { session, item } = body;
+    if (session.version === local.version) return { local: { ...local, ...session, items: local.items }, stale: false };
+    if (session.version !== local.version + 1) return { local, stale: true };
+    const items = [...local.items];
+    const at = item ? items.findIndex((i: any) => i.item_id === item.item_id) : -1;
+    if (item && at >= 0) items[at] = item;
+    else if (item) items.push(item);
+    return { local: { ...session, items }, stale: false };
+  }
+
+  it('answers the header and the changed item; applied in order, the deltas rebuild the session exactly', async () => {
+    const f = await fixture();
+    let local = f.session;
+    const steps: [number | null, string, unknown][] = [
+      [f.two, 'piece-quantity', { quantity: 1 }],
+      [f.kg, 'weight', { weight_kg: '1.500' }],
+      [f.one, 'missing', { action: 'call' }],
+      [null, 'additional-items', { inventory_id: pieces[3].inventoryId, quantity: '1' }],
+      [f.kg, 'clarification/confirm', { quantity_kg: '1.500' }],
+    ];
+    for (const [itemId, action, body] of steps) {
+      const r =
+        itemId === null
+          ? await svc.client.raw('POST', `/api/picker/orders/${f.orderId}/${action}`, { headers: command(f.picker.auth), body: body as object })
+          : await send(f, itemId, action, body);
+      expect(r.status).toBe(200);
+      expect(r.body.representation).toBe('delta');
+      expect(r.body.session).not.toHaveProperty('items');
+      expect(r.body.item).not.toBeNull();
+      const next = apply(local, r.body);
+      expect(next.stale).toBe(false);
+      local = next.local;
+    }
+    // The missing/call item's replacement options travel with it in the delta.
+    expect(local.items.find((i: any) => i.item_id === f.one).replacement_options.length).toBeGreaterThan(0);
+    expect(local).toEqual(await readSession(f));
+  });
+
+  it('answers the whole session with Prefer: return=representation (the earlier shape)', async () => {
+    const f = await fixture();
+    const r = await send(f, f.two, 'piece-quantity', { quantity: 2 }, FULL);
+    expect(r.status).toBe(200);
+    expect(r.body.representation).toBe('full');
+    expect(r.body.session.items).toHaveLength(3);
+    expect(r.body.item).toEqual(r.body.session.items.find((i: any) => i.item_id === f.two));
+    expect(r.body.session).toEqual(await readSession(f));
+    // Among other preferences, and finish / cancel too.
+    const cancel = await svc.client.raw('POST', `/api/picker/orders/${f.orderId}/cancel`, {
+      headers: command(f.picker.auth, { prefer: 'respond-async, return=representation; foo=bar' }),
+      body: {},
+    });
+    expect([cancel.status, cancel.body.representation, cancel.body.session.items?.length]).toEqual([200, 'full', 3]);
+  });
+
+  it('delta of finish and cancel: the header, no item', async () => {
+    const f = await fixture();
+    const cancel = await svc.client.raw('POST', `/api/picker/orders/${f.orderId}/cancel`, { headers: command(f.picker.auth), body: {} });
+    expect(cancel.status).toBe(200);
+    expect(cancel.body).toMatchObject({ representation: 'delta', item: null, session: { session_status: 'cancelled', version: 2 } });
+    expect(cancel.body.session).not.toHaveProperty('items');
+  });
+
+  it('a stale copy (X-Expected-Version behind) gets 409 VERSION_CONFLICT with the whole session, whatever was asked', async () => {
+    const f = await fixture();
+    await send(f, f.two, 'piece-quantity', { quantity: 2 });
+    const stale = await send(f, f.one, 'piece-quantity', { quantity: 1 }, { 'x-expected-version': '1' });
+    expect(stale.status).toBe(409);
+    expect(stale.body.code).toBe('VERSION_CONFLICT');
+    expect(stale.body.session).toEqual(await readSession(f));
+    expect(stale.body.session.items).toHaveLength(3);
+  });
+
+  it('a version jump (another device changed the session in between) tells the client to re-read', async () => {
+    const f = await fixture();
+    const local = f.session;
+    await send(f, f.two, 'piece-quantity', { quantity: 2 }); // the other device
+    const r = await send(f, f.one, 'piece-quantity', { quantity: 1 });
+    expect(r.body.session.version).toBe(local.version + 2);
+    expect(apply(local, r.body).stale).toBe(true);
+  });
+
+  it('a replay answers the same bytes, in the representation of the first answer', async () => {
+    const f = await fixture();
+    const key = randomUUID();
+    const first = await send(f, f.two, 'piece-quantity', { quantity: 1 }, { 'idempotency-key': key });
+    await send(f, f.one, 'piece-quantity', { quantity: 1 });
+    const again = await send(f, f.two, 'piece-quantity', { quantity: 1 }, { 'idempotency-key': key, ...FULL });
+    expect(again.status).toBe(200);
+    expect(again.text).toBe(first.text);
+    expect(again.body.representation).toBe('delta');
+    const fullKey = randomUUID();
+    const full = await send(f, f.kg, 'weight', { weight_kg: '1.000' }, { 'idempotency-key': fullKey, ...FULL });
+    const fullAgain = await send(f, f.kg, 'weight', { weight_kg: '1.000' }, { 'idempotency-key': fullKey });
+    expect(full.body.representation).toBe('full');
+    expect(fullAgain.text).toBe(full.text);
   });
 });

@@ -33,6 +33,8 @@ export interface CheckedResponse {
   headers: Headers;
   /** Parsed JSON body (undefined when there is none). */
   body: any;
+  /** The body as sent, decoded (replays are compared byte for byte). */
+  text: string;
   operationId: string | undefined;
 }
 
@@ -79,7 +81,7 @@ export class ContractClient {
     const response = await fetch(`${this.opts.baseUrl}${path}`, { method, headers, body: body as BodyInit | undefined });
     const text = await response.text();
     const operationId = await this.verify(method, new URL(`${this.opts.baseUrl}${path}`).pathname, response, text);
-    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, operationId };
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, text, operationId };
   }
 
   private async verify(method: string, pathname: string, response: Response, text: string): Promise<string | undefined> {

@@ -1,0 +1,187 @@
+// The item command's two statements (issue 23: at most 3 round trips with the auth session check).
+//
+//   1. readItemCommand: claims the Idempotency-Key (when asked) and reads the session the command
+//      addresses with its items, in one statement that locks nothing.
+//   2. writeItemCommand: applies the change in one statement (data-modifying CTEs, one implicit
+//      transaction): the order row locked first (the lock order of every picking writer: order,
+//      then session), the session's version raised only if it is still the version read and the
+//      session still open (optimistic concurrency: the caller re-reads and tries again when not),
+//      the item, the `session.changed` outbox row, the scan log, the customer's `order.changed`
+//      when their view changed, and the stored answer of the key - all or nothing.
+//
+// The key claimed by (1) and never completed (the process died between the two) is an
+// `in_progress` record that a retry takes over after IdempotencyOptions.staleSeconds, as with a
+// transaction that never committed: nothing was applied.
+import { randomUUID } from 'node:crypto';
+import { sql, type RawBuilder } from 'kysely';
+import type { StoredAnswer, IdempotencyScope } from './idempotency.js';
+import type { Executor } from '../executor.js';
+import { PICKING_ITEM_COLUMNS, PICKING_SESSION_COLUMNS } from '../columns.js';
+import type { SessionStatus } from '../tables/picking.js';
+import type { ItemFacts } from '../../handlers/rules/picking-items.js';
+import { orderChangedEvent } from './order-events.js';
+import { isOpen, isPickersOrder, itemChangeColumns, quantityText, sessionHeads, type ItemRow, type ReplacementData, type SessionHead } from './picking.js';
+
+/** What the command needs of the order besides the session head's columns. */
+const ORDER_COLUMNS = ['order_type', 'payment_status', 'goods_total', 'delivery_cost', 'customer_id', 'mine'] as const;
+/** Columns sessionHeads adds to the session's own (keep in step with it). */
+const HEAD_EXTRA_COLUMNS = [
+  'order_no', 'is_express', 'absence_action', 'customer_comment', 'fulfillment_type', 'payment_method', 'order_status', 'slot_id', 'slot_date',
+  'slot_start', 'slot_end', 'customer_phone', 'store_name_ru', 'store_name_en', 'store_address_ru', 'store_address_en', 'store_timezone',
+  'picker_login', 'picker_display_name', 'slot_starts_at', 'slot_ends_at',
+] as const;
+const HEAD_COLUMNS = [...PICKING_SESSION_COLUMNS, ...HEAD_EXTRA_COLUMNS, ...ORDER_COLUMNS];
+
+export type CommandHead = SessionHead & {
+  order_type: 'delivery' | 'pickup';
+  payment_status: string;
+  goods_total: string;
+  delivery_cost: string;
+  customer_id: string;
+  /** Whether the order is the caller's to command (isPickersOrder). */
+  mine: boolean;
+};
+
+/** The session a command addresses (lockCommandSession's choice), unlocked, with the order's columns. */
+function commandHead(db: Executor, orderId: string, pickerId: number) {
+  return sessionHeads(db)
+    .select(['o.type as order_type', 'o.payment_status', 'o.goods_total', 'o.delivery_cost', 'o.customer_id', isPickersOrder(pickerId).as('mine')])
+    .where('s.order_id', '=', orderId)
+    .where((eb) => eb.or([eb('s.picker_id', '=', pickerId), eb(isOpen, '=', true)]))
+    .orderBy(isOpen, 'desc')
+    .orderBy('s.id', 'desc')
+    .limit(1);
+}
+
+export interface CommandRead {
+  /** False when the key already had a record (replay, conflict or takeover: server/idempotency.ts). */
+  claimed: boolean;
+  head: CommandHead | null;
+  items: ItemRow[];
+}
+
+/**
+ * One statement: claims the key (when `claim` is given), and reads the session the command
+ * addresses with its items in position order (one row per item, the head's columns repeated).
+ */
+export async function readItemCommand(
+  db: Executor,
+  orderId: string,
+  pickerId: number,
+  claim: { scope: IdempotencyScope; fingerprint: string; ttlSeconds: number } | null,
+): Promise<CommandRead> {
+  const claimCte = claim
+    ? sql`k AS (
+        INSERT INTO idempotency_keys (principal, operation_id, key, fingerprint, state, expires_at)
+        VALUES (${claim.scope.principal}, ${claim.scope.operationId}, ${claim.scope.key}, ${claim.fingerprint}, 'in_progress', now() + make_interval(secs => ${claim.ttlSeconds}))
+        ON CONFLICT (principal, operation_id, key) DO NOTHING
+        RETURNING 1),`
+    : sql``;
+  const { rows } = await sql<Record<string, unknown>>`
+    WITH ${claimCte} h AS (${commandHead(db, orderId, pickerId)})
+    SELECT ${claim ? sql`EXISTS (SELECT 1 FROM k)` : sql`true`} AS claimed,
+      ${sql.join(HEAD_COLUMNS.map((c) => sql.ref(`h.${c}`)))},
+      ${sql.join(PICKING_ITEM_COLUMNS.map((c) => sql`${sql.ref(`i.${c}`)} AS ${sql.ref(`item_${c}`)}`))}
+    FROM (SELECT 1) one
+    LEFT JOIN h ON true
+    LEFT JOIN picking_items i ON i.session_id = h.id
+    ORDER BY i.position`.execute(db);
+  const first = rows[0];
+  const head = first.id === null ? null : (Object.fromEntries(HEAD_COLUMNS.map((c) => [c, first[c]])) as CommandHead);
+  const items = head
+    ? rows.filter((r) => r.item_id !== null).map((r) => Object.fromEntries(PICKING_ITEM_COLUMNS.map((c) => [c, r[`item_${c}`]])) as ItemRow)
+    : [];
+  return { claimed: first.claimed as boolean, head, items };
+}
+
+export interface ItemCommandWrite {
+  orderId: string;
+  session: { id: number; storeId: string; pickerId: number };
+  /** The version read: the change applies only if the session is still at it (and open). */
+  version: number;
+  /** The time of the change (the session's and the item's `updated_at`): the answer was built with it. */
+  at: Date;
+  /** The item's new state; null when the command changed nothing (only the scan log and the answer are written). */
+  change: {
+    itemId: number;
+    facts: ItemFacts;
+    currentLineTotal: string;
+    replacement: { set: ReplacementData } | 'clear' | 'keep';
+    status: SessionStatus;
+    currentTotal: string;
+  } | null;
+  scan: { itemId: number; command: 'scan' | 'replacement' | 'weight'; barcode: string; outcome: string; productId: string | null; labelWeight: bigint | null } | null;
+  /** `order.changed` for the customer (their picking result changed). */
+  orderChanged: boolean;
+  answer: { scope: IdempotencyScope; status: number; stored: StoredAnswer };
+}
+
+/** The item columns of a change, as written and as the row then reads (recorded at `at`). */
+export function changedItemColumns(change: NonNullable<ItemCommandWrite['change']>, at: Date) {
+  const columns = itemChangeColumns(change.facts, change.currentLineTotal, change.replacement);
+  return { ...columns, updated_at: at, ...(change.replacement !== 'keep' && change.replacement !== 'clear' ? { replacement_chosen_at: at } : {}) };
+}
+
+/**
+ * The command's effect in one statement. Returns false when the session moved on since it was
+ * read (another change, its cancellation or expiry): nothing was written, not even the answer.
+ */
+export async function writeItemCommand(db: Executor, w: ItemCommandWrite): Promise<boolean> {
+  const { scope, status, stored } = w.answer;
+  const body = stored.gzip ? null : stored.text;
+  const ctes: RawBuilder<unknown>[] = [];
+  // Every write below waits for `s`: nothing happens when the session is not as it was read.
+  const applied = w.change !== null;
+  const guard = applied ? sql`EXISTS (SELECT 1 FROM s)` : sql`true`;
+  if (w.change) {
+    const c = w.change;
+    const columns = changedItemColumns(c, w.at);
+    const eventId = randomUUID();
+    ctes.push(sql`o AS (SELECT id FROM orders WHERE id = ${w.orderId} FOR NO KEY UPDATE)`);
+    ctes.push(sql`s AS (
+      UPDATE picking_sessions SET version = version + 1, status = ${c.status}, current_total = ${c.currentTotal}, updated_at = ${w.at}
+      WHERE id = ${w.session.id} AND version = ${w.version} AND status IN ('active', 'ready_to_finish') AND EXISTS (SELECT 1 FROM o)
+      RETURNING version, status)`);
+    ctes.push(sql`item AS (
+      UPDATE picking_items SET ${sql.join(Object.entries(columns).map(([k, v]) => sql`${sql.ref(k)} = ${v}`))}
+      WHERE id = ${c.itemId} AND session_id = ${w.session.id} AND ${guard}
+      RETURNING id)`);
+    ctes.push(sql`event AS (
+      INSERT INTO outbox_events (event_id, type, store_id, order_id, payload)
+      SELECT ${eventId}::uuid, 'picker.session.changed', ${w.session.storeId}::uuid, ${w.orderId}::uuid, jsonb_build_object(
+        'audience', jsonb_build_object('picker_id', ${w.session.pickerId}::int),
+        'event', jsonb_build_object('event_id', ${eventId}::uuid, 'kind', 'session.changed', 'occurred_at', now(),
+          'store_id', ${w.session.storeId}::uuid, 'session_id', ${w.session.id}::int, 'order_id', ${w.orderId}::uuid,
+          'picker_id', ${w.session.pickerId}::int, 'version', s.version, 'session_status', s.status))
+      FROM s)`);
+    if (w.orderChanged) {
+      // recordOrderChange's `order.changed` (db/queries/order-events.ts) without a push: the order's
+      // version + 1 and the envelope with the new version and status.
+      const e = orderChangedEvent(w.orderId, ['picking_result']);
+      ctes.push(sql`oc AS (
+        UPDATE orders SET order_version = order_version + 1, updated_at = now() WHERE id = ${w.orderId} AND ${guard}
+        RETURNING order_version, customer_id, store_id, status)`);
+      ctes.push(sql`order_event AS (
+        INSERT INTO outbox_events (event_id, type, customer_id, store_id, order_id, payload)
+        SELECT ${e.eventId}::uuid, 'order.changed', oc.customer_id, oc.store_id, ${w.orderId}::uuid,
+               jsonb_set(${e.envelope}::jsonb, '{data}', ${e.data}::jsonb || jsonb_build_object('order_version', oc.order_version, 'status', oc.status))
+        FROM oc)`);
+    }
+  }
+  if (w.scan) {
+    const l = w.scan;
+    ctes.push(sql`scan AS (
+      INSERT INTO picking_scans (session_id, item_id, picker_id, command, barcode, outcome, scanned_product_id, label_weight)
+      SELECT ${w.session.id}, ${l.itemId}, ${w.session.pickerId}, ${l.command}, ${l.barcode}, ${l.outcome}, ${l.productId}::uuid,
+             ${l.labelWeight === null ? null : quantityText(l.labelWeight)}::numeric
+      WHERE ${guard})`);
+  }
+  ctes.push(sql`answer AS (
+    UPDATE idempotency_keys SET state = 'completed', response_status = ${status}, response_body = ${body}::json, response_gzip = ${stored.gzip}
+    WHERE principal = ${scope.principal} AND operation_id = ${scope.operationId} AND key = ${scope.key} AND ${guard}
+    RETURNING 1)`);
+  const { rows } = await sql<{ applied: boolean }>`
+    WITH ${sql.join(ctes, sql`, `)}
+    SELECT EXISTS (SELECT 1 FROM answer) AS applied`.execute(db);
+  return rows[0].applied;
+}

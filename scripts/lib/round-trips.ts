@@ -1,0 +1,52 @@
+// PostgreSQL round trips per request, counted at the pg client (issue 23: "count them through the
+// pool, not by hand"). Used by the benchmark's service (scripts/lib/bench-service.ts) and by the
+// test that keeps the write paths within their budget (test/runtime/round-trips.test.ts).
+//
+// Every pg Client query made within a request's async context counts - Kysely's statements,
+// BEGIN and COMMIT alike, whatever connection of the pool runs them; queries outside any request
+// (workers, the outbox feed) do not. Install before the service opens its first connection: the
+// pool's clients bind `query` when they connect.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import http from 'node:http';
+import pg from 'pg';
+
+export type RoundTrips = Record<string, { requests: number; queries: number; perRequest: number }>;
+
+/** A request's route: its method and path with ids (UUIDs, numbers) as `{id}`. */
+export const routeOf = (method: string | undefined, url: string | undefined) =>
+  `${method} ${(url ?? '').split('?')[0].replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '{id}').replace(/\/\d+(?=\/|$)/g, '/{id}')}`;
+
+let installed: (() => RoundTrips) | null = null;
+
+/** Starts counting (once per process); the function returned answers the counts by route since its last call, and resets them. */
+export async function countRoundTrips(): Promise<() => RoundTrips> {
+  if (installed) return installed;
+  const current = new AsyncLocalStorage<{ queries: number }>();
+  const routes = new Map<string, { requests: number; queries: number }>();
+  const query = pg.Client.prototype.query;
+  (pg.Client.prototype as { query: unknown }).query = function (this: unknown, ...args: unknown[]) {
+    const request = current.getStore();
+    if (request) request.queries++;
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  };
+  const emit = http.Server.prototype.emit as (this: unknown, event: string, ...args: unknown[]) => boolean;
+  http.Server.prototype.emit = function (this: unknown, event: string, ...args: unknown[]) {
+    if (event !== 'request') return emit.call(this, event, ...args);
+    const [req, res] = args as [http.IncomingMessage, http.ServerResponse];
+    const counted = { queries: 0 };
+    res.once('finish', () => {
+      const route = routeOf(req.method, req.url);
+      const r = routes.get(route) ?? { requests: 0, queries: 0 };
+      r.requests++;
+      r.queries += counted.queries;
+      routes.set(route, r);
+    });
+    return current.run(counted, () => emit.call(this, event, ...args));
+  } as typeof http.Server.prototype.emit;
+  installed = () => {
+    const out = Object.fromEntries([...routes].map(([route, r]) => [route, { ...r, perRequest: r.queries / r.requests }]));
+    routes.clear();
+    return out;
+  };
+  return installed;
+}
