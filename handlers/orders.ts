@@ -9,7 +9,7 @@ import { toPickingResult } from '../db/queries/picking-views.js';
 import type { Executor } from '../db/executor.js';
 import { notFound, unprocessable } from '../server/errors.js';
 import type { RequestContext } from '../server/handler-types.js';
-import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS, settleFailedAction, settleTakenKey } from '../server/idempotency.js';
+import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS, settleTakenKey, storeRefusal } from '../server/idempotency.js';
 import { claimIdempotencyKeyWith } from '../db/queries/idempotency.js';
 import type { ServingZoneRow } from '../db/queries/logistics.js';
 import { amountDue } from './rules/bank-invoice.js';
@@ -92,17 +92,26 @@ export const ordersHandlers = {
       const scope = { principal: `customer:${customerId}`, operationId: 'createOrder', key };
       const fingerprint = fingerprintOf(store.id, ctx.body);
       const zonesQuery = checkoutZonesQuery(db, store.id, ctx.body);
-      const claim = await claimIdempotencyKeyWith<ServingZoneRow>(db, scope, fingerprint, IDEMPOTENCY_TTL_SECONDS, zonesQuery && { query: zonesQuery, columns: ZONE_ROW_COLUMNS });
-      let zones = zonesQuery ? claim.rows : undefined;
-      if (!claim.claimed) {
-        const taken = await settleTakenKey<{ status: 201; body: string }>(db, scope, fingerprint);
-        if (taken.replay) return { status: 201, body: taken.replay.body, headers: { Location: `/api/orders/${taken.replay.body}` } };
-        zones = undefined;
-      }
+      // The claim is made inside the order's transaction: a duplicate sent meanwhile waits for it
+      // and then replays, and a crash rolls the claim back with the order, so no key is ever left
+      // in progress (issue 19). A refusal (409/422) rolls both back and is stored afterwards.
+      let acting = false;
       try {
-        orderId = await db.transaction().execute((trx) => placeOrder(trx, ctx.deps, request, { zones, answerOf: scope }));
+        const outcome = await db.transaction().execute(async (trx) => {
+          const claim = await claimIdempotencyKeyWith<ServingZoneRow>(trx, scope, fingerprint, IDEMPOTENCY_TTL_SECONDS, zonesQuery && { query: zonesQuery, columns: ZONE_ROW_COLUMNS });
+          let zones = zonesQuery ? claim.rows : undefined;
+          if (!claim.claimed) {
+            const taken = await settleTakenKey<{ status: 201; body: string }>(trx, scope, fingerprint);
+            if (taken.replay) return { id: taken.replay.body, replayed: true };
+            zones = undefined;
+          }
+          acting = true;
+          return { id: await placeOrder(trx, ctx.deps, request, { zones, answerOf: scope }), replayed: false };
+        });
+        if (outcome.replayed) return { status: 201, body: outcome.id, headers: { Location: `/api/orders/${outcome.id}` } };
+        orderId = outcome.id;
       } catch (err) {
-        await settleFailedAction(db, scope, err);
+        if (acting) await storeRefusal(db, scope, fingerprint, err);
         throw err;
       }
     }

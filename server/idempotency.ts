@@ -153,6 +153,17 @@ export async function settleFailedAction(db: Kysely<DB>, scope: IdempotencyScope
 /** How long a key is honoured unless the caller says otherwise (the contract: at least 24 hours). */
 export const IDEMPOTENCY_TTL_SECONDS = DEFAULT_TTL;
 
+/**
+ * After an action whose claim was part of its own transaction rolled back: a business outcome
+ * (409/422 by default) becomes the key's stored answer, as withIdempotency stores it.
+ */
+export async function storeRefusal(db: Kysely<DB>, scope: IdempotencyScope, fingerprint: string, err: unknown, options: IdempotencyOptions = {}): Promise<void> {
+  const replayable = options.replayableError ?? ((e) => e.status === 409 || e.status === 422);
+  if (!(err instanceof AppError && replayable(err)) || err instanceof ReplayedError) return;
+  const body = { detail: err.detail, code: err.code, ...err.extra };
+  await saveIdempotencyAnswer(db, scope, fingerprint, options.ttlSeconds ?? DEFAULT_TTL, err.status, await serializeBody({ error: body, headers: err.headers }));
+}
+
 function replay<R extends StoredReply>(record: { response_status: number | null; response_body: unknown; response_gzip: Buffer | null }): R {
   const status = record.response_status ?? 500;
   // A small answer is kept as json (read back parsed), a large one gzipped.
