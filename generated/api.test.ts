@@ -3688,11 +3688,11 @@ export interface components {
             occurred_at: string;
             /**
              * Format: uuid
-             * @description The order that changed (equal to `data.order_id`), at the top level as the interface spec lists the event's fields.
+             * @description The order that changed (equal to `data.order_id`), at the top level as the interface spec lists the event's fields. Always sent by this service; optional in the schema because messages of earlier builds lacked it.
              */
-            order_id: string;
-            /** @description The order's version after the change (equal to `data.order_version`). */
-            order_version: number;
+            order_id?: string;
+            /** @description The order's version after the change (equal to `data.order_version`). Always sent, as `order_id`. */
+            order_version?: number;
             /** @description The event payload - OrderChangedEvent for `order.changed`, DeliveryTrackingChangedEvent for `delivery.tracking.changed`. */
             data: Record<string, never>;
         } & ({
