@@ -3760,11 +3760,11 @@ export interface components {
             occurred_at: string;
             /**
              * Format: uuid
-             * @description The order that changed (equal to `data.order_id`), at the top level as the interface spec lists the event's fields.
+             * @description The order that changed (equal to `data.order_id`), at the top level as the interface spec lists the event's fields. Always sent by this service; optional in the schema because messages of earlier builds lacked it.
              */
-            order_id: string;
-            /** @description The order's version after the change (equal to `data.order_version`). */
-            order_version: number;
+            order_id?: string;
+            /** @description The order's version after the change (equal to `data.order_version`). Always sent, as `order_id`. */
+            order_version?: number;
             /** @description The event payload - OrderChangedEvent for `order.changed`, DeliveryTrackingChangedEvent for `delivery.tracking.changed`. */
             data: Record<string, never>;
         } & ({
@@ -7338,6 +7338,7 @@ export interface components {
          *     | `picking` | picker finishes with every line removed | `cancelled` (comment says why) |
          *     | `picked` | delivery state becomes `en_route` (courier collected) | `en_route` |
          *     | `en_route` | delivery state becomes `delivered` | `completed` |
+         *     | `en_route` | the delivery failed after the courier collected the order: delivery state becomes `returned` (the goods are back at the store), or `cancelled` from `en_route`/`arrived` | `picked` (comment says the order is back at the store; it is dispatched again, or cancelled by the customer or the store) |
          *     | `ready_for_pickup` | handed over at the store (back office) | `completed` |
          *     | `ready_for_pickup` | not collected within 24 h after the slot's end | `cancelled` |
          *     | any with `can_cancel` true | customer cancels, no courier assigned (delivery state absent, `pending`, `searching_courier`, `cancelled` or `returned`) | `cancelled` |
@@ -7361,6 +7362,11 @@ export interface components {
          *     nothing picked, do not wait.)
          *     Cancelling only the courier request (delivery `cancelled`) never cancels the purchase and
          *     never refunds.
+         *     A delivery that fails after pickup ends one of two ways: back at the store the purchase is
+         *     `picked` again (`can_cancel` true), so the store re-dispatches it (delivery `returned` or
+         *     `cancelled` -> `searching_courier` ... -> `en_route`, a new courier collects it), or the
+         *     customer (or the store) cancels it: the goods go back to stock and a paid online order is
+         *     refunded in full, as for any cancellation.
          * @enum {string}
          */
         OrderStatusValueEnum: "created" | "awaiting_payment" | "confirmed" | "picking" | "picked" | "ready_for_pickup" | "en_route" | "completed" | "cancellation_requested" | "cancelled";
@@ -7634,7 +7640,7 @@ export interface components {
          *     | `arrived` | The courier is at the delivery address | yes |
          *     | `delivered` | Handed over (terminal) | no |
          *     | `cancelled` | The courier request was cancelled | no |
-         *     | `returning` | Delivery failed; the courier is bringing the order back | no |
+         *     | `returning` | Delivery failed; the courier is bringing the order back (the purchase stays `en_route` until it is back) | no |
          *     | `returned` | The order is back at the store | no |
          *
          *     In `cancelled`, `returning` and `returned` the live courier marker and route are dropped
@@ -7659,8 +7665,10 @@ export interface components {
          *
          *     Effects on the purchase status: `en_route` moves `picked` to `en_route` (and `cancellation_requested`
          *     back to `en_route`, the cancellation being too late); `delivered` moves it to `completed`;
-         *     `cancelled` moves `cancellation_requested` to `cancelled`. No other delivery move changes the
-         *     purchase status.
+         *     `cancelled` moves `cancellation_requested` to `cancelled`; `returned`, and `cancelled` from
+         *     `en_route` or `arrived` (the courier had collected the order), move `en_route` back to `picked`
+         *     (the goods are at the store again: it can be re-dispatched or cancelled and refunded). No other
+         *     delivery move changes the purchase status.
          * @enum {string}
          */
         OrderDeliveryTrackingStateEnum: "pending" | "searching_courier" | "courier_assigned" | "courier_at_store" | "en_route" | "arrived" | "delivered" | "cancelled" | "returning" | "returned";

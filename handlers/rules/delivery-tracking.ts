@@ -86,6 +86,14 @@ export function decideTrackingMove(from: TrackingState, to: TrackingState, purch
   if (to === 'cancelled' && purchase.status === 'cancellation_requested') {
     return { ok: true, kind: 'move', purchase: { to: 'cancelled', reason: 'courier_withdrawn' } };
   }
+  // The delivery failed after the courier collected the goods: once they are back at the store
+  // (`returned`), or the request is withdrawn from a courier who had them (`cancelled` from
+  // `en_route`/`arrived`), the purchase is assembled and waiting again - `picked` - so the store
+  // can dispatch it again (a new courier collects it: `en_route` needs `picked`) and the customer
+  // can cancel it (refunded in full when paid online).
+  if ((to === 'returned' || to === 'cancelled') && purchase.status === 'en_route') {
+    return { ok: true, kind: 'move', purchase: { to: 'picked', reason: 'delivery_failed' } };
+  }
   return { ok: true, kind: 'move', purchase: null };
 }
 

@@ -18,7 +18,8 @@ const MOVES: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
   picking: ['confirmed', 'picked', 'ready_for_pickup', 'cancelled', 'cancellation_requested'],
   picked: ['en_route', 'cancelled', 'cancellation_requested'],
   ready_for_pickup: ['completed', 'cancelled', 'cancellation_requested'],
-  en_route: ['completed', 'cancelled'],
+  // Back to `picked` when the delivery failed and the goods came back to the store.
+  en_route: ['completed', 'cancelled', 'picked'],
   completed: [],
   cancellation_requested: ['cancelled', 'en_route'],
   cancelled: [],

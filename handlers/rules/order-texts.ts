@@ -49,7 +49,8 @@ export type StatusReason =
   | 'cancellation_too_late'
   | 'courier_withdrawn'
   | 'nothing_picked'
-  | 'not_collected';
+  | 'not_collected'
+  | 'delivery_failed';
 
 const REASONS: Record<StatusReason, Texts> = {
   cancelled_by_customer: { en: 'Cancelled at your request.', ru: 'Отменён по вашей просьбе.' },
@@ -66,6 +67,10 @@ const REASONS: Record<StatusReason, Texts> = {
   nothing_picked: {
     en: 'None of the ordered products could be picked, so the order was cancelled.',
     ru: 'Ни один из заказанных товаров не удалось собрать, поэтому заказ отменён.',
+  },
+  delivery_failed: {
+    en: 'The courier could not deliver the order and it is back at the store. It will be sent again; you can also cancel it (a paid order is refunded in full).',
+    ru: 'Курьер не смог доставить заказ, и он вернулся в магазин. Его отправят снова; вы также можете отменить заказ (оплаченный заказ вернём полностью).',
   },
   not_collected: {
     en: 'The order was not collected within 24 hours after the pickup slot ended, so it was cancelled.',

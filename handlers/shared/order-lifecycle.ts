@@ -170,7 +170,7 @@ export interface CourierEvent {
 }
 
 /** Events that the customer should hear about on the phone, not only in the open app. */
-const PUSHED_STATES: readonly TrackingState[] = ['courier_assigned', 'en_route', 'arrived', 'delivered', 'cancelled', 'returning'];
+const PUSHED_STATES: readonly TrackingState[] = ['courier_assigned', 'en_route', 'arrived', 'delivered', 'cancelled', 'returning', 'returned'];
 
 /**
  * Applies one courier-service event to a locked delivery order, by the delivery state machine,
@@ -229,7 +229,8 @@ export async function applyCourierEvent(trx: Executor, o: OrderRow, e: CourierEv
       assertMove(o.status, to);
       await setOrderStatus(trx, o.id, to, { reason: decision.purchase.reason }, to === 'completed' ? { completed_at: now } : {});
       changes.push('status');
-      if (o.status === 'cancellation_requested') changes.push('can_cancel');
+      // Out of a queued cancellation, or back to `picked` after a failed delivery (cancellable again).
+      if (o.status === 'cancellation_requested' || to === 'picked') changes.push('can_cancel');
     }
   }
   if (e.state === 'searching_courier' && (from === 'cancelled' || from === 'returned')) {

@@ -169,9 +169,48 @@ describe('simulateDeliveryTracking with the tracking socket', () => {
     await qa(c.auth, other.id, { state: 'en_route' });
     const cancelled = await qa(c.auth, other.id, { state: 'cancelled' });
     expect(cancelled.body).toMatchObject({ tracking: { state: 'cancelled' }, courier: null });
-    expect((await detail(c.auth, other.id)).status.value).toBe('en_route');
+    // Withdrawn from a courier who had collected it: the order is back at the store, still open.
+    expect((await detail(c.auth, other.id)).status).toMatchObject({ value: 'picked' });
     // The store re-dispatches while the purchase is open.
     expect((await qa(c.auth, other.id, { state: 'searching_courier' })).body.tracking.state).toBe('searching_courier');
+  });
+
+  it('ends a delivery that failed after pickup: back at the store it is re-dispatched and delivered, or cancelled and refunded', async () => {
+    const c = await signInCustomer(svc);
+    const goOut = async (id: string) => {
+      for (const state of ['searching_courier', 'courier_assigned', 'courier_at_store']) expect((await qa(c.auth, id, { state })).status).toBe(200);
+    };
+    // Re-dispatch: returned -> a new courier collects it again and hands it over.
+    const { id } = await cashDelivery(c.auth);
+    await goOut(id);
+    await pickOrder(id);
+    expect((await qa(c.auth, id, { state: 'en_route' })).status).toBe(200);
+    expect((await qa(c.auth, id, { state: 'returning', comment: 'We could not reach you' })).status).toBe(200);
+    expect((await detail(c.auth, id)).status.value).toBe('en_route'); // the goods are still with the courier
+    expect((await qa(c.auth, id, { state: 'returned' })).status).toBe(200);
+    const back = await detail(c.auth, id);
+    expect(back).toMatchObject({ status: { value: 'picked' }, can_cancel: true, delivery: { tracking: { state: 'returned' } } });
+    expect(back.status.comment).toMatch(/back at the store/);
+    await goOut(id);
+    expect((await qa(c.auth, id, { state: 'en_route' })).status).toBe(200); // was 409 ORDER_NOT_READY_FOR_COURIER
+    expect((await detail(c.auth, id)).status.value).toBe('en_route');
+    for (const state of ['arrived', 'delivered']) expect((await qa(c.auth, id, { state })).status).toBe(200);
+    expect((await detail(c.auth, id)).status.value).toBe('completed');
+
+    // Close instead: a paid online order that came back is cancelled by the customer and refunded.
+    const p = await makeProduct(svc, { price: '700.00', stock: '5.000' });
+    const paid = await placedOrder(svc, c.auth, deliveryBody([line(p, '2')], await makeSlot(svc), { payment_method: 'online' }));
+    expect((await svc.client.raw('GET', `/api/payments/bank/${paid}/invoice`, { headers: c.auth })).status).toBe(200);
+    expect((await svc.client.raw('POST', `/api/qa/payments/bank/${paid}/settle`, { headers: c.auth, body: { outcome: 'paid' } })).status).toBe(200);
+    await goOut(paid);
+    await pickOrder(paid);
+    for (const state of ['en_route', 'arrived', 'returning', 'returned']) expect((await qa(c.auth, paid, { state })).status).toBe(200);
+    const refused = await cancel(c.auth, paid);
+    expect(refused.status).toBe(200); // was 409 ORDER_NOT_CANCELLABLE
+    const closed = await detail(c.auth, paid);
+    expect(closed.status.value).toBe('cancelled');
+    expect(['refund_pending', 'refunded']).toContain(closed.payment_status);
+    expect(await stockOf(svc, p)).toBe('5.000'); // the goods are back on the shelf
   });
 
   it('answers 409 for moves outside the table and for orders that cannot take them', async () => {

@@ -51,12 +51,16 @@ it('places, pays, tracks and cancels through the public operations only', async 
   for (const state of ['searching_courier', 'courier_assigned', 'courier_at_store']) {
     expect((await call('POST', `/api/qa/orders/${orderId}/delivery-tracking`, { state })).status).toBe(200);
   }
-  const seen = await eventually(async () => events.filter((e) => e.data.order_id === orderId), (e) => e.length >= 5);
+  // Every change is announced by an order.changed; a tracking change is followed by its own message.
+  const seen = await eventually(async () => events.filter((e) => e.data.order_id === orderId), (e) => e.length >= 8);
   expect(seen.map((e) => e.type === 'order.changed' ? `order:${e.data.status}` : `tracking:${e.data.state}`)).toEqual([
     'order:awaiting_payment',
     'order:confirmed',
+    'order:confirmed',
     'tracking:searching_courier',
+    'order:confirmed',
     'tracking:courier_assigned',
+    'order:confirmed',
     'tracking:courier_at_store',
   ]);
   const detail = (await call('GET', `/api/orders/roadmap/${orderId}/detail`)).body;

@@ -68,8 +68,9 @@ const steps: Record<StepName, Step> = { ...named, ...courierSteps };
 /**
  * How to bring a new order to each state worth trying: a payment method and the steps from
  * checkout, and the purchase status it then has (checked, so a recipe that stops working cannot
- * silently narrow the sweep). A courier's return leaves the purchase `en_route`: only a
- * re-dispatch or the store moves it on (OrderDeliveryStateEnum).
+ * silently narrow the sweep). While the courier brings a failed delivery back the purchase stays
+ * `en_route`; once it is back (`returned`) the purchase is `picked` again, to be re-dispatched or
+ * cancelled (OrderDeliveryTrackingStateEnum).
  */
 const STATES: Record<string, { status: string; payment: 'cash' | 'online'; pickup?: true; path: StepName[] }> = {
   'online, not paid': { status: 'created', payment: 'online', path: [] },
@@ -101,8 +102,13 @@ const STATES: Record<string, { status: string; payment: 'cash' | 'online'; picku
   },
   'pickup, confirmed': { status: 'confirmed', payment: 'cash', pickup: true, path: [] },
   'pickup, ready': { status: 'ready_for_pickup', payment: 'online', pickup: true, path: ['invoice', 'pay', 'start', 'pickAll', 'finish'] },
-  'returned by the courier': {
+  'being returned by the courier': {
     status: 'en_route',
+    payment: 'online',
+    path: ['invoice', 'pay', 'start', 'pickAll', 'finish', 'courier:searching_courier', 'courier:courier_assigned', 'courier:courier_at_store', 'courier:en_route', 'courier:returning'],
+  },
+  'returned by the courier': {
+    status: 'picked',
     payment: 'cash',
     path: ['start', 'pickAll', 'finish', 'courier:searching_courier', 'courier:courier_assigned', 'courier:courier_at_store', 'courier:en_route', 'courier:returning', 'courier:returned'],
   },

@@ -12,6 +12,7 @@ const EXPECTED: Record<string, string> = {
   NotFound: 'NOT_FOUND',
   Conflict: 'IDEMPOTENCY_CONFLICT',
   PayloadTooLarge: 'PAYLOAD_TOO_LARGE',
+  UnsupportedMediaType: 'UNSUPPORTED_MEDIA_TYPE',
   ValidationFailed: 'VALIDATION_ERROR',
   TooManyRequests: 'RATE_LIMITED',
   InternalError: 'INTERNAL_ERROR',

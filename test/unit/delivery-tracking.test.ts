@@ -35,15 +35,26 @@ describe('delivery moves', () => {
     expect(decideTrackingMove('courier_assigned', 'cancelled', purchase('cancellation_requested'))).toMatchObject({ purchase: { to: 'cancelled', reason: 'courier_withdrawn' } });
   });
 
-  it('never touches the purchase when only the courier request is cancelled (rule 3)', () => {
-    expect(decideTrackingMove('en_route', 'cancelled', purchase('en_route'))).toEqual({ ok: true, kind: 'move', purchase: null });
+  it('never cancels the purchase when only the courier request is cancelled (rule 3)', () => {
     expect(decideTrackingMove('searching_courier', 'cancelled', purchase('confirmed'))).toEqual({ ok: true, kind: 'move', purchase: null });
+    expect(decideTrackingMove('courier_at_store', 'cancelled', purchase('picked', true))).toEqual({ ok: true, kind: 'move', purchase: null });
+  });
+
+  it('puts the purchase back to picked when a delivery fails after the courier collected it', () => {
+    const back = { ok: true, kind: 'move', purchase: { to: 'picked', reason: 'delivery_failed' } };
+    expect(decideTrackingMove('returning', 'returned', purchase('en_route', true))).toEqual(back);
+    expect(decideTrackingMove('en_route', 'cancelled', purchase('en_route', true))).toEqual(back);
+    expect(decideTrackingMove('arrived', 'cancelled', purchase('en_route', true))).toEqual(back);
+    // On the way back the goods are still with the courier: the purchase waits.
+    expect(decideTrackingMove('en_route', 'returning', purchase('en_route', true))).toEqual({ ok: true, kind: 'move', purchase: null });
+    // Once back, a new courier can collect it again.
+    expect(decideTrackingMove('courier_at_store', 'en_route', purchase('picked', true))).toMatchObject({ ok: true, purchase: { to: 'en_route' } });
   });
 
   it('re-dispatches only an open purchase', () => {
     expect(decideTrackingMove('cancelled', 'searching_courier', purchase('cancelled'))).toEqual({ ok: false, code: 'ORDER_CLOSED' });
     expect(decideTrackingMove('returned', 'searching_courier', purchase('completed'))).toEqual({ ok: false, code: 'ORDER_CLOSED' });
-    expect(decideTrackingMove('returned', 'searching_courier', purchase('en_route'))).toMatchObject({ ok: true, kind: 'move' });
+    expect(decideTrackingMove('returned', 'searching_courier', purchase('picked', true))).toMatchObject({ ok: true, kind: 'move' });
   });
 
   it('refuses moves outside the table', () => {
