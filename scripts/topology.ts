@@ -428,7 +428,7 @@ async function main(): Promise<void> {
     HOST: '127.0.0.1',
     SEED_DEMO_DATA: 'false',
     LOG_LEVEL: 'warn',
-    READINESS_DRAIN_DELAY_MS: String(DRAIN_DELAY_MS),
+    SHUTDOWN_DELAY_MS: String(DRAIN_DELAY_MS),
     SHUTDOWN_GRACE_MS: '10000',
     TRUST_PROXY_HOPS: '1',
     SIGN_IN_IP_REQUESTS_PER_MINUTE: '100000',
