@@ -88,8 +88,11 @@ export async function pickingWalk(login: string, password: string, orderId: stri
   const card = queue.find((o) => o.order_id === orderId && o.can_start);
   if (!card) throw new Error('not in the queue');
   const key = () => crypto.randomUUID();
-  let { data: session } = await startPicking({ client: api, headers: { ...auth, 'Idempotency-Key': key() }, path: { order_id: card.order_id }, throwOnError: true });
-  for (const item of session.items) {
+  const { data: started } = await startPicking({ client: api, headers: { ...auth, 'Idempotency-Key': key() }, path: { order_id: card.order_id }, throwOnError: true });
+  // A command answers a delta (the session header and the changed item): the app keeps the items
+  // it read at the start and takes each answer's header.
+  let status = started.session_status;
+  for (const item of started.items) {
     if (item.is_weight_based || item.state !== 'pending' || item.barcode === null) continue;
     const barcode = await scan(item);
     const { data: action } = await scanPickingItem({
@@ -100,9 +103,9 @@ export async function pickingWalk(login: string, password: string, orderId: stri
       throwOnError: true,
     });
     if (action.status !== 'ok' || action.item?.state === 'clarified') throw new Error(action.message);
-    session = action.session;
+    status = action.session.session_status;
   }
-  if (session.session_status !== 'ready_to_finish') return session.session_status;
+  if (status !== 'ready_to_finish') return status;
   const { data: finished } = await finishPicking({ client: api, headers: { ...auth, 'Idempotency-Key': key() }, path: { order_id: orderId }, throwOnError: true });
   return String(finished.session.payment_summary.difference);
 }

@@ -89,15 +89,17 @@ export async function pickingWalk(login: string, password: string, orderId: stri
   const key = () => ({ ...auth, 'Idempotency-Key': crypto.randomUUID() });
   const started = await startPicking(card.order_id, { headers: key() });
   if (started.status !== 200) throw failed('startPicking', started.status);
-  let session = started.data;
-  for (const item of session.items) {
+  // A command answers a delta (the session header and the changed item): the app keeps the items
+  // it read at the start and takes each answer's header.
+  let status = started.data.session_status;
+  for (const item of started.data.items) {
     if (item.is_weight_based || item.state !== 'pending' || item.barcode === null) continue;
     const action = await scanPickingItem(orderId, item.item_id, { barcode: await scan(item) }, { headers: key() });
     if (action.status !== 200) throw failed('scanPickingItem', action.status);
     if (action.data.status !== 'ok' || action.data.item?.state === 'clarified') throw new Error(action.data.message);
-    session = action.data.session;
+    status = action.data.session.session_status;
   }
-  if (session.session_status !== 'ready_to_finish') return session.session_status;
+  if (status !== 'ready_to_finish') return status;
   const finished = await finishPicking(orderId, { headers: key() });
   if (finished.status !== 200) throw failed('finishPicking', finished.status);
   return String(finished.data.session.payment_summary.difference);
