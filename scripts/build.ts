@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { gitCommit } from '../server/config.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const outFlag = process.argv.indexOf('--out');
@@ -19,14 +20,7 @@ for (const file of readdirSync(path.join(root, 'generated'))) {
   if (file.endsWith('.json') || file.endsWith('.html')) copyFileSync(path.join(root, 'generated', file), path.join(dist, 'generated', file));
 }
 
-const commit = process.env.BUILD_COMMIT || gitCommit();
+const commit = process.env.BUILD_COMMIT || gitCommit(root);
 writeFileSync(path.join(dist, 'build-info.json'), JSON.stringify({ commit, node: process.version }, null, 2) + '\n');
 console.log(`built ${path.relative(root, dist) || dist} (commit ${commit}, ${process.version})`);
 
-function gitCommit(): string {
-  try {
-    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-  } catch {
-    return 'unknown';
-  }
-}

@@ -98,7 +98,6 @@ function start(command: string, args: string[], env: NodeJS.ProcessEnv = process
   child.on('exit', (code, signal) => {
     if (code && !stopping) console.log(`${name} exited with ${code ?? signal}:\n${tail}`);
   });
-  (child as ChildProcess & { tail: () => string }).tail = () => tail;
   children.push(child);
   return child;
 }

@@ -117,7 +117,8 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   throw new Error(`${name} must be true or false, got "${raw}"`);
 }
 
-function gitCommit(root: string): string {
+/** The checkout's short commit, or 'unknown' where there is no git (a built copy, a container). */
+export function gitCommit(root: string): string {
   try {
     return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] })
       .toString()
