@@ -12,6 +12,7 @@ import { ContractClient } from '../support/client.js';
 import { createTestDatabase } from '../support/db.js';
 import { randomTestPhone } from '../support/accounts.js';
 import { TEST_JWT_SECRET } from '../support/service.js';
+import { untilListening, type ServiceProcess } from '../support/service-process.js';
 import type { OpenedDatabase } from '../../db/database.js';
 
 const scratch = path.join(projectRoot, '.tmp', `built-service-${process.pid}`);
@@ -19,7 +20,7 @@ let database: OpenedDatabase;
 let service: ChildProcess;
 let client: ContractClient;
 let baseUrl: string;
-let serviceLog = '';
+let running: ServiceProcess;
 
 function run(command: string, args: string[], cwd: string) {
   const result = spawnSync(command, args, { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
@@ -52,15 +53,8 @@ beforeAll(async () => {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  service.stderr!.on('data', (chunk) => (serviceLog += chunk));
-  baseUrl = await new Promise<string>((resolve, reject) => {
-    service.stdout!.on('data', (chunk: Buffer) => {
-      serviceLog += chunk;
-      const listening = serviceLog.split('\n').find((line) => line.includes('"msg":"listening"'));
-      if (listening) resolve(JSON.parse(listening).url);
-    });
-    service.on('exit', (code) => reject(new Error(`the built service exited with ${code}:\n${serviceLog}`)));
-  });
+  running = await untilListening(service, 'the built service');
+  baseUrl = running.url;
   client = new ContractClient({ baseUrl, notImplemented: new Set() });
 }, 300_000);
 
@@ -78,7 +72,7 @@ describe('the built service with production dependencies only', () => {
   it('has no TypeScript tooling installed and runs on the pinned Node line', () => {
     for (const dev of ['typescript', 'tsx', 'vitest', 'esbuild']) expect(existsSync(path.join(scratch, 'node_modules', dev)), dev).toBe(false);
     const pinned = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')).engines.node as string;
-    const listening = JSON.parse(serviceLog.split('\n').find((line) => line.includes('"msg":"listening"'))!);
+    const listening = running.listening;
     expect(listening.node).toBe(`v${pinned}`);
     // The commit comes from dist/build-info.json: the scratch folder has no git.
     expect(listening.commit).toMatch(/^[0-9a-f]{7,}$|^unknown$/);

@@ -14,6 +14,7 @@ import { projectRoot } from '../../server/config.js';
 import { randomPhone, signInCustomer } from '../support/accounts.js';
 import { ContractClient } from '../support/client.js';
 import { startTestService, TEST_JWT_SECRET, type TestService } from '../support/service.js';
+import { untilListening, type ServiceProcess } from '../support/service-process.js';
 import { deliveryBody, line, makeProduct, makeSlot, TVERSKAYA } from '../orders/fixtures.js';
 
 interface OtlpSpan {
@@ -34,7 +35,7 @@ let gateway: http.Server;
 let fixtures: TestService;
 let service: ChildProcess;
 let client: ContractClient;
-let serviceLog = '';
+let running: ServiceProcess;
 
 const listen = (server: http.Server) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
 
@@ -80,16 +81,8 @@ beforeAll(async () => {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  service.stderr!.on('data', (chunk) => (serviceLog += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    service.stdout!.on('data', (chunk: Buffer) => {
-      serviceLog += chunk;
-      const listening = serviceLog.split('\n').find((l) => l.includes('"msg":"listening"'));
-      if (listening) resolve(JSON.parse(listening).url);
-    });
-    service.on('exit', (code) => reject(new Error(`the traced service exited with ${code}:\n${serviceLog}`)));
-  });
-  client = new ContractClient({ baseUrl: url, notImplemented: new Set() });
+  running = await untilListening(service, 'the traced service');
+  client = new ContractClient({ baseUrl: running.url, notImplemented: new Set() });
 }, 90_000);
 
 afterAll(async () => {
@@ -116,7 +109,7 @@ async function spansOf(traceId: string, until: (trace: OtlpSpan[]) => boolean): 
   for (;;) {
     const trace = spans.filter((s) => s.traceId === traceId);
     if (until(trace)) return trace;
-    if (Date.now() > deadline) throw new Error(`trace ${traceId} incomplete: ${trace.map((s) => s.name).join(', ')}\n${serviceLog.slice(-2000)}`);
+    if (Date.now() > deadline) throw new Error(`trace ${traceId} incomplete: ${trace.map((s) => s.name).join(', ')}\n${running.log().slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
