@@ -83,7 +83,7 @@ export interface DatabaseHandle {
  * Time limits of the service's connections (0: none). They are sent as startup options of each
  * connection (`-c name=value`), never as session `SET`s: behind PgBouncer in transaction mode a
  * session setting would stay on whichever server connection ran it (issue 21). When one fires,
- * the request answers 503 DATABASE_UNAVAILABLE (server/http.ts isDatabaseUnavailable).
+ * the request answers 503 DATABASE_UNAVAILABLE (server/http/responses.ts isDatabaseUnavailable).
  */
 export interface ConnectionLimits {
   /** Longest a statement may run (SQLSTATE 57014 past it). */
@@ -141,7 +141,7 @@ export function connect(
   // Nor a checked-out one (the pool listens only while a client is idle): PostgreSQL shutting
   // down or failing over sends FATAL 57P01 to every connection, and one held by a transaction
   // between two queries would emit 'error' to nobody, which ends the process. Its next query
-  // fails instead, and that answers 503 (server/http.ts isDatabaseUnavailable).
+  // fails instead, and that answers 503 (server/http/responses.ts isDatabaseUnavailable).
   pool.on('connect', (client) => client.on('error', () => {}));
   if (options.namedStatements !== false) pool.on('connect', prepareStatementsOf);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });

@@ -17,7 +17,7 @@ import { customerHasUnfinishedOrder, eraseOrderContactData, lockCustomerRow } fr
 import type { DB } from '../db/schema.js';
 import type { Selectable } from 'kysely';
 import { conflict, notFound, unauthorized, unprocessable } from '../server/errors.js';
-import { customerIdOf } from './shared/principal.js';
+import { customerIdOf } from './support/principal.js';
 
 const profileOf = (c: Selectable<DB['customers']>) => ({
   phone: c.phone ?? '',

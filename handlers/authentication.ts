@@ -1,5 +1,5 @@
 // Handlers of the Authentication tag: one-time codes, PIN sign-in, token refresh and verify,
-// PIN recovery. Rules are in handlers/rules/otp.ts and pin.ts; sessions in shared/sessions.ts.
+// PIN recovery. Rules are in domain/codes/otp.ts and pin.ts; sessions in services/sessions.ts.
 import { randomUUID } from 'node:crypto';
 import type { HandlerMap } from '../generated/operations.js';
 import { createCustomer, findCustomer, findCustomerByPhone, getOrCreatePreferences, setCustomerPin } from '../db/queries/accounts.js';
@@ -26,10 +26,10 @@ import type { Config } from '../server/config.js';
 import { AppError, forbidden, rateLimited, serviceUnavailable, badGateway, unprocessable } from '../server/errors.js';
 import type { RequestContext } from '../server/handler-types.js';
 import { SmsError } from '../server/providers/sms/index.js';
-import { generateOtp, hashOtp, isTestPhone, otpMatches, otpSmsText, otpState, sendLimit, OTP_LENGTH } from './rules/otp.js';
-import { pinProblem } from './rules/pin.js';
-import { assertUnderLimit, clearRateEvents, limitClientIp, oneAttemptAtATime, recordRateEvent } from './shared/limits.js';
-import { invalidRefresh, rotateRefreshToken, startSession } from './shared/sessions.js';
+import { generateOtp, hashOtp, isTestPhone, otpMatches, otpSmsText, otpState, sendLimit, OTP_LENGTH } from '../domain/codes/otp.js';
+import { pinProblem } from '../domain/codes/pin.js';
+import { assertUnderLimit, clearRateEvents, limitClientIp, oneAttemptAtATime, recordRateEvent } from './services/limits.js';
+import { invalidRefresh, rotateRefreshToken, startSession } from './services/sessions.js';
 
 type Purpose = 'login' | 'update_pin';
 type AnyCtx = RequestContext<'sendOtp' | 'sendPinRecoveryOtp'>;

@@ -20,14 +20,14 @@ import type { Executor } from '../db/executor.js';
 import type { HandlerMap } from '../generated/operations.js';
 import { notFound, serviceUnavailable, unauthorized, unprocessable } from '../server/errors.js';
 import type { RequestContext } from '../server/handler-types.js';
-import { decideAvailability, parseRequestedQuantity, QUANTITY_PROBLEMS, quantityUnit } from './rules/availability.js';
-import { parseSearch, type SearchRequest } from './rules/catalog-search.js';
-import { acceptsGzip, ifNoneMatchMatches } from './rules/http-cache.js';
-import { hasNextPage, pageWindow } from './rules/paging.js';
-import { expiringCache } from './shared/expiring-cache.js';
-import { keptHeaders, readListingPage, readProductDetail } from './shared/products-cache.js';
-import { customerIdOf, optionalCustomerIdOf } from './shared/principal.js';
-import { requireStore } from './shared/store.js';
+import { decideAvailability, parseRequestedQuantity, QUANTITY_PROBLEMS, quantityUnit } from '../domain/catalog/availability.js';
+import { parseSearch, type SearchRequest } from '../domain/catalog/search.js';
+import { acceptsGzip, ifNoneMatchMatches } from '../server/http/conditional.js';
+import { hasNextPage, pageWindow } from '../server/http/paging.js';
+import { expiringCache } from './support/expiring-cache.js';
+import { keptHeaders, readListingPage, readProductDetail } from './support/products-cache.js';
+import { customerIdOf, optionalCustomerIdOf } from './support/principal.js';
+import { requireStore } from './support/store.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

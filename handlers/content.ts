@@ -10,7 +10,7 @@ import {
 } from '../db/queries/content.js';
 import type { HandlerMap } from '../generated/operations.js';
 import { notFound } from '../server/errors.js';
-import { updateKind } from './rules/mobile-version.js';
+import { updateKind } from '../domain/accounts/mobile-version.js';
 
 /** Used only when the content team has not stored a message for the kind and language. */
 const BUILT_IN_UPDATE_MESSAGES = {

@@ -24,14 +24,14 @@ import { badGateway, notFound, tooManyRequests, unprocessable } from '../server/
 import type { RequestContext } from '../server/handler-types.js';
 import type { Logger } from '../server/logger.js';
 import { GeocoderUnavailableError, geocoderOf } from '../server/providers/geocoder/index.js';
-import { isQueryLongEnough, normalizeAddressQuery } from './rules/address-search.js';
-import { EDGE_TOLERANCE_DEG, parseArea, roundKm, type Point } from './rules/geometry.js';
-import { localDateTime, localMoment, timeWithOffset } from './rules/local-time.js';
-import { TokenBucketLimiter } from './rules/rate-limit.js';
-import { chooseServingZone, type ServingChoice, type ZoneCandidate } from './rules/serving-store.js';
-import { cutoffOf, slotAvailability } from './rules/slot-availability.js';
-import { fullWeek, isExpressAvailableAt, isOpenAt } from './rules/store-hours.js';
-import { requireStore } from './shared/store.js';
+import { isQueryLongEnough, normalizeAddressQuery } from '../domain/geo/address-search.js';
+import { EDGE_TOLERANCE_DEG, parseArea, roundKm, type Point } from '../domain/geo/geometry.js';
+import { localDateTime, localMoment, timeWithOffset } from '../domain/time/local-time.js';
+import { TokenBucketLimiter } from '../server/http/rate-limit.js';
+import { chooseServingZone, type ServingChoice, type ZoneCandidate } from '../domain/geo/serving-store.js';
+import { cutoffOf, slotAvailability } from '../domain/orders/slot-availability.js';
+import { fullWeek, isExpressAvailableAt, isOpenAt } from '../domain/time/store-hours.js';
+import { requireStore } from './support/store.js';
 
 type Lang = 'ru' | 'en';
 const byLang = (lang: Lang, ru: string, en: string) => (lang === 'ru' ? ru : en);

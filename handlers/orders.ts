@@ -5,18 +5,18 @@ import type { HandlerMap } from '../generated/operations.js';
 import { findCustomerOrder, listCustomerOrders, listOrderItems, listStatusHistory, lockCustomerOrder, type OrderRow } from '../db/queries/orders.js';
 import { findPaidInvoices } from '../db/queries/payments.js';
 import { findLatestSessionOfOrder, loadItems } from '../db/queries/picking.js';
-import { toPickingResult } from '../db/queries/picking-views.js';
+import { toPickingResult } from './presenters/picking.js';
 import type { Executor } from '../db/executor.js';
 import { notFound, unprocessable } from '../server/errors.js';
 import type { RequestContext } from '../server/handler-types.js';
 import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS, settleTakenKey, storeRefusal } from '../server/idempotency.js';
 import { claimIdempotencyKeyWith } from '../db/queries/idempotency.js';
 import type { ServingZoneRow } from '../db/queries/logistics.js';
-import { amountDue } from './rules/bank-invoice.js';
-import { changeViolation, orderInputViolation } from './rules/checkout.js';
-import type { Lang } from './rules/order-texts.js';
-import { checkoutZonesQuery, estimateDelivery, placeOrder, ZONE_ROW_COLUMNS } from './shared/checkout.js';
-import { cancelByCustomer } from './shared/order-lifecycle.js';
+import { amountDue } from '../domain/money/bank-invoice.js';
+import { changeViolation, orderInputViolation } from '../domain/orders/checkout.js';
+import type { Lang } from '../domain/texts/orders.js';
+import { checkoutZonesQuery, estimateDelivery, placeOrder, ZONE_ROW_COLUMNS } from './services/checkout.js';
+import { cancelByCustomer } from './services/order-lifecycle.js';
 import {
   emptyPickingResult,
   historyEntries,
@@ -26,9 +26,9 @@ import {
   orderRoadmapView,
   paymentFacts,
   type PickingResult,
-} from './shared/order-views.js';
-import { customerIdOf } from './shared/principal.js';
-import { requireStore } from './shared/store.js';
+} from './presenters/orders.js';
+import { customerIdOf } from './support/principal.js';
+import { requireStore } from './support/store.js';
 
 const headerOf = (ctx: RequestContext<any>, name: string): string | null => {
   const raw = ctx.headers[name];

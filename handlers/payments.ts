@@ -8,11 +8,11 @@ import { lockCustomerOrder, setOrderStatus } from '../db/queries/orders.js';
 import { findOpenInvoice, findPaidInvoices, insertInvoice } from '../db/queries/payments.js';
 import { badGateway, conflict, notFound } from '../server/errors.js';
 import { bankOf, BankRefusedError, BankUnavailableError } from '../server/providers/bank/index.js';
-import { amountToInvoice, decideInvoice, invoiceExpiry, payabilityProblem, type PayabilityProblem } from './rules/bank-invoice.js';
-import { invoiceDescription, onlinePaymentDisabledMessage } from './rules/order-texts.js';
-import { withdrawInvoice } from './shared/order-lifecycle.js';
-import { payableTotal } from './shared/order-views.js';
-import { customerIdOf } from './shared/principal.js';
+import { amountToInvoice, decideInvoice, invoiceExpiry, payabilityProblem, type PayabilityProblem } from '../domain/money/bank-invoice.js';
+import { invoiceDescription, onlinePaymentDisabledMessage } from '../domain/texts/orders.js';
+import { withdrawInvoice } from './services/order-lifecycle.js';
+import { payableTotal } from './presenters/orders.js';
+import { customerIdOf } from './support/principal.js';
 
 const PROBLEMS: Record<PayabilityProblem, string> = {
   ONLINE_PAYMENT_DISABLED: 'Online payment is not available now',

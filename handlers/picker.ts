@@ -1,6 +1,6 @@
 // Handlers of the Picker tag, keyed by operationId: sign-in, the queue, picking sessions and
 // their commands, product search, history and the picker channel's parameters. The item state
-// machine is handlers/rules/picking-items.ts; the common command path is handlers/shared/picking.ts.
+// machine is domain/picking/items.ts; the common command path is handlers/services/picking.ts.
 import { createHash } from 'node:crypto';
 import type { HandlerMap } from '../generated/operations.js';
 import { findPicker, findPickerByLogin, pickerStores } from '../db/queries/accounts.js';
@@ -34,20 +34,20 @@ import {
   type PickerSearch,
 } from '../db/queries/picking-catalog.js';
 import { findClosedSession, listClosedSessions, summariseClosedSessions, type HistoryPeriod } from '../db/queries/picking-history.js';
-import { durationSeconds, toHistoryItem, toHistorySession, toPickerSlot, toPickerStore, toQueueCard } from '../db/queries/picking-views.js';
+import { durationSeconds, toHistoryItem, toHistorySession, toPickerSlot, toPickerStore, toQueueCard } from './presenters/picking.js';
 import { hashSecret, verifySecret } from '../server/auth/passwords.js';
 import type { TokenService } from '../server/auth/tokens.js';
 import { AppError, forbidden, notFound, unauthorized, unprocessable, validationFailed } from '../server/errors.js';
 import { fingerprintOf, withIdempotency } from '../server/idempotency.js';
-import { PICKER_CHANNEL_PATH } from '../server/picker-realtime.js';
-import { formatDecimal, normalizeDecimal, parseDecimal } from './rules/decimal.js';
-import { parseDateTime } from './rules/date-time.js';
-import { labelWeight, readScannedCode } from './rules/picking-barcode.js';
-import { decodeCursor, encodeCursor, type CursorProblem } from './rules/picking-cursor.js';
-import { ADDED_QUANTITY_MAX, addedQuantityProblem, isResolved, openSessionStatus, UNIT, type ReplacementMatch } from './rules/picking-items.js';
-import { actionMessage } from './rules/picking-messages.js';
-import { summaryRates } from './rules/picking-stats.js';
-import { assertUnderLimit, clearRateEvents, countAgainstLimit, limitClientIp, oneAttemptAtATime, recordRateEvent } from './shared/limits.js';
+import { PICKER_CHANNEL_PATH } from '../server/realtime/picker.js';
+import { formatDecimal, normalizeDecimal, parseDecimal } from '../domain/money/decimal.js';
+import { parseDateTime } from '../domain/time/date-time.js';
+import { labelWeight, readScannedCode } from '../domain/codes/scale-label.js';
+import { decodeCursor, encodeCursor, type CursorProblem } from '../server/http/picking-cursor.js';
+import { ADDED_QUANTITY_MAX, addedQuantityProblem, isResolved, openSessionStatus, UNIT, type ReplacementMatch } from '../domain/picking/items.js';
+import { actionMessage } from '../domain/picking/messages.js';
+import { summaryRates } from '../domain/picking/stats.js';
+import { assertUnderLimit, clearRateEvents, countAgainstLimit, limitClientIp, oneAttemptAtATime, recordRateEvent } from './services/limits.js';
 import {
   actionAnswer,
   actionOutput,
@@ -66,10 +66,10 @@ import {
   scanMatch,
   scannedPlu,
   sessionView,
-} from './shared/picking.js';
-import { pickerIdOf } from './shared/principal.js';
-import { invalidRefresh, rotateRefreshToken, startSession } from './shared/sessions.js';
-import { requireStore } from './shared/store.js';
+} from './services/picking.js';
+import { pickerIdOf } from './support/principal.js';
+import { invalidRefresh, rotateRefreshToken, startSession } from './services/sessions.js';
+import { requireStore } from './support/store.js';
 
 /** Page size of picker search and history when `limit` is absent (the contract's default). */
 const DEFAULT_LIMIT = 20;

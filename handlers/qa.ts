@@ -5,11 +5,11 @@ import { findCustomerOrder, lockCustomerOrder } from '../db/queries/orders.js';
 import { findInvoice, findOpenInvoice } from '../db/queries/payments.js';
 import { conflict, notFound } from '../server/errors.js';
 import { simulatedCourier, simulatedEta } from '../server/providers/courier/index.js';
-import { isTestPhone, otpState } from './rules/otp.js';
+import { isTestPhone, otpState } from '../domain/codes/otp.js';
 import type { TrackingState } from '../db/tables/orders.js';
-import { applyCourierEvent, settleInvoice, type CourierEvent } from './shared/order-lifecycle.js';
-import { deliveryView, orderStatusView } from './shared/order-views.js';
-import { customerIdOf } from './shared/principal.js';
+import { applyCourierEvent, settleInvoice, type CourierEvent } from './services/order-lifecycle.js';
+import { deliveryView, orderStatusView } from './presenters/orders.js';
+import { customerIdOf } from './support/principal.js';
 
 /** Where the simulated courier is on the way, for its arrival estimate. */
 const ETA_STAGE: Partial<Record<TrackingState, 'to_store' | 'at_store' | 'to_customer' | 'at_customer'>> = {

@@ -12,7 +12,7 @@
 //   search       GET /api/catalog/products/?search=... over typed, misspelt and Latin queries
 // Throughput is reported as a ratio to `trivial` of the same round (targets: listing and detail
 // 0.50, bootstrap304 0.80, search 0.35). The service keeps listing pages and product cards for a
-// few seconds (CATALOG_PRODUCTS_CACHE_SECONDS, handlers/shared/products-cache.ts), so listing,
+// few seconds (CATALOG_PRODUCTS_CACHE_SECONDS, handlers/support/products-cache.ts), so listing,
 // detail and search in the default configuration are answered from kept ones; each round also
 // measures them on a second service that keeps nothing (every answer read from PostgreSQL) and
 // reports that apart.
@@ -33,7 +33,7 @@ import pg from 'pg';
 import { connect } from '../db/connection.js';
 import { startEmbeddedPostgres } from '../db/embedded.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { importCatalog } from '../db/queries/catalog-import.js';
+import { importCatalog } from '../db/catalog-import/write.js';
 import { publishCatalogVersion } from '../db/queries/catalog-snapshot.js';
 import { demoCatalogFile } from '../db/seed/catalog.js';
 import { seedDemoData } from '../db/seed/demo.js';

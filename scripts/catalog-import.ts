@@ -1,5 +1,5 @@
 // npm run catalog:import -- FILE [--publish]
-//   Loads a catalog file (JSON, see handlers/rules/catalog-file.ts for its shape) in one
+//   Loads a catalog file (JSON, see db/catalog-import/file.ts for its shape) in one
 //   transaction: every bad row is reported with its position and code, and nothing is imported
 //   unless the whole file is valid. --publish also publishes a new catalog version afterwards.
 // npm run catalog:import -- --write-demo FILE [--products N]
@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { CatalogImportError, importCatalog } from '../db/queries/catalog-import.js';
+import { CatalogImportError, importCatalog } from '../db/catalog-import/write.js';
 import { publishCatalogVersion } from '../db/queries/catalog-snapshot.js';
 import { demoCatalogFile } from '../db/seed/catalog.js';
 import { loadConfig } from '../server/config.js';

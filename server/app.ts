@@ -5,7 +5,7 @@ import express from 'express';
 import { OpenAPIBackend, type Context } from 'openapi-backend';
 import YAML from 'yaml';
 import { OPERATIONS, type HandlerMap, type OperationId } from '../generated/operations.js';
-import { ifNoneMatchMatches } from '../handlers/rules/http-cache.js';
+import { ifNoneMatchMatches } from './http/conditional.js';
 import { createAjv } from './ajv.js';
 import { activePrincipal } from './auth/principal.js';
 import { bearerToken, TokenError, type Principal } from './auth/tokens.js';
@@ -15,7 +15,7 @@ import { docsHandler } from './docs.js';
 import { faviconHandler } from './favicon.js';
 import { AppError, notFound, unauthorized, validationFailed } from './errors.js';
 import { isNotImplemented, type RequestContext } from './handler-types.js';
-import { errorReply, isDatabaseUnavailable, nulCharacterIssues, preferredLanguage, send, serializeBody, validationIssues, type HttpReply } from './http.js';
+import { errorReply, isDatabaseUnavailable, nulCharacterIssues, preferredLanguage, send, serializeBody, validationIssues, type HttpReply } from './http/responses.js';
 import { redactUrl } from './logger.js';
 import { createMetrics, metricsHandler, type Metrics } from './metrics.js';
 import { installCompiledRouting, routeTableFor, type RouteTable } from './router.js';
@@ -155,7 +155,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     },
     unauthorizedHandler: (c) => {
       const failure = databaseFailureOf(c);
-      if (failure) throw failure; // 503 DATABASE_UNAVAILABLE with Retry-After (server/http.ts errorReply)
+      if (failure) throw failure; // 503 DATABASE_UNAVAILABLE with Retry-After (server/http/responses.ts errorReply)
       // The recovery operation names its own code for a missing, malformed or expired token.
       if (c.operation.security?.some((s) => 'RecoveryTokenApiKey' in s)) {
         throw new AppError(401, 'RECOVERY_TOKEN_INVALID', 'The recovery token is not valid; verify a new code');

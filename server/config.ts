@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ConnectionLimits } from '../db/connection.js';
-import { compareVersions, isVersion } from '../handlers/rules/mobile-version.js';
+import { compareVersions, isVersion } from '../domain/accounts/mobile-version.js';
 
 export type AppEnv = 'TEST' | 'PROD';
 
@@ -215,7 +215,7 @@ export interface CatalogConfig {
   /**
    * How long an instance keeps a product listing page or product card it read (anonymous;
    * favourites are laid over it per request), so stock and prices on it may be this old; 0:
-   * every one is read (handlers/shared/products-cache.ts).
+   * every one is read (handlers/support/products-cache.ts).
    */
   productsCacheSeconds: number;
 }

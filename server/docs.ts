@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type express from 'express';
-import { acceptsGzip } from '../handlers/rules/http-cache.js';
+import { acceptsGzip } from './http/conditional.js';
 import { generatedDir, type AppEnv } from './config.js';
 
 const gzipAsync = promisify(gzip);

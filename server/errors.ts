@@ -1,5 +1,5 @@
 // One error class for every expected failure. It knows a status and a stable code, nothing about
-// express; server/http.ts maps it to a response in one place.
+// express; server/http/responses.ts maps it to a response in one place.
 
 export interface AppErrorOptions {
   /** Extra fields of the error body (e.g. `lines`, `session`, `retry_after_seconds`). */

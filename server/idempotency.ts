@@ -18,7 +18,7 @@ import {
 } from '../db/queries/idempotency.js';
 import type { DB } from '../db/schema.js';
 import { AppError, conflict } from './errors.js';
-import { gunzipBody, serializeBody } from './http.js';
+import { gunzipBody, serializeBody } from './http/responses.js';
 
 export interface StoredReply {
   status: number;
@@ -99,7 +99,7 @@ export async function withIdempotency<R extends StoredReply>(
     await sql`SAVEPOINT idempotent_action`.execute(trx);
     try {
       const reply = await action(trx);
-      // Written (and gzipped when large) once: stored, and sent as is (server/http.ts).
+      // Written (and gzipped when large) once: stored, and sent as is (server/http/responses.ts).
       await saveIdempotencyAnswer(trx, scope, fingerprint, ttl, reply.status, reply.body === undefined ? null : await serializeBody(reply.body));
       return { reply };
     } catch (err) {

@@ -12,16 +12,16 @@ import { createApp, type App } from './app.js';
 import { TokenService } from './auth/tokens.js';
 import { developmentProvidersIn, type Config } from './config.js';
 import type { AppDeps } from './deps.js';
-import { startHousekeeping } from './housekeeping.js';
+import { startHousekeeping } from './jobs/housekeeping.js';
 import { createLogger, type Logger } from './logger.js';
-import { startOrderWorker } from './order-worker.js';
-import { startLoyaltyWorker } from './loyalty-worker.js';
+import { startOrderWorker } from './jobs/order-worker.js';
+import { startLoyaltyWorker } from './jobs/loyalty-worker.js';
 import { closeLoyalty } from './providers/loyalty/index.js';
 import { createSmsSender } from './providers/sms/index.js';
-import { startOutboxFeed } from './outbox-feed.js';
-import { attachPickerRealtime, type PickerRealtime } from './picker-realtime.js';
-import { startPickingExpiry } from './picking-expiry.js';
-import { attachRealtime, type Realtime } from './realtime.js';
+import { startOutboxFeed } from './realtime/outbox-feed.js';
+import { attachPickerRealtime, type PickerRealtime } from './realtime/picker.js';
+import { startPickingExpiry } from './jobs/picking-expiry.js';
+import { attachRealtime, type Realtime } from './realtime/order-tracking.js';
 import { noTelemetry, type Telemetry } from './telemetry.js';
 
 export interface RunningService {

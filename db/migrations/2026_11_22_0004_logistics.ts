@@ -78,7 +78,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // --- Delivery zones ---------------------------------------------------------------------------
   // No PostGIS here: the geometry is GeoJSON (what the API sends) and containment is decided by
-  // handlers/rules/geometry.ts. The database guarantees the shape the rule relies on (closed
+  // domain/geo/geometry.ts. The database guarantees the shape the rule relies on (closed
   // rings of at least 4 positions inside the coordinate ranges) and keeps a bounding box, derived
   // from the polygon so the two cannot drift, to narrow candidates before the exact test.
   await sql`

@@ -81,7 +81,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('state', 'text', (c) => c.notNull().check(sql`state IN (${list(ITEM_STATES)})`))
     .addColumn('clarification_kind', 'text', (c) => c.check(sql`clarification_kind IN (${list(CLARIFICATION_KINDS)})`))
     .addColumn('missing_action', 'text', (c) => c.check(sql`missing_action IN ('call', 'remove')`))
-    // Written from the state machine's definition (handlers/rules/picking-items.ts) with every
+    // Written from the state machine's definition (domain/picking/items.ts) with every
     // change, so SQL (the cancellation trigger, history) never re-derives it.
     .addColumn('is_resolved', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('actual_quantity', sql`numeric(12,3)`, (c) => c.check(sql`actual_quantity > 0`))

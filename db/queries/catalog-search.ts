@@ -15,7 +15,7 @@
 // other search reads each match's product and inventory. Either way the cost grows with the
 // number of matches, not of products.
 import { sql, type RawBuilder } from 'kysely';
-import { CODE_SCORE, EXACT_SCORE, keepCandidates, MAX_SEARCH_TERMS, PREFIX_SCORE, type SearchRequest } from '../../handlers/rules/catalog-search.js';
+import { CODE_SCORE, EXACT_SCORE, keepCandidates, MAX_SEARCH_TERMS, PREFIX_SCORE, type SearchRequest } from '../../domain/catalog/search.js';
 import type { Executor } from '../executor.js';
 
 /** Candidate words of a query word kept for matching (best first). */

@@ -3,7 +3,7 @@
 // category table; none runs per row of a result (no N+1).
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { components } from '../../generated/api.test.js';
-import { normalizeDecimal } from '../../handlers/rules/decimal.js';
+import { normalizeDecimal } from '../../domain/money/decimal.js';
 import type { Executor } from '../executor.js';
 import type { DB } from '../schema.js';
 import { productSearchCondition, type SearchPlan } from './catalog-search.js';

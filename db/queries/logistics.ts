@@ -1,7 +1,7 @@
 // Query functions of the Logistics area. The executor comes first; callers open a transaction
 // when several statements must be atomic (order creation holds a slot inside its own).
 import { sql, type Insertable, type RawBuilder } from 'kysely';
-import { typedWordVariants } from '../../handlers/rules/address-search.js';
+import { typedWordVariants } from '../../domain/geo/address-search.js';
 import type { Executor } from '../executor.js';
 import type { GazetteerEntriesTable, SlotKind } from '../tables/logistics.js';
 
@@ -129,7 +129,7 @@ const ZONE_COLUMNS = [
 /**
  * Zones that may serve a point inside `box`: active zones of active stores that accept delivery,
  * whose bounding box meets `box` widened by `tolerance` degrees. The exact test is the caller's
- * (handlers/rules/serving-store.ts). Each row carries its store, for the answer and the distance.
+ * (domain/geo/serving-store.ts). Each row carries its store, for the answer and the distance.
  * `storeId` narrows them to one store's zones (checkout with X-Store-Id).
  */
 export function listServingZoneCandidates(db: Executor, box: BoundingBox, tolerance: number, storeId: string | null = null) {

@@ -18,7 +18,7 @@ import type { StoredAnswer, IdempotencyScope } from './idempotency.js';
 import type { Executor } from '../executor.js';
 import { PICKING_ITEM_COLUMNS, PICKING_SESSION_COLUMNS } from '../columns.js';
 import type { SessionStatus } from '../tables/picking.js';
-import type { ItemFacts } from '../../handlers/rules/picking-items.js';
+import type { ItemFacts } from '../../domain/picking/items.js';
 import { orderChangedEvent } from './order-events.js';
 import { isOpen, isPickersOrder, itemChangeColumns, quantityText, sessionHeads, type ItemRow, type ReplacementData, type SessionHead } from './picking.js';
 

@@ -7,8 +7,8 @@
 // too (UPDATE orders, then its sessions).
 import { randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Selectable } from 'kysely';
-import { formatDecimal, parseDecimal } from '../../handlers/rules/decimal.js';
-import { isResolved, takenQuantity, toleranceFor, type ItemFacts } from '../../handlers/rules/picking-items.js';
+import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
+import { isResolved, takenQuantity, toleranceFor, type ItemFacts } from '../../domain/picking/items.js';
 import { PICKING_ITEM_COLUMNS, PICKING_SESSION_COLUMNS, qualified } from '../columns.js';
 import type { Executor } from '../executor.js';
 import type { OrderStatus, PickingResultState } from '../tables/orders.js';

@@ -3,10 +3,10 @@
 // 200 are weight-based, valid EAN-13 barcodes, PLU codes, Russian and English texts, inventories
 // in the 3 demo stores. `demoCatalogFile({ products: 50_000 })` makes the large benchmark catalog.
 import type { Transaction } from 'kysely';
-import { ean13 } from '../../handlers/rules/barcode.js';
-import type { CatalogFile, CategoryRow, InventoryRow, ProductRow } from '../../handlers/rules/catalog-file.js';
-import { formatDecimal } from '../../handlers/rules/decimal.js';
-import { importCatalog, type CatalogImportSummary } from '../queries/catalog-import.js';
+import { ean13 } from '../../domain/codes/barcode.js';
+import type { CatalogFile, CategoryRow, InventoryRow, ProductRow } from '../catalog-import/file.js';
+import { formatDecimal } from '../../domain/money/decimal.js';
+import { importCatalog, type CatalogImportSummary } from '../catalog-import/write.js';
 import { publishCatalogVersion } from '../queries/catalog-snapshot.js';
 import type { DB } from '../schema.js';
 import { stableUuid } from './ids.js';

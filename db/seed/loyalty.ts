@@ -6,7 +6,7 @@
 // it through the API and watches provisioning find this history. Deterministic: fixed ids, a
 // seeded PRNG, dates only relative to now.
 import { sql, type Transaction } from 'kysely';
-import { loyaltyAccrualFor } from '../../handlers/rules/loyalty-accrual.js';
+import { loyaltyAccrualFor } from '../../domain/loyalty/accrual.js';
 import type { DB } from '../schema.js';
 import type { StoredPosition } from '../tables/loyalty.js';
 import { DEMO_CUSTOMER } from './accounts.js';
@@ -173,7 +173,7 @@ export async function seedLoyalty(trx: Transaction<DB>): Promise<void> {
     const r = m.receipt;
     const reached = turnover.get(r.customer) ?? 0;
     const level = [...p.levels].reverse().find((l) => Number(l.boundary) * 100 <= reached)!;
-    // The same rule as online orders (handlers/rules/loyalty-accrual.ts).
+    // The same rule as online orders (domain/loyalty/accrual.ts).
     const points = Number(loyaltyAccrualFor(money(r.total), { tierLabel: level.name, accrualPercent: level.accrual_percent, mainCardBlocked: false }).points);
     const balance = (balances.get(r.customer) ?? 0) + points * 100;
     balances.set(r.customer, balance);

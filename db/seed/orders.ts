@@ -4,8 +4,8 @@
 // orders (waiting for pickers) come from the picking seed. Deterministic: fixed ids, fixed
 // products (the first in-stock ones by code), dates relative to today.
 import { sql, type Transaction } from 'kysely';
-import { formatDecimal, parseDecimal } from '../../handlers/rules/decimal.js';
-import { lineTotal } from '../../handlers/rules/order-pricing.js';
+import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
+import { lineTotal } from '../../domain/orders/pricing.js';
 import type { DB } from '../schema.js';
 import type { OrderStatus, TrackingState } from '../tables/orders.js';
 import { DEMO_CUSTOMER } from './accounts.js';

@@ -4,8 +4,8 @@
 // held; `insertConfirmedOrder` is also the tests' factory of pickable orders.
 import { sql, type Transaction } from 'kysely';
 import { reserveDeliverySlot, reservePickupSlot } from '../queries/logistics.js';
-import { formatDecimal, parseDecimal } from '../../handlers/rules/decimal.js';
-import { lineTotal } from '../../handlers/rules/picking-items.js';
+import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
+import { lineTotal } from '../../domain/picking/items.js';
 import type { DB } from '../schema.js';
 import { DEMO_CUSTOMER } from './accounts.js';
 import { DEMO_STORES } from './stores.js';

@@ -1,7 +1,7 @@
 // Tables of the loyalty migration (0008): the local ledger (loyalty_ledger_*, provider side) and
 // this service's wallets, jobs, mirrors and accruals. Numeric columns are decimal strings.
 import type { ColumnType, Generated } from 'kysely';
-import type { TierStatus } from '../../handlers/rules/loyalty-tiers.js';
+import type { TierStatus } from '../../domain/loyalty/tiers.js';
 import type { Decimal, Json, Timestamp } from './types.js';
 
 export type WalletStatus = 'pending' | 'ready' | 'error';

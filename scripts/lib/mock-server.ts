@@ -21,7 +21,7 @@ import { createAjv } from '../../server/ajv.js';
 import { projectRoot, type AppEnv } from '../../server/config.js';
 import { loadSpec, ResponseValidator, stampSpec, type OpenApiDocument } from '../../server/contract.js';
 import { docsHandler } from '../../server/docs.js';
-import { validationIssues } from '../../server/http.js';
+import { validationIssues } from '../../server/http/responses.js';
 import { installCompiledRouting, routeTableFor } from '../../server/router.js';
 import { resolveRef, sampleSchema } from './examples.js';
 

@@ -3,10 +3,10 @@
 // withdraws whatever the file does not list).
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { importCatalog } from '../../db/queries/catalog-import.js';
+import { importCatalog } from '../../db/catalog-import/write.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
-import type { CatalogFile, ProductRow } from '../../handlers/rules/catalog-file.js';
-import { ean13 } from '../../handlers/rules/barcode.js';
+import type { CatalogFile, ProductRow } from '../../db/catalog-import/file.js';
+import { ean13 } from '../../domain/codes/barcode.js';
 import type { TestService } from '../support/service.js';
 
 export const STORE_A = DEMO_STORES[0];

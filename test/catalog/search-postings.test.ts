@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listProductPage, type ProductPageQuery } from '../../db/queries/catalog.js';
 import { planProductSearch } from '../../db/queries/catalog-search.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
-import { parseSearch } from '../../handlers/rules/catalog-search.js';
+import { parseSearch } from '../../domain/catalog/search.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;

@@ -1,5 +1,5 @@
 // X-Store-Id is read on most requests, so a process keeps an active store's row for
-// STORE_CACHE_SECONDS (handlers/shared/store.ts): a deactivated store is refused once that
+// STORE_CACHE_SECONDS (handlers/support/store.ts): a deactivated store is refused once that
 // window has passed, an unknown id is never remembered (a new store is served at once).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@
 // inactive zone) and on stores made for the tie-breakers.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { haversineKm, roundKm } from '../../handlers/rules/geometry.js';
+import { haversineKm, roundKm } from '../../domain/geo/geometry.js';
 import { DEMO_ZONES } from '../../db/seed/logistics.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { createStore, createZone, demoStore, square } from './fixtures.js';

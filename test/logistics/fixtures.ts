@@ -8,7 +8,7 @@ import { insertDeliveryZones, type NewDeliveryZone } from '../../db/queries/logi
 import type { DB } from '../../db/schema.js';
 import type { SlotKind } from '../../db/tables/logistics.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
-import { localMoment } from '../../handlers/rules/local-time.js';
+import { localMoment } from '../../domain/time/local-time.js';
 
 export const demoStore = (code: 'MSK-TVERSKAYA' | 'MSK-ARBAT' | 'MSK-KHAMOVNIKI') => DEMO_STORES.find((s) => s.code === code)!;
 

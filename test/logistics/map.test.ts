@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertGazetteerEntries } from '../../db/queries/logistics.js';
-import { haversineKm } from '../../handlers/rules/geometry.js';
+import { haversineKm } from '../../domain/geo/geometry.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { demoStore } from './fixtures.js';
 

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reserveDeliverySlot } from '../../db/queries/logistics.js';
-import { localMoment } from '../../handlers/rules/local-time.js';
+import { localMoment } from '../../domain/time/local-time.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { createSlot, createStore, demoStore, moscowDate } from './fixtures.js';
 

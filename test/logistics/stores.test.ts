@@ -2,7 +2,7 @@
 // the pickup store list and one store's details (opening hours, open now).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localMoment } from '../../handlers/rules/local-time.js';
+import { localMoment } from '../../domain/time/local-time.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { createStore, demoStore } from './fixtures.js';
 

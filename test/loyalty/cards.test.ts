@@ -2,7 +2,7 @@
 // link-physical/, the card-ownership conflict (409, nothing changed), and the look-up limit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_LOYALTY_CARDS } from '../../db/seed/loyalty.js';
-import { runLoyaltyWorkerOnce } from '../../server/loyalty-worker.js';
+import { runLoyaltyWorkerOnce } from '../../server/jobs/loyalty-worker.js';
 import { randomTestPhone, signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { bearer, readyWallet, signInDemoCustomer } from './helpers.js';

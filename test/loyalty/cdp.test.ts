@@ -6,7 +6,7 @@
 import { delay, http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runLoyaltyWorkerOnce } from '../../server/loyalty-worker.js';
+import { runLoyaltyWorkerOnce } from '../../server/jobs/loyalty-worker.js';
 import { signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { bearer, completeOrder, createOrder, storeLines } from './helpers.js';

@@ -2,11 +2,11 @@
 // the API and the worker, and a factory of orders written straight into the orders tables (the
 // loyalty worker only reads them, whatever code wrote them).
 import { sql } from 'kysely';
-import { startSession } from '../../handlers/shared/sessions.js';
+import { startSession } from '../../handlers/services/sessions.js';
 import { DEMO_CUSTOMER } from '../../db/seed/accounts.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { TokenService } from '../../server/auth/tokens.js';
-import { runLoyaltyWorkerOnce } from '../../server/loyalty-worker.js';
+import { runLoyaltyWorkerOnce } from '../../server/jobs/loyalty-worker.js';
 import type { TestService } from '../support/service.js';
 
 export const STORE = DEMO_STORES[0];

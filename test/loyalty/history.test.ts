@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_LOYALTY_CUSTOMERS } from '../../db/seed/loyalty.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
-import { runLoyaltyWorkerOnce } from '../../server/loyalty-worker.js';
+import { runLoyaltyWorkerOnce } from '../../server/jobs/loyalty-worker.js';
 import { signInCustomer } from '../support/accounts.js';
 import { command, createConfirmedOrder, stockedProducts } from '../support/orders.js';
 import { createPicker, itemCommand, startPicking } from '../support/picking.js';

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_LOYALTY_CARDS, DEMO_LOYALTY_CUSTOMERS, DEMO_LOYALTY_PROGRAM } from '../../db/seed/loyalty.js';
-import { runLoyaltyWorkerOnce } from '../../server/loyalty-worker.js';
+import { runLoyaltyWorkerOnce } from '../../server/jobs/loyalty-worker.js';
 import { signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { tokensFor } from '../support/tokens.js';

@@ -3,7 +3,7 @@
 // jobs taken over after their lease, re-syncs collapsing, and a clean stop.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runLoyaltyWorkerOnce, startLoyaltyWorker } from '../../server/loyalty-worker.js';
+import { runLoyaltyWorkerOnce, startLoyaltyWorker } from '../../server/jobs/loyalty-worker.js';
 import type { AppDeps } from '../../server/deps.js';
 import { closeLoyalty } from '../../server/providers/loyalty/index.js';
 import { signInCustomer } from '../support/accounts.js';

@@ -3,7 +3,7 @@
 // several instances (each delivery sent once).
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runOrderWorkerOnce } from '../../server/order-worker.js';
+import { runOrderWorkerOnce } from '../../server/jobs/order-worker.js';
 import { pushSenderOf, RecordingPushSender } from '../../server/providers/push/index.js';
 import { startService } from '../../server/runtime.js';
 import { createLogger } from '../../server/logger.js';

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setOrderStatus } from '../../db/queries/orders.js';
 import { DEMO_CUSTOMER } from '../../db/seed/accounts.js';
-import { startSession } from '../../handlers/shared/sessions.js';
+import { startSession } from '../../handlers/services/sessions.js';
 import { TokenService } from '../../server/auth/tokens.js';
 import { signInCustomer, signInPicker } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';

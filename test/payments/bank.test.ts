@@ -4,7 +4,7 @@
 // order of which nothing could be picked is refunded whole.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runOrderWorkerOnce } from '../../server/order-worker.js';
+import { runOrderWorkerOnce } from '../../server/jobs/order-worker.js';
 import { SandboxBank } from '../../server/providers/bank/index.js';
 import { registerPushDevice, signInCustomer, signInPicker } from '../support/accounts.js';
 import { command } from '../support/orders.js';

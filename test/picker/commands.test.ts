@@ -3,8 +3,8 @@
 // X-Expected-Version, replays), on real PostgreSQL.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ean13 } from '../../handlers/rules/barcode.js';
-import { scaleLabel } from '../../handlers/rules/picking-barcode.js';
+import { ean13 } from '../../domain/codes/barcode.js';
+import { scaleLabel } from '../../domain/codes/scale-label.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { command, createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';
 import { createPicker, itemCommand, startPicking, type TestPicker } from '../support/picking.js';

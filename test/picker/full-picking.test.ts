@@ -3,7 +3,7 @@
 // customer's order (detail as the customer reads it, total, events), to stock, and to the
 // picker's history.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scaleLabel } from '../../handlers/rules/picking-barcode.js';
+import { scaleLabel } from '../../domain/codes/scale-label.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { registerPushDevice } from '../support/accounts.js';
 import { command, createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';

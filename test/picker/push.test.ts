@@ -4,8 +4,8 @@
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_STORES } from '../../db/seed/stores.js';
-import { runOrderWorkerOnce } from '../../server/order-worker.js';
-import { sweepPicking } from '../../server/picking-expiry.js';
+import { runOrderWorkerOnce } from '../../server/jobs/order-worker.js';
+import { sweepPicking } from '../../server/jobs/picking-expiry.js';
 import { pushSenderOf, RecordingPushSender } from '../../server/providers/push/index.js';
 import { registerPushDevice } from '../support/accounts.js';
 import { assertMatchesSchema } from '../support/client.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { revokeSessions } from '../../db/queries/auth.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
-import { LISTENER_APPLICATION_NAME } from '../../server/outbox-feed.js';
+import { LISTENER_APPLICATION_NAME } from '../../server/realtime/outbox-feed.js';
 import { signInCustomer } from '../support/accounts.js';
 import { pickerMessage } from '../support/realtime.js';
 import { createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';

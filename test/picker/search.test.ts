@@ -2,7 +2,7 @@
 // searches, barcodes and scale labels, and the cursor's stability while products are added.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scaleLabel } from '../../handlers/rules/picking-barcode.js';
+import { scaleLabel } from '../../domain/codes/scale-label.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { createConfirmedOrder, stockedProducts } from '../support/orders.js';
 import { createPicker, startPicking, type TestPicker } from '../support/picking.js';

@@ -1,10 +1,10 @@
-// JSON answers of 1 KB and more are gzipped for a client that accepts gzip (server/http.ts send).
+// JSON answers of 1 KB and more are gzipped for a client that accepts gzip (server/http/responses.ts send).
 // Read with node:http, which, unlike fetch, shows the bytes as they came over the wire.
 import http from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_STORES } from '../../db/seed/stores.js';
-import { GZIP_FROM_CHARS } from '../../server/http.js';
+import { GZIP_FROM_CHARS } from '../../server/http/responses.js';
 import { createConfirmedOrder, stockedProducts } from '../support/orders.js';
 import { createPicker } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';

@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { connect } from '../../db/connection.js';
-import { isDatabaseUnavailable } from '../../server/http.js';
+import { isDatabaseUnavailable } from '../../server/http/responses.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notImplemented } from '../../server/handler-types.js';
 import { startTestService, type TestService } from '../support/service.js';

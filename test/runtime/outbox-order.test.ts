@@ -5,7 +5,7 @@ import { sql, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTrans
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedDatabase } from '../../db/database.js';
 import { createLogger } from '../../server/logger.js';
-import { LISTENER_APPLICATION_NAME, startOutboxFeed, type OutboxFeed, type OutboxRow } from '../../server/outbox-feed.js';
+import { LISTENER_APPLICATION_NAME, startOutboxFeed, type OutboxFeed, type OutboxRow } from '../../server/realtime/outbox-feed.js';
 import { createTestDatabase } from '../support/db.js';
 import { eventually } from '../orders/fixtures.js';
 

@@ -40,7 +40,7 @@ describe('round trips to PostgreSQL', () => {
     const c = await signInCustomer(svc);
     const bread = await makeProduct(svc, { price: '450.50', stock: '10.000' });
     const slot = await makeSlot(svc, { capacity: 3 });
-    // The first order also reads the store into its cache (handlers/shared/store.ts), as a
+    // The first order also reads the store into its cache (handlers/support/store.ts), as a
     // running service has long done.
     expect((await createOrder(svc, c.auth, deliveryBody([line(bread, 3)], slot))).status).toBe(201);
     counts();

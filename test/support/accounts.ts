@@ -2,7 +2,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { createCustomer, findPickerByLogin } from '../../db/queries/accounts.js';
 import { TokenService } from '../../server/auth/tokens.js';
-import { startSession } from '../../handlers/shared/sessions.js';
+import { startSession } from '../../handlers/services/sessions.js';
 import type { TestService } from './service.js';
 
 /** Phones handed out in this test file: a customer's phone is unique, so none is given twice. */

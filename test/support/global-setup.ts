@@ -10,7 +10,7 @@ import { connect } from '../../db/connection.js';
 import type { EmbeddedCluster } from '../../db/embedded.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { seedDemoData } from '../../db/seed/demo.js';
-import { localMoment } from '../../handlers/rules/local-time.js';
+import { localMoment } from '../../domain/time/local-time.js';
 import { reportCoverage, startCoverage } from './coverage.js';
 
 declare module 'vitest' {

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { DEMO_CUSTOMER } from '../../db/seed/accounts.js';
 import type { components } from '../../generated/api.test.js';
-import { startSession } from '../../handlers/shared/sessions.js';
+import { startSession } from '../../handlers/services/sessions.js';
 import { hashSecret } from '../../server/auth/passwords.js';
 import { TokenService } from '../../server/auth/tokens.js';
 import { command } from './orders.js';

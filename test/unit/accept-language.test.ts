@@ -1,7 +1,7 @@
 // Accept-Language negotiation (RFC 9110 12.5.4): every range counts with its weight, not only the
 // first tag; Android's `ru_RU` is `ru-RU`.
 import { describe, expect, it } from 'vitest';
-import { preferredLanguage } from '../../server/http.js';
+import { preferredLanguage } from '../../server/http/responses.js';
 
 describe('preferredLanguage', () => {
   it.each([

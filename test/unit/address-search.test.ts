@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isQueryLongEnough, normalizeAddressQuery, queryLength, typedWordVariants } from '../../handlers/rules/address-search.js';
+import { isQueryLongEnough, normalizeAddressQuery, queryLength, typedWordVariants } from '../../domain/geo/address-search.js';
 
 describe('address query', () => {
   it('is trimmed with whitespace collapsed', () => {

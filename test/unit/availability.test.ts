@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideAvailability, parseRequestedQuantity } from '../../handlers/rules/availability.js';
+import { decideAvailability, parseRequestedQuantity } from '../../domain/catalog/availability.js';
 
 const stock = (s: string | null, limit: string | null = null) => ({ stock: s, orderQuantityLimit: limit });
 const PIECE = { kind: 'piece' as const, ratio: '1.000' };

@@ -1,7 +1,7 @@
 // Online payment rules: who may pay, invoice reuse, invoice lifetime; and the retry schedule.
 import { describe, expect, it } from 'vitest';
-import { amountDue, amountToInvoice, decideInvoice, invoiceExpiry, payabilityProblem, wholeRefunds } from '../../handlers/rules/bank-invoice.js';
-import { afterFailure, retryDelaySeconds } from '../../handlers/rules/retry.js';
+import { amountDue, amountToInvoice, decideInvoice, invoiceExpiry, payabilityProblem, wholeRefunds } from '../../domain/money/bank-invoice.js';
+import { afterFailure, retryDelaySeconds } from '../../domain/time/retry-schedule.js';
 
 const now = new Date('2025-03-14T07:30:00Z');
 const order = (over: Partial<Parameters<typeof payabilityProblem>[0]> = {}) => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { barcodeLookupKeys, ean13, gtinCheckDigit, isPlu, isValidGtin } from '../../handlers/rules/barcode.js';
+import { barcodeLookupKeys, ean13, gtinCheckDigit, isPlu, isValidGtin } from '../../domain/codes/barcode.js';
 
 describe('barcodes', () => {
   it('computes the GS1 check digit', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planCatalogImport, type CatalogFile, type ImportContext } from '../../handlers/rules/catalog-file.js';
+import { planCatalogImport, type CatalogFile, type ImportContext } from '../../db/catalog-import/file.js';
 
 const ctx: ImportContext = {
   stores: new Map([['S1', 'store-1'], ['S2', 'store-2']]),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { keepCandidates, parseSearch } from '../../handlers/rules/catalog-search.js';
-import { DEFAULT_PAGE_SIZE, hasNextPage, pageWindow } from '../../handlers/rules/paging.js';
+import { keepCandidates, parseSearch } from '../../domain/catalog/search.js';
+import { DEFAULT_PAGE_SIZE, hasNextPage, pageWindow } from '../../server/http/paging.js';
 
 describe('search text', () => {
   it('ignores blank text and squeezes spaces', () => {

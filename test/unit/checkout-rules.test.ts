@@ -1,6 +1,6 @@
 // Checkout's request rules and its verdict on the lines.
 import { describe, expect, it } from 'vitest';
-import { changeViolation, deliveryModeOf, judgeLines, orderInputViolation, unsoldLines } from '../../handlers/rules/checkout.js';
+import { changeViolation, deliveryModeOf, judgeLines, orderInputViolation, unsoldLines } from '../../domain/orders/checkout.js';
 
 const P = '2f6c1f34-58b2-4a4e-8d1c-0e5b7f9d2a61';
 const U = '9a4d3c1b-7e2f-4b8a-a1c3-5d6e7f8a9b0c';

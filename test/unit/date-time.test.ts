@@ -1,6 +1,6 @@
 // RFC 3339 date-times in every form the request validator admits.
 import { describe, expect, it } from 'vitest';
-import { parseDateTime } from '../../handlers/rules/date-time.js';
+import { parseDateTime } from '../../domain/time/date-time.js';
 
 describe('parseDateTime', () => {
   it('reads every offset form, separator and case as the instant it names', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDecimal, normalizeDecimal, parseDecimal } from '../../handlers/rules/decimal.js';
+import { formatDecimal, normalizeDecimal, parseDecimal } from '../../domain/money/decimal.js';
 
 describe('decimal', () => {
   it('reads decimals exactly as scaled integers', () => {

@@ -1,6 +1,6 @@
 // The courier delivery state machine and what each state shows.
 import { describe, expect, it } from 'vitest';
-import { canTrackingMove, decideTrackingMove, deliveryEta, hasCourier, hasLiveMarker, planStatusReplay, trackingPath } from '../../handlers/rules/delivery-tracking.js';
+import { canTrackingMove, decideTrackingMove, deliveryEta, hasCourier, hasLiveMarker, planStatusReplay, trackingPath } from '../../domain/orders/delivery-tracking.js';
 
 const purchase = (status: Parameters<typeof decideTrackingMove>[2]['status'], wasPicked = false) => ({ status, wasPicked });
 

@@ -1,8 +1,8 @@
-// The per-database caches of handlers/shared/expiring-cache.ts: expiry, least-recently-used
+// The per-database caches of handlers/support/expiring-cache.ts: expiry, least-recently-used
 // eviction, and one database's entries never answering for another's.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Executor } from '../../db/executor.js';
-import { expiringCache } from '../../handlers/shared/expiring-cache.js';
+import { expiringCache } from '../../handlers/support/expiring-cache.js';
 
 const dbA = {} as Executor;
 const dbB = {} as Executor;

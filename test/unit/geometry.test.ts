@@ -12,7 +12,7 @@ import {
   roundKm,
   type Area,
   type Position,
-} from '../../handlers/rules/geometry.js';
+} from '../../domain/geo/geometry.js';
 
 const square = (x0: number, y0: number, x1: number, y1: number): Position[] => [
   [x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0],

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedDatabase } from '../../db/database.js';
-import { runHousekeeping } from '../../server/housekeeping.js';
+import { runHousekeeping } from '../../server/jobs/housekeeping.js';
 import { createTestDatabase } from '../support/db.js';
 
 let database: OpenedDatabase;

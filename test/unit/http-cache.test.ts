@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { acceptsGzip, ifNoneMatchMatches, snapshotEtag } from '../../handlers/rules/http-cache.js';
+import { acceptsGzip, ifNoneMatchMatches, snapshotEtag } from '../../server/http/conditional.js';
 
 describe('snapshot ETags', () => {
   it('is a strong, quoted tag naming version, store, language and content', () => {

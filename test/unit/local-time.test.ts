@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, isoWeekdayOf, localDateTime, localMoment, secondsOfTime, timeWithOffset } from '../../handlers/rules/local-time.js';
+import { addDays, isoWeekdayOf, localDateTime, localMoment, secondsOfTime, timeWithOffset } from '../../domain/time/local-time.js';
 
 describe('localMoment', () => {
   it('reads an instant on the wall clock of the store, with its offset', () => {

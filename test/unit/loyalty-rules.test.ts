@@ -1,8 +1,8 @@
 // The pure loyalty rules: accrual (and its split over preview lines), tiers, card link decisions,
 // wallet control fields, card numbers and sync timing.
 import { describe, expect, it } from 'vitest';
-import { lineAmountKopecks, loyaltyAccrualFor, pointsShares, previewCart } from '../../handlers/rules/loyalty-accrual.js';
-import { levelIndexFor, progressBetween, tierStatusFor, type ProgramLevel } from '../../handlers/rules/loyalty-tiers.js';
+import { lineAmountKopecks, loyaltyAccrualFor, pointsShares, previewCart } from '../../domain/loyalty/accrual.js';
+import { levelIndexFor, progressBetween, tierStatusFor, type ProgramLevel } from '../../domain/loyalty/tiers.js';
 import {
   decideCardLink,
   maskCardNumber,
@@ -11,7 +11,7 @@ import {
   pollAfterSeconds,
   retryDelaySeconds,
   walletControls,
-} from '../../handlers/rules/loyalty-wallet.js';
+} from '../../domain/loyalty/wallet.js';
 
 const silver = { tierLabel: 'Silver', accrualPercent: '5.00', mainCardBlocked: false };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareVersions, installedVersionParts, isVersion, updateKind } from '../../handlers/rules/mobile-version.js';
+import { compareVersions, installedVersionParts, isVersion, updateKind } from '../../domain/accounts/mobile-version.js';
 
 describe('mobile version rules', () => {
   it('compares part by part as numbers, missing parts being 0', () => {

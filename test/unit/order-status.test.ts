@@ -1,8 +1,8 @@
 // The purchase state machine: legal moves, cancellation decisions, the roadmap's progress line and
 // the status comments shown to the customer.
 import { describe, expect, it } from 'vitest';
-import { canCancel, canMove, decideCancellation, expectedPath, roadmapSteps, type StatusEntry } from '../../handlers/rules/order-status.js';
-import { statusComment } from '../../handlers/rules/order-texts.js';
+import { canCancel, canMove, decideCancellation, expectedPath, roadmapSteps, type StatusEntry } from '../../domain/orders/status.js';
+import { statusComment } from '../../domain/texts/orders.js';
 
 describe('order status moves', () => {
   it('allows the moves of the spec table and nothing from a terminal state', () => {

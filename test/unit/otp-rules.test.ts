@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { generateOtp, hashOtp, isTestPhone, otpMatches, otpState, sendLimit } from '../../handlers/rules/otp.js';
-import { pinProblem } from '../../handlers/rules/pin.js';
+import { generateOtp, hashOtp, isTestPhone, otpMatches, otpState, sendLimit } from '../../domain/codes/otp.js';
+import { pinProblem } from '../../domain/codes/pin.js';
 
 const at = (s: number) => new Date(Date.UTC(2026, 10, 22, 12, 0, s));
 

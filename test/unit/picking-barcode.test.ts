@@ -1,7 +1,7 @@
 // Scale labels (2X PPPPP WWWWW C) and product barcodes as the picker's scanner reads them.
 import { describe, expect, it } from 'vitest';
-import { ean13 } from '../../handlers/rules/barcode.js';
-import { labelPlu, labelWeight, readScannedCode, scaleLabel } from '../../handlers/rules/picking-barcode.js';
+import { ean13 } from '../../domain/codes/barcode.js';
+import { labelPlu, labelWeight, readScannedCode, scaleLabel } from '../../domain/codes/scale-label.js';
 
 describe('readScannedCode', () => {
   it('reads the PLU and the net weight of a scale label', () => {

@@ -1,6 +1,6 @@
 // The signed cursor of picker search v2.
 import { describe, expect, it } from 'vitest';
-import { CURSOR_TTL_SECONDS, decodeCursor, encodeCursor } from '../../handlers/rules/picking-cursor.js';
+import { CURSOR_TTL_SECONDS, decodeCursor, encodeCursor } from '../../server/http/picking-cursor.js';
 
 const scope = { storeId: '5f3c1a9e-8a51-4c3e-9a57-3d2f0c6b7a10', lang: 'en' as const, query: 'milk', barcode: null };
 const key = { inStock: true, relevance: '1.900000', name: 'Milk 3.2% 1 l', inventoryId: '6d2a8c4e-1f3b-4a5c-9d7e-8b0a2c4e6f81' };

@@ -19,7 +19,7 @@ import {
   type ItemCommand,
   type ItemFacts,
   type StateKey,
-} from '../../handlers/rules/picking-items.js';
+} from '../../domain/picking/items.js';
 
 const kg = (s: string) => BigInt(Math.round(Number(s) * 1000));
 const pcs = (n: number) => BigInt(n) * 1000n;

@@ -1,7 +1,7 @@
 // The customer's picking result: groups, change kinds and reasons of each line.
 import { describe, expect, it } from 'vitest';
-import { toleranceFor, type ItemFacts } from '../../handlers/rules/picking-items.js';
-import { pickingResult, type PositionProduct, type ResultItemInput } from '../../handlers/rules/picking-result.js';
+import { toleranceFor, type ItemFacts } from '../../domain/picking/items.js';
+import { pickingResult, type PositionProduct, type ResultItemInput } from '../../domain/picking/result.js';
 
 const product = (name: string, priceKopecks: bigint): PositionProduct => ({
   name, productId: null, unitId: null, image: null, barcode: '4600000000001', pluCode: null, unit: 'pc', priceKopecks,

@@ -1,6 +1,6 @@
 // The derived figures of the picker's history summary: averages, pace, rates.
 import { describe, expect, it } from 'vitest';
-import { ratio, summaryRates } from '../../handlers/rules/picking-stats.js';
+import { ratio, summaryRates } from '../../domain/picking/stats.js';
 
 describe('history summary figures', () => {
   it('divides with half-up rounding', () => {

@@ -1,7 +1,7 @@
 // The serving-store rule of check-location: each tie-breaker in its order, on real-looking zones.
 import { describe, expect, it } from 'vitest';
-import type { Position } from '../../handlers/rules/geometry.js';
-import { chooseServingZone, type ZoneCandidate } from '../../handlers/rules/serving-store.js';
+import type { Position } from '../../domain/geo/geometry.js';
+import { chooseServingZone, type ZoneCandidate } from '../../domain/geo/serving-store.js';
 
 const square = (x0: number, y0: number, x1: number, y1: number): Position[] => [
   [x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cutoffOf, slotAvailability } from '../../handlers/rules/slot-availability.js';
+import { cutoffOf, slotAvailability } from '../../domain/orders/slot-availability.js';
 
 const now = new Date('2025-03-14T08:00:00Z');
 const open = { isClosed: false, cutoffAt: new Date('2025-03-14T09:00:00Z'), capacity: 5, reserved: 2 };

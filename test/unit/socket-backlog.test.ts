@@ -1,7 +1,7 @@
 // A socket whose client stopped taking messages is skipped once its unsent backlog reaches the cap,
 // instead of buffering every event for as long as it stays connected.
 import { describe, expect, it } from 'vitest';
-import { sendUnlessBacklogged } from '../../server/socket-channel.js';
+import { sendUnlessBacklogged } from '../../server/realtime/socket-channel.js';
 
 const socket = (bufferedAmount: number, readyState = 1) => {
   const sent: string[] = [];

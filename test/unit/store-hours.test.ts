@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { localMoment } from '../../handlers/rules/local-time.js';
-import { fullWeek, isExpressAvailableAt, isOpenAt, type DayHours } from '../../handlers/rules/store-hours.js';
+import { localMoment } from '../../domain/time/local-time.js';
+import { fullWeek, isExpressAvailableAt, isOpenAt, type DayHours } from '../../domain/time/store-hours.js';
 
 const TZ = 'Europe/Moscow';
 // 2025-03-17 is a Monday.

@@ -9,7 +9,7 @@
 // the wrong shape is CourierUnavailableError too (asked again later, never half applied).
 import type { OrdersConfig } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import { isTrackingState } from '../../../handlers/rules/delivery-tracking.js';
+import { isTrackingState } from '../../../domain/orders/delivery-tracking.js';
 import { CourierRefusedError, CourierUnavailableError, type CourierRequest, type CourierService, type CourierStatus, type ExpressQuoteRequest } from './types.js';
 
 const TRANSPORTS = ['foot', 'bicycle', 'scooter', 'car'] as const;

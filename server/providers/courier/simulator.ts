@@ -4,7 +4,7 @@
 // is, where they are, when they arrive - is derived here from the order and the map, so the
 // simulated tracking moves plausibly.
 import { createHash } from 'node:crypto';
-import { haversineKm } from '../../../handlers/rules/geometry.js';
+import { haversineKm } from '../../../domain/geo/geometry.js';
 import type { Logger } from '../../logger.js';
 import type { CourierRequest, CourierService, CourierStatus, ExpressQuoteRequest, GeoPoint } from './types.js';
 

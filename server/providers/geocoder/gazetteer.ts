@@ -2,7 +2,7 @@
 // (gazetteer_entries), so address search works offline and in every test.
 import type { Executor } from '../../../db/executor.js';
 import { nearestGazetteerEntry, searchGazetteer, type GazetteerRow } from '../../../db/queries/logistics.js';
-import { boundingBoxAround } from '../../../handlers/rules/geometry.js';
+import { boundingBoxAround } from '../../../domain/geo/geometry.js';
 import type { AddressSuggestion, Geocoder, ReverseRequest, SuggestRequest } from './types.js';
 
 type EntryFields = Omit<GazetteerRow, 'distance_km'>;

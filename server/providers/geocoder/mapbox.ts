@@ -1,7 +1,7 @@
 // A real geocoding provider: Mapbox Geocoding API v6 (forward and reverse). Every failure -
 // network error, timeout, non-2xx answer, a body that is not the documented shape - becomes
 // GeocoderUnavailableError within `timeoutMs`, which the operations answer as 502.
-import { haversineKm } from '../../../handlers/rules/geometry.js';
+import { haversineKm } from '../../../domain/geo/geometry.js';
 import type { LogisticsConfig } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { GeocoderUnavailableError, type AddressSuggestion, type Geocoder, type GeoPoint, type ReverseRequest, type SuggestRequest } from './types.js';

@@ -5,7 +5,7 @@
 // boundaries; retried commands carrying the same idempotency key are applied once.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../../db/schema.js';
-import { levelIndexFor } from '../../../handlers/rules/loyalty-tiers.js';
+import { levelIndexFor } from '../../../domain/loyalty/tiers.js';
 import {
   rejected,
   type AccrualRequest,

@@ -1,5 +1,5 @@
 // Push notifications behind a small interface: `recording` (default, recording.ts) or `http`,
-// a JSON push gateway (http.ts). The dispatcher (server/order-worker.ts) decides what to send.
+// a JSON push gateway (http.ts). The dispatcher (server/jobs/order-worker.ts) decides what to send.
 import type { AppDeps } from '../../deps.js';
 import type { OrdersConfig } from '../../config.js';
 import type { Logger } from '../../logger.js';

@@ -1,0 +1,316 @@
+// The one mapper of each picking resource from its rows to the contract's shape: sessions,
+// items, stores and slots as the picker app sees them, and the order's picking result as the
+// customer sees it.
+import type { components } from '../../generated/api.test.js';
+import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
+import { currentItemIndex, currentLineTotal, isResolved, lineTotal, stateKey, type ItemFacts } from '../../domain/picking/items.js';
+import { pickingResult, type PickingResultView, type ResultItemInput } from '../../domain/picking/result.js';
+import type { HistoryRow } from '../../db/queries/picking-history.js';
+import { itemFacts, type ItemRow, type QueueRow, type ReplacementOption, type SessionHead } from '../../db/queries/picking.js';
+
+type Schemas = components['schemas'];
+export type PickingSessionView = Schemas['PickingSessionSchema'];
+export type PickingSessionHeaderView = Schemas['PickingSessionHeaderSchema'];
+export type PickingItemView = Schemas['PickingItemSchema'];
+export type PickerStoreView = Schemas['PickerStoreSchema'];
+export type PickerSlotView = Schemas['PickerSlotSchema'];
+type Lang = 'ru' | 'en';
+
+const money = (k: bigint) => formatDecimal(k, 2);
+const quantity = (q: bigint) => formatDecimal(q, 3);
+const kopecksOf = (v: string) => parseDecimal(v, 2)!;
+
+export function toPickerStore(
+  s: { id: string; name_ru: string; name_en: string; address_ru: string | null; address_en: string | null; timezone: string },
+  lang: Lang,
+): PickerStoreView {
+  return { id: s.id, name: lang === 'ru' ? s.name_ru : s.name_en, address: lang === 'ru' ? s.address_ru : s.address_en, timezone: s.timezone };
+}
+
+/** The order's slot; null for express orders and orders without one. */
+export function toPickerSlot(o: {
+  is_express: boolean;
+  slot_id: string | null;
+  slot_date: string | null;
+  slot_start: string | null;
+  slot_end: string | null;
+  slot_starts_at: Date | null;
+  slot_ends_at: Date | null;
+}): PickerSlotView | null {
+  if (o.is_express || !o.slot_id || !o.slot_date || !o.slot_start || !o.slot_end || !o.slot_starts_at || !o.slot_ends_at) return null;
+  return {
+    id: o.slot_id,
+    date: o.slot_date,
+    start_time: o.slot_start.slice(0, 8),
+    end_time: o.slot_end.slice(0, 8),
+    starts_at: o.slot_starts_at.toISOString(),
+    ends_at: o.slot_ends_at.toISOString(),
+  };
+}
+
+/** Price the item is charged at: the replacement's once one is chosen. */
+export const chargedPrice = (r: ItemRow): bigint => kopecksOf(r.replacement_unit_price ?? r.unit_price);
+
+/** The item's contribution to the current total (what `current_line_total` stores). */
+export const itemLineTotal = (r: ItemRow, f: ItemFacts = itemFacts(r)): bigint => currentLineTotal(f, chargedPrice(r));
+
+export function toPickingItem(r: ItemRow, lang: Lang, options: readonly ReplacementOption[] = []): PickingItemView {
+  const f = itemFacts(r);
+  const unit = lang === 'ru' ? r.unit_ru : r.unit_en;
+  return {
+    item_id: r.id,
+    product_id: r.product_id,
+    inventory_id: r.inventory_id,
+    unit_id: r.unit_id,
+    name: lang === 'ru' ? r.name_ru : r.name_en,
+    image_url: r.image_url,
+    barcode: r.barcode,
+    plu_code: r.plu_code,
+    unit,
+    is_weight_based: r.is_weight_based,
+    ordered_quantity: quantity(f.ordered),
+    actual_quantity: f.actual === null ? null : quantity(f.actual),
+    confirmed_quantity: f.confirmed === null ? null : quantity(f.confirmed),
+    unit_price: money(kopecksOf(r.unit_price)),
+    ordered_line_total: r.is_added ? '0.00' : money(lineTotal(f.ordered, kopecksOf(r.unit_price))),
+    current_line_total: money(kopecksOf(r.current_line_total)),
+    state: r.state,
+    clarification_kind: r.clarification_kind,
+    is_resolved: isResolved(f),
+    missing_action: r.missing_action,
+    is_added: r.is_added,
+    pick_source: r.pick_source,
+    last_scanned_barcode: r.last_scanned_barcode,
+    tolerance: f.tolerance
+      ? { percent: formatDecimal(f.tolerance.percentTenths, 1), min_quantity: quantity(f.tolerance.min), max_quantity: quantity(f.tolerance.max) }
+      : null,
+    replacement_options: r.state === 'missing' && r.missing_action === 'call' ? [...options] : [],
+    replacement:
+      r.replacement_product_id && r.replacement_inventory_id && r.replacement_unit_price && r.replacement_chosen_at
+        ? {
+            inventory_id: r.replacement_inventory_id,
+            product_id: r.replacement_product_id,
+            name: (lang === 'ru' ? r.replacement_name_ru : r.replacement_name_en) ?? '',
+            barcode: r.replacement_barcode,
+            plu_code: r.replacement_plu_code,
+            image_url: r.replacement_image_url,
+            unit: (lang === 'ru' ? r.replacement_unit_ru : r.replacement_unit_en) ?? unit,
+            unit_price: money(kopecksOf(r.replacement_unit_price)),
+            is_weight_based: r.is_weight_based,
+            chosen_at: r.replacement_chosen_at.toISOString(),
+          }
+        : null,
+    updated_at: r.updated_at.toISOString(),
+  };
+}
+
+/** Items that offer replacement options (missing, the customer to be called). */
+export const itemsWantingOptions = (items: readonly ItemRow[]) =>
+  items
+    .filter((i) => i.state === 'missing' && i.missing_action === 'call')
+    .map((i) => ({ itemId: i.id, productId: i.product_id, isWeightBased: i.is_weight_based, unitPrice: i.unit_price }));
+
+/** The session without its items (PickingSessionHeaderSchema): a picker command's delta answer. */
+export function toPickingSessionHeader(head: SessionHead, items: readonly ItemRow[], viewerPickerId: number, lang: Lang): PickingSessionHeaderView {
+  const closed = head.status === 'completed' || head.status === 'cancelled';
+  const original = kopecksOf(head.original_total);
+  const current = kopecksOf(head.final_total ?? head.current_total);
+  return {
+    session_id: head.id,
+    order_id: head.order_id,
+    order_number: String(head.order_no),
+    is_express: head.is_express,
+    current_item_index: currentItemIndex(items.map((i) => itemFacts(i))),
+    is_locked: closed || head.picker_id !== viewerPickerId,
+    is_cancelled: head.status === 'cancelled',
+    is_completed: head.status === 'completed',
+    session_status: head.status,
+    version: head.version,
+    updated_at: head.updated_at.toISOString(),
+    closure_source: head.closure_source,
+    absence_preference: head.absence_action,
+    customer_comment: head.customer_comment ?? '',
+    customer_phone: head.customer_phone ?? '',
+    max_added_items: head.max_added_items,
+    added_items_count: head.added_items_count,
+    payment_summary: {
+      original_total: money(original),
+      current_total: money(current),
+      difference: money(current - original),
+      reconciliation_status: head.reconciliation_status,
+    },
+    store: toPickerStore(
+      { id: head.store_id, name_ru: head.store_name_ru, name_en: head.store_name_en, address_ru: head.store_address_ru, address_en: head.store_address_en, timezone: head.store_timezone },
+      lang,
+    ),
+    fulfillment_type: head.fulfillment_type,
+    cancellation_reason: head.cancellation_reason,
+    cancel_after_resolved_items: head.cancel_after_resolved_items,
+    slot: toPickerSlot(head),
+  };
+}
+
+/** The whole session: its header and its items (with the replacement options of those offering them). */
+export function toPickingSession(
+  head: SessionHead,
+  items: readonly ItemRow[],
+  options: ReadonlyMap<number, ReplacementOption[]>,
+  viewerPickerId: number,
+  lang: Lang,
+): PickingSessionView {
+  return { ...toPickingSessionHeader(head, items, viewerPickerId, lang), items: items.map((i) => toPickingItem(i, lang, options.get(i.id))) };
+}
+
+/** The customer's picking result from the items of the order's session. */
+export function toPickingResult(items: readonly ItemRow[], lang: Lang, completed: boolean): PickingResultView {
+  const inputs: ResultItemInput[] = items.map((r) => ({
+    id: r.id,
+    position: r.position,
+    isAdded: r.is_added,
+    facts: itemFacts(r),
+    ordered: {
+      name: lang === 'ru' ? r.name_ru : r.name_en,
+      productId: r.product_id,
+      unitId: r.unit_id,
+      image: r.image_url,
+      barcode: r.barcode,
+      pluCode: r.plu_code,
+      unit: lang === 'ru' ? r.unit_ru : r.unit_en,
+      priceKopecks: kopecksOf(r.unit_price),
+    },
+    replacement:
+      r.replacement_product_id && r.replacement_unit_price
+        ? {
+            name: (lang === 'ru' ? r.replacement_name_ru : r.replacement_name_en) ?? '',
+            productId: r.replacement_product_id,
+            unitId: r.replacement_unit_id,
+            image: r.replacement_image_url,
+            barcode: r.replacement_barcode,
+            pluCode: r.replacement_plu_code,
+            unit: (lang === 'ru' ? r.replacement_unit_ru : r.replacement_unit_en) ?? (lang === 'ru' ? r.unit_ru : r.unit_en),
+            priceKopecks: kopecksOf(r.replacement_unit_price),
+          }
+        : null,
+  }));
+  return pickingResult(inputs, lang, completed);
+}
+
+// ---------------------------------------------------------------------------------------------
+// History
+
+export type PickerHistorySessionView = Schemas['PickerHistorySessionSchema'];
+export type PickerHistoryItemView = Schemas['PickerHistoryItemSchema'];
+type ResolutionType = NonNullable<PickerHistoryItemView['resolution_type']>;
+
+/** How a resolved item was settled; null for an unsettled one (cancelled sessions keep any state). */
+export function resolutionType(f: ItemFacts, hasReplacement: boolean): ResolutionType | null {
+  switch (stateKey(f)) {
+    case 'picked':
+      if (hasReplacement) return 'replaced';
+      if (f.confirmed !== null) return f.isWeightBased ? 'weight_confirmed' : 'quantity_confirmed';
+      return 'picked';
+    case 'clarified/removed':
+      return 'removed';
+    case 'clarified/store_transfer_shortage':
+      return 'store_transfer_shortage';
+    default:
+      return null;
+  }
+}
+
+export function toHistoryItem(r: ItemRow, lang: Lang, settled: boolean): PickerHistoryItemView {
+  const f = itemFacts(r);
+  const key = stateKey(f);
+  const replaced = r.replacement_product_id !== null;
+  const originalName = lang === 'ru' ? r.name_ru : r.name_en;
+  return {
+    item_id: String(r.id),
+    source: r.pick_source ?? 'none',
+    original_name: originalName,
+    final_name: replaced ? ((lang === 'ru' ? r.replacement_name_ru : r.replacement_name_en) ?? originalName) : originalName,
+    barcode: r.last_scanned_barcode ?? '',
+    state: key,
+    required_quantity: quantity(f.ordered),
+    actual_quantity: quantity(f.actual ?? 0n),
+    original_unit_price: money(kopecksOf(r.unit_price)),
+    final_unit_price: money(chargedPrice(r)),
+    is_added: r.is_added,
+    is_removed: key === 'clarified/removed' || key === 'clarified/store_transfer_shortage',
+    original_image_url: r.image_url,
+    final_image_url: replaced ? r.replacement_image_url : r.image_url,
+    original_plu_code: r.plu_code,
+    final_plu_code: replaced ? r.replacement_plu_code : r.plu_code,
+    plu_code: r.pick_source === 'scale_label' ? r.label_plu : null,
+    resolution_type: settled ? resolutionType(f, replaced) : null,
+    original_barcode: r.barcode ?? '',
+    final_barcode: (replaced ? r.replacement_barcode : r.barcode) ?? '',
+  };
+}
+
+export function toHistorySession(r: HistoryRow, lang: Lang): PickerHistorySessionView {
+  return {
+    session_id: r.session_id,
+    order_id: r.order_id,
+    order_number: String(r.order_no),
+    picker_id: r.picker_id,
+    picker_login: r.picker_login,
+    picker_display_name: r.picker_display_name,
+    session_status: r.status,
+    closure_source: r.closure_source,
+    started_at: r.started_at.toISOString(),
+    completed_at: r.closed_at.toISOString(),
+    duration_seconds: durationSeconds(r),
+    is_express: r.is_express,
+    fulfillment_type: r.fulfillment_type,
+    store: toPickerStore(
+      { id: r.store_id, name_ru: r.store_name_ru, name_en: r.store_name_en, address_ru: r.store_address_ru, address_en: r.store_address_en, timezone: r.store_timezone },
+      lang,
+    ),
+    slot: toPickerSlot(r),
+    items_count: r.items_count,
+    picked_items_count: r.picked_items_count,
+    changed_items_count: r.changed_items_count,
+    removed_items_count: r.removed_items_count,
+    added_items_count: r.added_items_count,
+    original_total: money(kopecksOf(r.original_total)),
+    final_total: money(kopecksOf(r.final_total)),
+  };
+}
+
+export const durationSeconds = (r: { started_at: Date; closed_at: Date }): number =>
+  Math.max(0, Math.floor((r.closed_at.getTime() - r.started_at.getTime()) / 1000));
+
+// ---------------------------------------------------------------------------------------------
+// Queue
+
+export type PickerOrderView = Schemas['PickerOrderSchema'];
+
+/** A queue card for the caller (`is_mine`, `can_start` depend on who reads it). */
+export function toQueueCard(r: QueueRow, viewerId: number, viewerCurrentSessionId: number | null, lang: Lang): PickerOrderView {
+  const inProgress = r.session_id !== null;
+  const mine = inProgress && r.picker_id === viewerId;
+  return {
+    order_id: r.order_id,
+    order_number: String(r.no),
+    created_at: r.created_at.toISOString(),
+    is_express: r.is_express,
+    fulfillment_type: r.type,
+    slot: toPickerSlot(r),
+    pick_deadline: r.pick_deadline.toISOString(),
+    items_count: r.items_count,
+    has_weight_items: r.has_weight_items,
+    total: money(kopecksOf(r.goods_total)),
+    customer_comment: r.comment ?? '',
+    absence_preference: r.absence_action,
+    store: toPickerStore(
+      { id: r.store_id, name_ru: r.store_name_ru, name_en: r.store_name_en, address_ru: r.store_address_ru, address_en: r.store_address_en, timezone: r.store_timezone },
+      lang,
+    ),
+    queue_status: inProgress ? 'in_progress' : 'waiting',
+    session_id: r.session_id,
+    picker: inProgress && r.picker_id !== null ? { id: r.picker_id, display_name: r.picker_display_name ?? '' } : null,
+    is_mine: mine,
+    // Start succeeds for a waiting order when the caller has no current session, and resumes the caller's own.
+    can_start: mine || (!inProgress && viewerCurrentSessionId === null),
+  };
+}

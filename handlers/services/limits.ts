@@ -1,0 +1,70 @@
+// Counted limits kept in PostgreSQL (so every instance enforces the same count): per client IP
+// on sign-in operations, and lockouts after failed sign-ins.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { clearRateEvents, rateEventsSince, recordRateEvent } from '../../db/queries/auth.js';
+import type { Executor } from '../../db/executor.js';
+import type { DB } from '../../db/schema.js';
+import { rateLimited } from '../../server/errors.js';
+import { secondsUntil } from '../../domain/codes/otp.js';
+
+/** Throws 429 when `subject` already has `max` events inside the window. */
+export async function assertUnderLimit(
+  db: Executor,
+  subject: string,
+  max: number,
+  windowSeconds: number,
+  error: { code: string; detail: string },
+): Promise<void> {
+  const now = new Date();
+  const events = await rateEventsSince(db, subject, new Date(now.getTime() - windowSeconds * 1000));
+  if (events.length < max) return;
+  const frees = new Date(events[events.length - max].occurred_at.getTime() + windowSeconds * 1000);
+  const retryAfter = secondsUntil(frees, now);
+  // The policy is named after the kind of subject ("ip", "pin", "picker-refresh"), never its value.
+  throw rateLimited(error.code, error.detail, retryAfter, { name: subject.split(':')[0], quota: max, windowSeconds });
+}
+
+/**
+ * Counts one event of `subject` when it has fewer than `max` inside the window, else throws 429;
+ * exact under concurrency. The count and the insert run in one transaction under a
+ * transaction-scoped advisory lock of the subject: without it, a burst of requests all counted
+ * before any was recorded (250 parallel sign-ins from one address admitted 165-176 against a
+ * limit of 120). The lock is per subject, so different clients never wait for each other, and it
+ * ends with the transaction (no session state: safe behind PgBouncer in transaction mode).
+ */
+export function countAgainstLimit(
+  db: Kysely<DB>,
+  subject: string,
+  max: number,
+  windowSeconds: number,
+  error: { code: string; detail: string },
+): Promise<void> {
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${subject}, 0))`.execute(trx);
+    await assertUnderLimit(trx, subject, max, windowSeconds, error);
+    await recordRateEvent(trx, subject);
+  });
+}
+
+/** Counts this request against the client's per-minute budget for sign-in operations. */
+export async function limitClientIp(db: Kysely<DB>, operation: string, ip: string | undefined, perMinute: number): Promise<void> {
+  const subject = `ip:${operation}:${ip ?? 'unknown'}`;
+  await countAgainstLimit(db, subject, perMinute, 60, { code: 'RATE_LIMITED', detail: 'Too many requests from this client; retry later' });
+}
+
+/**
+ * Runs one sign-in attempt at a time for each of `subjects` (a phone, a login, an address): the
+ * failure count is read, the secret checked and a failure recorded in one transaction, under a
+ * transaction-scoped advisory lock per subject. Without it, concurrent wrong attempts all pass
+ * the count before any is recorded, and a lockout of 5 lets dozens through. `attempt` returns
+ * its outcome rather than throwing a 401, so that the failure it records is committed.
+ */
+export function oneAttemptAtATime<T>(db: Kysely<DB>, subjects: readonly string[], attempt: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    // In one order for every caller, so two attempts sharing subjects cannot deadlock.
+    for (const subject of [...subjects].sort()) await sql`SELECT pg_advisory_xact_lock(hashtextextended(${subject}, 0))`.execute(trx);
+    return attempt(trx);
+  });
+}
+
+export { clearRateEvents, recordRateEvent };

@@ -1,0 +1,197 @@
+// Turning results into HTTP: the one place where an error becomes a response body.
+import type express from 'express';
+import Negotiator from 'negotiator';
+import { promisify } from 'node:util';
+import { gunzipSync, gzip } from 'node:zlib';
+import { acceptsGzip } from './conditional.js';
+import { AppError, serviceUnavailable, type ValidationIssue } from '../errors.js';
+import type { Logger } from '../logger.js';
+
+export interface HttpReply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** JSON bodies from this length (about 1 KB) are gzipped when the client accepts it; below, gzip saves too little. */
+export const GZIP_FROM_CHARS = 1024;
+
+/**
+ * Bodies already written as JSON (and gzipped when large): answers of retry-safe commands,
+ * which are stored in that form (server/idempotency.ts). send() reuses the text and the gzip
+ * rather than writing and compressing them again. Keyed by the body object, so an entry lives
+ * exactly as long as its reply.
+ */
+const serializedBodies = new WeakMap<object, { text: string; gzip: Buffer | null }>();
+const remember = (body: unknown, serialized: { text: string; gzip: Buffer | null }) => {
+  if (body !== null && typeof body === 'object') serializedBodies.set(body, serialized);
+};
+const gzipAsync = promisify(gzip);
+/** The fastest level: JSON answers are repetitive, and level 1 already takes a session to a sixth. */
+const gzipFast = (text: string) => gzipAsync(text, { level: 1 });
+
+/** A body as JSON text, gzipped from GZIP_FROM_CHARS on; send() will reuse both for this body. */
+export async function serializeBody(body: unknown): Promise<{ text: string; gzip: Buffer | null }> {
+  const text = JSON.stringify(body);
+  const serialized = { text, gzip: text.length >= GZIP_FROM_CHARS ? await gzipFast(text) : null };
+  remember(body, serialized);
+  return serialized;
+}
+
+/** The body of gzipped JSON (a stored answer); send() will reuse the text and the gzip. */
+export function gunzipBody(gzipped: Buffer): unknown {
+  const text = gunzipSync(gzipped).toString('utf8');
+  const body: unknown = JSON.parse(text);
+  remember(body, { text, gzip: gzipped });
+  return body;
+}
+
+export function send(res: express.Response, reply: HttpReply): void {
+  if (res.headersSent) return;
+  if (reply.headers) for (const [k, v] of Object.entries(reply.headers)) res.setHeader(k, v);
+  res.status(reply.status);
+  if (reply.body === undefined || reply.status === 204 || reply.status === 304) {
+    res.end();
+    return;
+  }
+  // Written directly rather than through express's res.json/res.send, which copy the text into
+  // a Buffer and check request freshness on every reply: node sets Content-Length from the body.
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  const serialized = reply.body !== null && typeof reply.body === 'object' ? serializedBodies.get(reply.body) : undefined;
+  const text = serialized?.text ?? JSON.stringify(reply.body);
+  if (text.length < GZIP_FROM_CHARS) {
+    res.end(text);
+    return;
+  }
+  // The apps' HTTP stacks (OkHttp, URLSession) ask for gzip and inflate it themselves. On a
+  // phone's network or a store's Wi-Fi the size is the wait: a 20-card listing page is 12.3 KB of
+  // text and 1.4 KB gzipped, a picker command's answer (its session of 40 items) 33 KB and 4.9 KB.
+  // Compressed off the event loop (zlib's thread pool); a failure sends the text.
+  res.vary('Accept-Encoding');
+  if (!acceptsGzip(res.req.headers['accept-encoding'])) {
+    res.end(text);
+    return;
+  }
+  if (serialized?.gzip) {
+    res.setHeader('Content-Encoding', 'gzip');
+    res.end(serialized.gzip);
+    return;
+  }
+  gzip(text, (err, zipped) => {
+    if (err) {
+      res.end(text);
+      return;
+    }
+    res.setHeader('Content-Encoding', 'gzip');
+    res.end(zipped);
+  });
+}
+
+
+/** SQLSTATEs of the connection time limits (db/connection.ts ConnectionLimits) firing. */
+const TIME_LIMIT_CODES = new Set([
+  '57014', // query_canceled: statement_timeout
+  '55P03', // lock_not_available: lock_timeout
+  '25P03', // idle_in_transaction_session_timeout
+]);
+
+/**
+ * Whether an error says PostgreSQL cannot be reached, is going away (restart, failover) or is too
+ * busy to answer in time: the connection refused, reset or cut, the pool's wait for a connection
+ * timed out, an SQLSTATE of class 08 (connection exception), 57P01-57P03 (shutting down, cannot
+ * connect now), or one of the connection's time limits fired. A client may retry such a request;
+ * it is not the service's bug, nor the client's.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  // Class 08 but 08P01, a protocol violation: that is a bug, not an outage.
+  if (typeof code === 'string' && (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', '57P01', '57P02', '57P03'].includes(code) || TIME_LIMIT_CODES.has(code) || (code.startsWith('08') && code !== '08P01'))) return true;
+  // pg's own words when a connection broke: waiting for one, cut mid-query, or asked again after.
+  return /^(timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error)/.test(err.message);
+}
+
+/**
+ * The reply for any thrown value. A database that cannot be reached is a 503 the app retries;
+ * any other unexpected error becomes a 500 without stack or SQL.
+ */
+export function errorReply(err: unknown, requestId: string, log: Logger): HttpReply {
+  if (isDatabaseUnavailable(err)) {
+    log.error('database unavailable', { err: (err as Error).message, sqlstate: (err as { code?: unknown }).code });
+    err = serviceUnavailable('DATABASE_UNAVAILABLE', 'The service cannot reach its database right now; retry shortly', 5);
+  }
+  if (err instanceof AppError) {
+    return {
+      status: err.status,
+      headers: err.headers,
+      body: { detail: err.detail, code: err.code, ...err.extra, request_id: requestId },
+    };
+  }
+  log.error('unhandled error', { err });
+  return {
+    status: 500,
+    body: { detail: 'Internal server error', code: 'INTERNAL_ERROR', request_id: requestId },
+  };
+}
+
+/** Ajv errors of openapi-backend's request validation as the spec's `{loc, msg, type}` list. */
+export function validationIssues(errors: readonly any[]): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
+  for (const e of errors) {
+    const parts: (string | number)[] = String(e.instancePath ?? '')
+      .split('/')
+      .filter(Boolean)
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+    if (e.params?.missingProperty) parts.push(e.params.missingProperty);
+    if (e.params?.additionalProperty) parts.push(e.params.additionalProperty);
+    if (e.params?.unevaluatedProperty) parts.push(e.params.unevaluatedProperty);
+    // openapi-backend nests the body under `requestBody` and parameters under their location.
+    if (parts[0] === 'requestBody') parts[0] = 'body';
+    let msg = String(e.message ?? 'is invalid');
+    if (e.params?.additionalProperty) msg = 'unexpected property';
+    // No body at all: openapi-backend reports the missing `requestBody` property of its request.
+    const noBody = e.params?.missingProperty === 'requestBody' && parts.length === 1;
+    if (noBody) msg = 'a JSON body is required (Content-Type: application/json)';
+    if (e.keyword === 'parse') parts.splice(0, parts.length, 'body');
+    if (noBody) parts.splice(0, parts.length, 'body');
+    const issue = { loc: parts.length ? parts : ['body'], msg, type: e.keyword === 'parse' ? 'json' : String(e.keyword ?? 'invalid') };
+    if (!out.some((o) => o.type === issue.type && o.msg === issue.msg && o.loc.join('.') === issue.loc.join('.'))) out.push(issue);
+  }
+  return out;
+}
+
+/**
+ * Where a request's strings hold U+0000 (NUL), as validation issues. PostgreSQL cannot store it
+ * in text and fails the whole statement, so such input is refused here, once for every
+ * operation, as a 422 like any other bad value.
+ */
+export function nulCharacterIssues(parts: Record<'body' | 'query' | 'path', unknown>): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const visit = (value: unknown, loc: (string | number)[]) => {
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) issues.push({ loc, msg: 'must not contain the NUL character (U+0000)', type: 'pattern' });
+    } else if (Array.isArray(value)) {
+      value.forEach((v, i) => visit(v, [...loc, i]));
+    } else if (value !== null && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) visit(v, [...loc, k]);
+    }
+  };
+  for (const [where, value] of Object.entries(parts)) visit(value, [where]);
+  return issues;
+}
+
+/** The languages the service answers in; the first is the one of a tie and of no preference. */
+const LANGUAGES = ['en', 'ru'] as const;
+
+/**
+ * The answer language negotiated from Accept-Language (RFC 9110 12.5.4) with express's own
+ * negotiator: every range counts with its q-value, so `de-DE, ru;q=0.5` is Russian (German is not
+ * offered, Russian is acceptable) and `ru-RU` matches `ru`. `_` is read as `-`: Android's
+ * `Locale.toString()` sends `ru_RU`. `en` when nothing offered is acceptable, or on no header.
+ */
+export function preferredLanguage(header: string | undefined | null): 'ru' | 'en' {
+  if (!header) return 'en';
+  const [best] = new Negotiator({ headers: { 'accept-language': header.replaceAll('_', '-') } }).languages([...LANGUAGES]);
+  return best === 'ru' ? 'ru' : 'en';
+}
