@@ -1,5 +1,5 @@
 // Handlers of the Accounts tag: profile, preferences and push devices of the signed-in principal.
-import type { HandlerMap } from '../generated/operations.js';
+import type { HandlerMap } from '../server/handler-types.js';
 import {
   anonymiseCustomer,
   deleteCustomerPushToken,

@@ -1,7 +1,7 @@
 // Handlers of the Authentication tag: one-time codes, PIN sign-in, token refresh and verify,
 // PIN recovery. Rules are in domain/codes/otp.ts and pin.ts; sessions in services/sessions.ts.
 import { randomUUID } from 'node:crypto';
-import type { HandlerMap } from '../generated/operations.js';
+import type { HandlerMap } from '../server/handler-types.js';
 import { createCustomer, findCustomer, findCustomerByPhone, getOrCreatePreferences, setCustomerPin } from '../db/queries/accounts.js';
 import {
   consumeOtpCode,
@@ -20,7 +20,7 @@ import {
 } from '../db/queries/auth.js';
 import type { Executor } from '../db/executor.js';
 import { activePrincipal } from '../server/auth/principal.js';
-import { verifySecret, hashSecret } from '../server/auth/passwords.js';
+import { verifySecret, hashSecret } from '../domain/codes/passwords.js';
 import { TokenError, type TokenClaims } from '../server/auth/tokens.js';
 import type { Config } from '../server/config.js';
 import { AppError, forbidden, rateLimited, serviceUnavailable, badGateway, unprocessable } from '../server/errors.js';

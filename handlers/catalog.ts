@@ -17,7 +17,7 @@ import {
 import { planProductSearch, type SearchPlan } from '../db/queries/catalog-search.js';
 import { findCurrentVersion, findServableSnapshot, whySnapshotMissing } from '../db/queries/catalog-snapshot.js';
 import type { Executor } from '../db/executor.js';
-import type { HandlerMap } from '../generated/operations.js';
+import type { HandlerMap } from '../server/handler-types.js';
 import { notFound, serviceUnavailable, unauthorized, unprocessable } from '../server/errors.js';
 import type { RequestContext } from '../server/handler-types.js';
 import { decideAvailability, parseRequestedQuantity, QUANTITY_PROBLEMS, quantityUnit } from '../domain/catalog/availability.js';

@@ -8,7 +8,7 @@ import {
   listActiveStories,
   listPublishedPages,
 } from '../db/queries/content.js';
-import type { HandlerMap } from '../generated/operations.js';
+import type { HandlerMap } from '../server/handler-types.js';
 import { notFound } from '../server/errors.js';
 import { updateKind } from '../domain/accounts/mobile-version.js';
 

@@ -1,5 +1,5 @@
 // Every TEST operation's handler. `HandlerMap` makes a missing operation a compile error.
-import type { HandlerMap } from '../generated/operations.js';
+import type { HandlerMap } from '../server/handler-types.js';
 import { accountsHandlers } from './accounts.js';
 import { authenticationHandlers } from './authentication.js';
 import { catalogHandlers } from './catalog.js';

@@ -1,7 +1,7 @@
 // Handlers of the Logistics tag, keyed by operationId: map settings and address search, delivery
 // coverage (the serving-store rule), delivery and pickup terms and slots, pickup stores.
 // All public; every operation counts against the caller's per-IP request budget.
-import type { HandlerMap } from '../generated/operations.js';
+import type { HandlerMap } from '../server/handler-types.js';
 import {
   findDeliveryTerms,
   findPickupStore,

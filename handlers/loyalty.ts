@@ -4,7 +4,7 @@
 // while holding the customer's loyalty lock (so commands on one wallet are serialized).
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import type { HandlerMap } from '../generated/operations.js';
+import type { HandlerMap } from '../server/handler-types.js';
 import type { components } from '../generated/api.test.js';
 import {
   cartLineFacts,

@@ -1,7 +1,7 @@
 // Handlers of the Orders tag, keyed by operationId: checkout (retry-safe, one transaction), the
 // delivery price estimate, the customer's order list, detail and roadmaps, and cancellation.
 // Another customer's order is a 404 everywhere: every read and command is scoped to the caller.
-import type { HandlerMap } from '../generated/operations.js';
+import type { HandlerMap } from '../server/handler-types.js';
 import { findCustomerOrder, listCustomerOrders, listOrderItems, listStatusHistory, lockCustomerOrder, type OrderRow } from '../db/queries/orders.js';
 import { findPaidInvoices } from '../db/queries/payments.js';
 import { findLatestSessionOfOrder, loadItems } from '../db/queries/picking.js';

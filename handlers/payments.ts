@@ -2,7 +2,7 @@
 // of an order - the open one, or a new one issued at the bank. Payment itself is the bank's word
 // (its notification; in TEST the sandbox's QA operation), never the client's.
 import { randomUUID } from 'node:crypto';
-import type { HandlerMap } from '../generated/operations.js';
+import type { HandlerMap } from '../server/handler-types.js';
 import { recordOrderChange } from '../db/queries/order-events.js';
 import { lockCustomerOrder, setOrderStatus } from '../db/queries/orders.js';
 import { findOpenInvoice, findPaidInvoices, insertInvoice } from '../db/queries/payments.js';

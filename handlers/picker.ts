@@ -2,7 +2,7 @@
 // their commands, product search, history and the picker channel's parameters. The item state
 // machine is domain/picking/items.ts; the common command path is handlers/services/picking.ts.
 import { createHash } from 'node:crypto';
-import type { HandlerMap } from '../generated/operations.js';
+import type { HandlerMap } from '../server/handler-types.js';
 import { findPicker, findPickerByLogin, pickerStores } from '../db/queries/accounts.js';
 import type { Executor } from '../db/executor.js';
 import { recordOrderChange } from '../db/queries/order-events.js';
@@ -35,7 +35,7 @@ import {
 } from '../db/queries/picking-catalog.js';
 import { findClosedSession, listClosedSessions, summariseClosedSessions, type HistoryPeriod } from '../db/queries/picking-history.js';
 import { durationSeconds, toHistoryItem, toHistorySession, toPickerSlot, toPickerStore, toQueueCard } from './presenters/picking.js';
-import { hashSecret, verifySecret } from '../server/auth/passwords.js';
+import { hashSecret, verifySecret } from '../domain/codes/passwords.js';
 import type { TokenService } from '../server/auth/tokens.js';
 import { AppError, forbidden, notFound, unauthorized, unprocessable, validationFailed } from '../server/errors.js';
 import { fingerprintOf, withIdempotency } from '../server/idempotency.js';

@@ -1,5 +1,5 @@
 // Handlers of the QA tag, keyed by operationId.
-import type { HandlerMap } from '../generated/operations.js';
+import type { HandlerMap } from '../server/handler-types.js';
 import { latestOtpCode } from '../db/queries/auth.js';
 import { findCustomerOrder, lockCustomerOrder } from '../db/queries/orders.js';
 import { findInvoice, findOpenInvoice } from '../db/queries/payments.js';

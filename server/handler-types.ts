@@ -64,3 +64,6 @@ export const notImplemented = (issue: number): NotImplemented => ({ notImplement
 export function isNotImplemented(h: unknown): h is NotImplemented {
   return typeof h === 'object' && h !== null && (h as NotImplemented).notImplemented === true;
 }
+
+/** A handler for every TEST operation: a missing one is a compile error. */
+export type HandlerMap = { [K in OperationId]: OperationHandler<K> | NotImplemented };

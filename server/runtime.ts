@@ -7,7 +7,7 @@ import { openDatabase, type OpenedDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { seedDemoData } from '../db/seed/demo.js';
 import { handlers as defaultHandlers } from '../handlers/index.js';
-import type { HandlerMap } from '../generated/operations.js';
+import type { HandlerMap } from './handler-types.js';
 import { createApp, type App } from './app.js';
 import { TokenService } from './auth/tokens.js';
 import { developmentProvidersIn, type Config } from './config.js';

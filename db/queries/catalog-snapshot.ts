@@ -10,10 +10,14 @@ import { gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import type { components } from '../../generated/api.test.js';
 import { parseDecimal } from '../../domain/money/decimal.js';
-import { snapshotEtag } from '../../server/http/conditional.js';
 import type { Executor } from '../executor.js';
 import { listAllStoreCards, loadCategoryTree, type Language } from './catalog.js';
 import { findMainPageTitles, listActiveBanners } from './content.js';
+
+/** The strong ETag of a snapshot: version, store, language and a digest of its bytes. */
+export function snapshotEtag(version: string, storeId: string, language: string, sha256Hex: string): string {
+  return `"${version.slice(0, 8)}.${storeId.slice(0, 8)}.${language}.${sha256Hex.slice(0, 16)}"`;
+}
 
 type Snapshot = components['schemas']['CatalogSnapshotSchema'];
 export const SNAPSHOT_LANGUAGES: Language[] = ['ru', 'en'];

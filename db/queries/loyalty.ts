@@ -3,7 +3,7 @@
 // purchases and transactions, and the cart facts of the discount preview.
 import { sql, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../executor.js';
-import type { ProviderTransaction } from '../../server/providers/loyalty/types.js';
+import type { ProviderTransaction } from '../../domain/loyalty/ledger.js';
 import type { DB } from '../schema.js';
 import type { AccrualOutcome, LoyaltyJobKind, StoredDiscount, StoredPosition } from '../tables/loyalty.js';
 

@@ -1,6 +1,6 @@
 // Demo accounts: a customer who can sign in by code (TEST phone) or PIN, and pickers.
 import type { Transaction } from 'kysely';
-import { hashSecret } from '../../server/auth/passwords.js';
+import { hashSecret } from '../../domain/codes/passwords.js';
 import type { DB } from '../schema.js';
 import { stableUuid } from './ids.js';
 import { DEMO_STORES } from './stores.js';

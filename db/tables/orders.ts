@@ -1,15 +1,9 @@
 // Tables of the orders migration (0005).
 import type { ColumnType, Generated } from 'kysely';
+import type { OrderStatus, PaymentStatus, PickingResultState, TrackingState } from '../../domain/orders/vocabulary.js';
 import type { Decimal, Timestamp } from './types.js';
 
-export type OrderStatus =
-  | 'created' | 'awaiting_payment' | 'confirmed' | 'picking' | 'picked' | 'ready_for_pickup'
-  | 'en_route' | 'completed' | 'cancellation_requested' | 'cancelled';
-export type TrackingState =
-  | 'pending' | 'searching_courier' | 'courier_assigned' | 'courier_at_store' | 'en_route'
-  | 'arrived' | 'delivered' | 'cancelled' | 'returning' | 'returned';
-export type PaymentStatus = 'not_required' | 'awaiting' | 'paid' | 'refund_pending' | 'refunded';
-export type PickingResultState = 'pending' | 'in_progress' | 'completed' | 'cancelled';
+export type { OrderStatus, PaymentStatus, PickingResultState, TrackingState };
 
 export interface OrdersTable {
   id: Generated<string>;

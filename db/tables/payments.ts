@@ -1,7 +1,10 @@
 // Tables of the payments migration (2026_11_22_0006): bank invoices, push deliveries, provider
 // commands, and the push progress column it adds to the foundation's outbox.
 import type { ColumnType, Generated } from 'kysely';
+import type { BankInvoiceStatus } from '../../domain/orders/vocabulary.js';
 import type { Decimal, Timestamp } from './types.js';
+
+export type { BankInvoiceStatus };
 
 declare module './foundation.js' {
   interface OutboxEventsTable {
@@ -14,7 +17,6 @@ declare module './foundation.js' {
  * `surplus` (migration 2026_11_22_0013): paid at the bank after this service had closed the
  * invoice, when its order no longer needed the payment; the money goes back (bank.refund_surplus).
  */
-export type BankInvoiceStatus = 'open' | 'paid' | 'failed' | 'expired' | 'cancelled' | 'surplus';
 export type PushDeliveryState = 'pending' | 'sent' | 'failed' | 'stale_token' | 'skipped';
 export type ProviderCommandKind = 'courier.request' | 'courier.withdraw' | 'bank.refund' | 'bank.cancel_invoice' | 'bank.refund_surplus';
 

@@ -1,7 +1,6 @@
 // Online payment of an order: whether it can be paid now, whether the open invoice is reused or
 // a new one is issued, and how long a new invoice lives.
-import type { OrderStatus, PaymentStatus } from '../../db/tables/orders.js';
-import type { BankInvoiceStatus } from '../../db/tables/payments.js';
+import type { OrderStatus, PaymentStatus, BankInvoiceStatus } from '../orders/vocabulary.js';
 import { kopecks, money } from '../orders/pricing.js';
 
 export type PayabilityProblem = 'ONLINE_PAYMENT_DISABLED' | 'ORDER_NOT_PAYABLE_ONLINE' | 'ORDER_ALREADY_PAID' | 'ORDER_NOT_PAYABLE';

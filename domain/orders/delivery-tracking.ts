@@ -1,7 +1,7 @@
 // The courier delivery state machine (OrderDeliveryTrackingStateEnum in spec/components/orders.yaml),
 // independent of the purchase status: which moves exist, which purchase moves they cause, and
 // what the customer sees in each state (courier, live marker, eta).
-import type { OrderStatus, TrackingState } from '../../db/tables/orders.js';
+import type { OrderStatus, TrackingState } from './vocabulary.js';
 import type { StatusReason } from '../texts/orders.js';
 
 const MOVES: Readonly<Record<TrackingState, readonly TrackingState[]>> = {

@@ -1,7 +1,7 @@
 // The purchase state machine of an order (OrderStatusValueEnum in spec/components/orders.yaml):
 // which moves exist, when the customer may cancel and what a cancellation does, and the
 // progress line of the roadmap. Plain values in, plain values out.
-import type { OrderStatus, TrackingState } from '../../db/tables/orders.js';
+import type { OrderStatus, TrackingState } from './vocabulary.js';
 import { statusComment, statusDisplay, type Lang } from '../texts/orders.js';
 
 /** A pickup order not collected this long after its slot ended is cancelled (the spec's order table). */

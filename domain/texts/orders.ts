@@ -1,7 +1,7 @@
 // What the customer reads about an order, in both languages: purchase status names, delivery
 // state names, the server's explanations (kept as reason codes in the database, so each reader
 // gets their own language), and push notification texts.
-import type { OrderStatus, PaymentStatus, TrackingState } from '../../db/tables/orders.js';
+import type { OrderStatus, PaymentStatus, TrackingState } from '../orders/vocabulary.js';
 
 export type Lang = 'ru' | 'en';
 type Texts = { ru: string; en: string };

@@ -1,11 +1,6 @@
 // Conditional and negotiated reads of stored representations (the catalog snapshot): strong
 // ETags, If-None-Match matching and Accept-Encoding negotiation (RFC 9110).
 
-/** The strong ETag of a snapshot: version, store, language and a digest of its bytes. */
-export function snapshotEtag(version: string, storeId: string, language: string, sha256Hex: string): string {
-  return `"${version.slice(0, 8)}.${storeId.slice(0, 8)}.${language}.${sha256Hex.slice(0, 16)}"`;
-}
-
 /**
  * Whether an If-None-Match header matches `etag`: `*`, or any listed tag equal under the weak
  * comparison that RFC 9110 prescribes for If-None-Match (a `W/` prefix is ignored).

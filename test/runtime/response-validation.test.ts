@@ -1,7 +1,7 @@
 // The TEST environment checks its own responses against the spec and logs violations; PROD does
 // not spend the time. The contract client fails the test on the same violation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HandlerMap } from '../../generated/operations.js';
+import type { HandlerMap } from '../../server/handler-types.js';
 import { createLogger } from '../../server/logger.js';
 import { ContractViolation } from '../support/client.js';
 import { startTestService, type TestService } from '../support/service.js';

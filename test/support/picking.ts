@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { DEMO_CUSTOMER } from '../../db/seed/accounts.js';
 import type { components } from '../../generated/api.test.js';
 import { startSession } from '../../handlers/services/sessions.js';
-import { hashSecret } from '../../server/auth/passwords.js';
+import { hashSecret } from '../../domain/codes/passwords.js';
 import { TokenService } from '../../server/auth/tokens.js';
 import { command } from './orders.js';
 import type { TestService } from './service.js';

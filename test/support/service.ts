@@ -1,5 +1,5 @@
 // A running service on its own database and a free port, as a test file uses it.
-import type { HandlerMap } from '../../generated/operations.js';
+import type { HandlerMap } from '../../server/handler-types.js';
 import { handlers as defaultHandlers } from '../../handlers/index.js';
 import { loadConfig, type Config } from '../../server/config.js';
 import { createLogger, type Logger } from '../../server/logger.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { acceptsGzip, ifNoneMatchMatches, snapshotEtag } from '../../server/http/conditional.js';
+import { snapshotEtag } from '../../db/queries/catalog-snapshot.js';
+import { acceptsGzip, ifNoneMatchMatches } from '../../server/http/conditional.js';
 
 describe('snapshot ETags', () => {
   it('is a strong, quoted tag naming version, store, language and content', () => {

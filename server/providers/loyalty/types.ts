@@ -2,6 +2,10 @@
 // implementations: the local ledger in PostgreSQL (local.ts, the default, which makes the
 // embedded service complete) and an HTTP adapter for a real CDP (cdp-http.ts). The service keeps
 // its own wallet record in step with the provider; nothing here knows about HTTP answers of ours.
+import type { ProviderTransaction } from '../../../domain/loyalty/ledger.js';
+
+/** Re-exported: providers report transactions in the ledger shape the service mirrors. */
+export type { ProviderTransaction };
 
 export interface ProviderQrcode {
   original: string;
@@ -114,21 +118,6 @@ export interface ProviderPurchaseDetail extends ProviderPurchase {
   discounts: ProviderDiscount[];
 }
 
-export interface ProviderTransaction {
-  id: string;
-  type: 'accrual' | 'redemption' | 'expiry' | 'adjustment';
-  status: 'pending' | 'posted' | 'cancelled';
-  amount: string;
-  balance_after: string | null;
-  account_id: string | null;
-  created_at: string;
-  available_at: string | null;
-  expires_at: string | null;
-  order_id: string | null;
-  purchase_id: string | null;
-  shop_name: string | null;
-  comment: string | null;
-}
 
 export interface AccrualRequest {
   customerId: string;
