@@ -67,8 +67,16 @@ export class ContractClient {
     this.api.use(check);
   }
 
-  /** Any request (malformed bodies, unknown paths, raw headers), checked like the typed ones. */
-  /** A `Uint8Array` body is sent as is, with no Content-Type unless `headers` give one. */
+  /**
+   * A deliberately invalid request (malformed or mistyped bodies, unknown paths and methods, wrong
+   * content types), checked like the typed ones. Valid requests go through `api`, whose types come
+   * from the spec. A `Uint8Array` body is sent as is, with no Content-Type unless `headers` give one.
+   */
+  invalid(method: string, path: string, init: { headers?: Record<string, string>; body?: string | object | Uint8Array } = {}): Promise<CheckedResponse> {
+    return this.raw(method, path, init);
+  }
+
+  /** @deprecated Being replaced (issue 22): `api` for valid requests, `invalid` for the rest. */
   async raw(method: string, path: string, init: { headers?: Record<string, string>; body?: string | object | Uint8Array } = {}): Promise<CheckedResponse> {
     const headers: Record<string, string> = { ...(init.headers ?? {}) };
     let body: string | Uint8Array | undefined;
