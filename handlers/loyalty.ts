@@ -31,7 +31,8 @@ import {
 import type { Executor } from '../db/executor.js';
 import type { DB } from '../db/schema.js';
 import type { StoredPosition } from '../db/tables/loyalty.js';
-import { findLatestSessionOfOrder, loadItems } from '../db/queries/picking.js';
+import { loadItems } from '../db/queries/picking/items.js';
+import { findLatestSessionOfOrder } from '../db/queries/picking/sessions.js';
 import { toPickingResult } from './presenters/picking.js';
 import type { ResultPosition } from '../domain/picking/result.js';
 import { conflict, notFound, unauthorized, unprocessable } from '../server/errors.js';

@@ -4,7 +4,8 @@
 import type { HandlerMap } from '../server/handler-types.js';
 import { findCustomerOrder, listCustomerOrders, listOrderItems, listStatusHistory, lockCustomerOrder, type OrderRow } from '../db/queries/orders.js';
 import { findPaidInvoices } from '../db/queries/payments.js';
-import { findLatestSessionOfOrder, loadItems } from '../db/queries/picking.js';
+import { loadItems } from '../db/queries/picking/items.js';
+import { findLatestSessionOfOrder } from '../db/queries/picking/sessions.js';
 import { toPickingResult } from './presenters/picking.js';
 import type { Executor } from '../db/executor.js';
 import { notFound, unprocessable } from '../server/errors.js';

@@ -6,34 +6,19 @@ import type { HandlerMap } from '../server/handler-types.js';
 import { findPicker, findPickerByLogin, pickerStores } from '../db/queries/accounts.js';
 import type { Executor } from '../db/executor.js';
 import { recordOrderChange } from '../db/queries/order-events.js';
-import {
-  acknowledgeCancellation,
-  findCurrentSession,
-  findCurrentSessionRef,
-  findLatestSessionOfOrder,
-  findLatestSessionOfPicker,
-  findSessionHead,
-  insertItems,
-  insertSession,
-  itemFacts,
-  listQueue,
-  loadItems,
-  lockOrderOfPicker,
-  lockPicker,
-  nextItemPosition,
-  isOrderOfPicker,
-  orderLinesForPicking,
-  recordSessionChanged,
-  setOrderPickingStatus,
-} from '../db/queries/picking.js';
+import { recordSessionChanged } from '../db/queries/picking/events.js';
+import { insertItems, itemFacts, loadItems, nextItemPosition, orderLinesForPicking } from '../db/queries/picking/items.js';
+import { setOrderPickingStatus } from '../db/queries/picking/order-effects.js';
+import { listQueue } from '../db/queries/picking/queue.js';
+import { acknowledgeCancellation, findCurrentSession, findCurrentSessionRef, findLatestSessionOfOrder, findLatestSessionOfPicker, findSessionHead, insertSession, lockOrderOfPicker, lockPicker, isOrderOfPicker } from '../db/queries/picking/sessions.js';
 import {
   findStoreInventory,
   searchStoreProducts,
   searchStoreProductsAfter,
   toPickerCatalogProduct,
   type PickerSearch,
-} from '../db/queries/picking-catalog.js';
-import { findClosedSession, listClosedSessions, summariseClosedSessions, type HistoryPeriod } from '../db/queries/picking-history.js';
+} from '../db/queries/picking/catalog.js';
+import { findClosedSession, listClosedSessions, summariseClosedSessions, type HistoryPeriod } from '../db/queries/picking/history.js';
 import { durationSeconds, toHistoryItem, toHistorySession, toPickerSlot, toPickerStore, toQueueCard } from './presenters/picking.js';
 import { hashSecret, verifySecret } from '../domain/codes/passwords.js';
 import type { TokenService } from '../server/auth/tokens.js';

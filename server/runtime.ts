@@ -113,7 +113,7 @@ export async function startService({ config, log: givenLog, handlers, database: 
   const outboxFeed = await startOutboxFeed(deps, database.directUrl);
   const realtime = attachRealtime(server, deps, outboxFeed);
   const pickerRealtime = attachPickerRealtime(server, deps, outboxFeed);
-  const stopPickingExpiry = startPickingExpiry(deps);
+  const pickingExpiry = startPickingExpiry(deps);
   app.metrics.trackWebSockets(() => realtime.connections());
   mark('total', t0);
 
@@ -121,8 +121,8 @@ export async function startService({ config, log: givenLog, handlers, database: 
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `http://${host}:${port}`;
 
-  const stopHousekeeping = startHousekeeping(database.db, log, telemetry);
-  const stopLoyaltyWorker = config.loyalty.worker.enabled ? startLoyaltyWorker(deps) : async () => {};
+  const housekeeping = startHousekeeping(database.db, log, telemetry);
+  const loyaltyWorker = startLoyaltyWorker(deps);
   const orderWorker = startOrderWorker(deps);
 
   const pretending = developmentProvidersIn(config);
@@ -142,8 +142,8 @@ export async function startService({ config, log: givenLog, handlers, database: 
       // keep-alive client is told to reconnect (to another instance) rather than having its
       // connection cut under its next request.
       app.beginShutdown();
-      stopHousekeeping();
-      await stopLoyaltyWorker();
+      await housekeeping.stop();
+      await loyaltyWorker.stop();
       step('loyalty worker stopped');
       await orderWorker.stop();
       step('order worker stopped');
@@ -160,7 +160,7 @@ export async function startService({ config, log: givenLog, handlers, database: 
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await realtime.close();
-      stopPickingExpiry();
+      await pickingExpiry.stop();
       await pickerRealtime.close();
       step('sockets closed');
       await outboxFeed.close();

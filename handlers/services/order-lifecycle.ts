@@ -7,7 +7,7 @@ import { releaseDeliverySlot, releasePickupSlot } from '../../db/queries/logisti
 import { recordOrderChange, type OrderChange, type TrackingChange } from '../../db/queries/order-events.js';
 import { lockOrder, moveCourier, returnStock, setOrderStatus, updateDelivery, updateOrder, wasEverPicked, type OrderRow } from '../../db/queries/orders.js';
 import { closeInvoice, enqueueProviderCommand, findOpenInvoice, findPaidInvoices, recordBankWord, type InvoiceRow } from '../../db/queries/payments.js';
-import { returnPickedStock, settleCollectedDifference } from '../../db/queries/picking.js';
+import { returnPickedStock, settleCollectedDifference } from '../../db/queries/picking/order-effects.js';
 import type { Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import type { DB } from '../../db/schema.js';

@@ -9,26 +9,11 @@ import type { Database } from '../../db/connection.js';
 import { recordOrderChange } from '../../db/queries/order-events.js';
 import { lockInventoryRows, lockOrder as lockOrderRow, updateOrder } from '../../db/queries/orders.js';
 import { enqueueProviderCommand } from '../../db/queries/payments.js';
-import {
-  adjustStock,
-  bumpSession,
-  closeSession,
-  isOrderOfPicker,
-  itemFacts,
-  loadItems,
-  lockCommandSession,
-  lockOrderOfPicker,
-  recordSessionChanged,
-  replacementOptions,
-  setOrderPickingStatus,
-  type ItemRow,
-  type LockedOrder,
-  type NewItem,
-  type OrderLineForPicking,
-  type ReplacementData,
-  type SessionHead,
-} from '../../db/queries/picking.js';
-import { findStoreProductByCode, pricePerKg, toPickerCatalogProduct, type PickerCatalogProduct, type StoreProductRow } from '../../db/queries/picking-catalog.js';
+import { recordSessionChanged } from '../../db/queries/picking/events.js';
+import { itemFacts, loadItems, replacementOptions, type ItemRow, type NewItem, type OrderLineForPicking, type ReplacementData } from '../../db/queries/picking/items.js';
+import { adjustStock, setOrderPickingStatus } from '../../db/queries/picking/order-effects.js';
+import { bumpSession, closeSession, isOrderOfPicker, lockCommandSession, lockOrderOfPicker, type LockedOrder, type SessionHead } from '../../db/queries/picking/sessions.js';
+import { findStoreProductByCode, pricePerKg, toPickerCatalogProduct, type PickerCatalogProduct, type StoreProductRow } from '../../db/queries/picking/catalog.js';
 import {
   chargedPrice,
   itemsWantingOptions,
@@ -45,7 +30,7 @@ import { AppError, notFound, unprocessable } from '../../server/errors.js';
 import type { RequestContext } from '../../server/handler-types.js';
 import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS, settleFailedAction, settleTakenKey, withIdempotency } from '../../server/idempotency.js';
 import { serializeBody } from '../../server/http/responses.js';
-import { changedItemColumns, readItemCommand, writeItemCommand, type CommandRead, type ItemCommandWrite } from '../../db/queries/picking-commands.js';
+import { changedItemColumns, readItemCommand, writeItemCommand, type CommandRead, type ItemCommandWrite } from '../../db/queries/picking/commands.js';
 import type { IdempotencyScope } from '../../db/queries/idempotency.js';
 import type { Executor } from '../../db/executor.js';
 import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
@@ -318,7 +303,7 @@ type ItemReply = { status: 200; body: PickingActionView };
 
 /**
  * An item command, in three round trips to PostgreSQL on its way (the auth session check, then
- * db/queries/picking-commands.ts): one statement claims the key and reads the session with its
+ * db/queries/picking/commands.ts): one statement claims the key and reads the session with its
  * items; the state machine runs here (lookups of a sent barcode add one read); one statement
  * writes the change, the events and the stored answer, if the session is still at the version
  * read - otherwise it is read again and the command decided again (a stale X-Expected-Version

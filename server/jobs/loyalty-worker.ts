@@ -33,6 +33,7 @@ import { loyaltyAccrualFor } from '../../domain/loyalty/accrual.js';
 import { MAX_SYNC_ATTEMPTS, retryDelaySeconds } from '../../domain/loyalty/wallet.js';
 import { isLinked, memberOf, sendCommand, writeSnapshotIfCurrent, type WalletCommand } from '../../handlers/services/loyalty.js';
 import type { AppDeps } from '../deps.js';
+import { scheduleJob, type ScheduledJob } from './scheduler.js';
 import { loyaltyOf, LoyaltyProviderError } from '../providers/loyalty/index.js';
 
 const JOBS_PER_ROUND = 10;
@@ -194,24 +195,8 @@ export async function runLoyaltyWorkerOnce(deps: AppDeps, maxRounds = 20): Promi
   return { jobs, accruals };
 }
 
-/** Starts the periodic worker; the returned function stops it and waits for the pass in progress. */
-export function startLoyaltyWorker(deps: AppDeps): () => Promise<void> {
-  let stopped = false;
-  let running: Promise<unknown> | null = null;
-  const tick = () => {
-    if (stopped || running) return;
-    running = deps.telemetry
-      .inSpan('loyalty-worker pass', () => runLoyaltyWorkerOnce(deps))
-      .catch((err) => deps.log.warn('loyalty worker pass failed', { err: (err as Error).message }))
-      .finally(() => {
-        running = null;
-      });
-  };
-  const timer = setInterval(tick, deps.config.loyalty.worker.intervalMs);
-  timer.unref();
-  return async () => {
-    stopped = true;
-    clearInterval(timer);
-    await running;
-  };
+/** Starts the periodic worker (LOYALTY_WORKER_*); stop() waits for the pass in progress. */
+export function startLoyaltyWorker(deps: AppDeps): ScheduledJob {
+  const { enabled, intervalMs } = deps.config.loyalty.worker;
+  return scheduleJob(deps, { name: 'loyalty-worker', enabled, intervalMs, pass: () => runLoyaltyWorkerOnce(deps) });
 }

@@ -128,12 +128,12 @@ describe('stopping', () => {
   it('stops taking work and waits for the pass in progress', async () => {
     const deps = { ...manual.deps, config: { ...manual.config, loyalty: { ...manual.config.loyalty, worker: { enabled: true, intervalMs: 50 } } } };
     instances.push(deps);
-    const stop = startLoyaltyWorker(deps);
+    const worker = startLoyaltyWorker(deps);
     const read = async (c: { access: string }) => (await manual.client.raw('GET', '/api/loaylty/wallet/', { headers: bearer(c) })).body;
     const c = await signInCustomer(manual);
     await manual.client.raw('POST', '/api/loaylty/wallet/create/', { headers: bearer(c) });
     expect((await eventually(() => read(c), (x) => x.status === 'ready')).status).toBe('ready');
-    await stop();
+    await worker.stop();
     const d = await signInCustomer(manual);
     await manual.client.raw('POST', '/api/loaylty/wallet/create/', { headers: bearer(d) });
     await new Promise((r) => setTimeout(r, 400));
