@@ -17,7 +17,7 @@ function sources(dir: string): string[] {
   });
 }
 
-const files = ['server', 'db', 'handlers'].flatMap((d) => sources(path.join(projectRoot, d)));
+const files = ['domain', 'server', 'db', 'handlers'].flatMap((d) => sources(path.join(projectRoot, d)));
 
 const SESSION_STATE: [string, RegExp][] = [
   ['a session-level advisory lock (use pg_advisory_xact_lock)', /pg_(try_)?advisory_lock(_shared)?\s*\(/i],
