@@ -44,13 +44,6 @@ module.exports = {
       to: { path: '^(?!generated/)[^/]+/|^index\\.ts$' },
     },
     {
-      name: 'handlers-not-from-runtime-internals',
-      comment: 'server/ assembles handlers; only handlers/index.ts is its entry into them.',
-      severity: 'error',
-      from: { path: '^(domain|db|generated)/' },
-      to: { path: '^handlers/' },
-    },
-    {
       name: 'no-circular',
       comment: 'A cycle makes load order matter and hides which module owns what.',
       severity: 'error',

@@ -57,7 +57,6 @@ describe('layer rules', () => {
         'domain-uses-only-types-of-generated: domain/rules.ts -> generated/ops.ts',
         'db-below-handlers-and-server: db/queries.ts -> server/s.ts',
         'generated-imports-nothing-hand-written: generated/ops.ts -> domain/rules.ts',
-        'handlers-not-from-runtime-internals: domain/rules.ts -> handlers/h.ts',
       ]),
     );
     expect(found.some((f) => f.startsWith('no-circular: '))).toBe(true);
