@@ -17,4 +17,18 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
     },
   },
+  {
+    // Tests and scripts read JSON answers and reports whose shape the contract client has already
+    // checked against the spec (or that are external tools' output): member access on those values
+    // is what they are for. Service code (domain, db, handlers, server) keeps every rule.
+    files: ['test/**/*.ts', 'scripts/**/*.ts', 'vitest.config.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-explicit-any': 'off',
+    },
+  },
 );
