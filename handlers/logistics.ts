@@ -23,7 +23,7 @@ import type { AppDeps } from '../server/deps.js';
 import { badGateway, notFound, tooManyRequests, unprocessable } from '../server/errors.js';
 import type { RequestContext } from '../server/handler-types.js';
 import type { Logger } from '../server/logger.js';
-import { GeocoderUnavailableError, geocoderOf } from '../server/providers/geocoder/index.js';
+import { GeocoderUnavailableError } from '../server/providers/geocoder/index.js';
 import { isQueryLongEnough, normalizeAddressQuery } from '../domain/geo/address-search.js';
 import { EDGE_TOLERANCE_DEG, parseArea, roundKm, type Point } from '../domain/geo/geometry.js';
 import { localDateTime, localMoment, timeWithOffset } from '../domain/time/local-time.js';
@@ -276,7 +276,7 @@ const handlers = {
       throw unprocessable('QUERY_TOO_SHORT', `Type at least ${cfg.searchMinLength} characters to search`);
     }
     const suggestions = await fromGeocoder(
-      geocoderOf(ctx.deps).suggest({ query, near: { lon: ctx.query.lon, lat: ctx.query.lat }, limit: cfg.searchMaxResults, lang: ctx.lang }),
+      ctx.deps.geocoder.suggest({ query, near: { lon: ctx.query.lon, lat: ctx.query.lat }, limit: cfg.searchMaxResults, lang: ctx.lang }),
     );
     ctx.res.vary('Accept-Language');
     return { status: 200, body: suggestions };
@@ -301,7 +301,7 @@ const handlers = {
   // POST /api/logistics/map/reverse-geocode
   reverseGeocodeLocation: async (ctx) => {
     const address = await fromGeocoder(
-      geocoderOf(ctx.deps).reverse({
+      ctx.deps.geocoder.reverse({
         point: { lon: ctx.body.lon, lat: ctx.body.lat },
         radiusMeters: ctx.deps.config.logistics.geocoder.reverseRadiusMeters,
         lang: ctx.lang,

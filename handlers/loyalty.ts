@@ -37,7 +37,7 @@ import { toPickingResult } from './presenters/picking.js';
 import type { ResultPosition } from '../domain/picking/result.js';
 import { conflict, notFound, unauthorized, unprocessable } from '../server/errors.js';
 import { fingerprintOf, withIdempotency } from '../server/idempotency.js';
-import { loyaltyOf, LoyaltyProviderError, type ProviderProgram } from '../server/providers/loyalty/index.js';
+import { LoyaltyProviderError, type ProviderProgram } from '../server/providers/loyalty/index.js';
 import type { RequestContext } from '../server/handler-types.js';
 import type { OperationId } from '../generated/operations.js';
 import { parseRequestedQuantity, quantityUnit } from '../domain/catalog/availability.js';
@@ -105,7 +105,7 @@ async function phoneOf(ctx: Ctx<OperationId>, customerId: string): Promise<strin
 
 /** What the provider says about a card number, seen from the caller. */
 async function lookUp(ctx: Ctx<OperationId>, wallet: WalletRow | undefined, phone: string, number: string) {
-  const { provider } = loyaltyOf(ctx.deps);
+  const { provider } = ctx.deps.loyalty;
   try {
     const callerId = wallet?.provider_customer_id ?? (await provider.findCustomerId(phone));
     const card = await provider.lookupCard(number);
@@ -333,7 +333,7 @@ export const loyaltyHandlers = {
   // GET /api/loaylty/programs/
   listLoyaltyPrograms: async (ctx) => {
     try {
-      return { status: 200, body: (await loyaltyOf(ctx.deps).programs.get()).map(levelsOf) };
+      return { status: 200, body: (await ctx.deps.loyalty.programs.get()).map(levelsOf) };
     } catch (err) {
       if (!(err instanceof LoyaltyProviderError)) throw err;
       // The contract: a provider failure is an empty list here (the strict variant tells them apart).
@@ -344,7 +344,7 @@ export const loyaltyHandlers = {
   // GET /api/loaylty/programs/strict/ (TEST only)
   listLoyaltyProgramsStrict: async (ctx) => {
     try {
-      return { status: 200, body: (await loyaltyOf(ctx.deps).programs.get()).map(levelsOf) };
+      return { status: 200, body: (await ctx.deps.loyalty.programs.get()).map(levelsOf) };
     } catch (err) {
       if (err instanceof LoyaltyProviderError) throw providerUnavailable();
       throw err;
@@ -485,7 +485,7 @@ export const loyaltyHandlers = {
     const fresh = wallet.purchases_synced_at && Date.now() - wallet.purchases_synced_at.getTime() < purchasesRefreshSeconds * 1000;
     if (!fresh) {
       try {
-        const purchases = await loyaltyOf(ctx.deps).provider.listPurchases(wallet.provider_customer_id!);
+        const purchases = await ctx.deps.loyalty.provider.listPurchases(wallet.provider_customer_id!);
         await ctx.deps.db.transaction().execute((trx) => replacePurchaseMirror(trx, wallet.id, purchases));
       } catch (err) {
         if (!(err instanceof LoyaltyProviderError)) throw err;
@@ -525,7 +525,7 @@ export const loyaltyHandlers = {
     }
     let detail;
     try {
-      detail = await loyaltyOf(ctx.deps).provider.getPurchase(wallet.provider_customer_id!, id);
+      detail = await ctx.deps.loyalty.provider.getPurchase(wallet.provider_customer_id!, id);
     } catch (err) {
       throw providerFailure(err);
     }
@@ -549,7 +549,7 @@ export const loyaltyHandlers = {
     const wallet = await findWallet(ctx.deps.db, customerId);
     if (!wallet || !isLinked(wallet)) return { status: 200, body: emptyPage };
     try {
-      const page = await loyaltyOf(ctx.deps).provider.listTransactions(wallet.provider_customer_id!, { offset: window.offset, limit: window.pageSize });
+      const page = await ctx.deps.loyalty.provider.listTransactions(wallet.provider_customer_id!, { offset: window.offset, limit: window.pageSize });
       await mirrorTransactions(ctx.deps.db, wallet.id, page.items);
       const numbers = await orderNumbers(ctx.deps.db, page.items.flatMap((t) => (t.order_id ? [t.order_id] : [])));
       const items = page.items.map((t) =>

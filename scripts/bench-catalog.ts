@@ -60,7 +60,7 @@ async function prepare(url: string, largeProducts: number | null): Promise<void>
   const handle = connect(url, { max: 2 });
   try {
     await migrateToLatest(handle.db);
-    await seedDemoData(handle.db);
+    await seedDemoData(handle.db, new Date());
     if (largeProducts) {
       const started = performance.now();
       await handle.db.transaction().execute((trx) => importCatalog(trx, demoCatalogFile({ products: largeProducts })));

@@ -10,14 +10,14 @@ import { handlers as defaultHandlers } from '../handlers/index.js';
 import type { HandlerMap } from './handler-types.js';
 import { createApp, type App } from './app.js';
 import { TokenService } from './auth/tokens.js';
+import { systemClock, type Clock } from './clock.js';
 import { developmentProvidersIn, type Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { startHousekeeping } from './jobs/housekeeping.js';
 import { createLogger, type Logger } from './logger.js';
 import { startOrderWorker } from './jobs/order-worker.js';
 import { startLoyaltyWorker } from './jobs/loyalty-worker.js';
-import { closeLoyalty } from './providers/loyalty/index.js';
-import { createSmsSender } from './providers/sms/index.js';
+import { createProviders, type Providers } from './providers/index.js';
 import { startOutboxFeed } from './realtime/outbox-feed.js';
 import { attachPickerRealtime, type PickerRealtime } from './realtime/picker.js';
 import { startPickingExpiry } from './jobs/picking-expiry.js';
@@ -51,9 +51,13 @@ export interface StartOptions {
   database?: OpenedDatabase;
   /** Tracing started by scripts/serve.ts; none by default. */
   telemetry?: Telemetry;
+  /** Business time; the wall clock by default (tests hand in a TestClock). */
+  clock?: Clock;
+  /** Providers to use instead of the ones the configuration names. */
+  providers?: Partial<Providers>;
 }
 
-export async function startService({ config, log: givenLog, handlers, database: givenDb, telemetry = noTelemetry }: StartOptions): Promise<RunningService> {
+export async function startService({ config, log: givenLog, handlers, database: givenDb, telemetry = noTelemetry, clock = systemClock, providers }: StartOptions): Promise<RunningService> {
   const log = givenLog ?? createLogger(config.logLevel);
   const timings: Record<string, number> = {};
   const t0 = performance.now();
@@ -77,7 +81,7 @@ export async function startService({ config, log: givenLog, handlers, database: 
 
     if (config.seedDemoData) {
       t = performance.now();
-      const { seeded } = await seedDemoData(maintenance.db);
+      const { seeded } = await seedDemoData(maintenance.db, clock.now());
       mark('demo_data', t);
       if (seeded) log.info('demo data seeded');
     }
@@ -85,13 +89,11 @@ export async function startService({ config, log: givenLog, handlers, database: 
     await maintenance.close();
   }
 
+  const base = { config, db: database.db, pool: database.pool, log, clock };
   const deps: AppDeps = {
-    config,
-    db: database.db,
-    pool: database.pool,
-    log,
+    ...base,
     tokens: new TokenService(config.jwt),
-    sms: createSmsSender(config.sms, log),
+    ...createProviders(base, providers),
     telemetry,
   };
 
@@ -170,7 +172,7 @@ export async function startService({ config, log: givenLog, handlers, database: 
       server.closeAllConnections();
       await closed;
       step('http server closed');
-      await closeLoyalty(deps);
+      await deps.loyalty.provider.close();
       if (!givenDb) await database.shutdown();
       // Last: the spans of the shutdown itself are exported too.
       await telemetry.shutdown().catch((err) => log.warn('trace export failed at shutdown', { err: (err as Error).message }));

@@ -22,7 +22,7 @@ import type { Executor } from '../../db/executor.js';
 import type { components } from '../../generated/api.test.js';
 import type { AppDeps } from '../../server/deps.js';
 import { AppError, badGateway, conflict, unauthorized, unprocessable } from '../../server/errors.js';
-import { courierOf, CourierRefusedError, CourierUnavailableError } from '../../server/providers/courier/index.js';
+import { CourierRefusedError, CourierUnavailableError } from '../../server/providers/courier/index.js';
 import { EDGE_TOLERANCE_DEG, parseArea, type Point } from '../../domain/geo/geometry.js';
 import { quantityUnit } from '../../domain/catalog/availability.js';
 import { deliveryModeOf, duplicateLine, judgeLines, parseLineQuantities, unsoldLines, type LineFacts } from '../../domain/orders/checkout.js';
@@ -325,7 +325,7 @@ export async function estimateDelivery(db: Executor, deps: AppDeps, storeHeader:
     const store = await findStoreForOrder(db, zone.storeId);
     let quote: { available: boolean; minutes: number };
     try {
-      quote = await courierOf(deps).quoteExpress({ storeId: zone.storeId, pickup: { lon: store!.lon, lat: store!.lat }, dropoff: body.location, promisedMinutes: offer.minutes });
+      quote = await deps.courier.quoteExpress({ storeId: zone.storeId, pickup: { lon: store!.lon, lat: store!.lat }, dropoff: body.location, promisedMinutes: offer.minutes });
     } catch (err) {
       if (err instanceof CourierUnavailableError || err instanceof CourierRefusedError) {
         throw badGateway('COURIER_PROVIDER_ERROR', 'The courier service could not quote an express delivery; retry shortly');

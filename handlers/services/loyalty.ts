@@ -15,7 +15,7 @@ import type { DB } from '../../db/schema.js';
 import type { MirroredAccount, MirroredCard } from '../../db/tables/loyalty.js';
 import type { AppDeps } from '../../server/deps.js';
 import { badGateway, conflict, unprocessable } from '../../server/errors.js';
-import { loyaltyOf, LoyaltyProviderError, type LoyaltyProvider, type ProviderCustomer, type ProviderProgram } from '../../server/providers/loyalty/index.js';
+import { LoyaltyProviderError, type LoyaltyProvider, type ProviderCustomer, type ProviderProgram } from '../../server/providers/loyalty/index.js';
 import type { LoyaltyMember } from '../../domain/loyalty/accrual.js';
 import { blockReasonLabel, message, syncErrorMessage, type Lang, type MessageKey } from '../../domain/texts/loyalty.js';
 import { tierStatusFor } from '../../domain/loyalty/tiers.js';
@@ -92,7 +92,7 @@ export function memberOf(w: WalletRow | undefined | null): LoyaltyMember | null 
 /** The programs for the tier scale, or null when the provider cannot give them now. */
 export async function programsOrNull(deps: AppDeps): Promise<ProviderProgram[] | null> {
   try {
-    return await loyaltyOf(deps).programs.get();
+    return await deps.loyalty.programs.get();
   } catch (err) {
     if (err instanceof LoyaltyProviderError) return null;
     throw err;
@@ -225,7 +225,7 @@ export async function applyCommand(
   phone: string,
   command: WalletCommand,
 ): Promise<{ outcome: 'applied' | 'accepted'; wallet: WalletRow }> {
-  const { provider } = loyaltyOf(deps);
+  const { provider } = deps.loyalty;
   try {
     const customer = await sendCommand(provider, command, wallet?.provider_customer_id ?? null, phone);
     const programs = await programsOrNull(deps);

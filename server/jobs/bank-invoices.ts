@@ -4,7 +4,6 @@ import { lockOrder } from '../../db/queries/orders.js';
 import { closeInvoice, findInvoicesDueForCheck, lockInvoiceDueForCheck, recordBankWord, scheduleInvoiceCheck } from '../../db/queries/payments.js';
 import { settleInvoice, takeLatePayment } from '../../handlers/services/order-lifecycle.js';
 import type { AppDeps } from '../deps.js';
-import { bankOf } from '../providers/bank/index.js';
 import type { InvoiceOutcome } from '../providers/bank/types.js';
 
 /** How long after its expiry a closed invoice waits for the bank's final word (then: support). */
@@ -23,7 +22,7 @@ const BANK_WORD_WAIT_MS = 24 * 3600 * 1000;
  * settles it by hand.
  */
 export async function checkBankInvoices(deps: AppDeps): Promise<number> {
-  const bank = bankOf(deps);
+  const bank = deps.bank;
   const { statusCheckSeconds } = deps.config.orders.bank;
   let settled = 0;
   for (const due of await findInvoicesDueForCheck(deps.db, deps.config.orders.worker.batchSize)) {

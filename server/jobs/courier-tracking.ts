@@ -3,7 +3,6 @@
 import { claimDeliveriesForStatusCheck, lockOrder } from '../../db/queries/orders.js';
 import { followCourierStatus } from '../../handlers/services/order-lifecycle.js';
 import type { AppDeps } from '../deps.js';
-import { courierOf } from '../providers/courier/index.js';
 
 /** How many courier status questions are open at once (each waits up to COURIER_TIMEOUT_MS). */
 const COURIER_QUESTIONS_AT_ONCE = 8;
@@ -20,7 +19,7 @@ const COURIER_QUESTIONS_AT_ONCE = 8;
  * simulator is moved by its QA operation instead.
  */
 export async function followCourierDeliveries(deps: AppDeps): Promise<number> {
-  const courier = courierOf(deps);
+  const courier = deps.courier;
   if (courier.name === 'simulator') return 0;
   const due = await claimDeliveriesForStatusCheck(deps.db, deps.config.orders.courier.statusCheckSeconds, deps.config.orders.worker.batchSize);
   let followed = 0;

@@ -34,7 +34,7 @@ import { MAX_SYNC_ATTEMPTS, retryDelaySeconds } from '../../domain/loyalty/walle
 import { isLinked, memberOf, sendCommand, writeSnapshotIfCurrent, type WalletCommand } from '../../handlers/services/loyalty.js';
 import type { AppDeps } from '../deps.js';
 import { scheduleJob, type ScheduledJob } from './scheduler.js';
-import { loyaltyOf, LoyaltyProviderError } from '../providers/loyalty/index.js';
+import { LoyaltyProviderError } from '../providers/loyalty/index.js';
 
 const JOBS_PER_ROUND = 10;
 const ORDERS_PER_ROUND = 50;
@@ -75,7 +75,7 @@ export async function creditCompletedOrders(deps: AppDeps): Promise<number> {
 
 /** Reads the provider's view of a linked wallet and writes it (unless newer data came meanwhile). */
 async function refresh(deps: AppDeps, wallet: WalletRow): Promise<void> {
-  const { provider } = loyaltyOf(deps);
+  const { provider } = deps.loyalty;
   const customer = await provider.getCustomer(wallet.provider_customer_id!);
   await writeSnapshotIfCurrent(deps, wallet.id, wallet.customer_id, wallet.revision, customer);
   // The transactions mirror serves GET transactions when the provider is down; best effort.
@@ -88,7 +88,7 @@ async function refresh(deps: AppDeps, wallet: WalletRow): Promise<void> {
 }
 
 async function runJob(deps: AppDeps, job: JobRow): Promise<void> {
-  const { provider } = loyaltyOf(deps);
+  const { provider } = deps.loyalty;
   const wallet = await findWalletById(deps.db, job.wallet_id);
   if (!wallet) return finishJob(deps.db, job.id, 'failed', 'wallet deleted');
   try {

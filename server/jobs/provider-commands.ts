@@ -9,8 +9,8 @@ import type { Executor } from '../../db/executor.js';
 import { wholeRefunds } from '../../domain/money/bank-invoice.js';
 import { afterFailure } from '../../domain/time/retry-schedule.js';
 import type { AppDeps } from '../deps.js';
-import { bankOf, BankRefusedError } from '../providers/bank/index.js';
-import { courierOf, CourierRefusedError } from '../providers/courier/index.js';
+import { BankRefusedError } from '../providers/bank/index.js';
+import { CourierRefusedError } from '../providers/courier/index.js';
 
 /** Provider commands are retried for about a day (backoff capped at an hour) before giving up. */
 const COMMAND_MAX_ATTEMPTS = 30;
@@ -32,7 +32,7 @@ async function runCommand(trx: Executor, deps: AppDeps, cmd: ProviderCommandRow)
     case 'courier.request': {
       if (o.tracking_state !== 'searching_courier' || o.delivery_lon === null || o.delivery_lat === null) return true;
       const store = await findStoreForOrder(trx, o.store_id);
-      const { ref } = await courierOf(deps).requestCourier({
+      const { ref } = await deps.courier.requestCourier({
         orderId: o.id,
         orderNo: o.no,
         storeId: o.store_id,
@@ -46,16 +46,16 @@ async function runCommand(trx: Executor, deps: AppDeps, cmd: ProviderCommandRow)
       return true;
     }
     case 'courier.withdraw':
-      await courierOf(deps).withdraw({ orderId: o.id, ref: payload.ref ?? o.courier_request_ref });
+      await deps.courier.withdraw({ orderId: o.id, ref: payload.ref ?? o.courier_request_ref });
       return true;
     case 'bank.cancel_invoice':
-      await bankOf(deps).cancelInvoice({ invoiceId: String(payload.invoice_id), providerRef: String(payload.provider_ref) });
+      await deps.bank.cancelInvoice({ invoiceId: String(payload.invoice_id), providerRef: String(payload.provider_ref) });
       return true;
     case 'bank.refund_surplus': {
       // The whole of a payment the bank took on an invoice the order no longer needed.
       const invoice = await findInvoice(trx, String(payload.invoice_id));
       if (!invoice || invoice.status !== 'surplus') throw new BankRefusedError('the invoice is not a surplus payment');
-      const result = await bankOf(deps).refund({
+      const result = await deps.bank.refund({
         refundId: `refund-${cmd.id}`,
         invoiceId: invoice.id,
         providerRef: invoice.provider_ref,
@@ -86,7 +86,7 @@ async function runCommand(trx: Executor, deps: AppDeps, cmd: ProviderCommandRow)
       let pending = false;
       for (const [n, { invoice, amount }] of refunds.entries()) {
         // One refund id per invoice and command: a command run again asks the bank the same.
-        const result = await bankOf(deps).refund({
+        const result = await deps.bank.refund({
           refundId: n === 0 ? `refund-${cmd.id}` : `refund-${cmd.id}-${n}`,
           invoiceId: invoice.id,
           providerRef: invoice.provider_ref,

@@ -4,11 +4,10 @@
 import { claimDuePushDeliveries, finishPushDelivery, forgetPushDevice } from '../../db/queries/push.js';
 import { afterFailure } from '../../domain/time/retry-schedule.js';
 import type { AppDeps } from '../deps.js';
-import { pushSenderOf } from '../providers/push/index.js';
 
 export async function sendPushes(deps: AppDeps): Promise<number> {
   const { maxAttempts, retryBaseSeconds } = deps.config.orders.push;
-  const sender = pushSenderOf(deps);
+  const sender = deps.push;
   return deps.db.transaction().execute(async (trx) => {
     const due = await claimDuePushDeliveries(trx, deps.config.orders.worker.batchSize);
     // One device's notifications go out one after another, in the order they were made (the

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runOrderWorkerOnce } from '../../server/jobs/order-worker.js';
-import { pushSenderOf, RecordingPushSender } from '../../server/providers/push/index.js';
+import { RecordingPushSender } from '../../server/providers/push/index.js';
 import { startService } from '../../server/runtime.js';
 import { createLogger } from '../../server/logger.js';
 import { signInCustomer } from '../support/accounts.js';
@@ -21,7 +21,7 @@ afterEach(() => {
   for (const m of recorded().sent) assertMatchesSchema('PushNotificationPayload', m.data);
 });
 
-const recorded = (deps = svc.deps) => pushSenderOf(deps) as RecordingPushSender;
+const recorded = (deps = svc.deps) => deps.push as RecordingPushSender;
 const registerDevice = (auth: Record<string, string>, platform = 'android') => {
   const device = { push_token: `token-${randomUUID()}`, device_id: randomUUID(), platform, app_version: '3.14.0', build_number: '3140' };
   return svc.client.raw('PUT', '/api/accounts/me/push-devices', { headers: auth, body: device }).then(() => device);
