@@ -86,7 +86,7 @@ async function countCardLookup(ctx: Ctx<OperationId>, customerId: string): Promi
     await assertUnderLimit(trx, subject, cardLookupsPerWindow, cardLookupWindowSeconds, {
       code: 'RATE_LIMITED',
       detail: 'Too many card look-ups; try again later',
-    });
+    }, ctx.deps.clock.now());
     await recordRateEvent(trx, subject);
   });
 }
@@ -325,7 +325,7 @@ export const loyaltyHandlers = {
           preview.accrual.outcome === 'accrued' && preview.accrual.accrualPercent !== null
             ? [{ code: 'BASE_ACCRUAL', name: baseAccrualName(member?.tierLabel ?? '', preview.accrual.accrualPercent, ctx.lang), amount: '0.00', points: points.toString() }]
             : [],
-        calculated_at: new Date().toISOString(),
+        calculated_at: ctx.deps.clock.now().toISOString(),
       },
     };
   },
@@ -356,7 +356,7 @@ export const loyaltyHandlers = {
     const wallet = await findWallet(ctx.deps.db, customerIdOf(ctx));
     if (!wallet) throw walletNotFound();
     const { walletResyncSeconds } = ctx.deps.config.loyalty;
-    const now = Date.now();
+    const now = ctx.deps.clock.nowMs();
     const stale = !wallet.last_synced_at || now - wallet.last_synced_at.getTime() > walletResyncSeconds * 1000;
     const recentlyFailed = wallet.last_error_at !== null && now - wallet.last_error_at.getTime() < RESYNC_AFTER_ERROR_SECONDS * 1000;
     // Old data is served at once; a background re-sync brings the next read up to date.
@@ -482,7 +482,7 @@ export const loyaltyHandlers = {
     const wallet = await findWallet(ctx.deps.db, customerId);
     if (!wallet || !isLinked(wallet)) return { status: 200, body: emptyPage };
     const { purchasesRefreshSeconds } = ctx.deps.config.loyalty;
-    const fresh = wallet.purchases_synced_at && Date.now() - wallet.purchases_synced_at.getTime() < purchasesRefreshSeconds * 1000;
+    const fresh = wallet.purchases_synced_at && ctx.deps.clock.nowMs() - wallet.purchases_synced_at.getTime() < purchasesRefreshSeconds * 1000;
     if (!fresh) {
       try {
         const purchases = await ctx.deps.loyalty.provider.listPurchases(wallet.provider_customer_id!);

@@ -143,7 +143,7 @@ export const ordersHandlers = {
     const detail = await ctx.deps.db.transaction().execute(async (trx) => {
       const o = await lockCustomerOrder(trx, orderId, customerId);
       if (!o) throw orderNotFound();
-      await cancelByCustomer(trx, o);
+      await cancelByCustomer(trx, o, ctx.deps.clock.now());
       // The answer is the order as committed by this command.
       return orderDetail(trx, (await findCustomerOrder(trx, orderId, customerId))!, ctx);
     });

@@ -49,7 +49,7 @@ export const paymentsHandlers = {
       // The order row lock serializes concurrent calls: the second one finds the first one's invoice.
       const o = await lockCustomerOrder(trx, orderId, customerId);
       if (!o) throw notFound('No order with this id');
-      const now = new Date();
+      const now = ctx.deps.clock.now();
       const problem = payabilityProblem(
         { paymentMethod: o.payment_method, paymentStatus: o.payment_status, status: o.status, paymentDueAt: o.payment_due_at },
         config.orders.bank.enabled,

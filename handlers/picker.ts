@@ -142,7 +142,7 @@ export const pickerHandlers = {
   loginPicker: async (ctx) => {
     const { db, config, tokens } = ctx.deps;
     const { login, password } = ctx.body;
-    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute);
+    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute, ctx.deps.clock.now());
     // Failed attempts, per login and per address (one device trying many logins): TOO_MANY_ATTEMPTS.
     // The login as the lookup compares it: "Picker1 " is the same login as "picker1".
     const subject = `picker:${login.trim().toLowerCase()}`;
@@ -151,11 +151,11 @@ export const pickerHandlers = {
       await assertUnderLimit(trx, subject, config.auth.pickerMaxFailures, config.auth.lockoutSeconds, {
         code: 'TOO_MANY_ATTEMPTS',
         detail: 'Too many failed sign-ins for this login; wait before trying again',
-      });
+      }, ctx.deps.clock.now());
       await assertUnderLimit(trx, address, PICKER_ADDRESS_MAX_FAILURES, config.auth.lockoutSeconds, {
         code: 'TOO_MANY_ATTEMPTS',
         detail: 'Too many failed sign-ins from this address; wait before trying again',
-      });
+      }, ctx.deps.clock.now());
       const found = await findPickerByLogin(trx, login);
       if (!(await verifySecret(password, found?.password_hash ?? (await unknownLoginHash))) || !found) {
         await recordRateEvent(trx, subject);
@@ -167,7 +167,7 @@ export const pickerHandlers = {
     });
     if (!picker) throw new AppError(401, 'INVALID_CREDENTIALS', 'Login or password is not correct', { headers: { 'WWW-Authenticate': 'Bearer' } });
     if (!picker.is_active) throw forbidden('PICKER_INACTIVE', 'This picker account is disabled');
-    const pair = await startSession(db, tokens, { kind: 'picker', pickerId: picker.id });
+    const pair = await startSession(db, tokens, { kind: 'picker', pickerId: picker.id }, ctx.deps.clock.now());
     ctx.res.setHeader('Cache-Control', 'no-store');
     return {
       status: 200,
@@ -184,17 +184,17 @@ export const pickerHandlers = {
   // POST /api/picker/auth/refresh
   refreshPickerToken: async (ctx) => {
     const { db, config, tokens } = ctx.deps;
-    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute);
+    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute, ctx.deps.clock.now());
     // A token family refreshing in a loop (an app bug) is stopped: 30 a minute (TOO_MANY_REQUESTS).
     const family = refreshFamilyOf(tokens, ctx.body.refresh);
     if (family) {
       await countAgainstLimit(db, `picker-refresh:${family}`, PICKER_REFRESHES_PER_MINUTE, 60, {
         code: 'TOO_MANY_REQUESTS',
         detail: 'Too many refreshes of this session; retry later',
-      });
+      }, ctx.deps.clock.now());
     }
     const outcome = await db.transaction().execute((trx) =>
-      rotateRefreshToken(trx, tokens, ctx.body.refresh, 'picker_refresh', (claims) => ({ kind: 'picker', pickerId: Number(claims.sub) }), config.jwt.refreshReuseGraceSeconds),
+      rotateRefreshToken(trx, tokens, ctx.body.refresh, 'picker_refresh', (claims) => ({ kind: 'picker', pickerId: Number(claims.sub) }), config.jwt.refreshReuseGraceSeconds, ctx.deps.clock.now()),
     );
     if (outcome === 'reused') throw invalidRefresh('REFRESH_TOKEN_REUSED', 'Refresh token already used; the session was ended');
     if (outcome === 'invalid') throw invalidRefresh('INVALID_REFRESH_TOKEN');

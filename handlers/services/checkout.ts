@@ -151,7 +151,7 @@ export interface PlaceOptions {
 export async function placeOrder(trx: Executor, deps: AppDeps, c: CheckoutRequest, options: PlaceOptions = {}): Promise<string> {
   const { body, store } = c;
   const orderId = options.orderId ?? randomUUID();
-  const now = new Date();
+  const now = deps.clock.now();
   const lines = lowerLines(body.items);
   const slotId = body.type === 'delivery' ? (body.delivery_context?.slot_id ?? null) : (body.pickup_context?.slot_id ?? null);
   const slotRequest = slotId ? { kind: body.type, request: { storeId: store.id, slotId: slotId.toLowerCase(), orderId } } : null;
@@ -290,7 +290,7 @@ const ESTIMATE_VALIDITY_MS = 5 * 60_000;
 
 /** POST /api/orders/delivery/price-estimate: checkout's delivery rules, reserving nothing. */
 export async function estimateDelivery(db: Executor, deps: AppDeps, storeHeader: string | null, body: EstimateInput): Promise<Estimate> {
-  const now = new Date();
+  const now = deps.clock.now();
   const mode = deliveryModeOf({ is_express: body.is_express, slot_id: body.slot_id }, true);
   if (typeof mode !== 'string') throw unprocessable(mode.code, mode.detail);
   const duplicate = duplicateLine(body.items);
@@ -298,7 +298,7 @@ export async function estimateDelivery(db: Executor, deps: AppDeps, storeHeader:
 
   let storeId: string | null = null;
   if (storeHeader !== null) {
-    const store = await findActiveStoreCached({ db, config: deps.config }, storeHeader);
+    const store = await findActiveStoreCached({ db, config: deps.config, clock: deps.clock }, storeHeader);
     if (!store) throw unprocessable('STORE_NOT_FOUND', 'No active store has this X-Store-Id');
     storeId = store.id;
   }

@@ -100,7 +100,7 @@ export async function programsOrNull(deps: AppDeps): Promise<ProviderProgram[] |
 }
 
 /** The wallet fields that mirror the provider's view of the customer (the wallet turns `ready`). */
-export function snapshotChanges(w: WalletRow | null, c: ProviderCustomer, programs: ProviderProgram[] | null): Updateable<DB['loyalty_wallets']> {
+export function snapshotChanges(w: WalletRow | null, c: ProviderCustomer, programs: ProviderProgram[] | null, now: Date): Updateable<DB['loyalty_wallets']> {
   const program = programs?.find((p) => p.id === c.program_id) ?? null;
   const levels = program?.levels.length ? program.levels : null;
   const status = tierStatusFor({
@@ -128,7 +128,7 @@ export function snapshotChanges(w: WalletRow | null, c: ProviderCustomer, progra
     active_account_id: keep ?? accounts.find((a) => a.is_active)?.id ?? null,
     loyalty_status: JSON.stringify(status),
     tier_accrual_percent: rate,
-    last_synced_at: new Date(),
+    last_synced_at: now,
     last_error_code: null,
     last_error_at: null,
     last_error_attempts: null,
@@ -146,7 +146,7 @@ export async function writeSnapshotIfCurrent(deps: AppDeps, walletId: string, cu
     await lockCustomerLoyalty(trx, customerId);
     const current = await findWalletById(trx, walletId);
     if (!current || current.revision !== seenRevision) return false;
-    await updateWallet(trx, walletId, snapshotChanges(current, c, programs));
+    await updateWallet(trx, walletId, snapshotChanges(current, c, programs, deps.clock.now()));
     return true;
   });
 }
@@ -230,7 +230,7 @@ export async function applyCommand(
     const customer = await sendCommand(provider, command, wallet?.provider_customer_id ?? null, phone);
     const programs = await programsOrNull(deps);
     const target = wallet ?? (await insertWalletIfAbsent(trx, { customer_id: customerId, status: 'ready' })).wallet;
-    return { outcome: 'applied', wallet: await updateWallet(trx, target.id, snapshotChanges(target, customer, programs)) };
+    return { outcome: 'applied', wallet: await updateWallet(trx, target.id, snapshotChanges(target, customer, programs, deps.clock.now())) };
   } catch (err) {
     if (err instanceof LoyaltyProviderError && err.kind === 'unknown') {
       const target = wallet ?? (await insertWalletIfAbsent(trx, { customer_id: customerId, status: 'pending' })).wallet;

@@ -107,6 +107,8 @@ export interface CommandScope {
   /** The caller's open session, as locked. */
   head: SessionHead;
   items: ItemRow[];
+  /** When the command runs (deps.clock). */
+  now: Date;
   /** Whether the caller asked for the whole session in the answer (else the delta). */
   full: boolean;
   /** The session view as it is now (for refusals). */
@@ -169,7 +171,7 @@ export async function runPickerCommand<K extends OperationId, R extends { status
     const full = wantsFullSession(ctx);
     const answer = (item: ItemRow | null) => actionAnswer(trx, head, items, item, pickerId, ctx.lang, full);
     await checkCommandTarget(head, items, itemId, pickerId, expected, view);
-    return action({ trx, pickerId, lang: ctx.lang, order, head, items, full, view, answer });
+    return action({ trx, pickerId, lang: ctx.lang, order, head, items, now: ctx.deps.clock.now(), full, view, answer });
   });
 }
 
@@ -377,7 +379,7 @@ async function decideItemCommand<K extends OperationId>(
   const t = applyItemCommand(facts, p.command);
   if (!t.ok) throw refusal(t.httpStatus, t.code, REFUSALS[t.code], await view());
 
-  const at = new Date();
+  const at = ctx.deps.clock.now();
   let change: ItemCommandWrite['change'] = null;
   let after = before;
   let headAfter: SessionHead = head;
@@ -623,8 +625,8 @@ export async function finishSession(s: CommandScope): Promise<void> {
   } else {
     // Nothing to hand over: cancelled as any order is (a paid one refunded in full, the courier
     // withdrawn, the customer told). The stock went back above.
-    await updateOrder(trx, order.id, { picking_result_state: 'completed', final_total: '0.00', has_picking_changes: true, picking_completed_at: new Date() });
-    cancelled = await enterCancelled(trx, (await lockOrderRow(trx, order.id))!, 'nothing_picked', { stockReturned: true });
+    await updateOrder(trx, order.id, { picking_result_state: 'completed', final_total: '0.00', has_picking_changes: true, picking_completed_at: s.now });
+    cancelled = await enterCancelled(trx, (await lockOrderRow(trx, order.id))!, 'nothing_picked', s.now, { stockReturned: true });
   }
   // One change, one version and one message (a cancelled delivery's is the tracking event).
   await recordOrderChange(trx, order.id, ['status', 'picking_result', 'payment'], { notify: true, tracking: cancelled?.tracking ?? undefined });

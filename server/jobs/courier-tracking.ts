@@ -30,7 +30,7 @@ export async function followCourierDeliveries(deps: AppDeps): Promise<number> {
       followed += await deps.db.transaction().execute(async (trx) => {
         const o = await lockOrder(trx, asked.order_id);
         if (!o || o.courier_request_ref !== asked.courier_request_ref || o.tracking_state !== asked.tracking_state) return 0;
-        const outcome = await followCourierStatus(trx, o, status);
+        const outcome = await followCourierStatus(trx, o, status, deps.clock.now());
         if (outcome === 'applied') return 1;
         deps.log.warn('courier service reported a delivery state this order cannot take', { order_id: o.id, from: o.tracking_state, to: status.state, code: outcome });
         return 0;

@@ -10,7 +10,7 @@ export async function cancelUnpaidOrders(deps: AppDeps): Promise<number> {
     let cancelled = 0;
     for (const id of await claimOrdersPastPaymentWindow(trx, deps.config.orders.worker.batchSize)) {
       const o = await lockOrder(trx, id);
-      if (o && (await cancelUnpaid(trx, o))) cancelled++;
+      if (o && (await cancelUnpaid(trx, o, deps.clock.now()))) cancelled++;
     }
     return cancelled;
   });
@@ -21,7 +21,7 @@ export async function cancelUncollectedPickups(deps: AppDeps): Promise<number> {
     let cancelled = 0;
     for (const id of await claimUncollectedPickups(trx, PICKUP_COLLECTION_HOURS, deps.config.orders.worker.batchSize)) {
       const o = await lockOrder(trx, id);
-      if (o && (await cancelUncollected(trx, o))) cancelled++;
+      if (o && (await cancelUncollected(trx, o, deps.clock.now()))) cancelled++;
     }
     return cancelled;
   });
