@@ -471,7 +471,7 @@ export const loyaltyHandlers = {
       return { status: 200 as const, body: wrapperBody(done.outcome, done.outcome === 'applied' ? 'cardReplaced' : 'commandAccepted', done.wallet, ctx.lang) };
     };
     if (!idempotencyKey) return ctx.deps.db.transaction().execute(replace);
-    return withIdempotency(ctx.deps.db, { principal: `customer:${customerId}`, operationId: ctx.operationId, key: idempotencyKey }, fingerprintOf('replace'), replace);
+    return withIdempotency(ctx.deps, { principal: `customer:${customerId}`, operationId: ctx.operationId, key: idempotencyKey }, fingerprintOf('replace'), replace);
   },
 
   // GET /api/loaylty/wallet/purchases/

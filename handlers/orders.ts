@@ -102,7 +102,7 @@ export const ordersHandlers = {
           const claim = await claimIdempotencyKeyWith<ServingZoneRow>(trx, scope, fingerprint, IDEMPOTENCY_TTL_SECONDS, zonesQuery && { query: zonesQuery, columns: ZONE_ROW_COLUMNS });
           let zones = zonesQuery ? claim.rows : undefined;
           if (!claim.claimed) {
-            const taken = await settleTakenKey<{ status: 201; body: string }>(trx, scope, fingerprint);
+            const taken = await settleTakenKey<{ status: 201; body: string }>(trx, scope, fingerprint, ctx.deps.clock.now());
             if (taken.replay) return { id: taken.replay.body, replayed: true };
             zones = undefined;
           }

@@ -234,7 +234,7 @@ export const pickerHandlers = {
     const secret = cursorSecret(ctx.deps.config.jwt.secret);
     let after = null;
     if (ctx.query.cursor) {
-      const decoded = decodeCursor(secret, scope, ctx.query.cursor);
+      const decoded = decodeCursor(secret, scope, ctx.query.cursor, ctx.deps.clock.now());
       if (!decoded.ok) throw unprocessable('INVALID_CURSOR', CURSOR_PROBLEMS[decoded.problem]);
       after = decoded.key;
     }
@@ -245,7 +245,7 @@ export const pickerHandlers = {
       body: {
         items: page.rows.map((r) => toPickerCatalogProduct(r, ctx.lang)),
         has_more: page.hasMore,
-        next_cursor: page.hasMore && page.last ? encodeCursor(secret, scope, page.last) : null,
+        next_cursor: page.hasMore && page.last ? encodeCursor(secret, scope, page.last, ctx.deps.clock.now()) : null,
       },
     };
   },
@@ -340,7 +340,7 @@ export const pickerHandlers = {
     const orderId = ctx.path.order_id;
     const { db, config } = ctx.deps;
     const scope = { principal: `picker:${pickerId}`, operationId: ctx.operationId, key };
-    return withIdempotency(db, scope, fingerprintOf(ctx.path), async (trx) => {
+    return withIdempotency(ctx.deps, scope, fingerprintOf(ctx.path), async (trx) => {
       await lockPicker(trx, pickerId);
       const order = await lockOrderOfPicker(trx, orderId, pickerId);
       if (!order) throw notFound('No order with this id in your stores');
@@ -462,7 +462,7 @@ export const pickerHandlers = {
     const key = commandKey(ctx);
     const orderId = ctx.path.order_id;
     const scope = { principal: `picker:${pickerId}`, operationId: ctx.operationId, key };
-    return withIdempotency(ctx.deps.db, scope, fingerprintOf(ctx.path), async (trx) => {
+    return withIdempotency(ctx.deps, scope, fingerprintOf(ctx.path), async (trx) => {
       if (!(await isOrderOfPicker(trx, orderId, pickerId))) throw notFound('No order with this id in your stores');
       const head = await findLatestSessionOfPicker(trx, orderId, pickerId);
       if (!head) throw notFound('You have no picking session of this order');

@@ -26,7 +26,7 @@ export async function seedDemoData(db: Database, now: Date): Promise<{ seeded: b
     await seedLoyalty(trx);
     await seedPicking(trx, now);
     await seedOrders(trx);
-    await publishDemoCatalog(trx);
+    await publishDemoCatalog(trx, now);
     return { seeded: true };
   });
   // Statistics for what was just loaded. Autovacuum would gather them within a minute or so;

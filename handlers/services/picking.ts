@@ -161,7 +161,7 @@ export async function runPickerCommand<K extends OperationId, R extends { status
   const key = commandKey(ctx);
   const expected = expectedVersionOf(ctx);
   const scope = { principal: `picker:${pickerId}`, operationId: ctx.operationId, key };
-  return withIdempotency(ctx.deps.db, scope, fingerprintOf(ctx.path, ctx.body ?? null, expected ?? null), async (trx) => {
+  return withIdempotency(ctx.deps, scope, fingerprintOf(ctx.path, ctx.body ?? null, expected ?? null), async (trx) => {
     const order = await lockOrderOfPicker(trx, orderId, pickerId);
     if (!order) throw notFound('No order with this id in your stores');
     const head = await lockCommandSession(trx, orderId, pickerId);
@@ -327,7 +327,7 @@ export async function itemCommand<K extends OperationId>(
   const fingerprint = fingerprintOf(ctx.path, ctx.body ?? null, expected ?? null);
   let read = await readItemCommand(db, path.order_id, pickerId, { scope, fingerprint, ttlSeconds: IDEMPOTENCY_TTL_SECONDS });
   if (!read.claimed) {
-    const taken = await settleTakenKey<ItemReply>(db, scope, fingerprint);
+    const taken = await settleTakenKey<ItemReply>(db, scope, fingerprint, ctx.deps.clock.now());
     if (taken.replay) return taken.replay;
     read = await readItemCommand(db, path.order_id, pickerId, null);
   }

@@ -42,7 +42,7 @@ export async function checkBankInvoices(deps: AppDeps): Promise<number> {
       await scheduleInvoiceCheck(trx, invoice.id, statusCheckSeconds, outcome !== null);
       if (invoice.status !== 'open') {
         if (outcome === null || outcome === 'open') {
-          if (Date.now() - invoice.expires_at.getTime() < BANK_WORD_WAIT_MS) return 0;
+          if (deps.clock.nowMs() - invoice.expires_at.getTime() < BANK_WORD_WAIT_MS) return 0;
           deps.log.error('the bank gave no final word on a closed invoice; stopped asking', { invoice_id: invoice.id, order_id: o.id });
           await recordBankWord(trx, invoice.id, null);
           return 0;

@@ -153,7 +153,7 @@ async function jobFailed(deps: AppDeps, job: JobRow, wallet: WalletRow, err: unk
       return finishJob(deps.db, job.id, 'failed', reason);
     }
     const wait = Math.min(retryDelaySeconds(job.attempts, base), MAX_ACCRUAL_RETRY_SECONDS);
-    return retryJobAt(deps.db, job.id, new Date(Date.now() + wait * 1000), reason);
+    return retryJobAt(deps.db, job.id, new Date(deps.clock.nowMs() + wait * 1000), reason);
   }
   // A background re-sync of a settled wallet is not retried: the wallet shows `error` with its
   // last good data, and the next read after the re-sync interval tries again.
@@ -166,11 +166,11 @@ async function jobFailed(deps: AppDeps, job: JobRow, wallet: WalletRow, err: unk
     // Only the job that owns the wallet's state may change it (a newer command may have settled it).
     const owns = current && (current.status === 'pending' || current.revision === wallet.revision);
     if (exhausted) {
-      if (owns) await updateWallet(trx, wallet.id, { status: 'error', last_error_code: code, last_error_at: new Date(), last_error_attempts: job.attempts, sync_attempts: 0 });
+      if (owns) await updateWallet(trx, wallet.id, { status: 'error', last_error_code: code, last_error_at: deps.clock.now(), last_error_attempts: job.attempts, sync_attempts: 0 });
       await finishJob(trx, job.id, 'failed', reason);
     } else {
       if (owns) await updateWallet(trx, wallet.id, { sync_attempts: job.attempts });
-      await retryJobAt(trx, job.id, new Date(Date.now() + retryDelaySeconds(job.attempts, base) * 1000), reason);
+      await retryJobAt(trx, job.id, new Date(deps.clock.nowMs() + retryDelaySeconds(job.attempts, base) * 1000), reason);
     }
   });
   deps.log.warn('loyalty job failed', { job_id: job.id, kind: job.kind, attempts: job.attempts, final: exhausted, reason });

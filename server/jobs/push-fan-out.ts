@@ -23,7 +23,7 @@ export async function fanOutPushes(deps: AppDeps): Promise<number> {
     const events = await claimUnpushedEvents(trx, deps.config.orders.worker.batchSize);
     for (const e of events) {
       if (e.type.startsWith('picker.')) await fanOutPickerPush(trx, deps, e);
-      else await fanOutCustomerPush(trx, e);
+      else await fanOutCustomerPush(trx, e, deps.clock.now());
     }
     await markEventsPushed(trx, events.map((e) => e.id));
     return events.length;
@@ -31,7 +31,7 @@ export async function fanOutPushes(deps: AppDeps): Promise<number> {
 }
 
 /** A customer's order event, to the installations of the customer's app. */
-async function fanOutCustomerPush(trx: Executor, e: UnpushedEvent): Promise<void> {
+async function fanOutCustomerPush(trx: Executor, e: UnpushedEvent, now: Date): Promise<void> {
   const env = e.payload as Envelope;
   if (!e.customer_id || !e.order_id || !env.notification_id) return;
   const targets = await customerPushTargets(trx, e.customer_id);
@@ -55,7 +55,7 @@ async function fanOutCustomerPush(trx: Executor, e: UnpushedEvent): Promise<void
     screen: 'order',
     title: notice.title,
     body: notice.body,
-    sent_at: new Date().toISOString(),
+    sent_at: now.toISOString(),
     event_id: env.event_id,
     order_id: e.order_id,
     order_no: String(order.no),
@@ -94,7 +94,7 @@ async function fanOutPickerPush(trx: Executor, deps: AppDeps, e: UnpushedEvent):
   if (!targets.length) return;
   const kind = cancelled ? 'picker_order_cancelled' : 'picker_queue';
   const notificationId = randomUUID();
-  const sentAt = new Date().toISOString();
+  const sentAt = deps.clock.now().toISOString();
   await insertPushDeliveries(
     trx,
     targets.map((t) => {
