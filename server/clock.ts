@@ -1,9 +1,9 @@
 // The service's business time: every "now" a handler, job or query parameter uses is read here,
 // through `deps.clock`, so a test can move time forward instead of sleeping. Pure rules in
-// domain/ take `now` as a parameter. Not here: the logger's timestamps and the latency
-// measurements of metrics and tracing (performance.now, hrtime) are observability, not business
-// time; timers (setTimeout for polling, retries, back-off) wait real time; SQL now() is the
-// database's clock.
+// domain/ take `now` as a parameter. Not business time: the logger's timestamps (always
+// `systemClock`, never a test's clock) and the latency measurements of metrics and tracing
+// (performance.now, hrtime) are observability; timers (setTimeout for polling, retries, back-off)
+// wait real time; SQL now() is the database's clock.
 
 export interface Clock {
   now(): Date;
