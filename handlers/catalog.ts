@@ -243,7 +243,8 @@ export const catalogHandlers = {
     const ttl = ctx.deps.config.catalog.productsCacheSeconds;
     const { value: detail, readAt } = await readProductDetail(ctx.deps.db, { storeId: store.id, lang: ctx.lang, productId: id }, customerId, ttl, () =>
       findProductDetail(ctx.deps.db, id, store.id, ctx.lang, customerId),
-    ctx.deps.clock);
+      ctx.deps.clock,
+    );
     return { status: 200, headers: keptHeaders(readAt, ttl, ctx.deps.clock.nowMs()), body: detail ?? throwNotFound(`No active product has id ${id}`) };
   },
 
