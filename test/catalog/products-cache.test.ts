@@ -131,7 +131,7 @@ interface Product {
 }
 
 async function product(svc: TestService, id: string, opts: { store?: string; lang?: string; auth?: Record<string, string> } = {}) {
-  return call(svc.client.api.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: id } }, headers: { 'x-store-id': opts.store ?? STORE_A.id, 'accept-language': opts.lang ?? 'en', ...opts.auth }, }));
+  return call(svc.client.api.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: id } }, headers: { 'x-store-id': opts.store ?? STORE_A.id, 'accept-language': opts.lang ?? 'en', ...opts.auth } }));
 }
 const productBody = async (svc: TestService, id: string, opts: Parameters<typeof product>[2] = {}) => {
   const r = await product(svc, id, opts);
