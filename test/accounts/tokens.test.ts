@@ -4,6 +4,7 @@ import { DEMO_CUSTOMER } from '../../db/seed/accounts.js';
 import { randomTestPhone, signInCustomer, signInPicker } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { tokensFor } from '../support/tokens.js';
+import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -11,10 +12,10 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const pair = (phone: string, password: string) => svc.client.raw('POST', '/api/token/pair', { body: { phone, password } });
-const refresh = (token: string) => svc.client.raw('POST', '/api/token/refresh', { body: { refresh: token } });
-const me = (access: string) => svc.client.raw('GET', '/api/accounts/me/', { headers: { authorization: `Bearer ${access}` } });
-const verify = (token: string) => svc.client.raw('POST', '/api/token/verify', { body: { token } });
+const pair = (phone: string, password: string) => call(svc.client.api.POST('/api/token/pair', { body: { phone, password } }));
+const refresh = (token: string) => call(svc.client.api.POST('/api/token/refresh', { body: { refresh: token } }));
+const me = (access: string) => call(svc.client.api.GET('/api/accounts/me/', { headers: { authorization: `Bearer ${access}` } }));
+const verify = (token: string) => call(svc.client.api.POST('/api/token/verify', { body: { token } }));
 
 describe('obtainTokenPair', () => {
   it('signs in with phone and PIN', async () => {
@@ -48,7 +49,7 @@ describe('obtainTokenPair', () => {
     const fresh = await startTestService();
     try {
       const phone = randomTestPhone();
-      const statuses = await Promise.all(Array.from({ length: 40 }, () => fresh.client.raw('POST', '/api/token/pair', { body: { phone, password: '2468' } }).then((r) => r.status)));
+      const statuses = await Promise.all(Array.from({ length: 40 }, () => call(fresh.client.api.POST('/api/token/pair', { body: { phone, password: '2468' } })).then((r) => r.status)));
       expect(statuses.filter((s) => s === 401)).toHaveLength(5);
       expect(statuses.filter((s) => s === 429)).toHaveLength(35);
     } finally {
@@ -57,7 +58,7 @@ describe('obtainTokenPair', () => {
   });
 
   it('refuses extra properties with 422', async () => {
-    const r = await svc.client.raw('POST', '/api/token/pair', { body: { phone: DEMO_CUSTOMER.phone, password: '1357', remember: true } });
+    const r = await call(svc.client.api.POST('/api/token/pair', { body: { phone: DEMO_CUSTOMER.phone, password: '1357', remember: true } }));
     expect(r.status).toBe(422);
   });
 });
@@ -160,15 +161,15 @@ describe('verifyToken', () => {
 
 describe('PIN recovery', () => {
   async function recoveryToken(phone: string): Promise<string> {
-    expect((await svc.client.raw('POST', '/api/auth/otp/update-pin/send', { body: { phone } })).status).toBe(200);
-    const code = (await svc.client.raw('GET', `/api/qa/otp/last?phone=${encodeURIComponent(phone)}&purpose=update_pin`)).body.code;
-    const r = await svc.client.raw('POST', '/api/auth/otp/update-pin/verify', { body: { phone, code } });
+    expect((await call(svc.client.api.POST('/api/auth/otp/update-pin/send', { body: { phone } }))).status).toBe(200);
+    const code = (await call(svc.client.api.GET('/api/qa/otp/last', { params: { query: { phone, purpose: 'update_pin' } } }))).body.code;
+    const r = await call(svc.client.api.POST('/api/auth/otp/update-pin/verify', { body: { phone, code } }));
     expect(r.status).toBe(200);
     expect(r.body.phone).toBe(phone);
     return r.body.token;
   }
   const updatePin = (token: string, password: string, repeat = password) =>
-    svc.client.raw('PATCH', '/api/auth/recovery/update-pin', { headers: { 'x-recovery-key': token }, body: { password, password_repeat: repeat } });
+    call(svc.client.api.PATCH('/api/auth/recovery/update-pin', { headers: { 'x-recovery-key': token }, body: { password, password_repeat: repeat } }));
 
   it('sets a PIN, ends the other sessions and signs in', async () => {
     const c = await signInCustomer(svc, randomTestPhone());
@@ -197,7 +198,7 @@ describe('PIN recovery', () => {
 
   it('answers the same for a phone without an account and never delivers its code', async () => {
     const phone = '+79161234567';
-    const r = await svc.client.raw('POST', '/api/auth/otp/update-pin/send', { body: { phone } });
+    const r = await call(svc.client.api.POST('/api/auth/otp/update-pin/send', { body: { phone } }));
     expect(r.status).toBe(200);
     const row = await svc.deps.db.selectFrom('otp_codes').selectAll().where('phone', '=', phone).executeTakeFirstOrThrow();
     expect(row.delivered).toBe(false);
@@ -227,7 +228,7 @@ describe('PIN recovery', () => {
   });
 
   it('answers 401 without the X-Recovery-Key header', async () => {
-    const r = await svc.client.raw('PATCH', '/api/auth/recovery/update-pin', { body: { password: '2580', password_repeat: '2580' } });
+    const r = await svc.client.invalid('PATCH', '/api/auth/recovery/update-pin', { body: { password: '2580', password_repeat: '2580' } });
     expect([r.status, r.body.code]).toEqual([401, 'RECOVERY_TOKEN_INVALID']);
   });
 });

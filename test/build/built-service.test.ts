@@ -14,6 +14,7 @@ import { randomTestPhone } from '../support/accounts.js';
 import { TEST_JWT_SECRET } from '../support/service.js';
 import { untilListening, type ServiceProcess } from '../support/service-process.js';
 import type { OpenedDatabase } from '../../db/database.js';
+import { call } from '../support/typed.js';
 
 const scratch = path.join(projectRoot, '.tmp', `built-service-${process.pid}`);
 let database: OpenedDatabase;
@@ -87,26 +88,26 @@ describe('the built service with production dependencies only', () => {
   it('answers one operation of every tag, as the contract says', async () => {
     const phone = randomTestPhone();
     const exercised = new Map<string, number>();
-    const call = async (tag: string, method: string, url: string, init: { headers?: Record<string, string>; body?: object } = {}) => {
-      const r = await client.raw(method, url, init);
+    const tagged = async (tag: string, request: Parameters<typeof call>[0]) => {
+      const r = await call(request);
       exercised.set(tag, r.status);
       return r;
     };
 
-    expect((await call('Authentication', 'POST', '/api/auth/otp/send', { body: { phone } })).status).toBe(200);
-    const code = (await call('QA', 'GET', `/api/qa/otp/last?phone=${encodeURIComponent(phone)}`)).body.code as string;
-    const confirmed = await client.raw('POST', '/api/auth/otp/confirm', { body: { phone, code } });
+    expect((await tagged('Authentication', client.api.POST('/api/auth/otp/send', { body: { phone } }))).status).toBe(200);
+    const code = (await tagged('QA', client.api.GET('/api/qa/otp/last', { params: { query: { phone } } }))).body.code as string;
+    const confirmed = await call(client.api.POST('/api/auth/otp/confirm', { body: { phone, code } }));
     expect(confirmed.status).toBe(200);
     const auth = { authorization: `Bearer ${confirmed.body.access}` };
 
-    expect((await call('Accounts', 'GET', '/api/accounts/me/', { headers: auth })).status).toBe(200);
-    expect((await call('Catalog', 'GET', '/api/catalog/features/units/')).status).toBe(200);
-    expect((await call('Content', 'GET', '/api/core/support-contact/')).status).toBe(200);
-    expect((await call('Logistics', 'GET', '/api/logistics/map/config')).status).toBe(200);
-    expect((await call('Orders', 'GET', '/api/orders/', { headers: auth })).status).toBe(200);
-    expect((await call('Payments', 'GET', '/api/payments/bank/preferences', { headers: auth })).status).toBe(200);
-    expect((await call('Loyalty', 'GET', '/api/loaylty/programs/', { headers: auth })).status).toBe(200);
-    const picker = await call('Picker', 'POST', '/api/picker/auth/login', { body: { login: 'picker1', password: 'picker-demo-1' } });
+    expect((await tagged('Accounts', client.api.GET('/api/accounts/me/', { headers: auth }))).status).toBe(200);
+    expect((await tagged('Catalog', client.api.GET('/api/catalog/features/units/'))).status).toBe(200);
+    expect((await tagged('Content', client.api.GET('/api/core/support-contact/'))).status).toBe(200);
+    expect((await tagged('Logistics', client.api.GET('/api/logistics/map/config'))).status).toBe(200);
+    expect((await tagged('Orders', client.api.GET('/api/orders/', { headers: auth }))).status).toBe(200);
+    expect((await tagged('Payments', client.api.GET('/api/payments/bank/preferences', { headers: auth }))).status).toBe(200);
+    expect((await tagged('Loyalty', client.api.GET('/api/loaylty/programs/', { headers: auth }))).status).toBe(200);
+    const picker = await tagged('Picker', client.api.POST('/api/picker/auth/login', { body: { login: 'picker1', password: 'picker-demo-1' } }));
     expect(picker.status).toBe(200);
 
     const tags = new Set<string>((loadSpec('TEST').tags as { name: string }[]).map((t) => t.name));

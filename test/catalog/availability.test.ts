@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.js';
 import { loadFixture, P, STORE_A, STORE_B, storeHeaders, unitId } from './fixture.js';
+import type { operations } from '../../generated/api.test.js';
+import { call } from '../support/typed.js';
 
 let svc: TestService;
 let pc: string;
@@ -17,8 +19,12 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const check = (lines: unknown, headers: Record<string, string> = storeHeaders(STORE_A.id)) =>
-  svc.client.raw('POST', '/api/catalog/products/check-availability', { headers, body: lines as object });
+type Lines = NonNullable<operations['checkProductsAvailability']['requestBody']>['content']['application/json'];
+const check = (lines: Lines, headers: Record<string, string> = storeHeaders(STORE_A.id)) =>
+  call(svc.client.api.POST('/api/catalog/products/check-availability', { headers, body: lines }));
+/** Deliberately invalid: bodies the schema refuses, too large, or no store. */
+const checkInvalid = (body: unknown, headers: Record<string, string> = storeHeaders(STORE_A.id)) =>
+  svc.client.invalid('POST', '/api/catalog/products/check-availability', { headers, body: body as object });
 
 describe('checkProductsAvailability', () => {
   it('answers one verdict per line, in the order sent, following the spec\'s table', async () => {
@@ -98,18 +104,18 @@ describe('checkProductsAvailability', () => {
       { product_id: P.M1, unit_id: pc, quantity: 1 },
     ];
     for (const body of bodies) {
-      const r = await check(body);
+      const r = await checkInvalid(body);
       expect(r.status, JSON.stringify(body).slice(0, 80)).toBe(422);
       expect(r.body.code).toBe('VALIDATION_ERROR');
     }
   });
 
   it('answers 400 for a body that is not JSON and 422 without a store', async () => {
-    const r = await svc.client.raw('POST', '/api/catalog/products/check-availability', { headers: storeHeaders(STORE_A.id), body: '[{"product_id":' });
+    const r = await checkInvalid('[{"product_id":');
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('MALFORMED_JSON');
-    expect((await check([], {})).body.code).toBe('STORE_REQUIRED');
-    const huge = await check([{ product_id: P.M1, unit_id: pc, quantity: 'x'.repeat(svc.config.bodyLimitBytes) }]);
+    expect((await checkInvalid([], {})).body.code).toBe('STORE_REQUIRED');
+    const huge = await checkInvalid([{ product_id: P.M1, unit_id: pc, quantity: 'x'.repeat(svc.config.bodyLimitBytes) }]);
     expect(huge.status).toBe(413);
     expect(huge.body.code).toBe('PAYLOAD_TOO_LARGE');
   });

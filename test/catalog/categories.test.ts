@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.js';
 import { CATEGORY, loadFixture, STORE_A, STORE_B, STORE_C, storeHeaders } from './fixture.js';
+import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -14,7 +15,17 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const get = (path: string, headers: Record<string, string> = storeHeaders(STORE_A.id)) => svc.client.raw('GET', path, { headers });
+type ListPath =
+  | '/api/catalog/features/units/'
+  | '/api/catalog/groups/categories/root'
+  | '/api/catalog/groups/categories/menu'
+  | '/api/catalog/groups/categories/main-page'
+  | '/api/catalog/groups/categories/own-production';
+const get = (path: ListPath, headers: Record<string, string> = storeHeaders(STORE_A.id)) => call(svc.client.api.GET(path, { headers }));
+const category = (id: string, headers: Record<string, string>) =>
+  call(svc.client.api.GET('/api/catalog/groups/categories/{category_id}', { params: { path: { category_id: id } }, headers }));
+/** Deliberately invalid: a bad header or query value, or no store. */
+const invalid = (path: string, headers: Record<string, string> = storeHeaders(STORE_A.id)) => svc.client.invalid('GET', path, { headers });
 const idsOf = (cards: { id: string }[]) => cards.map((c) => c.id);
 
 describe('listMeasurementUnits', () => {
@@ -29,7 +40,7 @@ describe('listMeasurementUnits', () => {
   });
 
   it('answers 422 for a malformed Accept-Language', async () => {
-    const r = await get('/api/catalog/features/units/', { 'accept-language': 'x'.repeat(256) });
+    const r = await invalid('/api/catalog/features/units/', { 'accept-language': 'x'.repeat(256) });
     expect(r.status).toBe(422);
     expect(r.body.code).toBe('VALIDATION_ERROR');
   });
@@ -49,9 +60,9 @@ describe('listRootCategories', () => {
   });
 
   it('answers 422 STORE_REQUIRED and STORE_NOT_FOUND', async () => {
-    expect((await get('/api/catalog/groups/categories/root', {})).body.code).toBe('STORE_REQUIRED');
+    expect((await invalid('/api/catalog/groups/categories/root', {})).body.code).toBe('STORE_REQUIRED');
     expect((await get('/api/catalog/groups/categories/root', storeHeaders(randomUUID()))).body.code).toBe('STORE_NOT_FOUND');
-    expect((await get('/api/catalog/groups/categories/root', { 'x-store-id': 'store-1' })).body.code).toBe('VALIDATION_ERROR');
+    expect((await invalid('/api/catalog/groups/categories/root', { 'x-store-id': 'store-1' })).body.code).toBe('VALIDATION_ERROR');
   });
 });
 
@@ -70,7 +81,7 @@ describe('listMenuCategories', () => {
   });
 
   it('answers 422 without a store', async () => {
-    expect((await get('/api/catalog/groups/categories/menu', {})).status).toBe(422);
+    expect((await invalid('/api/catalog/groups/categories/menu', {})).status).toBe(422);
   });
 });
 
@@ -87,7 +98,7 @@ describe('listMainPageCategories', () => {
   });
 
   it('answers 422 without a store', async () => {
-    expect((await get('/api/catalog/groups/categories/main-page', {})).status).toBe(422);
+    expect((await invalid('/api/catalog/groups/categories/main-page', {})).status).toBe(422);
   });
 });
 
@@ -102,24 +113,24 @@ describe('listOwnProductionCategories', () => {
   });
 
   it('answers 422 without a store', async () => {
-    expect((await get('/api/catalog/groups/categories/own-production', {})).status).toBe(422);
+    expect((await invalid('/api/catalog/groups/categories/own-production', {})).status).toBe(422);
   });
 });
 
 describe('getCategory', () => {
   it('returns an active category, counting all its active children', async () => {
-    const r = await get(`/api/catalog/groups/categories/${CATEGORY.milk}`, { 'accept-language': 'ru' });
+    const r = await category(CATEGORY.milk, { 'accept-language': 'ru' });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ id: CATEGORY.milk, name: 'Молоко', level: 2, color: '#FFF4D6', parent_id: CATEGORY.dairy, children_count: 0,
       image: { original: 'https://cdn.example/milk.png', listing: 'https://cdn.example/milk.webp' } });
-    expect((await get(`/api/catalog/groups/categories/${CATEGORY.empty}`, {})).body.children_count).toBe(0);
-    expect((await get(`/api/catalog/groups/categories/${CATEGORY.food}`, {})).body.children_count).toBe(2);
+    expect((await category(CATEGORY.empty, {})).body.children_count).toBe(0);
+    expect((await category(CATEGORY.food, {})).body.children_count).toBe(2);
   });
 
   it('answers 404 for an unknown, non-UUID or withdrawn category', async () => {
     const { demoCategoryId } = await import('../../db/seed/catalog.js');
     for (const id of [randomUUID(), 'dairy', demoCategoryId('dairy')]) {
-      const r = await get(`/api/catalog/groups/categories/${id}`, {});
+      const r = await category(id, {});
       expect(r.status, id).toBe(404);
       expect(r.body.code).toBe('NOT_FOUND');
     }
@@ -127,8 +138,8 @@ describe('getCategory', () => {
 });
 
 describe('listCategoryChildren', () => {
-  const children = (id: string, level?: number | null, headers?: Record<string, string>) =>
-    get(`/api/catalog/groups/categories/${id}/children${level === undefined ? '' : `?level=${level ?? ''}`}`, headers);
+  const children = (id: string, level?: number, headers: Record<string, string> = storeHeaders(STORE_A.id)) =>
+    call(svc.client.api.GET('/api/catalog/groups/categories/{category_id}/children', { params: { path: { category_id: id }, query: { level } }, headers }));
 
   it('returns the direct children, or the descendants at an absolute level, that the store sells in', async () => {
     expect(idsOf((await children(CATEGORY.food)).body)).toEqual([CATEGORY.dairy, CATEGORY.bakery]);
@@ -142,14 +153,15 @@ describe('listCategoryChildren', () => {
 
   it('answers 404 for an unknown category, 422 for a bad level or without a store', async () => {
     expect((await children(randomUUID())).status).toBe(404);
-    expect((await children(CATEGORY.food, -1)).status).toBe(422);
-    expect((await get(`/api/catalog/groups/categories/${CATEGORY.food}/children?level=two`)).status).toBe(422);
-    expect((await children(CATEGORY.food, undefined, {})).body.code).toBe('STORE_REQUIRED');
+    expect((await invalid(`/api/catalog/groups/categories/${CATEGORY.food}/children?level=-1`)).status).toBe(422);
+    expect((await invalid(`/api/catalog/groups/categories/${CATEGORY.food}/children?level=two`)).status).toBe(422);
+    expect((await invalid(`/api/catalog/groups/categories/${CATEGORY.food}/children`, {})).body.code).toBe('STORE_REQUIRED');
   });
 });
 
 describe('listCategoryParents', () => {
-  const parents = (id: string, level?: number) => get(`/api/catalog/groups/categories/${id}/parents${level === undefined ? '' : `?level=${level}`}`, {});
+  const parents = (id: string, level?: number) =>
+    call(svc.client.api.GET('/api/catalog/groups/categories/{category_id}/parents', { params: { path: { category_id: id }, query: { level } }, headers: {} }));
 
   it('returns the ancestors root first, or the one at a level', async () => {
     const all = await parents(CATEGORY.milk);
@@ -163,6 +175,6 @@ describe('listCategoryParents', () => {
 
   it('answers 404 for an unknown category and 422 for a bad level', async () => {
     expect((await parents(randomUUID())).status).toBe(404);
-    expect((await parents(CATEGORY.milk, 33)).status).toBe(422);
+    expect((await invalid(`/api/catalog/groups/categories/${CATEGORY.milk}/parents?level=33`, {})).status).toBe(422);
   });
 });

@@ -6,6 +6,8 @@ import { signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { tokensFor } from '../support/tokens.js';
 import { loadFixture, P } from './fixture.js';
+import type { operations } from '../../generated/api.test.js';
+import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -14,10 +16,14 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const add = (id: string, headers: Record<string, string>) => svc.client.raw('POST', `/api/catalog/products/add-favorite/${id}`, { headers });
-const remove = (id: string, headers: Record<string, string>) => svc.client.raw('DELETE', `/api/catalog/products/remove-favorite/${id}`, { headers });
-const checkFavorites = (body: unknown, headers: Record<string, string>) =>
-  svc.client.raw('POST', '/api/catalog/products/favorites/check', { headers, body: body as object });
+const add = (id: string, headers: Record<string, string>) => call(svc.client.api.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: id } }, headers }));
+const remove = (id: string, headers: Record<string, string>) => call(svc.client.api.DELETE('/api/catalog/products/remove-favorite/{product_id}', { params: { path: { product_id: id } }, headers }));
+type Check = NonNullable<operations['checkFavoriteProducts']['requestBody']>['content']['application/json'];
+const checkFavorites = (body: Check, headers: Record<string, string>) =>
+  call(svc.client.api.POST('/api/catalog/products/favorites/check', { headers, body }));
+/** Deliberately invalid: bodies the schema refuses, too large, or no token. */
+const checkInvalid = (body: unknown, headers: Record<string, string>) =>
+  svc.client.invalid('POST', '/api/catalog/products/favorites/check', { headers, body: body as object });
 
 describe('addFavoriteProduct', () => {
   it('adds a product, and says already_added the second time', async () => {
@@ -41,7 +47,7 @@ describe('addFavoriteProduct', () => {
     expect((await add(randomUUID(), c.auth)).status).toBe(404);
     expect((await add(demoProductId('P000001'), c.auth)).body.code).toBe('NOT_FOUND');
     expect((await add('milk', c.auth)).body.code).toBe('VALIDATION_ERROR');
-    expect((await add(P.M1, {})).status).toBe(401);
+    expect((await svc.client.invalid('POST', `/api/catalog/products/add-favorite/${P.M1}`)).status).toBe(401);
     expect((await add(P.M1, { authorization: `Bearer ${tokensFor(svc.config).sign('picker_access')}` })).status).toBe(401);
   });
 });
@@ -73,8 +79,8 @@ describe('removeFavoriteProduct', () => {
     const r = await remove(randomUUID(), c.auth);
     expect(r.status).toBe(404);
     expect(r.body.code).toBe('NOT_FOUND');
-    expect((await remove('milk', c.auth)).status).toBe(422);
-    expect((await remove(P.M1, {})).status).toBe(401);
+    expect((await svc.client.invalid('DELETE', '/api/catalog/products/remove-favorite/milk', { headers: c.auth })).status).toBe(422);
+    expect((await svc.client.invalid('DELETE', `/api/catalog/products/remove-favorite/${P.M1}`)).status).toBe(401);
   });
 });
 
@@ -99,14 +105,14 @@ describe('checkFavoriteProducts', () => {
     const ids = Array.from({ length: 101 }, () => randomUUID());
     expect((await checkFavorites({ product_ids: ids.slice(0, 100) }, c.auth)).status).toBe(200);
     for (const body of [{ product_ids: ids }, { product_ids: ['milk'] }, { product_ids: [], extra: 1 }, {}]) {
-      const r = await checkFavorites(body, c.auth);
+      const r = await checkInvalid(body, c.auth);
       expect(r.status).toBe(422);
       expect(r.body.code).toBe('VALIDATION_ERROR');
     }
-    expect((await svc.client.raw('POST', '/api/catalog/products/favorites/check', { headers: c.auth, body: '{' })).status).toBe(400);
-    const huge = await checkFavorites({ product_ids: [], pad: 'x'.repeat(svc.config.bodyLimitBytes) }, c.auth);
+    expect((await checkInvalid('{', c.auth)).status).toBe(400);
+    const huge = await checkInvalid({ product_ids: [], pad: 'x'.repeat(svc.config.bodyLimitBytes) }, c.auth);
     expect(huge.status).toBe(413);
     expect(huge.body.code).toBe('PAYLOAD_TOO_LARGE');
-    expect((await checkFavorites({ product_ids: [] }, {})).status).toBe(401);
+    expect((await checkInvalid({ product_ids: [] }, {})).status).toBe(401);
   });
 });

@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { CATEGORY, loadFixture, P, STORE_A, STORE_B } from './fixture.js';
+import type { operations } from '../../generated/api.test.js';
+import { call } from '../support/typed.js';
 
 const KEPT_SECONDS = 1;
 
@@ -34,10 +36,9 @@ interface Page {
   has_next: boolean;
 }
 
-async function list(svc: TestService, query: string, opts: { store?: string; lang?: string; auth?: Record<string, string> } = {}): Promise<Page> {
-  const r = await svc.client.raw('GET', `/api/catalog/products/?${query}`, {
-    headers: { 'x-store-id': opts.store ?? STORE_A.id, 'accept-language': opts.lang ?? 'en', ...opts.auth },
-  });
+type ListQuery = NonNullable<operations['listCatalogProducts']['parameters']['query']>;
+async function list(svc: TestService, query: ListQuery, opts: { store?: string; lang?: string; auth?: Record<string, string> } = {}): Promise<Page> {
+  const r = await call(svc.client.api.GET('/api/catalog/products/', { params: { query }, headers: { 'x-store-id': opts.store ?? STORE_A.id, 'accept-language': opts.lang ?? 'en', ...opts.auth } }));
   expect(r.status).toBe(200);
   return r.body as Page;
 }
@@ -48,7 +49,7 @@ const stockOf = (page: Page, id: string) => page.items.find((c) => c.id === id)?
 
 describe('a kept listing page', () => {
   it('serves the stock it read until it is older than the setting, then reads again', async () => {
-    const query = `category_id=${CATEGORY.milk}`;
+    const query = { category_id: CATEGORY.milk };
     expect(stockOf(await list(kept, query), P.M1)).toBe('10.000');
     await setStock(kept, P.M1, '6.000');
     expect(stockOf(await list(kept, query), P.M1)).toBe('10.000');
@@ -57,7 +58,7 @@ describe('a kept listing page', () => {
   });
 
   it('is not kept at all with the setting 0', async () => {
-    const query = `category_id=${CATEGORY.milk}`;
+    const query = { category_id: CATEGORY.milk };
     expect(stockOf(await list(unkept, query), P.M1)).toBe('10.000');
     await setStock(unkept, P.M1, '6.000');
     expect(stockOf(await list(unkept, query), P.M1)).toBe('6.000');
@@ -66,22 +67,22 @@ describe('a kept listing page', () => {
   it('never answers another store, language, filter, sort, page size, page or search', async () => {
     // Each variant is asked after the base page was kept, and must equal what a service that
     // keeps nothing answers for it.
-    const base = `category_id=${CATEGORY.dairy}`;
-    const variants: [string, { store?: string; lang?: string }][] = [
+    const base: ListQuery = { category_id: CATEGORY.dairy };
+    const variants: [ListQuery, { store?: string; lang?: string }][] = [
       [base, { lang: 'ru' }],
       [base, { store: STORE_B.id }],
-      [`${base}&only_discount=true`, {}],
-      [`${base}&is_top=true`, {}],
-      [`${base}&is_new=true`, {}],
-      [`${base}&is_fresh=true`, {}],
-      [`${base}&sort_by=more_discount`, {}],
-      [`${base}&sort_by=expensive`, {}],
-      [`${base}&page_size=2`, {}],
-      [`${base}&page_size=2&page=2`, {}],
-      [`${base}&search=kefir`, {}],
-      [`${base}&search=milk`, {}],
-      [`category_id=${CATEGORY.cheese}`, {}],
-      ['', {}],
+      [{ ...base, only_discount: true }, {}],
+      [{ ...base, is_top: true }, {}],
+      [{ ...base, is_new: true }, {}],
+      [{ ...base, is_fresh: true }, {}],
+      [{ ...base, sort_by: 'more_discount' }, {}],
+      [{ ...base, sort_by: 'expensive' }, {}],
+      [{ ...base, page_size: 2 }, {}],
+      [{ ...base, page_size: 2, page: 2 }, {}],
+      [{ ...base, search: 'kefir' }, {}],
+      [{ ...base, search: 'milk' }, {}],
+      [{ category_id: CATEGORY.cheese }, {}],
+      [{}, {}],
     ];
     const basePage = await list(kept, base);
     for (const [query, opts] of variants) {
@@ -89,35 +90,35 @@ describe('a kept listing page', () => {
       const fresh = await list(unkept, query, opts);
       expect({ query, opts, page: fromKept }).toEqual({ query, opts, page: fresh });
       // Each variant's page differs from the kept base page, so serving that one would show.
-      expect(JSON.stringify(fresh), `${query} ${JSON.stringify(opts)}`).not.toBe(JSON.stringify(basePage));
+      expect(JSON.stringify(fresh), `${JSON.stringify(query)} ${JSON.stringify(opts)}`).not.toBe(JSON.stringify(basePage));
     }
   });
 
   it("shows each customer's favourites as they are now, and none to an anonymous caller", async () => {
-    const query = `category_id=${CATEGORY.milk}&sort_by=expensive`;
+    const query: ListQuery = { category_id: CATEGORY.milk, sort_by: 'expensive' };
     const a = await signInCustomer(kept);
     const b = await signInCustomer(kept);
     expect((await list(kept, query, { auth: a.auth })).items.every((c) => !c.is_favorite)).toBe(true); // now kept
-    expect((await kept.client.raw('POST', `/api/catalog/products/add-favorite/${P.M3}`, { headers: a.auth })).status).toBe(200);
+    expect((await call(kept.client.api.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.M3 } }, headers: a.auth }))).status).toBe(200);
     const ofA = await list(kept, query, { auth: a.auth });
     expect(ofA.items.filter((c) => c.is_favorite).map((c) => c.id)).toEqual([P.M3]);
     expect((await list(kept, query, { auth: b.auth })).items.some((c) => c.is_favorite)).toBe(false);
     expect((await list(kept, query)).items.some((c) => c.is_favorite)).toBe(false);
     // A page first read by a customer with a favourite is kept without it.
-    const other = `category_id=${CATEGORY.milk}&sort_by=cheap`;
+    const other: ListQuery = { category_id: CATEGORY.milk, sort_by: 'cheap' };
     expect((await list(kept, other, { auth: a.auth })).items.filter((c) => c.is_favorite).map((c) => c.id)).toEqual([P.M3]);
     expect((await list(kept, other)).items.some((c) => c.is_favorite)).toBe(false);
     expect((await list(kept, other, { auth: b.auth })).items.some((c) => c.is_favorite)).toBe(false);
     // Removed: gone at once, kept page or not.
-    expect((await kept.client.raw('DELETE', `/api/catalog/products/remove-favorite/${P.M3}`, { headers: a.auth })).status).toBe(204);
+    expect((await call(kept.client.api.DELETE('/api/catalog/products/remove-favorite/{product_id}', { params: { path: { product_id: P.M3 } }, headers: a.auth }))).status).toBe(204);
     expect((await list(kept, query, { auth: a.auth })).items.some((c) => c.is_favorite)).toBe(false);
   });
 
   it("never keeps a customer's favourites page", async () => {
     const a = await signInCustomer(kept);
-    expect((await list(kept, 'is_favorite=true', { auth: a.auth })).count).toBe(0);
-    await kept.client.raw('POST', `/api/catalog/products/add-favorite/${P.B1}`, { headers: a.auth });
-    expect((await list(kept, 'is_favorite=true', { auth: a.auth })).items.map((c) => c.id)).toEqual([P.B1]);
+    expect((await list(kept, { is_favorite: true }, { auth: a.auth })).count).toBe(0);
+    await call(kept.client.api.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.B1 } }, headers: a.auth }));
+    expect((await list(kept, { is_favorite: true }, { auth: a.auth })).items.map((c) => c.id)).toEqual([P.B1]);
   });
 });
 
@@ -129,9 +130,7 @@ interface Product {
 }
 
 async function product(svc: TestService, id: string, opts: { store?: string; lang?: string; auth?: Record<string, string> } = {}) {
-  return svc.client.raw('GET', `/api/catalog/products/${id}`, {
-    headers: { 'x-store-id': opts.store ?? STORE_A.id, 'accept-language': opts.lang ?? 'en', ...opts.auth },
-  });
+  return call(svc.client.api.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: id } }, headers: { 'x-store-id': opts.store ?? STORE_A.id, 'accept-language': opts.lang ?? 'en', ...opts.auth } }));
 }
 const productBody = async (svc: TestService, id: string, opts: Parameters<typeof product>[2] = {}) => {
   const r = await product(svc, id, opts);
@@ -167,11 +166,11 @@ describe('a kept product card', () => {
     const a = await signInCustomer(kept);
     const b = await signInCustomer(kept);
     expect((await productBody(kept, P.C1, { auth: a.auth })).is_favorite).toBe(false); // now kept
-    await kept.client.raw('POST', `/api/catalog/products/add-favorite/${P.C1}`, { headers: a.auth });
+    await call(kept.client.api.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.C1 } }, headers: a.auth }));
     expect((await productBody(kept, P.C1, { auth: a.auth })).is_favorite).toBe(true);
     expect((await productBody(kept, P.C1, { auth: b.auth })).is_favorite).toBe(false);
     expect((await productBody(kept, P.C1)).is_favorite).toBe(false);
-    await kept.client.raw('DELETE', `/api/catalog/products/remove-favorite/${P.C1}`, { headers: a.auth });
+    await call(kept.client.api.DELETE('/api/catalog/products/remove-favorite/{product_id}', { params: { path: { product_id: P.C1 } }, headers: a.auth }));
     expect((await productBody(kept, P.C1, { auth: a.auth })).is_favorite).toBe(false);
   });
 
@@ -193,13 +192,17 @@ describe('how old an answer is', () => {
   const headers = { 'x-store-id': STORE_A.id, 'accept-language': 'en' };
 
   it('says so on listings and cards: Age since the read, Cache-Control max-age the setting', async () => {
-    for (const path of [`/api/catalog/products/?category_id=${CATEGORY.milk}`, `/api/catalog/products/${P.M4}`]) {
-      const first = await slow.client.raw('GET', path, { headers });
+    const reads = {
+      [`/api/catalog/products/?category_id=${CATEGORY.milk}`]: () => call(slow.client.api.GET('/api/catalog/products/', { params: { query: { category_id: CATEGORY.milk } }, headers })),
+      [`/api/catalog/products/${P.M4}`]: () => call(slow.client.api.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: P.M4 } }, headers })),
+    };
+    for (const [path, read] of Object.entries(reads)) {
+      const first = await read();
       expect(first.status, path).toBe(200);
       expect(first.headers.get('cache-control'), path).toBe('private, max-age=5');
       expect(first.headers.get('age'), path).toBe('0');
       slow.clock.advance(1100);
-      const again = await slow.client.raw('GET', path, { headers });
+      const again = await read();
       expect(again.headers.get('cache-control'), path).toBe('private, max-age=5');
       expect(Number(again.headers.get('age')), path).toBeGreaterThanOrEqual(1);
       expect(Number(again.headers.get('age')), path).toBeLessThanOrEqual(5);
@@ -207,10 +210,10 @@ describe('how old an answer is', () => {
   });
 
   it('is read live, and says so, with the setting 0 and on a favourites page', async () => {
-    const live = await unkept.client.raw('GET', `/api/catalog/products/${P.M4}`, { headers });
+    const live = await call(unkept.client.api.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: P.M4 } }, headers }));
     expect([live.headers.get('cache-control'), live.headers.get('age')]).toEqual(['private, max-age=0', '0']);
     const a = await signInCustomer(slow);
-    const favourites = await slow.client.raw('GET', '/api/catalog/products/?is_favorite=true', { headers: { ...headers, ...a.auth } });
+    const favourites = await call(slow.client.api.GET('/api/catalog/products/', { params: { query: { is_favorite: true } }, headers: { ...headers, ...a.auth } }));
     expect([favourites.headers.get('cache-control'), favourites.headers.get('age')]).toEqual(['private, max-age=0', '0']);
   });
 });

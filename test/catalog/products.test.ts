@@ -7,6 +7,8 @@ import { signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { tokensFor } from '../support/tokens.js';
 import { CATEGORY, GOUDA_PLU, KEFIR_BARCODE, loadFixture, P, STORE_A, STORE_B, STORE_C, storeHeaders, unitId } from './fixture.js';
+import type { operations } from '../../generated/api.test.js';
+import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -15,9 +17,13 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const list = (query: Record<string, string | number | boolean>, headers: Record<string, string> = storeHeaders(STORE_A.id)) => {
+type ListQuery = NonNullable<operations['listCatalogProducts']['parameters']['query']>;
+const list = (query: ListQuery, headers: Record<string, string> = storeHeaders(STORE_A.id)) =>
+  call(svc.client.api.GET('/api/catalog/products/', { params: { query }, headers }));
+/** Deliberately invalid query values, sent as they are. */
+const listInvalid = (query: Record<string, string | number | boolean>, headers: Record<string, string> = storeHeaders(STORE_A.id)) => {
   const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
-  return svc.client.raw('GET', `/api/catalog/products/${qs ? `?${qs}` : ''}`, { headers });
+  return svc.client.invalid('GET', `/api/catalog/products/${qs ? `?${qs}` : ''}`, { headers });
 };
 const ids = (body: { items: { id: string }[] }) => body.items.map((i) => i.id);
 
@@ -108,7 +114,7 @@ describe('listCatalogProducts', () => {
 
   it('keeps the signed-in customer\'s favorites with is_favorite=true and marks the cards', async () => {
     const c = await signInCustomer(svc);
-    await svc.client.raw('POST', `/api/catalog/products/add-favorite/${P.B1}`, { headers: c.auth });
+    await call(svc.client.api.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.B1 } }, headers: c.auth }));
     const r = await list({ is_favorite: true }, { ...storeHeaders(STORE_A.id), ...c.auth });
     expect(r.status).toBe(200);
     expect(ids(r.body)).toEqual([P.B1]);
@@ -133,7 +139,7 @@ describe('listCatalogProducts', () => {
     expect(unknownStore.body.code).toBe('STORE_NOT_FOUND');
     const bad: Record<string, string | number>[] = [{ sort_by: 'popular' }, { page_size: 101 }, { page: 0 }, { category_id: 'dairy' }, { is_top: 'maybe' }, { search: 'x'.repeat(101) }];
     for (const query of bad) {
-      const r = await list(query);
+      const r = await listInvalid(query);
       expect(r.status, JSON.stringify(query)).toBe(422);
       expect(r.body.code).toBe('VALIDATION_ERROR');
     }
@@ -142,7 +148,7 @@ describe('listCatalogProducts', () => {
 
 describe('getCatalogProduct', () => {
   const get = (id: string, headers: Record<string, string> = storeHeaders(STORE_A.id)) =>
-    svc.client.raw('GET', `/api/catalog/products/${id}`, { headers });
+    call(svc.client.api.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: id } }, headers }));
 
   it('returns the product screen with the store\'s inventories, default unit first', async () => {
     const r = await get(P.C1);
@@ -170,7 +176,7 @@ describe('getCatalogProduct', () => {
 
   it('sets is_favorite for the signed-in customer', async () => {
     const c = await signInCustomer(svc);
-    await svc.client.raw('POST', `/api/catalog/products/add-favorite/${P.M3}`, { headers: c.auth });
+    await call(svc.client.api.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.M3 } }, headers: c.auth }));
     expect((await get(P.M3, { ...storeHeaders(STORE_A.id), ...c.auth })).body.is_favorite).toBe(true);
     expect((await get(P.M3)).body.is_favorite).toBe(false);
   });
@@ -195,7 +201,10 @@ describe('getCatalogProduct', () => {
 
 describe('listProductRecommendations', () => {
   const recommend = (productIds: string[], headers: Record<string, string> = storeHeaders(STORE_A.id)) =>
-    svc.client.raw('GET', `/api/catalog/products/recommendations?${productIds.map((id) => `product_ids=${id}`).join('&')}`, { headers });
+    call(svc.client.api.GET('/api/catalog/products/recommendations', { params: { query: { product_ids: productIds } }, headers }));
+  /** Deliberately invalid ids (too many, not UUIDs), sent as they are. */
+  const recommendInvalid = (productIds: string[]) =>
+    svc.client.invalid('GET', `/api/catalog/products/recommendations?${productIds.map((id) => `product_ids=${id}`).join('&')}`, { headers: storeHeaders(STORE_A.id) });
 
   it('recommends in-stock best sellers, those of the given products\' categories first', async () => {
     // Best sellers of store A in stock: M1 (milk, popularity 50) and C1 (cheese, 40).
@@ -209,9 +218,9 @@ describe('listProductRecommendations', () => {
   });
 
   it('answers 422 without ids, with more than 50 or with a non-UUID id, and without a store', async () => {
-    expect((await svc.client.raw('GET', '/api/catalog/products/recommendations', { headers: storeHeaders(STORE_A.id) })).status).toBe(422);
-    expect((await recommend(Array.from({ length: 51 }, () => randomUUID()))).status).toBe(422);
-    expect((await recommend(['milk'])).status).toBe(422);
+    expect((await svc.client.invalid('GET', '/api/catalog/products/recommendations', { headers: storeHeaders(STORE_A.id) })).status).toBe(422);
+    expect((await recommendInvalid(Array.from({ length: 51 }, () => randomUUID()))).status).toBe(422);
+    expect((await recommendInvalid(['milk'])).status).toBe(422);
     expect((await recommend([P.M1], {})).body.code).toBe('STORE_REQUIRED');
   });
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PublicationInProgressError, publishCatalogVersion } from '../../db/queries/catalog-snapshot.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -15,8 +16,8 @@ afterAll(() => svc?.close());
 
 const STORE = DEMO_STORES[0].id;
 const headers = (lang: 'ru' | 'en' = 'en', store = STORE) => ({ 'x-store-id': store, 'accept-language': lang });
-const version = (h: Record<string, string> = headers()) => svc.client.raw('GET', '/api/catalog/version', { headers: h });
-const bootstrap = (v: string, h: Record<string, string> = headers()) => svc.client.raw('GET', `/api/catalog/bootstrap/${v}`, { headers: h });
+const version = (h: Record<string, string> = headers()) => call(svc.client.api.GET('/api/catalog/version', { headers: h }));
+const bootstrap = (v: string, h: Record<string, string> = headers()) => call(svc.client.api.GET('/api/catalog/bootstrap/{version}', { params: { path: { version: v } }, headers: h }));
 const publish = () => svc.deps.db.transaction().setIsolationLevel('repeatable read').execute((trx) => publishCatalogVersion(trx, 24, svc.deps.clock.now()));
 
 describe('getCatalogVersion', () => {
@@ -33,9 +34,9 @@ describe('getCatalogVersion', () => {
   });
 
   it('answers 422 for a missing, unknown or malformed store', async () => {
-    expect((await version({})).body.code).toBe('STORE_REQUIRED');
+    expect((await svc.client.invalid('GET', '/api/catalog/version')).body.code).toBe('STORE_REQUIRED');
     expect((await version({ 'x-store-id': randomUUID() })).body.code).toBe('STORE_NOT_FOUND');
-    expect((await version({ 'x-store-id': 'tverskaya' })).body.code).toBe('VALIDATION_ERROR');
+    expect((await svc.client.invalid('GET', '/api/catalog/version', { headers: { 'x-store-id': 'tverskaya' } })).body.code).toBe('VALIDATION_ERROR');
   });
 });
 
@@ -59,7 +60,8 @@ describe('getCatalogSnapshot', () => {
       expect(s.sections[section].every((id: string) => productIds.has(id)), section).toBe(true);
     }
     // The same menu, blocks, banners and titles as the live operations.
-    const live = async (path: string) => (await svc.client.raw('GET', path, { headers: headers('ru') })).body;
+    const live = async (path: '/api/catalog/groups/categories/menu' | '/api/catalog/groups/categories/main-page' | '/api/core/pages/main-page/products-titles' | '/api/core/banners/') =>
+      (await call(svc.client.api.GET(path, { headers: headers('ru') }))).body;
     expect(s.menu_categories).toEqual(await live('/api/catalog/groups/categories/menu'));
     expect(s.main_page_categories).toEqual(await live('/api/catalog/groups/categories/main-page'));
     expect(s.titles).toEqual(await live('/api/core/pages/main-page/products-titles'));
@@ -104,8 +106,8 @@ describe('getCatalogSnapshot', () => {
     const r = await bootstrap(randomUUID());
     expect(r.status).toBe(404);
     expect(r.body.code).toBe('CATALOG_VERSION_NOT_FOUND');
-    expect((await bootstrap('latest')).body.code).toBe('VALIDATION_ERROR');
-    expect((await bootstrap(randomUUID(), {})).body.code).toBe('STORE_REQUIRED');
+    expect((await svc.client.invalid('GET', '/api/catalog/bootstrap/latest', { headers: headers() })).body.code).toBe('VALIDATION_ERROR');
+    expect((await svc.client.invalid('GET', `/api/catalog/bootstrap/${randomUUID()}`)).body.code).toBe('STORE_REQUIRED');
   });
 
   it('keeps serving the replaced version for 24 hours after a publication, then 404', async () => {

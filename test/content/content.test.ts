@@ -3,6 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCategoryId, demoProductId } from '../../db/seed/catalog.js';
 import { startTestService, type TestService } from '../support/service.js';
+import type { operations } from '../../generated/api.test.js';
+import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -13,7 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const get = (path: string, lang?: string) => svc.client.raw('GET', path, { headers: lang ? { 'accept-language': lang } : {} });
+type ContentPath = '/api/core/banners/' | '/api/core/stories/' | '/api/core/pages/' | '/api/core/pages/main-page/products-titles' | '/api/core/support-contact/';
+const get = (path: ContentPath, lang?: string) => call(svc.client.api.GET(path, { headers: lang ? { 'accept-language': lang } : {} }));
 
 describe('getBanner', () => {
   it('returns the active banner with the highest priority, its picture in the requested language', async () => {
@@ -94,8 +97,12 @@ describe('getSupportContact', () => {
 });
 
 describe('checkMobileVersion', () => {
-  const check = (body: unknown, lang = 'en') =>
-    svc.client.raw('POST', '/api/core/mobile-version/check/', { headers: { 'accept-language': lang }, body: body as object });
+  type Check = NonNullable<operations['checkMobileVersion']['requestBody']>['content']['application/json'];
+  const check = (body: Check, lang = 'en') =>
+    call(svc.client.api.POST('/api/core/mobile-version/check/', { headers: { 'accept-language': lang }, body }));
+  /** Deliberately invalid: bodies the schema refuses. */
+  const checkInvalid = (body: unknown) =>
+    svc.client.invalid('POST', '/api/core/mobile-version/check/', { headers: { 'accept-language': 'en' }, body: body as object });
 
   it('requires, offers or skips the update by comparing versions part by part', async () => {
     const cases: [string, boolean, boolean][] = [
@@ -125,11 +132,11 @@ describe('checkMobileVersion', () => {
       ['2.13.9.9.9', false, true], ['nightly', false, false], ['', false, false],
     ];
     for (const [version, required, can] of cases) {
-      const r = await check({ platform: 'android', version });
       if (version === '') {
-        expect(r.status).toBe(422); // minLength 1
+        expect((await checkInvalid({ platform: 'android', version })).status).toBe(422); // minLength 1
         continue;
       }
+      const r = await check({ platform: 'android', version });
       expect(r.status, version).toBe(200);
       expect([r.body.update_required, r.body.can_update], version).toEqual([required, can]);
     }
@@ -138,25 +145,25 @@ describe('checkMobileVersion', () => {
   it('answers 422 for an unknown platform, a missing or too long version or an unknown property; 400 for bad JSON', async () => {
     for (const body of [{ platform: 'windows', version: '1.0.0' }, { platform: 'ios', version: '1'.repeat(33) },
       { platform: 'ios' }, { platform: 'ios', version: '1.0', build: '7' }]) {
-      const r = await check(body);
+      const r = await checkInvalid(body);
       expect(r.status, JSON.stringify(body)).toBe(422);
       expect(r.body.code).toBe('VALIDATION_ERROR');
     }
-    expect((await svc.client.raw('POST', '/api/core/mobile-version/check/', { body: '{"platform"' })).status).toBe(400);
+    expect((await svc.client.invalid('POST', '/api/core/mobile-version/check/', { body: '{"platform"' })).status).toBe(400);
   });
 });
 
 describe('malformed headers and bodies', () => {
   it('answers 422 for an Accept-Language longer than the contract allows, on every content read', async () => {
     for (const path of ['/api/core/banners/', '/api/core/stories/', '/api/core/pages/', '/api/core/pages/main-page/products-titles', '/api/core/support-contact/']) {
-      const r = await get(path, `ru,${'x'.repeat(300)}`);
+      const r = await svc.client.invalid('GET', path, { headers: { 'accept-language': `ru,${'x'.repeat(300)}` } });
       expect(r.status, path).toBe(422);
       expect(r.body.code).toBe('VALIDATION_ERROR');
     }
   });
 
   it('answers 413 for a version check body over the limit', async () => {
-    const r = await svc.client.raw('POST', '/api/core/mobile-version/check/', { body: { platform: 'ios', version: '1.0', pad: 'x'.repeat(svc.config.bodyLimitBytes) } });
+    const r = await svc.client.invalid('POST', '/api/core/mobile-version/check/', { body: { platform: 'ios', version: '1.0', pad: 'x'.repeat(svc.config.bodyLimitBytes) } });
     expect(r.status).toBe(413);
     expect(r.body.code).toBe('PAYLOAD_TOO_LARGE');
   });

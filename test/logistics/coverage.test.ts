@@ -7,6 +7,8 @@ import { haversineKm, roundKm } from '../../domain/geo/geometry.js';
 import { DEMO_ZONES } from '../../db/seed/logistics.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { createStore, createZone, demoStore, square } from './fixtures.js';
+import type { operations } from '../../generated/api.test.js';
+import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -19,10 +21,17 @@ const ARBAT = demoStore('MSK-ARBAT');
 const KHAMOVNIKI = demoStore('MSK-KHAMOVNIKI');
 const zoneId = (code: string) => DEMO_ZONES.find((z) => z.code === code)!.id;
 
-const checkLocation = (body: unknown, headers: Record<string, string> = {}) =>
-  svc.client.raw('POST', '/api/logistics/stores/delivery/check-location', { body: body as object, headers });
-const canUse = (body: unknown) => svc.client.raw('POST', '/api/logistics/stores/delivery/can-use-location', { body: body as object });
-const checkMany = (body: unknown) => svc.client.raw('POST', '/api/logistics/stores/delivery/check-multiply-locations', { body: body as object });
+type Location = NonNullable<operations['checkDeliveryLocation']['requestBody']>['content']['application/json'];
+type Located = NonNullable<operations['checkMultipleDeliveryLocations']['requestBody']>['content']['application/json'];
+const checkLocation = (body: Location, headers: Record<string, string> = {}) =>
+  call(svc.client.api.POST('/api/logistics/stores/delivery/check-location', { body, headers }));
+const canUse = (body: Location) => call(svc.client.api.POST('/api/logistics/stores/delivery/can-use-location', { body }));
+const checkMany = (body: Located) => call(svc.client.api.POST('/api/logistics/stores/delivery/check-multiply-locations', { body }));
+/** Deliberately invalid: bodies the schema refuses, malformed JSON, bodies over the limit. */
+const invalid = (path: string, body: unknown) => svc.client.invalid('POST', path, { body: body as object });
+const CHECK = '/api/logistics/stores/delivery/check-location';
+const CAN_USE = '/api/logistics/stores/delivery/can-use-location';
+const CHECK_MANY = '/api/logistics/stores/delivery/check-multiply-locations';
 
 // Points of the demo city and who must serve them (null: nobody), by the rule of the spec.
 const CASES: { name: string; lon: number; lat: number; store: string | null; zone: string | null }[] = [
@@ -68,13 +77,13 @@ describe('checkDeliveryLocation', () => {
 
   it('answers 422 VALIDATION_ERROR for bad coordinates (a swapped pair included), 400 and 413', async () => {
     for (const body of [{ lon: 37.6 }, { lon: 37.6, lat: '55.7' }, { lon: 55.75, lat: 137.6 }, { lon: -180.5, lat: 0 }, { lon: 1, lat: 1, extra: true }]) {
-      const r = await checkLocation(body);
+      const r = await invalid(CHECK, body);
       expect(r.status, JSON.stringify(body)).toBe(422);
       expect(r.body.code).toBe('VALIDATION_ERROR');
     }
-    const malformed = await svc.client.raw('POST', '/api/logistics/stores/delivery/check-location', { body: '{lon: 1}', headers: { 'content-type': 'application/json' } });
+    const malformed = await svc.client.invalid('POST', CHECK, { body: '{lon: 1}', headers: { 'content-type': 'application/json' } });
     expect(malformed.status).toBe(400);
-    const big = await checkLocation({ lon: 1, lat: 1, pad: 'x'.repeat(svc.config.bodyLimitBytes) });
+    const big = await invalid(CHECK, { lon: 1, lat: 1, pad: 'x'.repeat(svc.config.bodyLimitBytes) });
     expect(big.status).toBe(413);
   });
 });
@@ -89,11 +98,11 @@ describe('checkCanUseLocation', () => {
   });
 
   it('answers 422 for bad coordinates, 400 for malformed JSON, 413 for a huge body', async () => {
-    expect((await canUse({ lon: 37.6, lat: 95 })).status).toBe(422);
-    expect((await canUse({ lat: 55 })).body.code).toBe('VALIDATION_ERROR');
-    const malformed = await svc.client.raw('POST', '/api/logistics/stores/delivery/can-use-location', { body: 'null,', headers: { 'content-type': 'application/json' } });
+    expect((await invalid(CAN_USE, { lon: 37.6, lat: 95 })).status).toBe(422);
+    expect((await invalid(CAN_USE, { lat: 55 })).body.code).toBe('VALIDATION_ERROR');
+    const malformed = await svc.client.invalid('POST', CAN_USE, { body: 'null,', headers: { 'content-type': 'application/json' } });
     expect(malformed.status).toBe(400);
-    expect((await canUse({ lon: 1, lat: 1, pad: 'x'.repeat(svc.config.bodyLimitBytes) })).status).toBe(413);
+    expect((await invalid(CAN_USE, { lon: 1, lat: 1, pad: 'x'.repeat(svc.config.bodyLimitBytes) })).status).toBe(413);
   });
 });
 
@@ -137,7 +146,7 @@ describe('checkMultipleDeliveryLocations', () => {
   it('answers 422 VALIDATION_ERROR for more than 50 items, a non-array, a bad item', async () => {
     const many = Array.from({ length: 51 }, () => ({ uuid: randomUUID(), location: { lon: 37.6, lat: 55.75 } }));
     for (const body of [many, { uuid: randomUUID(), location: { lon: 1, lat: 1 } }, [{ uuid: 'x', location: { lon: 1, lat: 1 } }], [{ uuid: randomUUID(), location: { lon: 1, lat: 99 } }], [{ uuid: randomUUID(), location: { lon: 1, lat: 1 }, note: 'x' }]]) {
-      const r = await checkMany(body);
+      const r = await invalid(CHECK_MANY, body);
       expect(r.status).toBe(422);
       expect(r.body.code).toBe('VALIDATION_ERROR');
     }
@@ -147,9 +156,9 @@ describe('checkMultipleDeliveryLocations', () => {
   });
 
   it('answers 400 for malformed JSON and 413 for a huge body', async () => {
-    const malformed = await svc.client.raw('POST', '/api/logistics/stores/delivery/check-multiply-locations', { body: '[{', headers: { 'content-type': 'application/json' } });
+    const malformed = await svc.client.invalid('POST', CHECK_MANY, { body: '[{', headers: { 'content-type': 'application/json' } });
     expect(malformed.status).toBe(400);
-    const big = await checkMany([{ uuid: randomUUID(), location: { lon: 1, lat: 1 }, pad: 'x'.repeat(svc.config.bodyLimitBytes) }]);
+    const big = await invalid(CHECK_MANY, [{ uuid: randomUUID(), location: { lon: 1, lat: 1 }, pad: 'x'.repeat(svc.config.bodyLimitBytes) }]);
     expect(big.status).toBe(413);
   });
 });
@@ -187,7 +196,7 @@ describe('serving-store tie-breakers on stores made for them', () => {
     await createZone(svc.deps.db, { store_id: pickupOnly, polygon: box, priority: 100 });
     await createZone(svc.deps.db, { store_id: open, polygon: box, priority: 100, is_active: false });
     expect((await canUse(Q)).body).toBeNull();
-    const zones = await svc.client.raw('GET', '/api/logistics/stores/delivery/zones');
+    const zones = await call(svc.client.api.GET('/api/logistics/stores/delivery/zones'));
     expect(zones.body.map((z: { store_id: string }) => z.store_id)).not.toEqual(expect.arrayContaining([inactive]));
     expect(zones.body.some((z: { store_id: string }) => [inactive, pickupOnly, open].includes(z.store_id))).toBe(false);
     const served = await createZone(svc.deps.db, { store_id: open, polygon: box, priority: 0 });
@@ -222,7 +231,7 @@ describe('listDeliveryZones', () => {
   });
 
   it('names zones in Russian for Accept-Language: ru', async () => {
-    const r = await svc.client.raw('GET', '/api/logistics/stores/delivery/zones', { headers: { 'Accept-Language': 'ru' } });
+    const r = await call(svc.client.api.GET('/api/logistics/stores/delivery/zones', { headers: { 'Accept-Language': 'ru' } }));
     expect(r.body.find((z: { id: string }) => z.id === zoneId('KHAMOVNIKI')).name).toBe('Хамовники и Лужники');
   });
 });

@@ -6,6 +6,8 @@ import { insertGazetteerEntries } from '../../db/queries/logistics.js';
 import { haversineKm } from '../../domain/geo/geometry.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { demoStore } from './fixtures.js';
+import type { operations } from '../../generated/api.test.js';
+import { call } from '../support/typed.js';
 
 let svc: TestService;
 let configured: TestService;
@@ -31,10 +33,14 @@ afterAll(async () => {
 const TVERSKAYA = demoStore('MSK-TVERSKAYA');
 
 const suggest = (s: TestService, query: string, near = { lon: TVERSKAYA.lon, lat: TVERSKAYA.lat }, headers: Record<string, string> = {}) =>
-  s.client.raw('GET', `/api/logistics/map/address-suggestions?${new URLSearchParams({ lon: String(near.lon), lat: String(near.lat), query })}`, { headers });
+  call(s.client.api.GET('/api/logistics/map/address-suggestions', { params: { query: { lon: near.lon, lat: near.lat, query } }, headers }));
 
-const reverse = (s: TestService, body: unknown, headers: Record<string, string> = {}) =>
-  s.client.raw('POST', '/api/logistics/map/reverse-geocode', { body: body as object, headers });
+type Location = NonNullable<operations['reverseGeocodeLocation']['requestBody']>['content']['application/json'];
+const reverse = (s: TestService, body: Location, headers: Record<string, string> = {}) =>
+  call(s.client.api.POST('/api/logistics/map/reverse-geocode', { body, headers }));
+/** Deliberately invalid: bodies the schema refuses, malformed JSON, bodies over the limit. */
+const reverseInvalid = (body: unknown, headers: Record<string, string> = {}) =>
+  svc.client.invalid('POST', '/api/logistics/map/reverse-geocode', { body: body as string | object, headers });
 
 describe('getMapConfig', () => {
   it('answers the defaults without a map token: no map, search settings of the spec', async () => {
@@ -161,7 +167,7 @@ describe('listAddressSuggestions', () => {
       `lon=37.6&lat=55.7&query=${'x'.repeat(201)}`,
     ];
     for (const q of bad) {
-      const r = await svc.client.raw('GET', `/api/logistics/map/address-suggestions?${q}`);
+      const r = await svc.client.invalid('GET', `/api/logistics/map/address-suggestions?${q}`);
       expect(r.status, q).toBe(422);
       expect(r.body.code, q).toBe('VALIDATION_ERROR');
     }
@@ -215,17 +221,17 @@ describe('reverseGeocodeLocation', () => {
 
   it('answers 422 VALIDATION_ERROR for missing, non-numeric, out-of-range or extra fields', async () => {
     for (const body of [{ lon: 37.6 }, { lon: '37.6', lat: 'x' }, { lon: 37.6, lat: 91 }, { lon: 181, lat: 55 }, { lon: 37.6, lat: 55.7, zoom: 3 }, []]) {
-      const r = await reverse(svc, body);
+      const r = await reverseInvalid(body);
       expect(r.status, JSON.stringify(body)).toBe(422);
       expect(r.body.code).toBe('VALIDATION_ERROR');
     }
   });
 
   it('answers 400 MALFORMED_JSON and 413 PAYLOAD_TOO_LARGE', async () => {
-    const malformed = await svc.client.raw('POST', '/api/logistics/map/reverse-geocode', { body: '{"lon": 37.6,', headers: { 'content-type': 'application/json' } });
+    const malformed = await reverseInvalid('{"lon": 37.6,', { 'content-type': 'application/json' });
     expect(malformed.status).toBe(400);
     expect(malformed.body.code).toBe('MALFORMED_JSON');
-    const big = await svc.client.raw('POST', '/api/logistics/map/reverse-geocode', { body: JSON.stringify({ lon: 1, lat: 1, pad: 'x'.repeat(svc.config.bodyLimitBytes) }) });
+    const big = await reverseInvalid(JSON.stringify({ lon: 1, lat: 1, pad: 'x'.repeat(svc.config.bodyLimitBytes) }));
     expect(big.status).toBe(413);
     expect(big.body.code).toBe('PAYLOAD_TOO_LARGE');
   });

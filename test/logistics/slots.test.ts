@@ -6,6 +6,7 @@ import { reserveDeliverySlot } from '../../db/queries/logistics.js';
 import { localMoment } from '../../domain/time/local-time.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { createSlot, createStore, demoStore, moscowDate } from './fixtures.js';
+import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -16,10 +17,11 @@ afterAll(() => svc?.close());
 const TVERSKAYA = demoStore('MSK-TVERSKAYA');
 const KHAMOVNIKI = demoStore('MSK-KHAMOVNIKI');
 
-const deliverySlots = (storeId: string | null, query = '') =>
-  svc.client.raw('GET', `/api/logistics/stores/delivery/slots${query}`, { headers: storeId ? { 'X-Store-Id': storeId } : {} });
-const pickupSlots = (storeId: string | null) =>
-  svc.client.raw('GET', '/api/logistics/stores/pickup/slots', { headers: storeId ? { 'X-Store-Id': storeId } : {} });
+const deliverySlots = (storeId: string, date?: string) =>
+  call(svc.client.api.GET('/api/logistics/stores/delivery/slots', { params: { query: { date } }, headers: { 'X-Store-Id': storeId } }));
+const pickupSlots = (storeId: string) => call(svc.client.api.GET('/api/logistics/stores/pickup/slots', { headers: { 'X-Store-Id': storeId } }));
+/** Deliberately invalid: no store, a store id or date that is not one. */
+const invalid = (path: string, storeId: string | null) => svc.client.invalid('GET', path, { headers: storeId ? { 'X-Store-Id': storeId } : {} });
 
 const minutes = (iso: string) => new Date(iso).getTime() / 60_000;
 
@@ -57,17 +59,17 @@ describe('listDeliverySlots', () => {
   });
 
   it('filters by date, and answers [] for a date before today or after the last offered day', async () => {
-    const tomorrow = await deliverySlots(TVERSKAYA.id, `?date=${moscowDate(1)}`);
+    const tomorrow = await deliverySlots(TVERSKAYA.id, moscowDate(1));
     expect(tomorrow.status).toBe(200);
     expect(tomorrow.body.length).toBeGreaterThan(0);
     expect(tomorrow.body.every((s: { date: string }) => s.date === moscowDate(1))).toBe(true);
-    expect((await deliverySlots(TVERSKAYA.id, `?date=${moscowDate(-1)}`)).body).toEqual([]);
-    expect((await deliverySlots(TVERSKAYA.id, `?date=${moscowDate(14)}`)).body).toEqual([]);
-    expect((await deliverySlots(TVERSKAYA.id, `?date=${moscowDate(13)}`)).body.length).toBeGreaterThan(0);
+    expect((await deliverySlots(TVERSKAYA.id, moscowDate(-1))).body).toEqual([]);
+    expect((await deliverySlots(TVERSKAYA.id, moscowDate(14))).body).toEqual([]);
+    expect((await deliverySlots(TVERSKAYA.id, moscowDate(13))).body.length).toBeGreaterThan(0);
   });
 
   it('offers nothing on a day the store is closed (Khamovniki stock-taking in five days)', async () => {
-    expect((await deliverySlots(KHAMOVNIKI.id, `?date=${moscowDate(5)}`)).body).toEqual([]);
+    expect((await deliverySlots(KHAMOVNIKI.id, moscowDate(5))).body).toEqual([]);
   });
 
   it('empties a day closed after its windows were made, for listing and booking alike', async () => {
@@ -156,7 +158,7 @@ describe('listDeliverySlots', () => {
   });
 
   it('answers 422 STORE_REQUIRED, STORE_NOT_FOUND and VALIDATION_ERROR', async () => {
-    const missing = await deliverySlots(null);
+    const missing = await invalid('/api/logistics/stores/delivery/slots', null);
     expect(missing.status).toBe(422);
     expect(missing.body.code).toBe('STORE_REQUIRED');
     const unknown = await deliverySlots(randomUUID());
@@ -165,7 +167,7 @@ describe('listDeliverySlots', () => {
     const inactive = await createStore(svc.deps.db, { is_active: false });
     expect((await deliverySlots(inactive)).body.code).toBe('STORE_NOT_FOUND');
     for (const [store, query] of [['not-a-uuid', ''], [TVERSKAYA.id, '?date=2025-02-30'], [TVERSKAYA.id, '?date=tomorrow']]) {
-      const r = await deliverySlots(store, query);
+      const r = await invalid(`/api/logistics/stores/delivery/slots${query}`, store);
       expect(r.status, `${store} ${query}`).toBe(422);
       expect(r.body.code).toBe('VALIDATION_ERROR');
     }
@@ -209,9 +211,9 @@ describe('listPickupSlots', () => {
     const store = await createStore(svc.deps.db, { accepts_pickup: false });
     await createSlot(svc.deps.db, { storeId: store, kind: 'pickup', startsInMinutes: 600 });
     expect((await pickupSlots(store)).body).toEqual([]);
-    expect((await pickupSlots(null)).body.code).toBe('STORE_REQUIRED');
+    expect((await invalid('/api/logistics/stores/pickup/slots', null)).body.code).toBe('STORE_REQUIRED');
     expect((await pickupSlots(randomUUID())).body.code).toBe('STORE_NOT_FOUND');
-    const bad = await pickupSlots('123');
+    const bad = await invalid('/api/logistics/stores/pickup/slots', '123');
     expect(bad.status).toBe(422);
     expect(bad.body.code).toBe('VALIDATION_ERROR');
   });

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localMoment } from '../../domain/time/local-time.js';
+import { call } from '../support/typed.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { createStore, demoStore } from './fixtures.js';
 
@@ -16,7 +17,12 @@ const TVERSKAYA = demoStore('MSK-TVERSKAYA');
 const ARBAT = demoStore('MSK-ARBAT');
 const KHAMOVNIKI = demoStore('MSK-KHAMOVNIKI');
 
-const get = (path: string, headers: Record<string, string> = {}) => svc.client.raw('GET', path, { headers });
+type StorePath = '/api/logistics/stores/delivery/order-preferences' | '/api/logistics/stores/pickup/order-preferences' | '/api/logistics/stores/pickup/';
+const get = (path: StorePath, headers: Record<string, string> = {}) => call(svc.client.api.GET(path, { headers }));
+const pickupStore = (storeId: string, headers: Record<string, string> = {}) =>
+  call(svc.client.api.GET('/api/logistics/stores/pickup/{store_id}', { params: { path: { store_id: storeId } }, headers }));
+/** Deliberately invalid: no store, or a store id that is not a UUID. */
+const invalid = (path: string, headers: Record<string, string> = {}) => svc.client.invalid('GET', path, { headers });
 const withStore = (storeId: string) => ({ 'X-Store-Id': storeId });
 
 async function expressStore(isAccepting: boolean): Promise<string> {
@@ -71,9 +77,9 @@ describe('getDeliveryOrderPreferences', () => {
   });
 
   it('answers 422 STORE_REQUIRED, STORE_NOT_FOUND and VALIDATION_ERROR', async () => {
-    expect((await get('/api/logistics/stores/delivery/order-preferences')).body.code).toBe('STORE_REQUIRED');
+    expect((await invalid('/api/logistics/stores/delivery/order-preferences')).body.code).toBe('STORE_REQUIRED');
     expect((await get('/api/logistics/stores/delivery/order-preferences', withStore(randomUUID()))).body.code).toBe('STORE_NOT_FOUND');
-    const bad = await get('/api/logistics/stores/delivery/order-preferences', withStore('store-1'));
+    const bad = await invalid('/api/logistics/stores/delivery/order-preferences', withStore('store-1'));
     expect(bad.status).toBe(422);
     expect(bad.body.code).toBe('VALIDATION_ERROR');
   });
@@ -89,11 +95,11 @@ describe('getPickupOrderPreferences', () => {
   });
 
   it('answers 422 STORE_REQUIRED, STORE_NOT_FOUND and VALIDATION_ERROR', async () => {
-    const missing = await get('/api/logistics/stores/pickup/order-preferences');
+    const missing = await invalid('/api/logistics/stores/pickup/order-preferences');
     expect(missing.status).toBe(422);
     expect(missing.body.code).toBe('STORE_REQUIRED');
     expect((await get('/api/logistics/stores/pickup/order-preferences', withStore(randomUUID()))).body.code).toBe('STORE_NOT_FOUND');
-    expect((await get('/api/logistics/stores/pickup/order-preferences', withStore('x'))).body.code).toBe('VALIDATION_ERROR');
+    expect((await invalid('/api/logistics/stores/pickup/order-preferences', withStore('x'))).body.code).toBe('VALIDATION_ERROR');
   });
 });
 
@@ -132,7 +138,7 @@ describe('listPickupStores', () => {
 
 describe('getPickupStore', () => {
   it('answers the details of a 24/7 store: hours of every weekday, open now, pickup minimum', async () => {
-    const r = await get(`/api/logistics/stores/pickup/${ARBAT.id}`);
+    const r = await pickupStore(ARBAT.id);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       id: ARBAT.id,
@@ -151,7 +157,7 @@ describe('getPickupStore', () => {
   });
 
   it('shows a closed weekday and an after-midnight closing, and whether the store is open right now', async () => {
-    const r = await get(`/api/logistics/stores/pickup/${KHAMOVNIKI.id}`, { 'Accept-Language': 'ru' });
+    const r = await pickupStore(KHAMOVNIKI.id, { 'Accept-Language': 'ru' });
     expect(r.body.name).toBe('Хамовники');
     expect(r.body.image).toBeNull();
     expect(r.body.working_hours[0]).toEqual({ weekday: 1, is_closed: false, opens_at: '08:00:00+03:00', closes_at: '01:00:00+03:00' });
@@ -165,7 +171,7 @@ describe('getPickupStore', () => {
 
   it('says closed for a store without hours (every weekday closed)', async () => {
     const store = await createStore(svc.deps.db);
-    const r = await get(`/api/logistics/stores/pickup/${store}`);
+    const r = await pickupStore(store);
     expect(r.body.is_open_now).toBe(false);
     expect(r.body.working_hours.every((d: { is_closed: boolean }) => d.is_closed)).toBe(true);
   });
@@ -176,18 +182,18 @@ describe('getPickupStore', () => {
       .insertInto('store_working_hours')
       .values([1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ store_id: store, weekday, is_closed: false, opens_at: '00:00', closes_at: '00:00' })))
       .execute();
-    expect((await get(`/api/logistics/stores/pickup/${store}`)).body.is_open_now).toBe(true);
+    expect((await pickupStore(store)).body.is_open_now).toBe(true);
     await svc.deps.db.insertInto('store_closures').values({ store_id: store, closed_on: localMoment(new Date(), 'Europe/Moscow').date, reason: 'test' }).execute();
-    expect((await get(`/api/logistics/stores/pickup/${store}`)).body.is_open_now).toBe(false);
+    expect((await pickupStore(store)).body.is_open_now).toBe(false);
   });
 
   it('answers 404 STORE_NOT_FOUND for an unknown store and for one without pickup, 422 for a bad id', async () => {
-    const unknown = await get(`/api/logistics/stores/pickup/${randomUUID()}`);
+    const unknown = await pickupStore(randomUUID());
     expect(unknown.status).toBe(404);
     expect(unknown.body.code).toBe('STORE_NOT_FOUND');
     const noPickup = await createStore(svc.deps.db, { accepts_pickup: false });
-    expect((await get(`/api/logistics/stores/pickup/${noPickup}`)).status).toBe(404);
-    const bad = await get('/api/logistics/stores/pickup/not-a-uuid');
+    expect((await pickupStore(noPickup)).status).toBe(404);
+    const bad = await invalid('/api/logistics/stores/pickup/not-a-uuid');
     expect(bad.status).toBe(422);
     expect(bad.body.code).toBe('VALIDATION_ERROR');
   });

@@ -6,6 +6,7 @@ import { runLoyaltyWorkerOnce } from '../../server/jobs/loyalty-worker.js';
 import { randomTestPhone, signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { bearer, readyWallet, signInDemoCustomer } from './helpers.js';
+import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -14,9 +15,14 @@ beforeAll(async () => {
 afterAll(() => svc?.close());
 
 const C = DEMO_LOYALTY_CARDS;
-const post = (path: string, c: { access: string }, body?: object) => svc.client.raw('POST', path, { headers: bearer(c), body });
-const preview = (c: { access: string }, card_number: string) => post('/api/loaylty/wallet/link/preview/', c, { card_number });
-const previewPhysical = (c: { access: string }, card_number: string) => post('/api/loaylty/wallet/link-physical/preview/', c, { card_number });
+type Who = { access: string };
+const create = (c: Who) => call(svc.client.api.POST('/api/loaylty/wallet/create/', { headers: bearer(c) }));
+const link = (c: Who, card_number: string) => call(svc.client.api.POST('/api/loaylty/wallet/link/', { headers: bearer(c), body: { card_number } }));
+const linkPhysical = (c: Who, card_number: string) =>
+  call(svc.client.api.POST('/api/loaylty/wallet/link-physical/', { headers: bearer(c), body: { card_number } }));
+const preview = (c: Who, card_number: string) => call(svc.client.api.POST('/api/loaylty/wallet/link/preview/', { headers: bearer(c), body: { card_number } }));
+const previewPhysical = (c: Who, card_number: string) =>
+  call(svc.client.api.POST('/api/loaylty/wallet/link-physical/preview/', { headers: bearer(c), body: { card_number } }));
 const ledgerCard = (id: string) => svc.deps.db.selectFrom('loyalty_ledger_cards').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 let stock = 0;
 /** A never-issued plastic card of the seeded stock, a different one per use. */
@@ -60,7 +66,7 @@ describe('previewLoyaltyCardLink', () => {
 
   it('refuses while the wallet is provisioning (WALLET_SYNC_IN_PROGRESS)', async () => {
     const c = await signInCustomer(svc);
-    await post('/api/loaylty/wallet/create/', c);
+    await create(c);
     expect((await preview(c, C.unregisteredWithPoints.number)).body).toMatchObject({ status: 'ISSUED', can_link: false, reason_code: 'WALLET_SYNC_IN_PROGRESS' });
   });
 
@@ -70,8 +76,8 @@ describe('previewLoyaltyCardLink', () => {
       const r = await preview(c, n);
       expect([r.status, r.body.code], n).toEqual([422, 'CARD_NUMBER_INVALID']);
     }
-    expect((await post('/api/loaylty/wallet/link/preview/', c, {})).body.code).toBe('VALIDATION_ERROR');
-    expect((await svc.client.raw('POST', '/api/loaylty/wallet/link/preview/', { body: { card_number: '7770000000000033' } })).status).toBe(401);
+    expect((await svc.client.invalid('POST', '/api/loaylty/wallet/link/preview/', { headers: bearer(c), body: {} })).body.code).toBe('VALIDATION_ERROR');
+    expect((await svc.client.invalid('POST', '/api/loaylty/wallet/link/preview/', { body: { card_number: '7770000000000033' } })).status).toBe(401);
   });
 });
 
@@ -95,23 +101,23 @@ describe('previewLoyaltyPhysicalCardLink', () => {
   it('answers 422 CARD_NUMBER_INVALID and 401', async () => {
     const c = await signInCustomer(svc);
     expect((await previewPhysical(c, '12-34')).body.code).toBe('CARD_NUMBER_INVALID');
-    expect((await svc.client.raw('POST', '/api/loaylty/wallet/link-physical/preview/', { body: { card_number: '7770000000001001' } })).status).toBe(401);
+    expect((await svc.client.invalid('POST', '/api/loaylty/wallet/link-physical/preview/', { body: { card_number: '7770000000001001' } })).status).toBe(401);
   });
 });
 
 describe('linkLoyaltyCard', () => {
   it('creates a ready wallet around the card when the caller has none; the card\'s points join the account', async () => {
     const c = await signInCustomer(svc);
-    const r = await post('/api/loaylty/wallet/link/', c, { card_number: C.unregisteredWithPoints.number });
+    const r = await link(c, C.unregisteredWithPoints.number);
     expect(r.status).toBe(200);
     expect(r.body.outcome).toBe('applied');
     expect(r.body.wallet).toMatchObject({ status: 'ready', is_linked: true, main_card_id: C.unregisteredWithPoints.id, balance: '150.00' });
     expect(r.body.wallet.cards).toEqual([expect.objectContaining({ id: C.unregisteredWithPoints.id, card_number: C.unregisteredWithPoints.number, is_virtual: false })]);
     expect(await ledgerCard(C.unregisteredWithPoints.id)).toMatchObject({ balance: '0.00' });
     // Linking it again changes nothing.
-    expect((await post('/api/loaylty/wallet/link/', c, { card_number: C.unregisteredWithPoints.number })).body.outcome).toBe('unchanged');
+    expect((await link(c, C.unregisteredWithPoints.number)).body.outcome).toBe('unchanged');
     // The points arrived once, as a transaction of the provider.
-    const tx = await svc.client.raw('GET', '/api/loaylty/wallet/transactions/', { headers: bearer(c) });
+    const tx = await call(svc.client.api.GET('/api/loaylty/wallet/transactions/', { headers: bearer(c) }));
     expect(tx.body.items).toEqual([expect.objectContaining({ type: 'adjustment', amount: '150.00', balance_after: '150.00', source: 'provider' })]);
   });
 
@@ -119,7 +125,7 @@ describe('linkLoyaltyCard', () => {
     const c = await signInCustomer(svc);
     const w = await readyWallet(svc, c);
     const card = await tillCard();
-    const r = await post('/api/loaylty/wallet/link/', c, { card_number: card.number });
+    const r = await link(c, card.number);
     expect(r.body).toMatchObject({ outcome: 'applied', wallet: { main_card_id: w.main_card_id } });
     expect(r.body.wallet.cards.map((x: { id: string }) => x.id)).toEqual([w.main_card_id, card.id]);
   });
@@ -127,42 +133,42 @@ describe('linkLoyaltyCard', () => {
   it('answers 409 CARD_OWNED_BY_ANOTHER_CUSTOMER with nothing changed: no wallet, the card still the other\'s', async () => {
     const c = await signInCustomer(svc);
     const before = await ledgerCard(C.ownedByAnother.id);
-    const r = await post('/api/loaylty/wallet/link/', c, { card_number: C.ownedByAnother.number });
+    const r = await link(c, C.ownedByAnother.number);
     expect(r.status).toBe(409);
     expect(r.body.code).toBe('CARD_OWNED_BY_ANOTHER_CUSTOMER');
     expect(await ledgerCard(C.ownedByAnother.id)).toEqual(before);
-    expect((await svc.client.raw('GET', '/api/loaylty/wallet/', { headers: bearer(c) })).status).toBe(404);
+    expect((await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).status).toBe(404);
     // A customer with a wallet keeps it exactly as it was.
     const w = await readyWallet(svc, c);
-    const again = await post('/api/loaylty/wallet/link/', c, { card_number: C.ownedByAnother.number });
+    const again = await link(c, C.ownedByAnother.number);
     expect([again.status, again.body.code]).toEqual([409, 'CARD_OWNED_BY_ANOTHER_CUSTOMER']);
-    expect((await svc.client.raw('GET', '/api/loaylty/wallet/', { headers: bearer(c) })).body).toEqual(w);
+    expect((await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).body).toEqual(w);
     expect(await ledgerCard(C.ownedByAnother.id)).toEqual(before);
   });
 
   it('answers 409 CARD_BLOCKED, CARD_NOT_ISSUED and WALLET_SYNC_IN_PROGRESS; 422 CARD_NOT_FOUND and CARD_NUMBER_INVALID', async () => {
     const c = await signInCustomer(svc);
-    expect((await post('/api/loaylty/wallet/link/', c, { card_number: C.blocked.number })).body.code).toBe('CARD_BLOCKED');
-    expect((await post('/api/loaylty/wallet/link/', c, { card_number: C.stock[16].number })).body.code).toBe('CARD_NOT_ISSUED');
-    const unknown = await post('/api/loaylty/wallet/link/', c, { card_number: '99999999' });
+    expect((await link(c, C.blocked.number)).body.code).toBe('CARD_BLOCKED');
+    expect((await link(c, C.stock[16].number)).body.code).toBe('CARD_NOT_ISSUED');
+    const unknown = await link(c, '99999999');
     expect([unknown.status, unknown.body.code]).toEqual([422, 'CARD_NOT_FOUND']);
-    expect((await post('/api/loaylty/wallet/link/', c, { card_number: 'abc' })).body.code).toBe('CARD_NUMBER_INVALID');
-    await post('/api/loaylty/wallet/create/', c);
-    const pending = await post('/api/loaylty/wallet/link/', c, { card_number: C.unregisteredWithPoints.number });
+    expect((await link(c, 'abc')).body.code).toBe('CARD_NUMBER_INVALID');
+    await create(c);
+    const pending = await link(c, C.unregisteredWithPoints.number);
     expect([pending.status, pending.body.code]).toEqual([409, 'WALLET_SYNC_IN_PROGRESS']);
-    expect((await svc.client.raw('POST', '/api/loaylty/wallet/link/', { body: { card_number: '7770000000000033' } })).status).toBe(401);
+    expect((await svc.client.invalid('POST', '/api/loaylty/wallet/link/', { body: { card_number: '7770000000000033' } })).status).toBe(401);
   });
 
   it('limits card look-ups to 10 per customer in 10 minutes (429 RATE_LIMITED with Retry-After)', async () => {
     const c = await signInCustomer(svc);
     for (let i = 0; i < 5; i++) expect((await preview(c, '1234567890')).status).toBe(200);
-    for (let i = 0; i < 5; i++) expect((await post('/api/loaylty/wallet/link/', c, { card_number: '1234567890' })).status).toBe(422);
+    for (let i = 0; i < 5; i++) expect((await link(c, '1234567890')).status).toBe(422);
     const limited = await preview(c, C.unregisteredWithPoints.number);
     expect([limited.status, limited.body.code]).toEqual([429, 'RATE_LIMITED']);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await previewPhysical(c, C.stock[15].number)).status).toBe(429);
-    expect((await post('/api/loaylty/wallet/link/', c, { card_number: C.unregisteredWithPoints.number })).status).toBe(429);
-    expect((await post('/api/loaylty/wallet/link-physical/', c, { card_number: C.stock[15].number })).status).toBe(429);
+    expect((await link(c, C.unregisteredWithPoints.number)).status).toBe(429);
+    expect((await linkPhysical(c, C.stock[15].number)).status).toBe(429);
     // Another customer is not affected.
     expect((await preview(await signInCustomer(svc), '1234567890')).status).toBe(200);
   });
@@ -173,7 +179,7 @@ describe('linkLoyaltyPhysicalCard', () => {
     const demo = await signInDemoCustomer(svc);
     const w = await readyWallet(svc, demo);
     const card = stockCard();
-    const r = await post('/api/loaylty/wallet/link-physical/', demo, { card_number: card.number });
+    const r = await linkPhysical(demo, card.number);
     expect(r.status).toBe(200);
     expect(r.body.outcome).toBe('applied');
     expect(r.body.wallet).toMatchObject({ main_card_id: card.id, balance: w.balance, is_blocked: false });
@@ -182,33 +188,33 @@ describe('linkLoyaltyPhysicalCard', () => {
     expect(previous).toMatchObject({ is_active: false, qrcode: null });
     expect(await ledgerCard(card.id)).toMatchObject({ customer_id: 'LC-000001' });
     // Repeating the command with the card now in the wallet changes nothing.
-    expect((await post('/api/loaylty/wallet/link-physical/', demo, { card_number: card.number })).body.outcome).toBe('unchanged');
+    expect((await linkPhysical(demo, card.number)).body.outcome).toBe('unchanged');
   });
 
   it('creates the wallet with the card when the caller has none, transferring nothing', async () => {
     const c = await signInCustomer(svc);
     const card = stockCard();
-    const r = await post('/api/loaylty/wallet/link-physical/', c, { card_number: card.number });
+    const r = await linkPhysical(c, card.number);
     expect(r.body).toMatchObject({ outcome: 'applied', wallet: { status: 'ready', is_linked: true, main_card_id: card.id, balance: '0.00' } });
   });
 
   it('answers 409 CARD_OWNED_BY_ANOTHER_CUSTOMER (nothing changed), CARD_ALREADY_ISSUED and CARD_BLOCKED; 422 CARD_NOT_FOUND', async () => {
     const c = await signInCustomer(svc);
     const before = await ledgerCard(C.ownedByAnother.id);
-    const owned = await post('/api/loaylty/wallet/link-physical/', c, { card_number: C.ownedByAnother.number });
+    const owned = await linkPhysical(c, C.ownedByAnother.number);
     expect([owned.status, owned.body.code]).toEqual([409, 'CARD_OWNED_BY_ANOTHER_CUSTOMER']);
     expect(await ledgerCard(C.ownedByAnother.id)).toEqual(before);
-    expect((await svc.client.raw('GET', '/api/loaylty/wallet/', { headers: bearer(c) })).status).toBe(404);
-    expect((await post('/api/loaylty/wallet/link-physical/', c, { card_number: (await tillCard()).number })).body.code).toBe('CARD_ALREADY_ISSUED');
-    expect((await post('/api/loaylty/wallet/link-physical/', c, { card_number: C.blocked.number })).body.code).toBe('CARD_BLOCKED');
-    expect((await post('/api/loaylty/wallet/link-physical/', c, { card_number: '55555555' })).body.code).toBe('CARD_NOT_FOUND');
-    expect((await svc.client.raw('POST', '/api/loaylty/wallet/link-physical/', { body: { card_number: '7770000000001001' } })).status).toBe(401);
+    expect((await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).status).toBe(404);
+    expect((await linkPhysical(c, (await tillCard()).number)).body.code).toBe('CARD_ALREADY_ISSUED');
+    expect((await linkPhysical(c, C.blocked.number)).body.code).toBe('CARD_BLOCKED');
+    expect((await linkPhysical(c, '55555555')).body.code).toBe('CARD_NOT_FOUND');
+    expect((await svc.client.invalid('POST', '/api/loaylty/wallet/link-physical/', { body: { card_number: '7770000000001001' } })).status).toBe(401);
   });
 
   it('answers 409 WALLET_SYNC_IN_PROGRESS while the wallet is pending', async () => {
     const c = await signInCustomer(svc);
-    await post('/api/loaylty/wallet/create/', c);
-    const r = await post('/api/loaylty/wallet/link-physical/', c, { card_number: stockCard().number });
+    await create(c);
+    const r = await linkPhysical(c, stockCard().number);
     expect([r.status, r.body.code]).toEqual([409, 'WALLET_SYNC_IN_PROGRESS']);
     await runLoyaltyWorkerOnce(svc.deps);
   });
@@ -221,7 +227,7 @@ describe('deleteAccount and the loyalty provider', () => {
     const before = await readyWallet(svc, old);
     const wallet = await svc.deps.db.selectFrom('loyalty_wallets').select(['id', 'provider_customer_id']).where('customer_id', '=', old.customerId).executeTakeFirstOrThrow();
     expect(wallet.provider_customer_id).not.toBeNull();
-    expect((await svc.client.raw('DELETE', '/api/accounts/me/', { headers: bearer(old) })).status).toBe(204);
+    expect((await call(svc.client.api.DELETE('/api/accounts/me/', { headers: bearer(old) }))).status).toBe(204);
     expect(await svc.deps.db.selectFrom('loyalty_wallets').select(['provider_customer_id', 'cards']).where('id', '=', wallet.id).executeTakeFirstOrThrow()).toEqual({ provider_customer_id: null, cards: [] });
 
     await runLoyaltyWorkerOnce(svc.deps);

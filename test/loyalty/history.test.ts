@@ -11,6 +11,8 @@ import { command, createConfirmedOrder, stockedProducts } from '../support/order
 import { createPicker, itemCommand, startPicking } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { bearer, completeOrder, createOrder, readyWallet, signInDemoCustomer, storeLines, STORE, type StockLine } from './helpers.js';
+import type { operations } from '../../generated/api.test.js';
+import { call } from '../support/typed.js';
 
 let svc: TestService;
 let pieces: StockLine[];
@@ -22,7 +24,17 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const get = (path: string, c: { access: string }, lang?: 'ru' | 'en') => svc.client.raw('GET', path, { headers: bearer(c, lang) });
+type Who = { access: string };
+type Page = { page?: number; page_size?: number };
+const readWallet = (c: Who) => call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }));
+const listPurchases = (c: Who, query: Page = {}, lang?: 'ru' | 'en') =>
+  call(svc.client.api.GET('/api/loaylty/wallet/purchases/', { params: { query }, headers: bearer(c, lang) }));
+const readPurchase = (c: Who, id: string) =>
+  call(svc.client.api.GET('/api/loaylty/wallet/purchases/{purchase_id}/', { params: { path: { purchase_id: id } }, headers: bearer(c) }));
+const listTransactions = (c: Who, query: Page = {}, lang?: 'ru' | 'en') =>
+  call(svc.client.api.GET('/api/loaylty/wallet/transactions/', { params: { query }, headers: bearer(c, lang) }));
+/** Deliberately invalid: paging outside the limits. */
+const invalid = (path: string, c: Who) => svc.client.invalid('GET', path, { headers: bearer(c) });
 const receipts = (customer: string) =>
   svc.deps.db.selectFrom('loyalty_ledger_receipts').selectAll().where('customer_id', '=', customer).orderBy('occurred_at', 'desc').orderBy('id').execute();
 const accrualOf = (orderId: string) => svc.deps.db.selectFrom('loyalty_accruals').selectAll().where('order_id', '=', orderId).execute();
@@ -33,15 +45,15 @@ describe('listLoyaltyPurchases', () => {
     const none = await svc.client.api.GET('/api/loaylty/wallet/purchases/', { headers: bearer(c) });
     expect(none.response.status).toBe(200);
     expect(none.data).toEqual({ items: [], count: 0, has_next: false });
-    await svc.client.raw('POST', '/api/loaylty/wallet/create/', { headers: bearer(c) });
-    expect((await get('/api/loaylty/wallet/purchases/', c)).body).toEqual({ items: [], count: 0, has_next: false });
+    await call(svc.client.api.POST('/api/loaylty/wallet/create/', { headers: bearer(c) }));
+    expect((await listPurchases(c)).body).toEqual({ items: [], count: 0, has_next: false });
   });
 
   it('lists the in-store purchases the provider reports, newest first, paged', async () => {
     const demo = await signInDemoCustomer(svc);
     await readyWallet(svc, demo);
     const ledger = await receipts(DEMO_LOYALTY_CUSTOMERS.demo.id);
-    const first = await get('/api/loaylty/wallet/purchases/?page=1&page_size=5', demo);
+    const first = await listPurchases(demo, { page: 1, page_size: 5 });
     expect(first.body.count).toBe(ledger.length);
     expect(first.body.has_next).toBe(true);
     expect(first.body.items.map((p: { id: string }) => p.id)).toEqual(ledger.slice(0, 5).map((r) => r.id));
@@ -54,17 +66,17 @@ describe('listLoyaltyPurchases', () => {
       items_count: ledger[0].positions.length,
       source: 'offline',
     });
-    const last = await get(`/api/loaylty/wallet/purchases/?page=3&page_size=5`, demo);
+    const last = await listPurchases(demo, { page: 3, page_size: 5 });
     expect(last.body.items.length).toBe(ledger.length - 10);
     expect(last.body.has_next).toBe(false);
-    const past = await get('/api/loaylty/wallet/purchases/?page=9&page_size=5', demo);
+    const past = await listPurchases(demo, { page: 9, page_size: 5 });
     expect(past.body).toEqual({ items: [], count: ledger.length, has_next: false });
   });
 
   it('answers 422 for a page size above 100 and 401 without a token', async () => {
     const c = await signInCustomer(svc);
-    expect((await get('/api/loaylty/wallet/purchases/?page_size=101', c)).status).toBe(422);
-    expect((await svc.client.raw('GET', '/api/loaylty/wallet/purchases/')).status).toBe(401);
+    expect((await invalid('/api/loaylty/wallet/purchases/?page_size=101', c)).status).toBe(422);
+    expect((await svc.client.invalid('GET', '/api/loaylty/wallet/purchases/')).status).toBe(401);
   });
 });
 
@@ -87,16 +99,16 @@ describe('getLoyaltyPurchase', () => {
     const stranger = await signInCustomer(svc);
     const order = await createOrder(svc, { customerId: stranger.customerId, lines: [{ line: pieces[0], quantity: '1' }], finalTotal: pieces[0].unit_price, status: 'completed' });
     for (const id of ['R-unknown', othersReceipt.id, order.id, randomUUID()]) {
-      const r = await get(`/api/loaylty/wallet/purchases/${encodeURIComponent(id)}/`, demo);
+      const r = await readPurchase(demo, id);
       expect([r.status, r.body.code], id).toEqual([404, 'PURCHASE_NOT_FOUND']);
     }
   });
 
   it('answers 404 WALLET_NOT_LINKED without a linked wallet, and 401 without a token', async () => {
     const c = await signInCustomer(svc);
-    const r = await get('/api/loaylty/wallet/purchases/R-000154-0001/', c);
+    const r = await readPurchase(c, 'R-000154-0001');
     expect([r.status, r.body.code]).toEqual([404, 'WALLET_NOT_LINKED']);
-    expect((await svc.client.raw('GET', '/api/loaylty/wallet/purchases/R-000154-0001/')).status).toBe(401);
+    expect((await svc.client.invalid('GET', '/api/loaylty/wallet/purchases/R-000154-0001/')).status).toBe(401);
   });
 });
 
@@ -120,7 +132,7 @@ describe('listLoyaltyTransactions', () => {
   it('reads as a running balance in time order whose newest balance_after is the wallet balance (demo data)', async () => {
     const demo = await signInDemoCustomer(svc);
     const wallet = await readyWallet(svc, demo);
-    const tx = await get('/api/loaylty/wallet/transactions/?page_size=100', demo);
+    const tx = await listTransactions(demo, { page_size: 100 });
     expect(tx.body.has_next).toBe(false);
     // Newest first by time: the redemption of a month ago sits between the receipts around it.
     const times = tx.body.items.map((t: { created_at: string }) => Date.parse(t.created_at));
@@ -143,7 +155,7 @@ describe('listLoyaltyTransactions', () => {
     expect(en.data!.items.map((t) => t.id)).toEqual(ops.map((o) => o.id));
     const redemption = en.data!.items.find((t) => t.type === 'redemption')!;
     expect(redemption).toMatchObject({ status: 'posted', amount: '-300.00', account_id: 'bonus-000001', source: 'provider', description: 'Points spent in store Тверская', order_id: null });
-    const ru = await get('/api/loaylty/wallet/transactions/?page_size=50', demo, 'ru');
+    const ru = await listTransactions(demo, { page_size: 50 }, 'ru');
     expect(ru.body.items.find((t: { type: string }) => t.type === 'redemption').description).toBe('Списание баллов в магазине Тверская');
     const accrual = ru.body.items.find((t: { type: string }) => t.type === 'accrual');
     expect(accrual.description).toMatch(/^Баллы за покупку в магазине /);
@@ -152,9 +164,9 @@ describe('listLoyaltyTransactions', () => {
 
   it('is an empty page without a linked wallet, and 401 without a token', async () => {
     const c = await signInCustomer(svc);
-    expect((await get('/api/loaylty/wallet/transactions/', c)).body).toEqual({ items: [], count: 0, has_next: false });
-    expect((await get('/api/loaylty/wallet/transactions/?page=0', c)).status).toBe(422);
-    expect((await svc.client.raw('GET', '/api/loaylty/wallet/transactions/')).status).toBe(401);
+    expect((await listTransactions(c)).body).toEqual({ items: [], count: 0, has_next: false });
+    expect((await invalid('/api/loaylty/wallet/transactions/?page=0', c)).status).toBe(422);
+    expect((await svc.client.invalid('GET', '/api/loaylty/wallet/transactions/')).status).toBe(401);
   });
 });
 
@@ -171,18 +183,18 @@ describe('the receipt of a picked online order', () => {
     await send(itemOf(kept), 'piece-quantity', { quantity: 2 });
     await send(itemOf(lost), 'missing', { action: 'remove' });
     await send(itemOf(lost), 'clarification/resolve', { resolution: 'remove' });
-    expect((await svc.client.raw('POST', `/api/picker/orders/${order.orderId}/finish`, { headers: command(picker.auth) })).status).toBe(200);
+    expect((await call(svc.client.api.POST('/api/picker/orders/{order_id}/finish', { params: { path: { order_id: order.orderId } }, headers: command(picker.auth) }))).status).toBe(200);
     const { final_total } = await svc.deps.db.selectFrom('orders').select('final_total').where('id', '=', order.orderId).executeTakeFirstOrThrow();
     await completeOrder(svc, order.orderId, final_total!);
 
-    const listing = await get('/api/loaylty/wallet/purchases/', c);
+    const listing = await listPurchases(c);
     const listed = listing.body.items.find((p: { id: string }) => p.id === order.orderId);
     expect(listed).toMatchObject({ source: 'online', total: final_total, items_count: 1, shop_name: STORE.name_en });
     // The shop's name follows the caller's language, so a cache must keep the languages apart.
     expect(listing.headers.get('vary')).toMatch(/Accept-Language/i);
-    const russian = await get('/api/loaylty/wallet/purchases/', c, 'ru');
+    const russian = await listPurchases(c, {}, 'ru');
     expect(russian.body.items.find((p: { id: string }) => p.id === order.orderId)).toMatchObject({ shop_name: STORE.name_ru });
-    const detail = (await get(`/api/loaylty/wallet/purchases/${order.orderId}/`, c)).body;
+    const detail = (await readPurchase(c, order.orderId)).body;
     const amount = (Math.round(Number(kept.unitPrice) * 100) * 2) / 100;
     expect(detail.positions).toEqual([expect.objectContaining({ name: kept.name, quantity: 2, price: kept.unitPrice, amount: amount.toFixed(2) })]);
   });
@@ -223,18 +235,18 @@ describe('accrual of completed orders', () => {
     expect(ledgerOps).toHaveLength(1);
     expect(ledgerOps[0]).toMatchObject({ type: 'accrual', amount: `${points}.00`, purchase_amount: base });
 
-    const wallet = (await get('/api/loaylty/wallet/', c)).body;
+    const wallet = (await readWallet(c)).body;
     expect(Number(wallet.balance)).toBe(Number(before.balance) + points);
     expect(wallet.loyalty_status).toMatchObject({ last_purchase_points: `${points}.00`, total_turnover: base });
 
-    const purchases = (await get('/api/loaylty/wallet/purchases/', c)).body;
+    const purchases = (await listPurchases(c)).body;
     expect(purchases.items[0]).toMatchObject({ id: order.id, source: 'online', total: finalTotal, bonus_accrual: `${points}.00`, items_count: 2, shop_name: DEMO_STORES[0].name_en });
-    const detail = (await get(`/api/loaylty/wallet/purchases/${order.id}/`, c)).body;
+    const detail = (await readPurchase(c, order.id)).body;
     expect(detail.positions).toHaveLength(2);
     expect(detail.positions[0]).toMatchObject({ name: pieces[0].name_en, quantity: 2, price: pieces[0].unit_price });
     expect(detail.positions[1]).toMatchObject({ name: weighed[0].name_en, quantity: 1 });
 
-    const tx = (await get('/api/loaylty/wallet/transactions/', c)).body;
+    const tx = (await listTransactions(c)).body;
     expect(tx.items[0]).toMatchObject({ type: 'accrual', amount: `${points}.00`, order_id: order.id, purchase_id: order.id, description: `Points for order No. ${order.no}`, source: 'provider' });
     expectRunningBalance(tx.items, wallet.balance);
   });
@@ -245,7 +257,7 @@ describe('accrual of completed orders', () => {
     await completeOrder(svc, o1.id, o1.totalPrice);
     const blocked = await signInCustomer(svc);
     await readyWallet(svc, blocked);
-    await svc.client.raw('POST', '/api/loaylty/wallet/block/', { headers: bearer(blocked), body: { reason: 'lost' } });
+    await call(svc.client.api.POST('/api/loaylty/wallet/block/', { headers: bearer(blocked), body: { reason: 'lost' } }));
     const o2 = await createOrder(svc, { customerId: blocked.customerId, lines: [{ line: pieces[1], quantity: '3' }], finalTotal: null, status: 'picking' });
     await completeOrder(svc, o2.id, o2.totalPrice);
     const o3 = await createOrder(svc, { customerId: blocked.customerId, lines: [{ line: pieces[1], quantity: '3' }], finalTotal: null, status: 'cancelled' });
@@ -262,8 +274,9 @@ describe('previewLoyaltyDiscount', () => {
     ...(store_id === undefined ? {} : { store_id }),
     items: lines.map((l) => ({ product_id: l.line.product_id, unit_id: l.line.unit_id, quantity: l.quantity })),
   });
-  const preview = (c: { access: string }, b: object, headers: Record<string, string> = {}) =>
-    svc.client.raw('POST', '/api/loaylty/discounts/preview/', { headers: { ...bearer(c), ...headers }, body: b });
+  type Cart = NonNullable<operations['previewLoyaltyDiscount']['requestBody']>['content']['application/json'];
+  const preview = (c: { access: string }, b: Cart, headers: Record<string, string> = {}) =>
+    call(svc.client.api.POST('/api/loaylty/discounts/preview/', { headers: { ...bearer(c), ...headers }, body: b }));
 
   it('estimates the points of a cart, equal to what the completed order is granted, and accrues nothing', async () => {
     const demo = await signInDemoCustomer(svc);
@@ -328,12 +341,12 @@ describe('previewLoyaltyDiscount', () => {
       expect([r.status, r.body.code], quantity).toEqual([422, 'QUANTITY_INVALID']);
     }
     for (const b of [{ store_id: STORE.id, items: [] }, body([{ line: pieces[0], quantity: 0 }], STORE.id), { ...body([{ line: pieces[0], quantity: 1 }], STORE.id), coupon: 'X' }]) {
-      const r = await preview(c, b);
+      const r = await svc.client.invalid('POST', '/api/loaylty/discounts/preview/', { headers: bearer(c), body: b });
       expect([r.status, r.body.code]).toEqual([422, 'VALIDATION_ERROR']);
     }
   });
 
   it('answers 401 without a token', async () => {
-    expect((await svc.client.raw('POST', '/api/loaylty/discounts/preview/', { body: { items: [] } })).status).toBe(401);
+    expect((await svc.client.invalid('POST', '/api/loaylty/discounts/preview/', { body: { items: [] } })).status).toBe(401);
   });
 });

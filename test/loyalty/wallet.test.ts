@@ -9,6 +9,8 @@ import { signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { tokensFor } from '../support/tokens.js';
 import { bearer, readyWallet, signInDemoCustomer } from './helpers.js';
+import type { operations } from '../../generated/api.test.js';
+import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -18,9 +20,16 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const get = (c: { access: string }, lang?: 'ru' | 'en') => svc.client.raw('GET', '/api/loaylty/wallet/', { headers: bearer(c, lang) });
-const post = (path: string, c: { access: string }, body?: object, headers: Record<string, string> = {}) =>
-  svc.client.raw('POST', path, { headers: { ...bearer(c), ...headers }, body });
+const get = (c: { access: string }, lang?: 'ru' | 'en') => call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c, lang) }));
+type Who = { access: string };
+type BodyOf<Op extends keyof operations> = NonNullable<operations[Op]['requestBody']>['content']['application/json'];
+const create = (c: Who) => call(svc.client.api.POST('/api/loaylty/wallet/create/', { headers: bearer(c) }));
+const switchAccount = (c: Who, body: BodyOf<'switchLoyaltyAccount'>) => call(svc.client.api.POST('/api/loaylty/wallet/accounts/switch/', { headers: bearer(c), body }));
+const block = (c: Who, body: BodyOf<'blockLoyaltyCard'>) => call(svc.client.api.POST('/api/loaylty/wallet/block/', { headers: bearer(c), body }));
+const unblockCard = (c: Who, body: BodyOf<'unblockLoyaltyCard'>) => call(svc.client.api.POST('/api/loaylty/wallet/unblock/', { headers: bearer(c), body }));
+const replace = (c: Who, headers: Record<string, string> = {}) => call(svc.client.api.POST('/api/loaylty/wallet/replace/', { headers: { ...bearer(c), ...headers } }));
+/** Deliberately invalid: bodies the schema refuses. */
+const postInvalid = (path: string, c: Who, body: object) => svc.client.invalid('POST', path, { headers: bearer(c), body });
 const ledgerCard = (id: string) => svc.deps.db.selectFrom('loyalty_ledger_cards').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
 describe('getLoyaltyWallet', () => {
@@ -32,16 +41,16 @@ describe('getLoyaltyWallet', () => {
   });
 
   it('answers 401 without a customer token, and to a picker token', async () => {
-    expect((await svc.client.raw('GET', '/api/loaylty/wallet/')).status).toBe(401);
+    expect((await svc.client.invalid('GET', '/api/loaylty/wallet/')).status).toBe(401);
     const picker = tokensFor(svc.config).sign('picker_access', '1');
-    expect((await svc.client.raw('GET', '/api/loaylty/wallet/', { headers: { authorization: `Bearer ${picker}` } })).status).toBe(401);
+    expect((await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: { authorization: `Bearer ${picker}` } }))).status).toBe(401);
   });
 });
 
 describe('createLoyaltyWallet', () => {
   it('creates a pending wallet at once, and the worker makes it ready with a virtual card', async () => {
     const c = await signInCustomer(svc);
-    const created = await post('/api/loaylty/wallet/create/', c);
+    const created = await create(c);
     expect(created.status).toBe(200);
     expect(created.body.outcome).toBe('accepted');
     expect(created.body.wallet).toMatchObject({
@@ -66,18 +75,18 @@ describe('createLoyaltyWallet', () => {
 
   it('is safe to repeat: a pending or ready wallet is unchanged', async () => {
     const c = await signInCustomer(svc);
-    const first = await post('/api/loaylty/wallet/create/', c);
-    const again = await post('/api/loaylty/wallet/create/', c);
+    const first = await create(c);
+    const again = await create(c);
     expect(again.body.outcome).toBe('unchanged');
     expect(again.body.wallet.id).toBe(first.body.wallet.id);
     await runLoyaltyWorkerOnce(svc.deps);
-    const ready = await post('/api/loaylty/wallet/create/', c);
+    const ready = await create(c);
     expect(ready.body).toMatchObject({ outcome: 'unchanged', wallet: { status: 'ready' } });
   });
 
   it('creates one wallet and one provisioning job for concurrent calls', async () => {
     const c = await signInCustomer(svc);
-    const answers = await Promise.all(Array.from({ length: 8 }, () => post('/api/loaylty/wallet/create/', c)));
+    const answers = await Promise.all(Array.from({ length: 8 }, () => create(c)));
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(new Set(answers.map((a) => a.body.wallet.id)).size).toBe(1);
     expect(answers.filter((a) => a.body.outcome === 'accepted')).toHaveLength(1);
@@ -100,7 +109,7 @@ describe('createLoyaltyWallet', () => {
   });
 
   it('answers 401 without a token', async () => {
-    expect((await svc.client.raw('POST', '/api/loaylty/wallet/create/')).status).toBe(401);
+    expect((await svc.client.invalid('POST', '/api/loaylty/wallet/create/')).status).toBe(401);
   });
 });
 
@@ -109,10 +118,10 @@ describe('switchLoyaltyAccount', () => {
     const c = await signInCustomer(svc);
     const w = await readyWallet(svc, c);
     const other = w.accounts.find((a: { id: string }) => a.id !== w.active_account_id);
-    const r = await post('/api/loaylty/wallet/accounts/switch/', c, { account_id: other.id });
+    const r = await switchAccount(c, { account_id: other.id });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ outcome: 'applied', wallet: { active_account_id: other.id, balance: other.balance } });
-    expect((await post('/api/loaylty/wallet/accounts/switch/', c, { account_id: other.id })).body.outcome).toBe('unchanged');
+    expect((await switchAccount(c, { account_id: other.id })).body.outcome).toBe('unchanged');
   });
 
   it('answers 409 ACCOUNT_INACTIVE for a frozen account and changes nothing', async () => {
@@ -124,7 +133,7 @@ describe('switchLoyaltyAccount', () => {
     await svc.deps.db.updateTable('loyalty_wallets').set({ last_synced_at: new Date(Date.now() - 3600_000) }).where('id', '=', w.id).execute();
     await get(c);
     await runLoyaltyWorkerOnce(svc.deps);
-    const r = await post('/api/loaylty/wallet/accounts/switch/', c, { account_id: promo.id });
+    const r = await switchAccount(c, { account_id: promo.id });
     expect(r.status).toBe(409);
     expect(r.body.code).toBe('ACCOUNT_INACTIVE');
     expect((await get(c)).body.active_account_id).toBe(w.active_account_id);
@@ -132,13 +141,13 @@ describe('switchLoyaltyAccount', () => {
 
   it('answers 422 ACCOUNT_NOT_FOUND, 422 VALIDATION_ERROR, 404 WALLET_NOT_FOUND and 401', async () => {
     const c = await signInCustomer(svc);
-    expect((await post('/api/loaylty/wallet/accounts/switch/', c, { account_id: 'bonus-1' })).body.code).toBe('WALLET_NOT_FOUND');
+    expect((await switchAccount(c, { account_id: 'bonus-1' })).body.code).toBe('WALLET_NOT_FOUND');
     await readyWallet(svc, c);
-    const unknown = await post('/api/loaylty/wallet/accounts/switch/', c, { account_id: 'bonus-000001' });
+    const unknown = await switchAccount(c, { account_id: 'bonus-000001' });
     expect([unknown.status, unknown.body.code]).toEqual([422, 'ACCOUNT_NOT_FOUND']);
-    const invalid = await post('/api/loaylty/wallet/accounts/switch/', c, { account: 'x' });
+    const invalid = await postInvalid('/api/loaylty/wallet/accounts/switch/', c, { account: 'x' });
     expect([invalid.status, invalid.body.code]).toEqual([422, 'VALIDATION_ERROR']);
-    expect((await svc.client.raw('POST', '/api/loaylty/wallet/accounts/switch/', { body: { account_id: 'x' } })).status).toBe(401);
+    expect((await svc.client.invalid('POST', '/api/loaylty/wallet/accounts/switch/', { body: { account_id: 'x' } })).status).toBe(401);
   });
 });
 
@@ -153,13 +162,13 @@ describe('listLoyaltyBlockReasons', () => {
       { key: 'damaged', label: 'Card damaged' },
       { key: 'other', label: 'Other reason' },
     ]);
-    const ru = await svc.client.raw('GET', '/api/loaylty/wallet/block-reasons/', { headers: bearer(c, 'ru') });
+    const ru = await call(svc.client.api.GET('/api/loaylty/wallet/block-reasons/', { headers: bearer(c, 'ru') }));
     expect(ru.body[0]).toEqual({ key: 'lost', label: 'Карта потеряна' });
     expect(ru.headers.get('vary')).toContain('Accept-Language');
   });
 
   it('answers 401 without a token', async () => {
-    expect((await svc.client.raw('GET', '/api/loaylty/wallet/block-reasons/')).status).toBe(401);
+    expect((await svc.client.invalid('GET', '/api/loaylty/wallet/block-reasons/')).status).toBe(401);
   });
 });
 
@@ -167,7 +176,7 @@ describe('blockLoyaltyCard and unblockLoyaltyCard', () => {
   it('blocks the main card at the provider with a reason, read from the control fields, then unblocks it', async () => {
     const c = await signInCustomer(svc);
     const w = await readyWallet(svc, c);
-    const blocked = await post('/api/loaylty/wallet/block/', c, { reason: 'lost' });
+    const blocked = await block(c, { reason: 'lost' });
     expect(blocked.status).toBe(200);
     expect(blocked.body).toMatchObject({
       outcome: 'applied',
@@ -177,19 +186,19 @@ describe('blockLoyaltyCard and unblockLoyaltyCard', () => {
     expect(blocked.body.wallet.cards[0]).toMatchObject({ id: w.main_card_id, is_blocked: true, qrcode: null });
     expect(await ledgerCard(w.main_card_id)).toMatchObject({ is_blocked: true, block_reason: 'lost' });
 
-    expect((await post('/api/loaylty/wallet/block/', c, { reason: 'stolen' })).body.outcome).toBe('unchanged');
+    expect((await block(c, { reason: 'stolen' })).body.outcome).toBe('unchanged');
 
-    const unblocked = await post('/api/loaylty/wallet/unblock/', c, {});
+    const unblocked = await unblockCard(c, {});
     expect(unblocked.body).toMatchObject({ outcome: 'applied', wallet: { is_blocked: false, block_reason: null, can_block: true, can_unblock: false } });
     expect(unblocked.body.wallet.cards[0].qrcode).not.toBeNull();
     expect(await ledgerCard(w.main_card_id)).toMatchObject({ is_blocked: false, block_reason: null });
-    expect((await post('/api/loaylty/wallet/unblock/', c, { card_id: w.main_card_id })).body.outcome).toBe('unchanged');
+    expect((await unblockCard(c, { card_id: w.main_card_id })).body.outcome).toBe('unchanged');
   });
 
   it('blocks without a reason when none is given', async () => {
     const c = await signInCustomer(svc);
     await readyWallet(svc, c);
-    const r = await post('/api/loaylty/wallet/block/', c, { reason: null, card_id: null });
+    const r = await block(c, { reason: null, card_id: null });
     expect(r.body.wallet).toMatchObject({ is_blocked: true, block_reason: null, can_unblock: true });
   });
 
@@ -197,13 +206,13 @@ describe('blockLoyaltyCard and unblockLoyaltyCard', () => {
     const c = await signInCustomer(svc);
     const w = await readyWallet(svc, c);
     await svc.deps.db.updateTable('loyalty_ledger_cards').set({ is_blocked: true, block_reason: 'provider' }).where('id', '=', w.main_card_id).execute();
-    await post('/api/loaylty/wallet/create/', c); // unchanged; then a re-sync picks the block up
+    await create(c); // unchanged; then a re-sync picks the block up
     await svc.deps.db.updateTable('loyalty_wallets').set({ last_synced_at: new Date(0) }).where('id', '=', w.id).execute();
     await get(c);
     await runLoyaltyWorkerOnce(svc.deps);
     const synced = (await get(c)).body;
     expect(synced).toMatchObject({ is_blocked: true, block_reason: { key: 'provider', label: 'Blocked by the loyalty program' }, can_unblock: false });
-    const r = await post('/api/loaylty/wallet/unblock/', c, {});
+    const r = await unblockCard(c, {});
     expect([r.status, r.body.code]).toEqual([409, 'UNBLOCK_NOT_ALLOWED']);
     expect(await ledgerCard(w.main_card_id)).toMatchObject({ is_blocked: true, block_reason: 'provider' });
   });
@@ -211,11 +220,11 @@ describe('blockLoyaltyCard and unblockLoyaltyCard', () => {
   it('answers 422 CARD_NOT_FOUND and BLOCK_REASON_INVALID, changing nothing', async () => {
     const c = await signInCustomer(svc);
     const w = await readyWallet(svc, c);
-    const foreign = await post('/api/loaylty/wallet/block/', c, { card_id: DEMO_LOYALTY_CARDS.demoPlastic.id });
+    const foreign = await block(c, { card_id: DEMO_LOYALTY_CARDS.demoPlastic.id });
     expect([foreign.status, foreign.body.code]).toEqual([422, 'CARD_NOT_FOUND']);
-    const reason = await post('/api/loaylty/wallet/block/', c, { reason: 'provider' });
+    const reason = await block(c, { reason: 'provider' });
     expect([reason.status, reason.body.code]).toEqual([422, 'BLOCK_REASON_INVALID']);
-    const unblock = await post('/api/loaylty/wallet/unblock/', c, { card_id: 'card-nope' });
+    const unblock = await unblockCard(c, { card_id: 'card-nope' });
     expect([unblock.status, unblock.body.code]).toEqual([422, 'CARD_NOT_FOUND']);
     expect(await ledgerCard(w.main_card_id)).toMatchObject({ is_blocked: false });
     expect(await ledgerCard(DEMO_LOYALTY_CARDS.demoPlastic.id)).toMatchObject({ is_blocked: false });
@@ -223,16 +232,16 @@ describe('blockLoyaltyCard and unblockLoyaltyCard', () => {
 
   it('answers 404 WALLET_NOT_FOUND, 409 WALLET_NOT_LINKED while provisioning, 422 for unknown fields, 401 without a token', async () => {
     const c = await signInCustomer(svc);
-    expect((await post('/api/loaylty/wallet/block/', c, {})).body.code).toBe('WALLET_NOT_FOUND');
-    expect((await post('/api/loaylty/wallet/unblock/', c, {})).body.code).toBe('WALLET_NOT_FOUND');
-    await post('/api/loaylty/wallet/create/', c);
-    const pending = await post('/api/loaylty/wallet/block/', c, { reason: 'lost' });
+    expect((await block(c, {})).body.code).toBe('WALLET_NOT_FOUND');
+    expect((await unblockCard(c, {})).body.code).toBe('WALLET_NOT_FOUND');
+    await create(c);
+    const pending = await block(c, { reason: 'lost' });
     expect([pending.status, pending.body.code]).toEqual([409, 'WALLET_NOT_LINKED']);
-    const unlinked = await post('/api/loaylty/wallet/unblock/', c, {});
+    const unlinked = await unblockCard(c, {});
     expect([unlinked.status, unlinked.body.code]).toEqual([409, 'WALLET_NOT_LINKED']);
-    expect((await post('/api/loaylty/wallet/block/', c, { why: 'lost' })).status).toBe(422);
-    expect((await svc.client.raw('POST', '/api/loaylty/wallet/block/', { body: {} })).status).toBe(401);
-    expect((await svc.client.raw('POST', '/api/loaylty/wallet/unblock/', { body: {} })).status).toBe(401);
+    expect((await postInvalid('/api/loaylty/wallet/block/', c, { why: 'lost' })).status).toBe(422);
+    expect((await svc.client.invalid('POST', '/api/loaylty/wallet/block/', { body: {} })).status).toBe(401);
+    expect((await svc.client.invalid('POST', '/api/loaylty/wallet/unblock/', { body: {} })).status).toBe(401);
   });
 });
 
@@ -240,7 +249,7 @@ describe('replaceLoyaltyCard', () => {
   it('issues a new virtual main card and retires the old one (inactive, blocked, no QR)', async () => {
     const c = await signInCustomer(svc);
     const w = await readyWallet(svc, c);
-    const r = await post('/api/loaylty/wallet/replace/', c, undefined, { 'accept-language': 'ru' });
+    const r = await replace(c, { 'accept-language': 'ru' });
     expect(r.status).toBe(200);
     expect(r.body.outcome).toBe('applied');
     expect(r.body.message).toBe('Вы получили новую карту');
@@ -256,8 +265,8 @@ describe('replaceLoyaltyCard', () => {
     const c = await signInCustomer(svc);
     await readyWallet(svc, c);
     const key = randomUUID();
-    const first = await post('/api/loaylty/wallet/replace/', c, undefined, { 'idempotency-key': key });
-    const again = await post('/api/loaylty/wallet/replace/', c, undefined, { 'idempotency-key': key });
+    const first = await replace(c, { 'idempotency-key': key });
+    const again = await replace(c, { 'idempotency-key': key });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
     expect((await get(c)).body.cards).toHaveLength(2);
@@ -267,7 +276,7 @@ describe('replaceLoyaltyCard', () => {
     const c = await signInCustomer(svc);
     await readyWallet(svc, c);
     const key = randomUUID();
-    const answers = await Promise.all(Array.from({ length: 5 }, () => post('/api/loaylty/wallet/replace/', c, undefined, { 'idempotency-key': key })));
+    const answers = await Promise.all(Array.from({ length: 5 }, () => replace(c, { 'idempotency-key': key })));
     for (const a of answers) {
       if (a.status === 409) {
         expect(a.body.code).toBe('IDEMPOTENCY_IN_PROGRESS');
@@ -279,11 +288,11 @@ describe('replaceLoyaltyCard', () => {
 
   it('answers 404 WALLET_NOT_FOUND, 409 WALLET_NOT_LINKED while provisioning, 401 without a token', async () => {
     const c = await signInCustomer(svc);
-    expect((await post('/api/loaylty/wallet/replace/', c)).body.code).toBe('WALLET_NOT_FOUND');
-    await post('/api/loaylty/wallet/create/', c);
-    const r = await post('/api/loaylty/wallet/replace/', c);
+    expect((await replace(c)).body.code).toBe('WALLET_NOT_FOUND');
+    await create(c);
+    const r = await replace(c);
     expect([r.status, r.body.code]).toEqual([409, 'WALLET_NOT_LINKED']);
-    expect((await svc.client.raw('POST', '/api/loaylty/wallet/replace/')).status).toBe(401);
+    expect((await svc.client.invalid('POST', '/api/loaylty/wallet/replace/')).status).toBe(401);
   });
 });
 

@@ -7,6 +7,7 @@ import type { TokenKind } from '../../server/auth/tokens.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { signInCustomer, signInPicker } from '../support/accounts.js';
 import { tokensFor } from '../support/tokens.js';
+import { call } from '../support/typed.js';
 
 let svc: TestService;
 const calls: string[] = [];
@@ -31,8 +32,8 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const get = (path: string, token?: string) =>
-  svc.client.raw('GET', path, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+const get = (path: '/api/accounts/me/' | '/api/picker/auth/me' | '/api/picker/session/active', token?: string) =>
+  call(svc.client.api.GET(path, { headers: token ? { authorization: `Bearer ${token}` } : {} }));
 
 describe('customer operations', () => {
   it('run the handler for a valid customer access token of an active session', async () => {
@@ -95,12 +96,12 @@ describe('customer operations', () => {
 describe('the 401 challenge (RFC 6750 3.1)', () => {
   it('has no error when no credentials were sent, error="invalid_token" when a token was', async () => {
     const bad = 'not.a.token';
-    for (const path of ['/api/accounts/me/', '/api/picker/auth/me']) {
-      const none = await svc.client.raw('GET', path);
+    for (const path of ['/api/accounts/me/', '/api/picker/auth/me'] as const) {
+      const none = await svc.client.invalid('GET', path);
       expect(none.status, path).toBe(401);
       expect(none.headers.get('www-authenticate'), path).toBe('Bearer');
       // Another scheme is no bearer token either.
-      const basic = await svc.client.raw('GET', path, { headers: { authorization: 'Basic dXNlcjpwYXNz' } });
+      const basic = await svc.client.invalid('GET', path, { headers: { authorization: 'Basic dXNlcjpwYXNz' } });
       expect(basic.status, path).toBe(401);
       expect(basic.headers.get('www-authenticate'), path).toBe('Bearer');
       const invalid = await get(path, bad);
@@ -134,12 +135,12 @@ describe('picker operations', () => {
 
 describe('optional authorization', () => {
   it('lets a Public operation run without a token', async () => {
-    const r = await svc.client.raw('GET', '/api/catalog/features/units/');
+    const r = await call(svc.client.api.GET('/api/catalog/features/units/'));
     expect(r.status).toBe(200);
   });
 
   it('refuses an invalid token on an optionally authorized operation instead of serving a guest', async () => {
-    const r = await get('/api/catalog/products/?page=1', 'not-a-valid-token');
+    const r = await call(svc.client.api.GET('/api/catalog/products/', { params: { query: { page: 1 } }, headers: { authorization: 'Bearer not-a-valid-token' } }));
     expect(r.status).toBe(401);
   });
 });

@@ -15,6 +15,7 @@ import { command, createConfirmedOrder, stockedProducts } from '../support/order
 import { createPicker, startPicking } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { attempt } from '../support/sweeps.js';
+import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -202,34 +203,34 @@ function withLeaf(value: unknown, path: (string | number)[], replacement: unknow
 describe('bad input', () => {
   it('answers 422 VALIDATION_ERROR, saying where, to a NUL character (PostgreSQL cannot store it)', async () => {
     const customer = await signInCustomer(svc);
-    const profile = await svc.client.raw('PATCH', '/api/accounts/me/', { headers: customer.auth, body: { first_name: 'An\u0000na' } });
+    const profile = await svc.client.invalid('PATCH', '/api/accounts/me/', { headers: customer.auth, body: { first_name: 'An\u0000na' } });
     expect(profile.status).toBe(422);
     expect(profile.body).toMatchObject({ code: 'VALIDATION_ERROR', detail: [{ loc: ['body', 'first_name'], type: 'pattern' }] });
-    const search = await svc.client.raw('GET', '/api/catalog/products/?search=%00milk', { headers: { 'x-store-id': DEMO_STORES[0].id } });
+    const search = await svc.client.invalid('GET', '/api/catalog/products/?search=%00milk', { headers: { 'x-store-id': DEMO_STORES[0].id } });
     expect(search.status).toBe(422);
     expect(search.body.detail).toEqual([expect.objectContaining({ loc: ['query', 'search'] })]);
-    const login = await svc.client.raw('POST', '/api/picker/auth/login', { body: { login: '\u0000', password: 'secret-password' } });
+    const login = await svc.client.invalid('POST', '/api/picker/auth/login', { body: { login: '\u0000', password: 'secret-password' } });
     expect(login.status).toBe(422);
   });
 
   it('answers 422 to a session or item id beyond the 32-bit ids the database holds', async () => {
     const picker = await signInPicker(svc);
     for (const id of ['2147483648', '99999999999999999999999999', '1e309']) {
-      const r = await svc.client.raw('GET', `/api/picker/history/sessions/${id}`, { headers: picker.auth });
+      const r = await svc.client.invalid('GET', `/api/picker/history/sessions/${id}`, { headers: picker.auth });
       expect(r.status, id).toBe(422);
       expect(r.body.code, id).toBe('VALIDATION_ERROR');
     }
-    expect((await svc.client.raw('GET', '/api/picker/history/sessions/2147483647', { headers: picker.auth })).status).toBe(404);
+    expect((await call(svc.client.api.GET('/api/picker/history/sessions/{session_id}', { params: { path: { session_id: 2147483647 } }, headers: picker.auth }))).status).toBe(404);
   });
 
   it('answers 422 to an integer id written other than canonically (one resource, one URL)', async () => {
     const picker = await signInPicker(svc);
     for (const id of ['0x1', '1e0', '+1', '%201', '01', '1%20', '1.0', '0b1']) {
-      const r = await svc.client.raw('GET', `/api/picker/history/sessions/${id}`, { headers: picker.auth });
+      const r = await svc.client.invalid('GET', `/api/picker/history/sessions/${id}`, { headers: picker.auth });
       expect(r.status, id).toBe(422);
       expect(r.body.detail, id).toEqual([expect.objectContaining({ loc: ['path', 'session_id'] })]);
     }
-    expect((await svc.client.raw('GET', '/api/picker/history/sessions/1', { headers: picker.auth })).status).not.toBe(422);
+    expect((await call(svc.client.api.GET('/api/picker/history/sessions/{session_id}', { params: { path: { session_id: 1 } }, headers: picker.auth }))).status).not.toBe(422);
   });
 
   it('never answers 500, and always as the contract says, to junk in any parameter or body field of any operation', async () => {
@@ -239,7 +240,7 @@ describe('bad input', () => {
       sent++;
       // A new Idempotency-Key each time: a reused one would only meet IDEMPOTENCY_CONFLICT.
       const sentHeaders = { ...headers, 'idempotency-key': randomUUID(), ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
-      await attempt(failures, `${op.operationId} ${op.method} ${url.slice(0, 120)} ${body?.slice(0, 120) ?? ''}`, () => svc.client.raw(op.method, url, { headers: sentHeaders, body }));
+      await attempt(failures, `${op.operationId} ${op.method} ${url.slice(0, 120)} ${body?.slice(0, 120) ?? ''}`, () => svc.client.invalid(op.method, url, { headers: sentHeaders, body }));
     };
     for (const op of operations) {
       const headers = await headersFor(op);
@@ -302,7 +303,7 @@ describe('bad input', () => {
         for (const path of leafPaths(base)) {
           for (const junk of JUNK_VALUES) {
             const status = await attempt(failures, `${op.operationId} item ${item.item_id} ${path.join('.')}=${JSON.stringify(junk)?.slice(0, 40)}`, () =>
-              svc.client.raw('POST', url, { headers: command(picker.auth), body: withLeaf(base, path, junk) as object }),
+              svc.client.invalid('POST', url, { headers: command(picker.auth), body: withLeaf(base, path, junk) as object }),
             );
             statuses.set(status, (statuses.get(status) ?? 0) + 1);
           }

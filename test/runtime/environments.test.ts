@@ -51,11 +51,12 @@ describe('routing by environment', () => {
   it('PROD answers 404 for every TEST-only operation that TEST routes', async () => {
     const testOnly = Object.values(OPERATIONS).filter((o) => o.testOnly);
     expect(testOnly.length).toBeGreaterThanOrEqual(5);
+    // Every operation, without token or body: a routing sweep, not a valid request.
     for (const op of testOnly) {
       const path = op.path.replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
-      const inProd = await prodSvc.client.raw(op.method.toUpperCase(), path);
+      const inProd = await prodSvc.client.invalid(op.method.toUpperCase(), path);
       expect(inProd.status, `PROD ${op.method} ${op.path}`).toBe(404);
-      const inTest = await testSvc.client.raw(op.method.toUpperCase(), path);
+      const inTest = await testSvc.client.invalid(op.method.toUpperCase(), path);
       expect(inTest.status, `TEST ${op.method} ${op.path}`).not.toBe(404);
     }
   });

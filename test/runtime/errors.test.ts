@@ -7,6 +7,7 @@ import { isDatabaseUnavailable } from '../../server/http/responses.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notImplemented } from '../../server/handler-types.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -35,14 +36,14 @@ afterAll(() => svc?.close());
 
 describe('request errors', () => {
   it('answers 400 MALFORMED_JSON for a body that is not JSON', async () => {
-    const r = await svc.client.raw('POST', '/api/auth/otp/send', { body: '{"phone": "+7999', headers: { 'content-type': 'application/json' } });
+    const r = await svc.client.invalid('POST', '/api/auth/otp/send', { body: '{"phone": "+7999', headers: { 'content-type': 'application/json' } });
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('MALFORMED_JSON');
     expect(r.operationId).toBe('sendOtp');
   });
 
   it('answers 503 DATABASE_UNAVAILABLE with Retry-After when the database cannot be reached, which the app retries', async () => {
-    const r = await svc.client.raw('GET', '/api/core/banners/');
+    const r = await call(svc.client.api.GET('/api/core/banners/'));
     expect([r.status, r.body.code]).toEqual([503, 'DATABASE_UNAVAILABLE']);
     expect(r.headers.get('retry-after')).toBe('5');
   });
@@ -68,14 +69,14 @@ describe('request errors', () => {
 
   it('answers 404 for a path whose percent-escapes do not decode, never 500', async () => {
     for (const path of ['/api/catalog/products/%ZZ', '/api/orders/%E0%A4%A', '/api/picker/orders/%/session']) {
-      const r = await svc.client.raw('GET', path);
+      const r = await svc.client.invalid('GET', path);
       expect([path, r.status, r.body.code]).toEqual([path, 404, 'NOT_FOUND']);
     }
   });
 
   it('answers 404 NOT_FOUND for an unknown path, inside and outside /api', async () => {
     for (const path of ['/api/does-not-exist', '/nothing-here']) {
-      const r = await svc.client.raw('GET', path);
+      const r = await svc.client.invalid('GET', path);
       expect(r.status).toBe(404);
       expect(r.body).toMatchObject({ code: 'NOT_FOUND' });
       expect(typeof r.body.request_id).toBe('string');
@@ -90,23 +91,23 @@ describe('request errors', () => {
   });
 
   it('answers 405 with Allow for a method the path does not have', async () => {
-    const r = await svc.client.raw('DELETE', '/api/core/pages/');
+    const r = await svc.client.invalid('DELETE', '/api/core/pages/');
     expect(r.status).toBe(405);
     expect(r.body.code).toBe('METHOD_NOT_ALLOWED');
     expect(r.headers.get('allow')).toBe('GET');
-    const me = await svc.client.raw('POST', '/api/accounts/me/');
+    const me = await svc.client.invalid('POST', '/api/accounts/me/');
     expect(me.headers.get('allow')?.split(', ').sort()).toEqual(['DELETE', 'GET', 'PATCH']);
   });
 
   it('answers 413 PAYLOAD_TOO_LARGE over the body limit', async () => {
     const big = JSON.stringify({ phone: '+79990000000', pad: 'x'.repeat(svc.config.bodyLimitBytes + 10) });
-    const r = await svc.client.raw('POST', '/api/auth/otp/send', { body: big });
+    const r = await svc.client.invalid('POST', '/api/auth/otp/send', { body: big });
     expect(r.status).toBe(413);
     expect(r.body.code).toBe('PAYLOAD_TOO_LARGE');
   });
 
   it('answers 422 VALIDATION_ERROR with a {loc, msg, type} list', async () => {
-    const r = await svc.client.raw('POST', '/api/auth/otp/send', { body: { phone: '12345' } });
+    const r = await svc.client.invalid('POST', '/api/auth/otp/send', { body: { phone: '12345' } });
     expect(r.status).toBe(422);
     expect(r.body.code).toBe('VALIDATION_ERROR');
     expect(r.body.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc: ['body', 'phone'], type: 'pattern' })]));
@@ -120,42 +121,42 @@ describe('request errors', () => {
       ['a form', { body: 'phone=%2B79990000000', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 'it was application/x-www-form-urlencoded'],
     ];
     for (const [name, init, said] of cases) {
-      const r = await svc.client.raw('POST', '/api/auth/otp/send', init);
+      const r = await svc.client.invalid('POST', '/api/auth/otp/send', init);
       expect(r.status, name).toBe(415);
       expect(r.body.code, name).toBe('UNSUPPORTED_MEDIA_TYPE');
       expect(r.body.detail, name).toContain('Content-Type: application/json');
       expect(r.body.detail, name).toContain(said);
     }
     // A JSON media type with a suffix is JSON.
-    const suffixed = await svc.client.raw('POST', '/api/auth/otp/send', { body: { phone: '12345' }, headers: { 'content-type': 'application/vnd.api+json' } });
+    const suffixed = await svc.client.invalid('POST', '/api/auth/otp/send', { body: { phone: '12345' }, headers: { 'content-type': 'application/vnd.api+json' } });
     expect(suffixed.status).toBe(422);
   });
 
   it('reports a missing body, an extra property and a bad path id each at its location', async () => {
-    const missing = await svc.client.raw('POST', '/api/auth/otp/send');
+    const missing = await svc.client.invalid('POST', '/api/auth/otp/send');
     expect(missing.status).toBe(422);
     // A sentence a person understands, not "must have required property 'requestBody'".
     expect(missing.body.detail).toEqual([{ loc: ['body'], msg: 'a JSON body is required (Content-Type: application/json)', type: 'required' }]);
-    const empty = await svc.client.raw('POST', '/api/auth/otp/send', { headers: { 'content-type': 'application/json' } });
+    const empty = await svc.client.invalid('POST', '/api/auth/otp/send', { headers: { 'content-type': 'application/json' } });
     expect(empty.status).toBe(422);
     expect(empty.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'phone'], type: 'required' })]);
-    const extra = await svc.client.raw('POST', '/api/token/pair', { body: { phone: '+79990000000', password: '1234', admin: true } });
+    const extra = await svc.client.invalid('POST', '/api/token/pair', { body: { phone: '+79990000000', password: '1234', admin: true } });
     expect(extra.status).toBe(422);
     expect(extra.body.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc: ['body', 'admin'], type: 'additionalProperties' })]));
-    const bad = await svc.client.raw('GET', '/api/logistics/stores/pickup/not-a-uuid');
+    const bad = await svc.client.invalid('GET', '/api/logistics/stores/pickup/not-a-uuid');
     expect(bad.status).toBe(422);
     expect(bad.body.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc: ['path', 'store_id'], type: 'format' })]));
   });
 
   it('answers 501 NOT_IMPLEMENTED for an operation this build does not serve yet', async () => {
     expect(svc.app.notImplemented.has('listPickupStores')).toBe(true);
-    const r = await svc.client.raw('GET', '/api/logistics/stores/pickup/');
+    const r = await call(svc.client.api.GET('/api/logistics/stores/pickup/'));
     expect(r.status).toBe(501);
     expect(r.body.code).toBe('NOT_IMPLEMENTED');
   });
 
   it('answers 500 without the error message, stack or SQL', async () => {
-    const r = await svc.client.raw('GET', '/api/logistics/map/config');
+    const r = await call(svc.client.api.GET('/api/logistics/map/config'));
     expect(r.status).toBe(500);
     expect(r.body).toEqual({ detail: 'Internal server error', code: 'INTERNAL_ERROR', request_id: r.headers.get('x-request-id') });
     expect(JSON.stringify(r.body)).not.toMatch(/SELECT|secret|at .*\.ts/);

@@ -7,11 +7,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrder, deliveryBody, line, makeProduct, makeSlot, pickupBody, TVERSKAYA, type TestProduct } from '../orders/fixtures.js';
 import { signInCustomer } from '../support/accounts.js';
-import type { CheckedResponse } from '../support/client.js';
 import { command } from '../support/orders.js';
 import { createPicker, type TestPicker } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { attempt } from '../support/sweeps.js';
+import { call, type Answer } from '../support/typed.js';
 
 let svc: TestService;
 let customer: Awaited<ReturnType<typeof signInCustomer>>;
@@ -26,42 +26,52 @@ afterAll(() => svc?.close());
 const TRACKING = ['pending', 'searching_courier', 'courier_assigned', 'courier_at_store', 'en_route', 'arrived', 'delivered', 'cancelled', 'returning', 'returned'] as const;
 
 /** One action on an order; `picker` works in the order's store and holds no session but this order's. */
-type Step = (orderId: string, picker: TestPicker) => Promise<CheckedResponse>;
+type Step = (orderId: string, picker: TestPicker) => Promise<Answer>;
 
-const customerGet = (path: string) => svc.client.raw('GET', path, { headers: customer.auth });
-const customerPost = (path: string, body?: object) => svc.client.raw('POST', path, { headers: customer.auth, body });
-const pickerPost = (picker: TestPicker, path: string, body?: object) => svc.client.raw('POST', path, { headers: command(picker.auth), body });
+const order = (id: string) => ({ path: { order_id: id } });
+const settle = (id: string, outcome: 'paid' | 'failed') =>
+  call(svc.client.api.POST('/api/qa/payments/bank/{order_id}/settle', { params: order(id), headers: customer.auth, body: { outcome } }));
 
 const named = {
-  invoice: (id) => customerGet(`/api/payments/bank/${id}/invoice`),
-  pay: (id) => customerPost(`/api/qa/payments/bank/${id}/settle`, { outcome: 'paid' }),
-  payFails: (id) => customerPost(`/api/qa/payments/bank/${id}/settle`, { outcome: 'failed' }),
-  cancel: (id) => customerPost(`/api/orders/${id}/cancel`),
-  start: (id, picker) => pickerPost(picker, `/api/picker/orders/${id}/start`),
+  invoice: (id) => call(svc.client.api.GET('/api/payments/bank/{order_id}/invoice', { params: order(id), headers: customer.auth })),
+  pay: (id) => settle(id, 'paid'),
+  payFails: (id) => settle(id, 'failed'),
+  cancel: (id) => call(svc.client.api.POST('/api/orders/{order_id}/cancel', { params: order(id), headers: customer.auth })),
+  start: (id, picker) => call(svc.client.api.POST('/api/picker/orders/{order_id}/start', { params: order(id), headers: command(picker.auth) })),
   pickAll: async (id, picker) => {
-    const session = await svc.client.raw('GET', `/api/picker/orders/${id}/session`, { headers: picker.auth });
+    const session = await call(svc.client.api.GET('/api/picker/orders/{order_id}/session', { params: { path: { order_id: id } }, headers: picker.auth }));
     let last = session;
     for (const item of session.body?.items ?? []) {
-      last = await pickerPost(picker, `/api/picker/orders/${id}/items/${item.item_id}/piece-quantity`, { quantity: Number(item.ordered_quantity) });
+      last = await call(
+        svc.client.api.POST('/api/picker/orders/{order_id}/items/{item_id}/piece-quantity', {
+          params: { path: { order_id: id, item_id: item.item_id } },
+          headers: command(picker.auth),
+          body: { quantity: Number(item.ordered_quantity) },
+        }),
+      );
     }
     return last;
   },
   firstItemMissing: async (id, picker) => {
-    const session = await svc.client.raw('GET', `/api/picker/orders/${id}/session`, { headers: picker.auth });
+    const session = await call(svc.client.api.GET('/api/picker/orders/{order_id}/session', { params: { path: { order_id: id } }, headers: picker.auth }));
     const item = session.body?.items?.[0];
-    return item ? pickerPost(picker, `/api/picker/orders/${id}/items/${item.item_id}/missing`, { action: 'call' }) : session;
+    return item
+      ? call(svc.client.api.POST('/api/picker/orders/{order_id}/items/{item_id}/missing', { params: { path: { order_id: id, item_id: item.item_id } }, headers: command(picker.auth), body: { action: 'call' } }))
+      : session;
   },
-  finish: (id, picker) => pickerPost(picker, `/api/picker/orders/${id}/finish`),
-  pickerCancel: (id, picker) => pickerPost(picker, `/api/picker/orders/${id}/cancel`, { reason: 'other' }),
-  acknowledge: (id, picker) => pickerPost(picker, `/api/picker/orders/${id}/cancelled/ack`),
-  read: (id) => customerGet(`/api/orders/${id}`),
-  roadmap: (id) => customerGet(`/api/orders/roadmap/${id}/short`),
-  roadmapDetail: (id) => customerGet(`/api/orders/roadmap/${id}/detail`),
-  pickerSession: (id, picker) => svc.client.raw('GET', `/api/picker/orders/${id}/session`, { headers: picker.auth }),
+  finish: (id, picker) => call(svc.client.api.POST('/api/picker/orders/{order_id}/finish', { params: order(id), headers: command(picker.auth) })),
+  pickerCancel: (id, picker) => call(svc.client.api.POST('/api/picker/orders/{order_id}/cancel', { params: order(id), headers: command(picker.auth), body: { reason: 'other' } })),
+  acknowledge: (id, picker) => call(svc.client.api.POST('/api/picker/orders/{order_id}/cancelled/ack', { params: order(id), headers: command(picker.auth) })),
+  read: (id) => call(svc.client.api.GET('/api/orders/{order_id}', { params: order(id), headers: customer.auth })),
+  roadmap: (id) => call(svc.client.api.GET('/api/orders/roadmap/{order_id}/short', { params: order(id), headers: customer.auth })),
+  roadmapDetail: (id) => call(svc.client.api.GET('/api/orders/roadmap/{order_id}/detail', { params: order(id), headers: customer.auth })),
+  pickerSession: (id, picker) => call(svc.client.api.GET('/api/picker/orders/{order_id}/session', { params: { path: { order_id: id } }, headers: picker.auth })),
 } satisfies Record<string, Step>;
 type StepName = keyof typeof named | `courier:${(typeof TRACKING)[number]}`;
 const courierSteps = {} as Record<`courier:${(typeof TRACKING)[number]}`, Step>;
-for (const state of TRACKING) courierSteps[`courier:${state}`] = (id) => customerPost(`/api/qa/orders/${id}/delivery-tracking`, { state });
+for (const state of TRACKING) {
+  courierSteps[`courier:${state}`] = (id) => call(svc.client.api.POST('/api/qa/orders/{order_id}/delivery-tracking', { params: order(id), headers: customer.auth, body: { state } }));
+}
 /** The named steps and the courier simulator's move to each tracking state. */
 const steps: Record<StepName, Step> = { ...named, ...courierSteps };
 
@@ -121,7 +131,8 @@ describe('order states', () => {
     const failures: string[] = [];
     const answers = new Map<number, number>();
     const run = async (label: string, step: Step, id: string, picker: TestPicker) => {
-      const status = await attempt(failures, label, () => step(id, picker));
+      // attempt() reads status and body; the typed answer has no raw text or operationId to give.
+      const status = await attempt(failures, label, async () => ({ ...(await step(id, picker)), text: '', operationId: undefined }));
       if (status !== null) answers.set(status, (answers.get(status) ?? 0) + 1);
     };
     const reached = new Map<string, string>();

@@ -12,6 +12,7 @@ import { createMockApp, type MockApp } from '../../scripts/lib/mock-server.js';
 import { projectRoot, type AppEnv } from '../../server/config.js';
 import { loadSpec } from '../../server/contract.js';
 import { ContractClient } from '../support/client.js';
+import { call } from '../support/typed.js';
 
 interface RunningMock {
   mock: MockApp;
@@ -109,46 +110,47 @@ describe('mock behaviour', () => {
   });
 
   it('answers 401 to a secured operation called without credentials', async () => {
-    const res = await m.client.raw('GET', '/api/accounts/me/');
+    const res = await m.client.invalid('GET', '/api/accounts/me/');
     expect(res.status).toBe(401);
     expect(res.body).toMatchObject({ code: expect.any(String), request_id: res.headers.get('x-request-id') });
   });
 
   it('answers another declared status on `Prefer: code=`, and notes an undeclared one', async () => {
     const auth = { authorization: 'Bearer mock-access-token' };
-    const unavailable = await m.client.raw('GET', '/api/accounts/me/', { headers: { ...auth, prefer: 'code=503' } });
+    const unavailable = await call(m.client.api.GET('/api/accounts/me/', { headers: { ...auth, prefer: 'code=503' } }));
     expect(unavailable.status).toBe(503);
     expect(unavailable.headers.get('retry-after')).toMatch(/^\d+$/);
     // Its body says what the status means (the app picks its reaction by `code`): the shared
     // 503's own example, the code the service answers when its database is out of reach.
     expect(unavailable.body.code).toBe('DATABASE_UNAVAILABLE');
     for (const [status, code] of [[404, 'NOT_FOUND'], [500, 'INTERNAL_ERROR']] as const) {
-      const r = await m.client.raw('GET', '/api/orders/roadmap/6f1d0c8e-2b4a-4c7d-9e3f-0a1b2c3d4e5f/detail', { headers: { ...auth, prefer: `code=${status}` } });
+      const r = await call(m.client.api.GET('/api/orders/roadmap/{order_id}/detail', { params: { path: { order_id: '6f1d0c8e-2b4a-4c7d-9e3f-0a1b2c3d4e5f' } }, headers: { ...auth, prefer: `code=${status}` } }));
       expect([r.status, r.body.code]).toEqual([status, code]);
     }
-    const undeclared = await m.client.raw('GET', '/api/accounts/me/', { headers: { ...auth, prefer: 'code=418' } });
+    const undeclared = await call(m.client.api.GET('/api/accounts/me/', { headers: { ...auth, prefer: 'code=418' } }));
     expect(undeclared.status).toBe(200);
     expect(undeclared.headers.get('x-mock-note')).toContain('418 is not declared');
   });
 
   it('validates requests as the service does: 422 with {loc, msg, type}, 400 for malformed JSON', async () => {
     const auth = { authorization: 'Bearer mock-access-token' };
-    const invalid = await m.client.raw('PATCH', '/api/accounts/me/', { headers: auth, body: { not_a_field: 1 } });
+    const invalid = await m.client.invalid('PATCH', '/api/accounts/me/', { headers: auth, body: { not_a_field: 1 } });
     expect(invalid.status).toBe(422);
     expect(invalid.body.code).toBe('VALIDATION_ERROR');
     expect(invalid.body.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc: ['body', 'not_a_field'] })]));
-    const malformed = await m.client.raw('PATCH', '/api/accounts/me/', { headers: { ...auth, 'content-type': 'application/json' }, body: '{"first_name":' });
+    const malformed = await m.client.invalid('PATCH', '/api/accounts/me/', { headers: { ...auth, 'content-type': 'application/json' }, body: '{"first_name":' });
     expect(malformed.status).toBe(400);
   });
 
   it('answers 404 for unknown paths, 405 with Allow for wrong methods, and 404 in PROD for TEST-only operations', async () => {
-    expect((await m.client.raw('GET', '/api/no/such/thing')).status).toBe(404);
-    const wrong = await m.client.raw('PUT', '/api/accounts/me/');
+    expect((await m.client.invalid('GET', '/api/no/such/thing')).status).toBe(404);
+    const wrong = await m.client.invalid('PUT', '/api/accounts/me/');
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')?.split(', ').sort()).toEqual(['DELETE', 'GET', 'PATCH']);
     const testOnly = Object.values(OPERATIONS).find((o) => o.testOnly && !o.path.includes('{'))!;
-    expect((await prod.client.raw(testOnly.method.toUpperCase(), testOnly.path)).status).toBe(404);
-    expect((await m.client.raw(testOnly.method.toUpperCase(), testOnly.path, { headers: { authorization: 'Bearer x' } })).status).not.toBe(404);
+    // A routing check: sent without the operation's body or a real token.
+    expect((await prod.client.invalid(testOnly.method.toUpperCase(), testOnly.path)).status).toBe(404);
+    expect((await m.client.invalid(testOnly.method.toUpperCase(), testOnly.path, { headers: { authorization: 'Bearer x' } })).status).not.toBe(404);
   });
 
   it('serves its stamped spec and docs page', async () => {
@@ -182,7 +184,7 @@ describe('npm run mock (the command)', () => {
       expect(first.env).toBe('PROD');
       expect(first.operations).toBe(Object.values(OPERATIONS).filter((o) => o.inProd).length);
       const client = new ContractClient({ baseUrl: `http://127.0.0.1:${first.port}`, env: 'PROD', notImplemented: new Set(), recordCoverage: false });
-      const res = await client.raw('GET', '/api/logistics/map/config');
+      const res = await call(client.api.GET('/api/logistics/map/config'));
       expect(res.status).toBe(200);
     } finally {
       child.kill('SIGTERM');
