@@ -63,6 +63,25 @@ export function itemCommand<A extends ItemAction>(
   return svc.client.call.POST(path, { params: { path: { order_id: orderId, item_id: itemId } }, headers: command(picker.auth, headers), body: body as ItemBody<'scan'> });
 }
 
+/** The session commands of an order: `start`, `finish`, `cancel`, `cancelled/ack`. */
+export type SessionAction = 'start' | 'finish' | 'cancel' | 'cancelled/ack';
+type SessionBody<A extends SessionAction> = NonNullable<paths[`/api/picker/orders/{order_id}/${A}`]['post']['requestBody']> extends infer RB
+  ? [RB] extends [never] ? undefined : RB extends { content: { 'application/json': infer B } } ? B : undefined
+  : undefined;
+
+/** POST a session command, typed by the spec (a new key each time unless `headers` give one). */
+export function sessionCommand<A extends SessionAction>(
+  svc: TestService,
+  picker: { auth: { authorization: string } },
+  orderId: string,
+  action: A,
+  body?: SessionBody<A>,
+  headers: Record<string, string> = {},
+) {
+  const path = `/api/picker/orders/{order_id}/${action}` as '/api/picker/orders/{order_id}/cancel';
+  return svc.client.call.POST(path, { params: { path: { order_id: orderId } }, headers: command(picker.auth, headers), body: body as SessionBody<'cancel'> | undefined });
+}
+
 /** An item command with a deliberately invalid body, action or item (see ContractClient.invalid). */
 export function invalidItemCommand(
   svc: TestService,
