@@ -86,6 +86,12 @@ function typedCalls(api: Client<paths>, seen: WeakMap<Response, Seen>) {
   };
 }
 
+/**
+ * A request body whose fields `D` have a default in the spec: openapi-typescript types them as
+ * required (as the server sees them, defaults applied), while a client may leave them out.
+ */
+export type Defaulted<T, D extends keyof T> = Omit<T, D> & Partial<Pick<T, D>>;
+
 export class ContractClient {
   /** The typed client (openapi-fetch): path, parameters and body are checked by the compiler. */
   readonly api: Client<paths>;
