@@ -5,7 +5,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import type { TestService } from '../support/service.js';
-import type { components } from '../../generated/api.test.js';
+import type { components, paths } from '../../generated/api.test.js';
 
 export type OrderInput = components['schemas']['OrderInput'];
 export type OrderItemInput = components['schemas']['OrderItemInput'];
@@ -144,6 +144,25 @@ export async function placedOrder(svc: TestService, auth: Record<string, string>
 
 export const getOrder = (svc: TestService, auth: Record<string, string>, id: string, lang?: string) =>
   svc.client.call.GET('/api/orders/{order_id}', { params: { path: { order_id: id } }, headers: { ...auth, ...(lang ? { 'accept-language': lang } : {}) } });
+
+export const cancelOrder = (svc: TestService, auth: Record<string, string>, id: string) =>
+  svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: id } }, headers: auth });
+
+export const roadmapDetail = (svc: TestService, auth: Record<string, string>, id: string) =>
+  svc.client.call.GET('/api/orders/roadmap/{order_id}/detail', { params: { path: { order_id: id } }, headers: auth });
+
+/** A courier tracking state set through the TEST endpoint POST /api/qa/orders/{order_id}/delivery-tracking. */
+export type TrackingInput = paths['/api/qa/orders/{order_id}/delivery-tracking']['post']['requestBody']['content']['application/json'];
+export const setTracking = (svc: TestService, auth: Record<string, string>, id: string, body: TrackingInput, lang?: string) =>
+  svc.client.call.POST('/api/qa/orders/{order_id}/delivery-tracking', { params: { path: { order_id: id } }, headers: { ...auth, ...(lang ? { 'accept-language': lang } : {}) }, body });
+
+export const bankInvoice = (svc: TestService, auth: Record<string, string>, id: string) =>
+  svc.client.call.GET('/api/payments/bank/{order_id}/invoice', { params: { path: { order_id: id } }, headers: auth });
+
+/** Settles the sandbox bank's invoice (TEST): `paid`, `declined`, ... */
+export type SettleOutcome = paths['/api/qa/payments/bank/{order_id}/settle']['post']['requestBody']['content']['application/json']['outcome'];
+export const settleInvoice = (svc: TestService, auth: Record<string, string>, id: string, outcome: SettleOutcome) =>
+  svc.client.call.POST('/api/qa/payments/bank/{order_id}/settle', { params: { path: { order_id: id } }, headers: auth, body: { outcome } });
 
 /** Polls until `check` holds (the worker and the socket act asynchronously). */
 export async function eventually<T>(probe: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 8000): Promise<T> {
