@@ -161,7 +161,7 @@ export const bankInvoice = (svc: TestService, auth: Record<string, string>, id: 
 
 /** Settles the sandbox bank's invoice (TEST): `paid`, `declined`, ... */
 export type SettleOutcome = paths['/api/qa/payments/bank/{order_id}/settle']['post']['requestBody']['content']['application/json']['outcome'];
-export const settleInvoice = (svc: TestService, auth: Record<string, string>, id: string, outcome: SettleOutcome) =>
+export const settleSandboxInvoice = (svc: TestService, auth: Record<string, string>, id: string, outcome: SettleOutcome) =>
   svc.client.call.POST('/api/qa/payments/bank/{order_id}/settle', { params: { path: { order_id: id } }, headers: auth, body: { outcome } });
 
 /** Polls until `check` holds (the worker and the socket act asynchronously). */

@@ -10,7 +10,6 @@ import { startService } from '../../server/runtime.js';
 import { signInCustomer } from '../support/accounts.js';
 import { trackingMessage } from '../support/realtime.js';
 import { startTestService, type TestService } from '../support/service.js';
-import type { components } from '../../generated/api.test.js';
 import { cancelOrder, deliveryBody, eventually, line, makeProduct, makeSlot, placedOrder, setTracking } from './fixtures.js';
 
 describe('outbox recovery', () => {
@@ -67,8 +66,7 @@ describe('outbox recovery across a restart', () => {
       const c = await signInCustomer(first);
       await first.client.call.PUT('/api/accounts/me/push-devices', {
         headers: c.auth,
-        // app_kind left to its default (customer), which the generated type makes required.
-        body: { push_token: 'token-before-crash', device_id: crypto.randomUUID(), platform: 'ios', app_version: '1.0', build_number: '1' } as components['schemas']['PushDeviceInput'],
+        body: { push_token: 'token-before-crash', device_id: crypto.randomUUID(), platform: 'ios', app_version: '1.0', build_number: '1', app_kind: 'customer' },
       });
       const p = await makeProduct(first, { price: '1100.00' });
       const id = await placedOrder(first, c.auth, deliveryBody([line(p)], await makeSlot(first)));

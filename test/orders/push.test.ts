@@ -12,7 +12,7 @@ import { assertMatchesSchema } from '../support/client.js';
 import { startTestService, type TestService } from '../support/service.js';
 import type { components, paths } from '../../generated/api.test.js';
 import type { Defaulted } from '../support/client.js';
-import { bankInvoice, deliveryBody, expressAlwaysOpen, line, makeProduct, makeSlot, placedOrder, setTracking, settleInvoice, type TrackingInput } from './fixtures.js';
+import { bankInvoice, deliveryBody, expressAlwaysOpen, line, makeProduct, makeSlot, placedOrder, setTracking, settleSandboxInvoice, type TrackingInput } from './fixtures.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -112,7 +112,7 @@ describe('push dispatch', () => {
     // Paid at the sandbox bank: the order is confirmed by the payment.
     const paid = await online();
     expect((await bankInvoice(svc, c.auth, paid)).status).toBe(200);
-    expect((await settleInvoice(svc, c.auth, paid, 'paid')).status).toBe(200);
+    expect((await settleSandboxInvoice(svc, c.auth, paid, 'paid')).status).toBe(200);
     await runOrderWorkerOnce(svc.deps);
     await runOrderWorkerOnce(svc.deps);
 
@@ -128,7 +128,7 @@ describe('push dispatch', () => {
     const p = await makeProduct(svc, { price: '1100.00' });
     const id = await placedOrder(svc, c.auth, deliveryBody([line(p)], await makeSlot(svc), { payment_method: 'online' }));
     expect((await bankInvoice(svc, c.auth, id)).status).toBe(200);
-    expect((await settleInvoice(svc, c.auth, id, 'paid')).status).toBe(200);
+    expect((await settleSandboxInvoice(svc, c.auth, id, 'paid')).status).toBe(200);
     for (const state of ['searching_courier', 'courier_assigned', 'cancelled'] as const) expect((await qa(c.auth, id, state)).status).toBe(200);
     await runOrderWorkerOnce(svc.deps);
     await runOrderWorkerOnce(svc.deps);

@@ -8,7 +8,7 @@ import { setOrderStatus } from '../../db/queries/orders.js';
 import { registerPushDevice, signInCustomer } from '../support/accounts.js';
 import { trackingMessage } from '../support/realtime.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { TVERSKAYA, bankInvoice, cancelOrder, deliveryBody, eventually, getOrder, IN_ZONE, line, makeProduct, makeSlot, pickupBody, placedOrder, roadmapDetail, setTracking, settleInvoice, stockOf, type TrackingInput } from './fixtures.js';
+import { TVERSKAYA, bankInvoice, cancelOrder, deliveryBody, eventually, getOrder, IN_ZONE, line, makeProduct, makeSlot, pickupBody, placedOrder, roadmapDetail, setTracking, settleSandboxInvoice, stockOf, type TrackingInput } from './fixtures.js';
 
 let svc: TestService;
 let store: { lon: number; lat: number };
@@ -203,7 +203,7 @@ describe('simulateDeliveryTracking with the tracking socket', () => {
     const p = await makeProduct(svc, { price: '700.00', stock: '5.000' });
     const paid = await placedOrder(svc, c.auth, deliveryBody([line(p, '2')], await makeSlot(svc), { payment_method: 'online' }));
     expect((await bankInvoice(svc, c.auth, paid)).status).toBe(200);
-    expect((await settleInvoice(svc, c.auth, paid, 'paid')).status).toBe(200);
+    expect((await settleSandboxInvoice(svc, c.auth, paid, 'paid')).status).toBe(200);
     await goOut(paid);
     await pickOrder(paid);
     for (const state of ['en_route', 'arrived', 'returning', 'returned'] as const) expect((await qa(c.auth, paid, { state })).status).toBe(200);
