@@ -8,6 +8,7 @@ import { startSession } from '../../handlers/services/sessions.js';
 import { hashSecret } from '../../domain/codes/passwords.js';
 import { TokenService } from '../../server/auth/tokens.js';
 import { command } from './orders.js';
+import type { CheckedResponse } from './client.js';
 import type { TestService } from './service.js';
 
 export interface TestPicker {
@@ -57,8 +58,31 @@ export function itemCommand<A extends ItemAction>(
   itemId: number,
   action: A,
   body: ItemBody<A>,
+  headers?: Record<string, string>,
+): Promise<CheckedResponse>;
+/**
+ * @deprecated Transitional (issue 22 item 7), for callers that still pass the action as a plain
+ * `string` (test/loyalty/history.test.ts): only the wide `string` type matches, so a literal
+ * action - or a misspelt one - still goes through the typed signature. Remove once they are typed.
+ */
+export function itemCommand<S extends string>(
+  svc: TestService,
+  picker: { auth: { authorization: string } },
+  orderId: string,
+  itemId: number,
+  action: string extends S ? S : never,
+  body: object,
+  headers?: Record<string, string>,
+): Promise<CheckedResponse>;
+export function itemCommand(
+  svc: TestService,
+  picker: { auth: { authorization: string } },
+  orderId: string,
+  itemId: number,
+  action: string,
+  body: unknown,
   headers: Record<string, string> = {},
-) {
+): Promise<CheckedResponse> {
   const path = `/api/picker/orders/{order_id}/items/{item_id}/${action}` as `/api/picker/orders/{order_id}/items/{item_id}/scan`;
   return svc.client.call.POST(path, { params: { path: { order_id: orderId, item_id: itemId } }, headers: command(picker.auth, headers), body: body as ItemBody<'scan'> });
 }
