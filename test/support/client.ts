@@ -119,17 +119,18 @@ export class ContractClient {
     this.call = typedCalls(this.api, seen);
   }
 
-  /**
-   * A deliberately invalid request (malformed or mistyped bodies, unknown paths and methods, wrong
-   * content types), checked like the typed ones. Valid requests go through `api`, whose types come
-   * from the spec. A `Uint8Array` body is sent as is, with no Content-Type unless `headers` give one.
-   */
-  invalid(method: string, path: string, init: { headers?: Record<string, string>; body?: string | object | Uint8Array } = {}): Promise<CheckedResponse> {
-    return this.raw(method, path, init);
+  /** @deprecated Being replaced (issue 22): `api` or `call` for valid requests, `invalid` for the rest. */
+  raw(method: string, path: string, init: { headers?: Record<string, string>; body?: string | object | Uint8Array } = {}): Promise<CheckedResponse> {
+    return this.invalid(method, path, init);
   }
 
-  /** @deprecated Being replaced (issue 22): `api` for valid requests, `invalid` for the rest. */
-  async raw(method: string, path: string, init: { headers?: Record<string, string>; body?: string | object | Uint8Array } = {}): Promise<CheckedResponse> {
+  /**
+   * A deliberately invalid request (malformed or mistyped bodies, unknown paths and methods, wrong
+   * content types), checked like the typed ones. Valid requests go through `api` or `call`, whose
+   * types come from the spec. A `Uint8Array` body is sent as is, with no Content-Type unless
+   * `headers` give one.
+   */
+  async invalid(method: string, path: string, init: { headers?: Record<string, string>; body?: string | object | Uint8Array } = {}): Promise<CheckedResponse> {
     const headers: Record<string, string> = { ...(init.headers ?? {}) };
     let body: string | Uint8Array | undefined;
     if (init.body instanceof Uint8Array) {
