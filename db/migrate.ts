@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import { Migrator, type MigrationResultSet } from 'kysely/migration';
 import { migrations } from './migrations/index.js';
+import type { DB } from './schema.js';
 
-export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultSet> {
+export async function migrateToLatest(db: Kysely<DB>): Promise<MigrationResultSet> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },

@@ -49,7 +49,7 @@ const preferencesOf = (p: Selectable<DB['customer_preferences']>) => ({
 const text = (v: string | null | undefined) => (v === undefined ? undefined : (v ?? '').trim());
 
 /** Today in the service's time zone, as YYYY-MM-DD. */
-const today = () => new Date().toLocaleDateString('sv-SE', { timeZone: 'Europe/Moscow' });
+const today = (now: Date) => now.toLocaleDateString('sv-SE', { timeZone: 'Europe/Moscow' });
 
 const PROMOTION_KEYS = ['push_promotions', 'sms_promotions', 'email_promotions'] as const;
 
@@ -64,7 +64,7 @@ export const accountsHandlers = {
   // PATCH /api/accounts/me/
   updateProfile: async (ctx) => {
     const b = ctx.body;
-    if (b.birth_date && (b.birth_date < '1900-01-01' || b.birth_date > today())) {
+    if (b.birth_date && (b.birth_date < '1900-01-01' || b.birth_date > today(ctx.deps.clock.now()))) {
       throw unprocessable('BIRTH_DATE_INVALID', 'birth_date must be between 1900-01-01 and today');
     }
     const changes = Object.fromEntries(
@@ -118,7 +118,7 @@ export const accountsHandlers = {
       // Consent to advertising is recorded per channel: switching a channel on records now as its
       // consent, switching it off withdraws it; a channel sent with its current value keeps its
       // time. promotions_consent_at is the newest consent still in force.
-      const now = new Date();
+      const now = ctx.deps.clock.now();
       const consents = Object.fromEntries(
         PROMOTION_KEYS.map((k) => [`${k}_consent_at`, next[k] ? (current[k] ? current[`${k}_consent_at`] : now) : null]),
       ) as Record<`${(typeof PROMOTION_KEYS)[number]}_consent_at`, Date | null>;

@@ -39,10 +39,10 @@ type AnyCtx = RequestContext<'sendOtp' | 'sendPinRecoveryOtp'>;
 async function sendCode(ctx: AnyCtx, phone: string, purpose: Purpose) {
   const { config, db, sms } = ctx.deps;
   const auth = config.auth;
-  await limitClientIp(db, ctx.operationId, ctx.req.ip, auth.ipRequestsPerMinute);
+  await limitClientIp(db, ctx.operationId, ctx.req.ip, auth.ipRequestsPerMinute, ctx.deps.clock.now());
   await db.transaction().execute(async (trx) => {
     await lockOtpPhone(trx, phone);
-    const now = new Date();
+    const now = ctx.deps.clock.now();
     const last = await lastOtpSend(trx, phone, purpose);
     const recent = await otpSendsSince(trx, phone, new Date(now.getTime() - 3600_000));
     const limit = sendLimit(now, last?.created_at ?? null, recent.map((r) => r.created_at), {
@@ -100,12 +100,12 @@ type CodeCheck = { ok: true; codeId: number; expiresAt: Date } | { ok: false; er
  * Must run inside a transaction holding the phone's lock. Returns the error instead of throwing
  * so the caller commits the counted attempt before answering.
  */
-async function checkCode(trx: Executor, auth: Config['auth'], phone: string, purpose: Purpose, code: string): Promise<CodeCheck> {
+async function checkCode(trx: Executor, auth: Config['auth'], phone: string, purpose: Purpose, code: string, now: Date): Promise<CodeCheck> {
   const row = await latestOtpCode(trx, phone, purpose);
   // The spec's table, in its order: no code of this purpose was sent (a recovery code is not a
   // sign-in code) is OTP_INVALID with no attempts to count; then used or expired; then burned.
   if (!row) return { ok: false, error: unprocessable('OTP_INVALID', 'No code for this was sent to this phone; ask for one', { extra: { attempts_left: null } }) };
-  const state = otpState(row, auth.otpMaxAttempts, new Date());
+  const state = otpState(row, auth.otpMaxAttempts, now);
   if (state === 'used' || state === 'expired') {
     return { ok: false, error: unprocessable('OTP_EXPIRED', 'The code has expired or was already used; ask for a new one') };
   }
@@ -149,10 +149,10 @@ async function withCheckedCode<T>(
 ): Promise<T> {
   const { db, config } = ctx.deps;
   const { phone, code } = ctx.body;
-  await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute);
+  await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute, ctx.deps.clock.now());
   return commitThenThrow(db, async (trx) => {
     await lockOtpPhone(trx, phone);
-    const check = await checkCode(trx, config.auth, phone, purpose, code);
+    const check = await checkCode(trx, config.auth, phone, purpose, code, ctx.deps.clock.now());
     if (!check.ok) return fail(check.error);
     return then(trx, check);
   });
@@ -174,7 +174,7 @@ export const authenticationHandlers = {
       if (customer?.is_disabled) return fail(forbidden('ACCOUNT_DISABLED', 'This account is disabled'));
       const isNewUser = customer === undefined;
       customer ??= await createCustomer(trx, phone, ctx.lang);
-      const pair = await startSession(trx, tokens, { kind: 'customer', customerId: customer.id });
+      const pair = await startSession(trx, tokens, { kind: 'customer', customerId: customer.id }, ctx.deps.clock.now());
       return { value: { access: pair.access, refresh: pair.refresh, phone, is_new_user: isNewUser, has_pin: customer.pin_hash !== null } };
     });
     ctx.res.setHeader('Cache-Control', 'no-store');
@@ -204,7 +204,7 @@ export const authenticationHandlers = {
       if (!customer) return fail(unprocessable('OTP_INVALID', 'The code is not correct'));
       await consumeOtpCode(trx, check.codeId);
       const jti = randomUUID();
-      await insertRecoveryToken(trx, { jti, customerId: customer.id, expiresAt: new Date(Date.now() + tokens.ttlSeconds('recovery') * 1000) });
+      await insertRecoveryToken(trx, { jti, customerId: customer.id, expiresAt: new Date(ctx.deps.clock.nowMs() + tokens.ttlSeconds('recovery') * 1000) });
       return { value: { phone, token: tokens.sign('recovery', customer.id, jti, jti) } };
     });
     ctx.res.setHeader('Cache-Control', 'no-store');
@@ -229,7 +229,7 @@ export const authenticationHandlers = {
     const pinHash = await hashSecret(password);
     const body = await db.transaction().execute(async (trx) => {
       const token = await lockRecoveryToken(trx, claims.jti);
-      if (!token || token.customer_id !== claims.sub || token.used_at || token.revoked_at || token.expires_at <= new Date()) throw invalidRecovery();
+      if (!token || token.customer_id !== claims.sub || token.used_at || token.revoked_at || token.expires_at <= ctx.deps.clock.now()) throw invalidRecovery();
       const customer = await findCustomer(trx, token.customer_id);
       if (!customer?.phone) throw invalidRecovery();
       if (customer.is_disabled) throw forbidden('ACCOUNT_DISABLED', 'This account is disabled');
@@ -239,7 +239,7 @@ export const authenticationHandlers = {
       await markRecoveryTokenUsed(trx, token.jti);
       // A new PIN ends every other sign-in of the account.
       await revokeSessions(trx, { customerId: customer.id }, 'pin_changed');
-      const pair = await startSession(trx, tokens, { kind: 'customer', customerId: customer.id });
+      const pair = await startSession(trx, tokens, { kind: 'customer', customerId: customer.id }, ctx.deps.clock.now());
       return { phone: customer.phone, refresh: pair.refresh, access: pair.access };
     });
     ctx.res.setHeader('Cache-Control', 'no-store');
@@ -250,13 +250,13 @@ export const authenticationHandlers = {
   obtainTokenPair: async (ctx) => {
     const { db, config, tokens } = ctx.deps;
     const { phone, password } = ctx.body;
-    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute);
+    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute, ctx.deps.clock.now());
     const subject = `pin:${phone}`;
     const customer = await oneAttemptAtATime(db, [subject], async (trx) => {
       await assertUnderLimit(trx, subject, config.auth.pinMaxFailures, config.auth.lockoutSeconds, {
         code: 'LOGIN_RATE_LIMITED',
         detail: 'Too many wrong PINs for this phone; sign in with a code or wait',
-      });
+      }, ctx.deps.clock.now());
       const found = await findCustomerByPhone(trx, phone);
       // verifySecret runs scrypt even without a PIN, so timing does not tell whether the phone exists.
       if (!(await verifySecret(password, found?.pin_hash ?? null)) || !found) {
@@ -268,7 +268,7 @@ export const authenticationHandlers = {
     });
     if (!customer) throw new AppError(401, 'INVALID_CREDENTIALS', 'Phone or PIN is not correct', { headers: { 'WWW-Authenticate': 'Bearer' } });
     if (customer.is_disabled) throw forbidden('ACCOUNT_DISABLED', 'This account is disabled');
-    const pair = await startSession(db, tokens, { kind: 'customer', customerId: customer.id });
+    const pair = await startSession(db, tokens, { kind: 'customer', customerId: customer.id }, ctx.deps.clock.now());
     ctx.res.setHeader('Cache-Control', 'no-store');
     return { status: 200, body: { phone, refresh: pair.refresh, access: pair.access } };
   },
@@ -276,8 +276,8 @@ export const authenticationHandlers = {
   // POST /api/token/refresh
   refreshToken: async (ctx) => {
     const { db, config, tokens } = ctx.deps;
-    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute);
-    const outcome = await db.transaction().execute((trx) => rotateRefreshToken(trx, tokens, ctx.body.refresh, 'customer_refresh', customerOwner, config.jwt.refreshReuseGraceSeconds));
+    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute, ctx.deps.clock.now());
+    const outcome = await db.transaction().execute((trx) => rotateRefreshToken(trx, tokens, ctx.body.refresh, 'customer_refresh', customerOwner, config.jwt.refreshReuseGraceSeconds, ctx.deps.clock.now()));
     if (outcome === 'reused') throw invalidRefresh('REFRESH_TOKEN_REUSED', 'Refresh token already used; the session was ended');
     if (outcome === 'invalid') throw invalidRefresh();
     ctx.res.setHeader('Cache-Control', 'no-store');
@@ -287,7 +287,7 @@ export const authenticationHandlers = {
   // POST /api/token/verify
   verifyToken: async (ctx) => {
     const { db, config, tokens } = ctx.deps;
-    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute);
+    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute, ctx.deps.clock.now());
     const token = ctx.body.token;
     const valid = await activePrincipal(ctx.deps, token, 'customer_access').then(
       () => true,

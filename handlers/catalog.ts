@@ -17,6 +17,7 @@ import {
 import { planProductSearch, type SearchPlan } from '../db/queries/catalog-search.js';
 import { findCurrentVersion, findServableSnapshot, whySnapshotMissing } from '../db/queries/catalog-snapshot.js';
 import type { Executor } from '../db/executor.js';
+import type { Clock } from '../server/clock.js';
 import type { HandlerMap } from '../server/handler-types.js';
 import { notFound, serviceUnavailable, unauthorized, unprocessable } from '../server/errors.js';
 import type { RequestContext } from '../server/handler-types.js';
@@ -49,13 +50,14 @@ const idOrNotFound = (raw: string, what: string): string => {
 const SNAPSHOT_TAG_CACHE_MS = 10 * 60_000;
 const snapshotTags = expiringCache<string>();
 
-async function servableSnapshotTag(db: Executor, version: string, storeId: string, lang: 'ru' | 'en', retentionHours: number): Promise<string | null> {
+async function servableSnapshotTag(db: Executor, version: string, storeId: string, lang: 'ru' | 'en', retentionHours: number, clock: Clock): Promise<string | null> {
   const key = `${version}/${storeId}/${lang}`;
-  const cached = snapshotTags.get(db, key);
+  const cached = snapshotTags.get(db, key, clock.nowMs());
   if (cached) return cached;
   const row = await findServableSnapshot(db, version, storeId, lang, retentionHours, 'etag');
   if (!row) return null;
-  snapshotTags.set(db, key, row.etag, Date.now() + Math.min(SNAPSHOT_TAG_CACHE_MS, row.servable_for_seconds * 1000));
+  const now = clock.nowMs();
+  snapshotTags.set(db, key, row.etag, now + Math.min(SNAPSHOT_TAG_CACHE_MS, row.servable_for_seconds * 1000), now);
   return row.etag;
 }
 
@@ -63,12 +65,13 @@ async function servableSnapshotTag(db: Executor, version: string, storeId: strin
 // changes only with catalog imports, so a plan is reused for config.catalog.searchPlanCacheSeconds.
 const searchPlans = expiringCache<SearchPlan>(1000);
 
-async function searchPlanOf(db: Executor, request: SearchRequest, ttlSeconds: number): Promise<SearchPlan> {
+async function searchPlanOf(db: Executor, request: SearchRequest, ttlSeconds: number, clock: Clock): Promise<SearchPlan> {
   const key = JSON.stringify(request);
-  const cached = searchPlans.get(db, key);
+  const cached = searchPlans.get(db, key, clock.nowMs());
   if (cached) return cached;
   const plan = await planProductSearch(db, request);
-  searchPlans.set(db, key, plan, Date.now() + ttlSeconds * 1000);
+  const now = clock.nowMs();
+  searchPlans.set(db, key, plan, now + ttlSeconds * 1000, now);
   return plan;
 }
 
@@ -103,7 +106,7 @@ export const catalogHandlers = {
     const ifNoneMatch = ctx.headers['if-none-match'];
     if (ifNoneMatch) {
       // Revalidation reads the tag only, and from memory while the snapshot is known servable.
-      const etag = (await servableSnapshotTag(db, version, store.id, ctx.lang, ttl)) ?? (await missing());
+      const etag = (await servableSnapshotTag(db, version, store.id, ctx.lang, ttl, ctx.deps.clock)) ?? (await missing());
       if (ifNoneMatchMatches(ifNoneMatch, etag)) return { status: 304, headers: { ETag: etag }, body: undefined };
     }
     const gzip = acceptsGzip(ctx.transport.acceptEncoding);
@@ -205,7 +208,7 @@ export const catalogHandlers = {
     };
     const sortBy = q.sort_by ?? null;
     const read = async () => {
-      const search = searchRequest ? await searchPlanOf(db, searchRequest, ctx.deps.config.catalog.searchPlanCacheSeconds) : null;
+      const search = searchRequest ? await searchPlanOf(db, searchRequest, ctx.deps.config.catalog.searchPlanCacheSeconds, ctx.deps.clock) : null;
       return listProductPage(db, {
         storeId: store.id,
         lang: ctx.lang,
@@ -219,15 +222,16 @@ export const catalogHandlers = {
     // A customer's favourites page is theirs alone: never kept (read now: Age 0, max-age 0).
     const ttl = q.is_favorite ? 0 : ctx.deps.config.catalog.productsCacheSeconds;
     const { value: page, readAt } = q.is_favorite
-      ? { value: await read(), readAt: Date.now() }
+      ? { value: await read(), readAt: ctx.deps.clock.nowMs() }
       : await readListingPage(
           db,
           { storeId: store.id, lang: ctx.lang, ...filters, search: searchRequest?.text ?? null, sortBy, limit: window.pageSize, offset: window.offset },
           customerId,
           ctx.deps.config.catalog.productsCacheSeconds,
           read,
+          ctx.deps.clock,
         );
-    return { status: 200, headers: keptHeaders(readAt, ttl), body: { items: page.items, count: page.count, has_next: hasNextPage(window, page.count) } };
+    return { status: 200, headers: keptHeaders(readAt, ttl, ctx.deps.clock.nowMs()), body: { items: page.items, count: page.count, has_next: hasNextPage(window, page.count) } };
   },
 
   // GET /api/catalog/products/{product_id}
@@ -239,8 +243,9 @@ export const catalogHandlers = {
     const ttl = ctx.deps.config.catalog.productsCacheSeconds;
     const { value: detail, readAt } = await readProductDetail(ctx.deps.db, { storeId: store.id, lang: ctx.lang, productId: id }, customerId, ttl, () =>
       findProductDetail(ctx.deps.db, id, store.id, ctx.lang, customerId),
+      ctx.deps.clock,
     );
-    return { status: 200, headers: keptHeaders(readAt, ttl), body: detail ?? throwNotFound(`No active product has id ${id}`) };
+    return { status: 200, headers: keptHeaders(readAt, ttl, ctx.deps.clock.nowMs()), body: detail ?? throwNotFound(`No active product has id ${id}`) };
   },
 
   // POST /api/catalog/products/check-availability

@@ -23,7 +23,7 @@ import type { AppDeps } from '../server/deps.js';
 import { badGateway, notFound, tooManyRequests, unprocessable } from '../server/errors.js';
 import type { RequestContext } from '../server/handler-types.js';
 import type { Logger } from '../server/logger.js';
-import { GeocoderUnavailableError, geocoderOf } from '../server/providers/geocoder/index.js';
+import { GeocoderUnavailableError } from '../server/providers/geocoder/index.js';
 import { isQueryLongEnough, normalizeAddressQuery } from '../domain/geo/address-search.js';
 import { EDGE_TOLERANCE_DEG, parseArea, roundKm, type Point } from '../domain/geo/geometry.js';
 import { localDateTime, localMoment, timeWithOffset } from '../domain/time/local-time.js';
@@ -212,7 +212,7 @@ async function ensureSlotCalendar(
 ): Promise<void> {
   let checked = calendarChecked.get(ctx.deps);
   if (!checked) calendarChecked.set(ctx.deps, (checked = new Map()));
-  const now = Date.now();
+  const now = ctx.deps.clock.nowMs();
   const key = `${store.id}:${kind}:${days}:${localMoment(new Date(now), store.timezone).date}`;
   if ((checked.get(key) ?? 0) > now) return;
   await materializeSlots(ctx.deps.db, store.id, kind, days);
@@ -242,7 +242,7 @@ function enforceRequestBudget(ctx: RequestContext<any>): void {
   }
   // req.ip honours the `trust proxy` setting (TRUST_PROXY_HOPS) behind a load balancer.
   const client = ctx.req.ip ?? ctx.req.socket.remoteAddress ?? 'unknown';
-  const decision = limiter.take(client, Date.now());
+  const decision = limiter.take(client, ctx.deps.clock.nowMs());
   if (!decision.allowed) {
     throw tooManyRequests('Too many requests from this client; retry later', decision.retryAfterSeconds, {
       name: 'logistics-ip',
@@ -276,7 +276,7 @@ const handlers = {
       throw unprocessable('QUERY_TOO_SHORT', `Type at least ${cfg.searchMinLength} characters to search`);
     }
     const suggestions = await fromGeocoder(
-      geocoderOf(ctx.deps).suggest({ query, near: { lon: ctx.query.lon, lat: ctx.query.lat }, limit: cfg.searchMaxResults, lang: ctx.lang }),
+      ctx.deps.geocoder.suggest({ query, near: { lon: ctx.query.lon, lat: ctx.query.lat }, limit: cfg.searchMaxResults, lang: ctx.lang }),
     );
     ctx.res.vary('Accept-Language');
     return { status: 200, body: suggestions };
@@ -301,7 +301,7 @@ const handlers = {
   // POST /api/logistics/map/reverse-geocode
   reverseGeocodeLocation: async (ctx) => {
     const address = await fromGeocoder(
-      geocoderOf(ctx.deps).reverse({
+      ctx.deps.geocoder.reverse({
         point: { lon: ctx.body.lon, lat: ctx.body.lat },
         radiusMeters: ctx.deps.config.logistics.geocoder.reverseRadiusMeters,
         lang: ctx.lang,
@@ -358,7 +358,7 @@ const handlers = {
     const terms = await findDeliveryTerms(ctx.deps.db, store.id);
     // requireStore found it active a moment ago; gone now means it was switched off meanwhile.
     if (!terms) throw unprocessable('STORE_NOT_FOUND', 'No active store has this X-Store-Id');
-    return { status: 200, body: deliveryPreferences(terms, new Date()) };
+    return { status: 200, body: deliveryPreferences(terms, ctx.deps.clock.now()) };
   },
 
   // GET /api/logistics/stores/delivery/slots

@@ -31,12 +31,13 @@ import {
 import type { Executor } from '../db/executor.js';
 import type { DB } from '../db/schema.js';
 import type { StoredPosition } from '../db/tables/loyalty.js';
-import { findLatestSessionOfOrder, loadItems } from '../db/queries/picking.js';
+import { loadItems } from '../db/queries/picking/items.js';
+import { findLatestSessionOfOrder } from '../db/queries/picking/sessions.js';
 import { toPickingResult } from './presenters/picking.js';
 import type { ResultPosition } from '../domain/picking/result.js';
 import { conflict, notFound, unauthorized, unprocessable } from '../server/errors.js';
 import { fingerprintOf, withIdempotency } from '../server/idempotency.js';
-import { loyaltyOf, LoyaltyProviderError, type ProviderProgram } from '../server/providers/loyalty/index.js';
+import { LoyaltyProviderError, type ProviderProgram } from '../server/providers/loyalty/index.js';
 import type { RequestContext } from '../server/handler-types.js';
 import type { OperationId } from '../generated/operations.js';
 import { parseRequestedQuantity, quantityUnit } from '../domain/catalog/availability.js';
@@ -85,7 +86,7 @@ async function countCardLookup(ctx: Ctx<OperationId>, customerId: string): Promi
     await assertUnderLimit(trx, subject, cardLookupsPerWindow, cardLookupWindowSeconds, {
       code: 'RATE_LIMITED',
       detail: 'Too many card look-ups; try again later',
-    });
+    }, ctx.deps.clock.now());
     await recordRateEvent(trx, subject);
   });
 }
@@ -104,7 +105,7 @@ async function phoneOf(ctx: Ctx<OperationId>, customerId: string): Promise<strin
 
 /** What the provider says about a card number, seen from the caller. */
 async function lookUp(ctx: Ctx<OperationId>, wallet: WalletRow | undefined, phone: string, number: string) {
-  const { provider } = loyaltyOf(ctx.deps);
+  const { provider } = ctx.deps.loyalty;
   try {
     const callerId = wallet?.provider_customer_id ?? (await provider.findCustomerId(phone));
     const card = await provider.lookupCard(number);
@@ -324,7 +325,7 @@ export const loyaltyHandlers = {
           preview.accrual.outcome === 'accrued' && preview.accrual.accrualPercent !== null
             ? [{ code: 'BASE_ACCRUAL', name: baseAccrualName(member?.tierLabel ?? '', preview.accrual.accrualPercent, ctx.lang), amount: '0.00', points: points.toString() }]
             : [],
-        calculated_at: new Date().toISOString(),
+        calculated_at: ctx.deps.clock.now().toISOString(),
       },
     };
   },
@@ -332,7 +333,7 @@ export const loyaltyHandlers = {
   // GET /api/loaylty/programs/
   listLoyaltyPrograms: async (ctx) => {
     try {
-      return { status: 200, body: (await loyaltyOf(ctx.deps).programs.get()).map(levelsOf) };
+      return { status: 200, body: (await ctx.deps.loyalty.programs.get()).map(levelsOf) };
     } catch (err) {
       if (!(err instanceof LoyaltyProviderError)) throw err;
       // The contract: a provider failure is an empty list here (the strict variant tells them apart).
@@ -343,7 +344,7 @@ export const loyaltyHandlers = {
   // GET /api/loaylty/programs/strict/ (TEST only)
   listLoyaltyProgramsStrict: async (ctx) => {
     try {
-      return { status: 200, body: (await loyaltyOf(ctx.deps).programs.get()).map(levelsOf) };
+      return { status: 200, body: (await ctx.deps.loyalty.programs.get()).map(levelsOf) };
     } catch (err) {
       if (err instanceof LoyaltyProviderError) throw providerUnavailable();
       throw err;
@@ -355,7 +356,7 @@ export const loyaltyHandlers = {
     const wallet = await findWallet(ctx.deps.db, customerIdOf(ctx));
     if (!wallet) throw walletNotFound();
     const { walletResyncSeconds } = ctx.deps.config.loyalty;
-    const now = Date.now();
+    const now = ctx.deps.clock.nowMs();
     const stale = !wallet.last_synced_at || now - wallet.last_synced_at.getTime() > walletResyncSeconds * 1000;
     const recentlyFailed = wallet.last_error_at !== null && now - wallet.last_error_at.getTime() < RESYNC_AFTER_ERROR_SECONDS * 1000;
     // Old data is served at once; a background re-sync brings the next read up to date.
@@ -470,7 +471,7 @@ export const loyaltyHandlers = {
       return { status: 200 as const, body: wrapperBody(done.outcome, done.outcome === 'applied' ? 'cardReplaced' : 'commandAccepted', done.wallet, ctx.lang) };
     };
     if (!idempotencyKey) return ctx.deps.db.transaction().execute(replace);
-    return withIdempotency(ctx.deps.db, { principal: `customer:${customerId}`, operationId: ctx.operationId, key: idempotencyKey }, fingerprintOf('replace'), replace);
+    return withIdempotency(ctx.deps, { principal: `customer:${customerId}`, operationId: ctx.operationId, key: idempotencyKey }, fingerprintOf('replace'), replace);
   },
 
   // GET /api/loaylty/wallet/purchases/
@@ -481,10 +482,10 @@ export const loyaltyHandlers = {
     const wallet = await findWallet(ctx.deps.db, customerId);
     if (!wallet || !isLinked(wallet)) return { status: 200, body: emptyPage };
     const { purchasesRefreshSeconds } = ctx.deps.config.loyalty;
-    const fresh = wallet.purchases_synced_at && Date.now() - wallet.purchases_synced_at.getTime() < purchasesRefreshSeconds * 1000;
+    const fresh = wallet.purchases_synced_at && ctx.deps.clock.nowMs() - wallet.purchases_synced_at.getTime() < purchasesRefreshSeconds * 1000;
     if (!fresh) {
       try {
-        const purchases = await loyaltyOf(ctx.deps).provider.listPurchases(wallet.provider_customer_id!);
+        const purchases = await ctx.deps.loyalty.provider.listPurchases(wallet.provider_customer_id!);
         await ctx.deps.db.transaction().execute((trx) => replacePurchaseMirror(trx, wallet.id, purchases));
       } catch (err) {
         if (!(err instanceof LoyaltyProviderError)) throw err;
@@ -524,7 +525,7 @@ export const loyaltyHandlers = {
     }
     let detail;
     try {
-      detail = await loyaltyOf(ctx.deps).provider.getPurchase(wallet.provider_customer_id!, id);
+      detail = await ctx.deps.loyalty.provider.getPurchase(wallet.provider_customer_id!, id);
     } catch (err) {
       throw providerFailure(err);
     }
@@ -548,7 +549,7 @@ export const loyaltyHandlers = {
     const wallet = await findWallet(ctx.deps.db, customerId);
     if (!wallet || !isLinked(wallet)) return { status: 200, body: emptyPage };
     try {
-      const page = await loyaltyOf(ctx.deps).provider.listTransactions(wallet.provider_customer_id!, { offset: window.offset, limit: window.pageSize });
+      const page = await ctx.deps.loyalty.provider.listTransactions(wallet.provider_customer_id!, { offset: window.offset, limit: window.pageSize });
       await mirrorTransactions(ctx.deps.db, wallet.id, page.items);
       const numbers = await orderNumbers(ctx.deps.db, page.items.flatMap((t) => (t.order_id ? [t.order_id] : [])));
       const items = page.items.map((t) =>

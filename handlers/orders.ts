@@ -4,7 +4,8 @@
 import type { HandlerMap } from '../server/handler-types.js';
 import { findCustomerOrder, listCustomerOrders, listOrderItems, listStatusHistory, lockCustomerOrder, type OrderRow } from '../db/queries/orders.js';
 import { findPaidInvoices } from '../db/queries/payments.js';
-import { findLatestSessionOfOrder, loadItems } from '../db/queries/picking.js';
+import { loadItems } from '../db/queries/picking/items.js';
+import { findLatestSessionOfOrder } from '../db/queries/picking/sessions.js';
 import { toPickingResult } from './presenters/picking.js';
 import type { Executor } from '../db/executor.js';
 import { notFound, unprocessable } from '../server/errors.js';
@@ -101,7 +102,7 @@ export const ordersHandlers = {
           const claim = await claimIdempotencyKeyWith<ServingZoneRow>(trx, scope, fingerprint, IDEMPOTENCY_TTL_SECONDS, zonesQuery && { query: zonesQuery, columns: ZONE_ROW_COLUMNS });
           let zones = zonesQuery ? claim.rows : undefined;
           if (!claim.claimed) {
-            const taken = await settleTakenKey<{ status: 201; body: string }>(trx, scope, fingerprint);
+            const taken = await settleTakenKey<{ status: 201; body: string }>(trx, scope, fingerprint, ctx.deps.clock.now());
             if (taken.replay) return { id: taken.replay.body, replayed: true };
             zones = undefined;
           }
@@ -142,7 +143,7 @@ export const ordersHandlers = {
     const detail = await ctx.deps.db.transaction().execute(async (trx) => {
       const o = await lockCustomerOrder(trx, orderId, customerId);
       if (!o) throw orderNotFound();
-      await cancelByCustomer(trx, o);
+      await cancelByCustomer(trx, o, ctx.deps.clock.now());
       // The answer is the order as committed by this command.
       return orderDetail(trx, (await findCustomerOrder(trx, orderId, customerId))!, ctx);
     });

@@ -7,7 +7,7 @@ import { recordOrderChange } from '../db/queries/order-events.js';
 import { lockCustomerOrder, setOrderStatus } from '../db/queries/orders.js';
 import { findOpenInvoice, findPaidInvoices, insertInvoice } from '../db/queries/payments.js';
 import { badGateway, conflict, notFound } from '../server/errors.js';
-import { bankOf, BankRefusedError, BankUnavailableError } from '../server/providers/bank/index.js';
+import { BankRefusedError, BankUnavailableError } from '../server/providers/bank/index.js';
 import { amountToInvoice, decideInvoice, invoiceExpiry, payabilityProblem, type PayabilityProblem } from '../domain/money/bank-invoice.js';
 import { invoiceDescription, onlinePaymentDisabledMessage } from '../domain/texts/orders.js';
 import { withdrawInvoice } from './services/order-lifecycle.js';
@@ -49,7 +49,7 @@ export const paymentsHandlers = {
       // The order row lock serializes concurrent calls: the second one finds the first one's invoice.
       const o = await lockCustomerOrder(trx, orderId, customerId);
       if (!o) throw notFound('No order with this id');
-      const now = new Date();
+      const now = ctx.deps.clock.now();
       const problem = payabilityProblem(
         { paymentMethod: o.payment_method, paymentStatus: o.payment_status, status: o.status, paymentDueAt: o.payment_due_at },
         config.orders.bank.enabled,
@@ -70,7 +70,7 @@ export const paymentsHandlers = {
       const ofDifference = paid.length > 0;
       let issued;
       try {
-        issued = await bankOf(ctx.deps).issueInvoice({
+        issued = await ctx.deps.bank.issueInvoice({
           invoiceId,
           orderId: o.id,
           orderNo: o.no,
@@ -89,7 +89,7 @@ export const paymentsHandlers = {
       const row = await insertInvoice(trx, {
         id: invoiceId,
         order_id: o.id,
-        provider: bankOf(ctx.deps).name,
+        provider: ctx.deps.bank.name,
         provider_ref: issued.providerRef,
         amount,
         currency: config.orders.bank.currency,

@@ -6,34 +6,19 @@ import type { HandlerMap } from '../server/handler-types.js';
 import { findPicker, findPickerByLogin, pickerStores } from '../db/queries/accounts.js';
 import type { Executor } from '../db/executor.js';
 import { recordOrderChange } from '../db/queries/order-events.js';
-import {
-  acknowledgeCancellation,
-  findCurrentSession,
-  findCurrentSessionRef,
-  findLatestSessionOfOrder,
-  findLatestSessionOfPicker,
-  findSessionHead,
-  insertItems,
-  insertSession,
-  itemFacts,
-  listQueue,
-  loadItems,
-  lockOrderOfPicker,
-  lockPicker,
-  nextItemPosition,
-  isOrderOfPicker,
-  orderLinesForPicking,
-  recordSessionChanged,
-  setOrderPickingStatus,
-} from '../db/queries/picking.js';
+import { recordSessionChanged } from '../db/queries/picking/events.js';
+import { insertItems, itemFacts, loadItems, nextItemPosition, orderLinesForPicking } from '../db/queries/picking/items.js';
+import { setOrderPickingStatus } from '../db/queries/picking/order-effects.js';
+import { listQueue } from '../db/queries/picking/queue.js';
+import { acknowledgeCancellation, findCurrentSession, findCurrentSessionRef, findLatestSessionOfOrder, findLatestSessionOfPicker, findSessionHead, insertSession, lockOrderOfPicker, lockPicker, isOrderOfPicker } from '../db/queries/picking/sessions.js';
 import {
   findStoreInventory,
   searchStoreProducts,
   searchStoreProductsAfter,
   toPickerCatalogProduct,
   type PickerSearch,
-} from '../db/queries/picking-catalog.js';
-import { findClosedSession, listClosedSessions, summariseClosedSessions, type HistoryPeriod } from '../db/queries/picking-history.js';
+} from '../db/queries/picking/catalog.js';
+import { findClosedSession, listClosedSessions, summariseClosedSessions, type HistoryPeriod } from '../db/queries/picking/history.js';
 import { durationSeconds, toHistoryItem, toHistorySession, toPickerSlot, toPickerStore, toQueueCard } from './presenters/picking.js';
 import { hashSecret, verifySecret } from '../domain/codes/passwords.js';
 import type { TokenService } from '../server/auth/tokens.js';
@@ -157,7 +142,7 @@ export const pickerHandlers = {
   loginPicker: async (ctx) => {
     const { db, config, tokens } = ctx.deps;
     const { login, password } = ctx.body;
-    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute);
+    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute, ctx.deps.clock.now());
     // Failed attempts, per login and per address (one device trying many logins): TOO_MANY_ATTEMPTS.
     // The login as the lookup compares it: "Picker1 " is the same login as "picker1".
     const subject = `picker:${login.trim().toLowerCase()}`;
@@ -166,11 +151,11 @@ export const pickerHandlers = {
       await assertUnderLimit(trx, subject, config.auth.pickerMaxFailures, config.auth.lockoutSeconds, {
         code: 'TOO_MANY_ATTEMPTS',
         detail: 'Too many failed sign-ins for this login; wait before trying again',
-      });
+      }, ctx.deps.clock.now());
       await assertUnderLimit(trx, address, PICKER_ADDRESS_MAX_FAILURES, config.auth.lockoutSeconds, {
         code: 'TOO_MANY_ATTEMPTS',
         detail: 'Too many failed sign-ins from this address; wait before trying again',
-      });
+      }, ctx.deps.clock.now());
       const found = await findPickerByLogin(trx, login);
       if (!(await verifySecret(password, found?.password_hash ?? (await unknownLoginHash))) || !found) {
         await recordRateEvent(trx, subject);
@@ -182,7 +167,7 @@ export const pickerHandlers = {
     });
     if (!picker) throw new AppError(401, 'INVALID_CREDENTIALS', 'Login or password is not correct', { headers: { 'WWW-Authenticate': 'Bearer' } });
     if (!picker.is_active) throw forbidden('PICKER_INACTIVE', 'This picker account is disabled');
-    const pair = await startSession(db, tokens, { kind: 'picker', pickerId: picker.id });
+    const pair = await startSession(db, tokens, { kind: 'picker', pickerId: picker.id }, ctx.deps.clock.now());
     ctx.res.setHeader('Cache-Control', 'no-store');
     return {
       status: 200,
@@ -199,17 +184,17 @@ export const pickerHandlers = {
   // POST /api/picker/auth/refresh
   refreshPickerToken: async (ctx) => {
     const { db, config, tokens } = ctx.deps;
-    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute);
+    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute, ctx.deps.clock.now());
     // A token family refreshing in a loop (an app bug) is stopped: 30 a minute (TOO_MANY_REQUESTS).
     const family = refreshFamilyOf(tokens, ctx.body.refresh);
     if (family) {
       await countAgainstLimit(db, `picker-refresh:${family}`, PICKER_REFRESHES_PER_MINUTE, 60, {
         code: 'TOO_MANY_REQUESTS',
         detail: 'Too many refreshes of this session; retry later',
-      });
+      }, ctx.deps.clock.now());
     }
     const outcome = await db.transaction().execute((trx) =>
-      rotateRefreshToken(trx, tokens, ctx.body.refresh, 'picker_refresh', (claims) => ({ kind: 'picker', pickerId: Number(claims.sub) }), config.jwt.refreshReuseGraceSeconds),
+      rotateRefreshToken(trx, tokens, ctx.body.refresh, 'picker_refresh', (claims) => ({ kind: 'picker', pickerId: Number(claims.sub) }), config.jwt.refreshReuseGraceSeconds, ctx.deps.clock.now()),
     );
     if (outcome === 'reused') throw invalidRefresh('REFRESH_TOKEN_REUSED', 'Refresh token already used; the session was ended');
     if (outcome === 'invalid') throw invalidRefresh('INVALID_REFRESH_TOKEN');
@@ -249,7 +234,7 @@ export const pickerHandlers = {
     const secret = cursorSecret(ctx.deps.config.jwt.secret);
     let after = null;
     if (ctx.query.cursor) {
-      const decoded = decodeCursor(secret, scope, ctx.query.cursor);
+      const decoded = decodeCursor(secret, scope, ctx.query.cursor, ctx.deps.clock.now());
       if (!decoded.ok) throw unprocessable('INVALID_CURSOR', CURSOR_PROBLEMS[decoded.problem]);
       after = decoded.key;
     }
@@ -260,7 +245,7 @@ export const pickerHandlers = {
       body: {
         items: page.rows.map((r) => toPickerCatalogProduct(r, ctx.lang)),
         has_more: page.hasMore,
-        next_cursor: page.hasMore && page.last ? encodeCursor(secret, scope, page.last) : null,
+        next_cursor: page.hasMore && page.last ? encodeCursor(secret, scope, page.last, ctx.deps.clock.now()) : null,
       },
     };
   },
@@ -355,7 +340,7 @@ export const pickerHandlers = {
     const orderId = ctx.path.order_id;
     const { db, config } = ctx.deps;
     const scope = { principal: `picker:${pickerId}`, operationId: ctx.operationId, key };
-    return withIdempotency(db, scope, fingerprintOf(ctx.path), async (trx) => {
+    return withIdempotency(ctx.deps, scope, fingerprintOf(ctx.path), async (trx) => {
       await lockPicker(trx, pickerId);
       const order = await lockOrderOfPicker(trx, orderId, pickerId);
       if (!order) throw notFound('No order with this id in your stores');
@@ -477,7 +462,7 @@ export const pickerHandlers = {
     const key = commandKey(ctx);
     const orderId = ctx.path.order_id;
     const scope = { principal: `picker:${pickerId}`, operationId: ctx.operationId, key };
-    return withIdempotency(ctx.deps.db, scope, fingerprintOf(ctx.path), async (trx) => {
+    return withIdempotency(ctx.deps, scope, fingerprintOf(ctx.path), async (trx) => {
       if (!(await isOrderOfPicker(trx, orderId, pickerId))) throw notFound('No order with this id in your stores');
       const head = await findLatestSessionOfPicker(trx, orderId, pickerId);
       if (!head) throw notFound('You have no picking session of this order');

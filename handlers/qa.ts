@@ -31,7 +31,7 @@ export const qaHandlers = {
     if (config.env !== 'TEST' || !isTestPhone(phone, config.auth.otpTestPhonePrefixes)) throw notFound('Not a configured test phone');
     const candidates = await Promise.all((purpose ? [purpose] : (['login', 'update_pin'] as const)).map((p) => latestOtpCode(db, phone, p)));
     const code = candidates
-      .filter((c) => c?.plain_code && c.created_at.getTime() > Date.now() - QA_CODE_RETENTION_MS)
+      .filter((c) => c?.plain_code && c.created_at.getTime() > ctx.deps.clock.nowMs() - QA_CODE_RETENTION_MS)
       .sort((a, b) => b!.id - a!.id)[0];
     if (!code?.plain_code) throw notFound('No code was issued to this phone');
     return {
@@ -40,7 +40,7 @@ export const qaHandlers = {
         phone,
         code: code.plain_code,
         purpose: code.purpose,
-        state: otpState(code, config.auth.otpMaxAttempts, new Date()),
+        state: otpState(code, config.auth.otpMaxAttempts, ctx.deps.clock.now()),
         sent_at: code.created_at.toISOString(),
         expires_at: code.expires_at.toISOString(),
         attempts_left: Math.max(0, config.auth.otpMaxAttempts - code.attempts),
@@ -72,10 +72,10 @@ export const qaHandlers = {
         comment: body.comment,
         location: assigning ? position : given,
         courier,
-        eta: stage ? simulatedEta(stage, { courier: position, store, customer }, courier?.transport ?? o.courier_transport ?? 'car', new Date()) : undefined,
+        eta: stage ? simulatedEta(stage, { courier: position, store, customer }, courier?.transport ?? o.courier_transport ?? 'car', ctx.deps.clock.now()) : undefined,
         route: body.state === 'en_route' ? [[position.lon, position.lat], [customer.lon, customer.lat]] : undefined,
       };
-      await applyCourierEvent(trx, o, event);
+      await applyCourierEvent(trx, o, event, ctx.deps.clock.now());
       return deliveryView((await findCustomerOrder(trx, orderId, customerId))!, ctx.lang, config.orders.trackingRefreshSeconds);
     });
     ctx.res.vary('Accept-Language');
@@ -93,7 +93,7 @@ export const qaHandlers = {
       if (!o) throw notFound('No order with this id');
       const open = await findOpenInvoice(trx, o.id);
       // Only the sandbox settles its own invoices; a real bank's invoice is that bank's to settle.
-      if (!open || open.provider !== 'sandbox' || open.expires_at.getTime() <= Date.now()) {
+      if (!open || open.provider !== 'sandbox' || open.expires_at.getTime() <= ctx.deps.clock.nowMs()) {
         throw conflict('NO_OPEN_INVOICE', 'The order has no open sandbox invoice; GET its invoice first');
       }
       await settleInvoice(trx, o, open.id, ctx.body.outcome);

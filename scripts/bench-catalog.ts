@@ -60,11 +60,11 @@ async function prepare(url: string, largeProducts: number | null): Promise<void>
   const handle = connect(url, { max: 2 });
   try {
     await migrateToLatest(handle.db);
-    await seedDemoData(handle.db);
+    await seedDemoData(handle.db, new Date());
     if (largeProducts) {
       const started = performance.now();
       await handle.db.transaction().execute((trx) => importCatalog(trx, demoCatalogFile({ products: largeProducts })));
-      await handle.db.transaction().setIsolationLevel('repeatable read').execute((trx) => publishCatalogVersion(trx, 24));
+      await handle.db.transaction().setIsolationLevel('repeatable read').execute((trx) => publishCatalogVersion(trx, 24, new Date()));
       console.log(`  loaded and published ${largeProducts} products in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     }
     // Fresh tables: statistics and the visibility map, as a database in service would have them.

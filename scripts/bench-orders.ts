@@ -199,7 +199,7 @@ export async function benchOrdersAndSockets(): Promise<{ ordersPerSecond: number
   let child: BenchService | null = null;
   try {
     await migrateToLatest(handle.db);
-    await seedDemoData(handle.db);
+    await seedDemoData(handle.db, new Date());
     child = await startBenchService(database.url);
     const o = await benchOrders(child, handle.db, seconds);
     // The sockets get a fresh service, so its memory holds nothing left over from the orders.

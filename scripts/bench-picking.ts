@@ -72,7 +72,7 @@ async function prepareLanes(db: Db): Promise<Lane[]> {
         type: 'delivery',
         express: true,
         lines: inventories.map((inv, i) => ({ inventoryId: inv.id, quantity: String(2 + (i % 3)) })),
-      }),
+      }, new Date()),
     );
     lanes.push({ auth: `Bearer ${tokens.sign('picker_access', String(picker.id), sessionId)}`, orderId: order.orderId, items: [], next: 0 });
   }
@@ -100,7 +100,7 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number }> {
   let child: BenchService | null = null;
   try {
     await migrateToLatest(handle.db);
-    await seedDemoData(handle.db);
+    await seedDemoData(handle.db, new Date());
     const lanes = await prepareLanes(handle.db);
     child = await startBenchService(database.url);
     const base = `http://127.0.0.1:${child.port}`;

@@ -17,7 +17,8 @@ import { TokenService } from '../server/auth/tokens.js';
 import { loadConfig } from '../server/config.js';
 import { loadSpec } from '../server/contract.js';
 import { createLogger } from '../server/logger.js';
-import { createSmsSender } from '../server/providers/sms/index.js';
+import { createProviders } from '../server/providers/index.js';
+import { systemClock } from '../server/clock.js';
 import { noTelemetry } from '../server/telemetry.js';
 import { benchOrdersAndSockets } from './bench-orders.js';
 import { benchWritePathFloors } from './bench-floor.js';
@@ -42,7 +43,8 @@ async function serve(variant: Variant): Promise<void> {
     const document = variant === 'full' ? full : { ...full, paths: { [PATH]: full.paths[PATH] } };
     // The trivial operation touches no database; the pool is created but never connects.
     const handle = connect('postgres://bench@127.0.0.1:1/bench', { max: 1 });
-    const deps = { config, db: handle.db, pool: handle.pool, log: createLogger('silent'), tokens: new TokenService(config.jwt), sms: createSmsSender(config.sms, createLogger('silent')), telemetry: noTelemetry };
+    const base = { config, db: handle.db, pool: handle.pool, log: createLogger('silent'), clock: systemClock };
+    const deps = { ...base, tokens: new TokenService(config.jwt), ...createProviders(base), telemetry: noTelemetry };
     const t0 = performance.now();
     const app = await createApp({ deps, document, handlers: { getMapConfig: () => ({ status: 200, body: BODY }) } as any });
     timings.init_ms = performance.now() - t0;

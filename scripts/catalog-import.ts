@@ -55,7 +55,7 @@ try {
     const publication = await database.db
       .transaction()
       .setIsolationLevel('repeatable read')
-      .execute((trx) => publishCatalogVersion(trx, config.catalog.previousVersionTtlHours));
+      .execute((trx) => publishCatalogVersion(trx, config.catalog.previousVersionTtlHours, new Date()));
     console.log(`published catalog version ${publication.version} (${publication.snapshots.length} snapshots)`);
   }
 } catch (err) {

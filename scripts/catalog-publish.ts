@@ -16,7 +16,7 @@ try {
     .transaction()
     // One consistent view of the catalog for every snapshot of the version.
     .setIsolationLevel('repeatable read')
-    .execute((trx) => publishCatalogVersion(trx, config.catalog.previousVersionTtlHours));
+    .execute((trx) => publishCatalogVersion(trx, config.catalog.previousVersionTtlHours, new Date()));
   console.log(`published catalog version ${publication.version} at ${publication.published_at} in ${Math.round(performance.now() - started)} ms`);
   for (const s of publication.snapshots) {
     console.log(`  store ${s.store_id} ${s.language}: ${s.products} products, ${s.bytes} bytes (${s.gzip_bytes} gzip), ETag ${s.etag}`);

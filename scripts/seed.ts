@@ -8,7 +8,7 @@ const config = loadConfig();
 const database = await openDatabase({ databaseUrl: config.databaseDirectUrl ?? config.databaseUrl, namedStatements: false, dataDir: config.dataDir, poolMax: 2 });
 try {
   await migrateToLatest(database.db);
-  const { seeded } = await seedDemoData(database.db);
+  const { seeded } = await seedDemoData(database.db, new Date());
   console.log(seeded ? 'demo data loaded' : 'database already has data; nothing changed');
 } finally {
   await database.shutdown();

@@ -405,7 +405,7 @@ async function main(): Promise<void> {
   directUrl.pathname = `/${database}`;
   const setup = connect(directUrl.toString(), { max: 2 });
   await migrateToLatest(setup.db);
-  await seedDemoData(setup.db);
+  await seedDemoData(setup.db, new Date());
   log(`database ${database} on ${directUrl.host}${embedded ? ' (embedded)' : ''}: migrated, demo data`);
 
   const bouncerPort = await freePort();

@@ -17,6 +17,7 @@ import {
   type IdempotencyScope,
 } from '../db/queries/idempotency.js';
 import type { DB } from '../db/schema.js';
+import type { Clock } from './clock.js';
 import { AppError, conflict } from './errors.js';
 import { gunzipBody, serializeBody } from './http/responses.js';
 
@@ -68,7 +69,7 @@ type Outcome<R> = { reply: R } | { error: AppError };
  * minute after every crash.) No session state: safe behind PgBouncer in transaction mode.
  */
 export async function withIdempotency<R extends StoredReply>(
-  db: Kysely<DB>,
+  { db, clock }: { db: Kysely<DB>; clock: Clock },
   scope: IdempotencyScope,
   fingerprint: string,
   action: (trx: Transaction<DB>) => Promise<R>,
@@ -87,13 +88,13 @@ export async function withIdempotency<R extends StoredReply>(
     if (!(await tryLockIdempotencyKey(trx, scope))) throw inProgress();
     // Read after the lock: an attempt that committed before it was taken is seen here.
     const existing = await findIdempotencyRecord(trx, scope);
-    if (existing && existing.expires_at > new Date()) {
+    if (existing && existing.expires_at > clock.now()) {
       if (existing.fingerprint !== fingerprint) {
         throw conflict('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was used with another request; use a new key for a new action');
       }
       if (existing.state === 'completed') return { reply: replay<R>(existing) };
       // A claim committed by an instance of the previous release, still within its time.
-      if (existing.created_at.getTime() > Date.now() - stale * 1000) throw inProgress();
+      if (existing.created_at.getTime() > clock.nowMs() - stale * 1000) throw inProgress();
     }
     // A business error rolls the action back to here and is stored as the key's answer.
     await sql`SAVEPOINT idempotent_action`.execute(trx);
@@ -123,13 +124,14 @@ export async function settleTakenKey<R extends StoredReply>(
   db: Kysely<DB>,
   scope: IdempotencyScope,
   fingerprint: string,
+  now: Date,
   options: IdempotencyOptions = {},
 ): Promise<{ replay: R | null }> {
   const existing = await findIdempotencyRecord(db, scope);
-  if (existing && existing.fingerprint !== fingerprint && existing.expires_at > new Date()) {
+  if (existing && existing.fingerprint !== fingerprint && existing.expires_at > now) {
     throw conflict('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was used with another request; use a new key for a new action');
   }
-  if (existing?.state === 'completed' && existing.expires_at > new Date()) return { replay: replay<R>(existing) };
+  if (existing?.state === 'completed' && existing.expires_at > now) return { replay: replay<R>(existing) };
   if (!(await takeOverIdempotencyKey(db, scope, fingerprint, options.ttlSeconds ?? DEFAULT_TTL, options.staleSeconds ?? DEFAULT_STALE))) {
     throw conflict('IDEMPOTENCY_IN_PROGRESS', 'The first request with this Idempotency-Key is still running; retry shortly', {
       headers: { 'Retry-After': '1' },

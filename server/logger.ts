@@ -1,6 +1,8 @@
 // Structured logs: one JSON object per line on stdout. Secrets never reach a log line: request
 // logging goes through `redactUrl` and never logs headers, and `Logger` drops known secret keys.
 
+import { systemClock } from './clock.js';
+
 export type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level | 'silent', number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
@@ -38,7 +40,8 @@ export function createLogger(
   const threshold = ORDER[level];
   const write = (lvl: Level, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < threshold) return;
-    const record = { time: new Date().toISOString(), level: lvl, msg, ...bindings, ...(fields ? (scrub(fields) as object) : {}) };
+    // Observability, not business time: always the wall clock, never a test's clock.
+    const record = { time: systemClock.now().toISOString(), level: lvl, msg, ...bindings, ...(fields ? (scrub(fields) as object) : {}) };
     sink(JSON.stringify(record));
   };
   return {

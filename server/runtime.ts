@@ -10,14 +10,14 @@ import { handlers as defaultHandlers } from '../handlers/index.js';
 import type { HandlerMap } from './handler-types.js';
 import { createApp, type App } from './app.js';
 import { TokenService } from './auth/tokens.js';
+import { systemClock, type Clock } from './clock.js';
 import { developmentProvidersIn, type Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { startHousekeeping } from './jobs/housekeeping.js';
 import { createLogger, type Logger } from './logger.js';
 import { startOrderWorker } from './jobs/order-worker.js';
 import { startLoyaltyWorker } from './jobs/loyalty-worker.js';
-import { closeLoyalty } from './providers/loyalty/index.js';
-import { createSmsSender } from './providers/sms/index.js';
+import { createProviders, type Providers } from './providers/index.js';
 import { startOutboxFeed } from './realtime/outbox-feed.js';
 import { attachPickerRealtime, type PickerRealtime } from './realtime/picker.js';
 import { startPickingExpiry } from './jobs/picking-expiry.js';
@@ -51,9 +51,13 @@ export interface StartOptions {
   database?: OpenedDatabase;
   /** Tracing started by scripts/serve.ts; none by default. */
   telemetry?: Telemetry;
+  /** Business time; the wall clock by default (tests hand in a TestClock). */
+  clock?: Clock;
+  /** Providers to use instead of the ones the configuration names. */
+  providers?: Partial<Providers>;
 }
 
-export async function startService({ config, log: givenLog, handlers, database: givenDb, telemetry = noTelemetry }: StartOptions): Promise<RunningService> {
+export async function startService({ config, log: givenLog, handlers, database: givenDb, telemetry = noTelemetry, clock = systemClock, providers }: StartOptions): Promise<RunningService> {
   const log = givenLog ?? createLogger(config.logLevel);
   const timings: Record<string, number> = {};
   const t0 = performance.now();
@@ -77,7 +81,7 @@ export async function startService({ config, log: givenLog, handlers, database: 
 
     if (config.seedDemoData) {
       t = performance.now();
-      const { seeded } = await seedDemoData(maintenance.db);
+      const { seeded } = await seedDemoData(maintenance.db, clock.now());
       mark('demo_data', t);
       if (seeded) log.info('demo data seeded');
     }
@@ -85,13 +89,11 @@ export async function startService({ config, log: givenLog, handlers, database: 
     await maintenance.close();
   }
 
+  const base = { config, db: database.db, pool: database.pool, log, clock };
   const deps: AppDeps = {
-    config,
-    db: database.db,
-    pool: database.pool,
-    log,
+    ...base,
     tokens: new TokenService(config.jwt),
-    sms: createSmsSender(config.sms, log),
+    ...createProviders(base, providers),
     telemetry,
   };
 
@@ -113,7 +115,7 @@ export async function startService({ config, log: givenLog, handlers, database: 
   const outboxFeed = await startOutboxFeed(deps, database.directUrl);
   const realtime = attachRealtime(server, deps, outboxFeed);
   const pickerRealtime = attachPickerRealtime(server, deps, outboxFeed);
-  const stopPickingExpiry = startPickingExpiry(deps);
+  const pickingExpiry = startPickingExpiry(deps);
   app.metrics.trackWebSockets(() => realtime.connections());
   mark('total', t0);
 
@@ -121,8 +123,8 @@ export async function startService({ config, log: givenLog, handlers, database: 
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `http://${host}:${port}`;
 
-  const stopHousekeeping = startHousekeeping(database.db, log, telemetry);
-  const stopLoyaltyWorker = config.loyalty.worker.enabled ? startLoyaltyWorker(deps) : async () => {};
+  const housekeeping = startHousekeeping(database.db, log, telemetry);
+  const loyaltyWorker = startLoyaltyWorker(deps);
   const orderWorker = startOrderWorker(deps);
 
   const pretending = developmentProvidersIn(config);
@@ -142,8 +144,8 @@ export async function startService({ config, log: givenLog, handlers, database: 
       // keep-alive client is told to reconnect (to another instance) rather than having its
       // connection cut under its next request.
       app.beginShutdown();
-      stopHousekeeping();
-      await stopLoyaltyWorker();
+      await housekeeping.stop();
+      await loyaltyWorker.stop();
       step('loyalty worker stopped');
       await orderWorker.stop();
       step('order worker stopped');
@@ -160,17 +162,18 @@ export async function startService({ config, log: givenLog, handlers, database: 
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await realtime.close();
-      stopPickingExpiry();
+      await pickingExpiry.stop();
       await pickerRealtime.close();
       step('sockets closed');
       await outboxFeed.close();
       step('outbox feed closed');
-      const deadline = Date.now() + config.shutdownGraceMs;
-      while (app.inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      // Real time elapsing (a timer), not business time: not the clock.
+      const deadline = performance.now() + config.shutdownGraceMs;
+      while (app.inFlight() > 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 25));
       server.closeAllConnections();
       await closed;
       step('http server closed');
-      await closeLoyalty(deps);
+      await deps.loyalty.provider.close();
       if (!givenDb) await database.shutdown();
       // Last: the spans of the shutdown itself are exported too.
       await telemetry.shutdown().catch((err) => log.warn('trace export failed at shutdown', { err: (err as Error).message }));

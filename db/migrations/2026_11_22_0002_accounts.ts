@@ -2,7 +2,7 @@
 // Customers, pickers, sign-in state (one-time codes, sessions, recovery tokens), push devices.
 import { sql, type Kysely } from 'kysely';
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('customers')
     .addColumn('id', 'uuid', (c) => c.primaryKey().defaultTo(sql`gen_random_uuid()`))
@@ -140,7 +140,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`CREATE INDEX push_devices_picker ON push_devices (picker_id)`.execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   for (const t of ['push_devices', 'rate_events', 'recovery_tokens', 'otp_phones', 'otp_codes', 'auth_sessions', 'picker_stores', 'pickers', 'customer_preferences', 'customers']) {
     await db.schema.dropTable(t).execute();
   }

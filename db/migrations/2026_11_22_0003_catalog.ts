@@ -4,7 +4,7 @@
 // main-page titles, support contacts, mobile update messages).
 import { sql, type Kysely } from 'kysely';
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   // ---- search normalisation -------------------------------------------------------------------
   // Edit distance (levenshtein) catches transposed letters, which trigrams score low
   // ("йогрут" for "йогурт"); it ships with PostgreSQL's contrib like pg_trgm and unaccent.
@@ -326,7 +326,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   for (const t of [
     'mobile_update_messages', 'support_contacts', 'main_page_titles', 'content_pages', 'story_slides', 'stories',
     'banners', 'catalog_snapshots', 'catalog_versions', 'favorite_products', 'inventories',

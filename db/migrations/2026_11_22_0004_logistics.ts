@@ -4,7 +4,7 @@
 // gazetteer of the demo city that the default geocoder searches.
 import { sql, type Kysely } from 'kysely';
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   // --- Stores: the terms and contact data logistics needs. -------------------------------------
   await db.schema
     .alterTable('stores')
@@ -259,7 +259,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`CREATE INDEX gazetteer_entries_position ON gazetteer_entries (lat, lon)`.execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('gazetteer_entries').execute();
   await sql`DROP FUNCTION IF EXISTS gazetteer_fold(text)`.execute(db);
   await db.schema.dropTable('slot_holds').execute();

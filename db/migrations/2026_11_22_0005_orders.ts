@@ -7,7 +7,7 @@ const ORDER_STATUSES = ['created', 'awaiting_payment', 'confirmed', 'picking', '
 const TRACKING_STATES = ['pending', 'searching_courier', 'courier_assigned', 'courier_at_store', 'en_route', 'arrived', 'delivered', 'cancelled', 'returning', 'returned'];
 const list = (values: string[]) => sql.raw(values.map((v) => `'${v}'`).join(', '));
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('orders')
     .addColumn('id', 'uuid', (c) => c.primaryKey().defaultTo(sql`gen_random_uuid()`))
@@ -134,6 +134,6 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`CREATE INDEX order_tracking_history_order ON order_tracking_history (order_id, occurred_at, id)`.execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   for (const t of ['order_tracking_history', 'order_deliveries', 'order_status_history', 'order_items', 'orders']) await db.schema.dropTable(t).execute();
 }

@@ -4,7 +4,7 @@
 // refunds and invoice cancellations) that a background worker sends with retries.
 import { sql, type Kysely } from 'kysely';
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('bank_invoices')
     .addColumn('id', 'uuid', (c) => c.primaryKey())
@@ -77,7 +77,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`CREATE INDEX orders_customer_unfinished ON orders (customer_id) WHERE status NOT IN ('completed', 'cancelled')`.execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP INDEX IF EXISTS orders_customer_unfinished`.execute(db);
   await sql`DROP INDEX IF EXISTS order_deliveries_pending`.execute(db);
   await sql`DROP INDEX IF EXISTS orders_payment_due`.execute(db);

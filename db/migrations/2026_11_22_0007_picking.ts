@@ -11,7 +11,7 @@ const ITEM_STATES = ['pending', 'awaiting_quantity', 'picked', 'missing', 'clari
 const CLARIFICATION_KINDS = ['removed', 'quantity_mismatch', 'weight_mismatch', 'store_transfer_shortage'];
 const PICK_SOURCES = ['scan', 'scale_label', 'manual', 'weight'];
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('picking_sessions')
     .addColumn('id', 'integer', (c) => c.primaryKey().generatedAlwaysAsIdentity())
@@ -199,7 +199,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     FOR EACH ROW EXECUTE FUNCTION picking_order_status_changed()`.execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP TRIGGER IF EXISTS orders_picking_status ON orders`.execute(db);
   await sql`DROP FUNCTION IF EXISTS picking_order_status_changed()`.execute(db);
   for (const t of ['picking_scans', 'picking_items', 'picking_sessions']) await db.schema.dropTable(t).execute();

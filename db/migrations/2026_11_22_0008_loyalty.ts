@@ -9,7 +9,7 @@
 //      purchases and transactions, and the exactly-once accruals of completed online orders.
 import { sql, type Kysely } from 'kysely';
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   // ---- the local ledger (provider side) ---------------------------------------------------------
   // One sequence numbers every ledger identifier (customers, accounts, cards, operations), as a
   // provider hands out opaque ids.
@@ -235,7 +235,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP INDEX IF EXISTS loyalty_orders_completed`.execute(db);
   for (const t of [
     'loyalty_transaction_mirror', 'loyalty_purchase_mirror', 'loyalty_accruals', 'loyalty_jobs', 'loyalty_wallets',

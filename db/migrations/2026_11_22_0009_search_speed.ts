@@ -4,7 +4,7 @@
 // table of deletion variants instead of a levenshtein() over every vocabulary word.
 import { sql, type Kysely } from 'kysely';
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   // pg_trgm declares `%` (similarity_op) as cheap as `=`, so on a vocabulary of a few pages the
   // planner filters every word with it rather than use the trigram index, although computing the
   // trigrams of each word makes that scan several times slower than the index. A cost in line
@@ -67,7 +67,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`CREATE INDEX catalog_search_vocabulary_length ON catalog_search_vocabulary (length(word))`.execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP TRIGGER catalog_search_vocabulary_deletions ON catalog_search_vocabulary`.execute(db);
   await sql`DROP FUNCTION catalog_search_deletions_add()`.execute(db);
   await sql`DROP TABLE catalog_search_deletions`.execute(db);

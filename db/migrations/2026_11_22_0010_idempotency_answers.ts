@@ -5,12 +5,12 @@
 // the whole session, tens of kilobytes; compressing it cost more than the rest of the write).
 import { sql, type Kysely } from 'kysely';
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE idempotency_keys ALTER COLUMN response_body TYPE json USING response_body::json`.execute(db);
   await sql`ALTER TABLE idempotency_keys ALTER COLUMN response_body SET STORAGE EXTERNAL`.execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE idempotency_keys ALTER COLUMN response_body SET STORAGE EXTENDED`.execute(db);
   await sql`ALTER TABLE idempotency_keys ALTER COLUMN response_body TYPE jsonb USING response_body::jsonb`.execute(db);
 }

@@ -20,7 +20,7 @@
 // removal reaches it through the inventories trigger).
 import { sql, type Kysely } from 'kysely';
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   // Read index-only, in the order of a search page: per store and word, in stock first, then the
   // catalog rank of the answer's language, each index carrying the product. A search for one word
   // (the usual case) reads its page from the head of the index and counts its matches there; one
@@ -137,7 +137,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`SELECT catalog_search_postings_add(array_agg(store_id), array_agg(product_id)) FROM inventories WHERE is_default`.execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP TRIGGER products_search_postings_update ON products`.execute(db);
   await sql`DROP TRIGGER inventories_search_postings_update ON inventories`.execute(db);
   await sql`DROP TRIGGER inventories_search_postings_delete ON inventories`.execute(db);

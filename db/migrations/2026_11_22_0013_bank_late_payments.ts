@@ -6,7 +6,7 @@
 // one, and otherwise returned to the customer (status `surplus`, command `bank.refund_surplus`).
 import { sql, type Kysely } from 'kysely';
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE bank_invoices ADD COLUMN bank_word_pending boolean NOT NULL DEFAULT false`.execute(db);
   await sql`ALTER TABLE bank_invoices DROP CONSTRAINT bank_invoices_status_check`.execute(db);
   await sql`ALTER TABLE bank_invoices ADD CONSTRAINT bank_invoices_status_check
@@ -21,7 +21,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     WHERE provider <> 'sandbox' AND (status = 'open' OR bank_word_pending)`.execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP INDEX bank_invoices_to_check`.execute(db);
   await sql`CREATE INDEX bank_invoices_to_check ON bank_invoices (next_check_at) WHERE status = 'open' AND provider <> 'sandbox'`.execute(db);
   await sql`DELETE FROM provider_commands WHERE kind = 'bank.refund_surplus'`.execute(db);

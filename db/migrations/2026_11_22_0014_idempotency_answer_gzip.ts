@@ -11,12 +11,12 @@
 // only. Deploy this in a quiet hour, or accept that a retry in that window shows no session.
 import { sql, type Kysely } from 'kysely';
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE idempotency_keys ADD COLUMN response_gzip bytea`.execute(db);
   await sql`ALTER TABLE idempotency_keys ALTER COLUMN response_gzip SET STORAGE EXTERNAL`.execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   // Answers only kept gzipped cannot be replayed by the older code: those keys are forgotten
   // (their actions are done; a retry would act again, as with an expired key).
   await sql`DELETE FROM idempotency_keys WHERE response_gzip IS NOT NULL`.execute(db);

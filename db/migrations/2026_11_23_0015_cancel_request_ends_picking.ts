@@ -70,10 +70,10 @@ const statusTrigger = (endingStatuses: string[]) => {
     END $$`;
 };
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await statusTrigger(['cancelled', 'cancellation_requested']).execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await statusTrigger(['cancelled']).execute(db);
 }

@@ -3,10 +3,10 @@
 // order table); this index lets it find them every pass without reading all orders.
 import { sql, type Kysely } from 'kysely';
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE INDEX orders_awaiting_collection ON orders (slot_ends_at) WHERE status = 'ready_for_pickup'`.execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP INDEX orders_awaiting_collection`.execute(db);
 }

@@ -4,12 +4,12 @@
 // until accepted)"): a loyalty job of its own kind, retried like an accrual.
 import { sql, type Kysely } from 'kysely';
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE loyalty_jobs DROP CONSTRAINT loyalty_jobs_kind_check`.execute(db);
   await sql`ALTER TABLE loyalty_jobs ADD CONSTRAINT loyalty_jobs_kind_check CHECK (kind IN ('provision', 'sync', 'command', 'accrual', 'erase'))`.execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DELETE FROM loyalty_jobs WHERE kind = 'erase'`.execute(db);
   await sql`ALTER TABLE loyalty_jobs DROP CONSTRAINT loyalty_jobs_kind_check`.execute(db);
   await sql`ALTER TABLE loyalty_jobs ADD CONSTRAINT loyalty_jobs_kind_check CHECK (kind IN ('provision', 'sync', 'command', 'accrual'))`.execute(db);

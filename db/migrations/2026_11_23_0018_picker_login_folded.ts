@@ -4,10 +4,10 @@
 // and keeps two logins that differ only in case from ever both existing.
 import { sql, type Kysely } from 'kysely';
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE UNIQUE INDEX pickers_login_folded ON pickers (lower(login))`.execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP INDEX pickers_login_folded`.execute(db);
 }

@@ -5,7 +5,7 @@
 // whose slot start crossed the horizon since the last sweep; `swept_until` is where it stopped.
 import { sql, type Kysely } from 'kysely';
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE TABLE picker_queue_horizon (
     id smallint PRIMARY KEY CHECK (id = 1),
     swept_until timestamptz NOT NULL
@@ -13,7 +13,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`CREATE INDEX orders_confirmed_slot_start ON orders (slot_starts_at) WHERE status = 'confirmed'`.execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP INDEX orders_confirmed_slot_start`.execute(db);
   await sql`DROP TABLE picker_queue_horizon`.execute(db);
 }

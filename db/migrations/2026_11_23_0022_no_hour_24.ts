@@ -15,7 +15,7 @@ const CHECKS = [
   ['store_working_hours', 'store_working_hours_before_midnight', `opens_at < '24:00' AND closes_at < '24:00'`],
 ] as const;
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   // Rows that already say 24:00 meant "until midnight": 23:59:59 says the same and can be written.
   await sql`UPDATE slot_templates SET end_time = '23:59:59' WHERE end_time = '24:00'`.execute(db);
   await sql`UPDATE store_express_schedule SET end_time = '23:59:59' WHERE end_time = '24:00'`.execute(db);
@@ -25,6 +25,6 @@ export async function up(db: Kysely<any>): Promise<void> {
   }
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   for (const [table, name] of CHECKS) await sql`ALTER TABLE ${sql.table(table)} DROP CONSTRAINT ${sql.ref(name)}`.execute(db);
 }

@@ -8,7 +8,7 @@
 // keeps what they chose.
 import { sql, type Kysely } from 'kysely';
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE customer_preferences ALTER COLUMN email_order_updates SET DEFAULT false`.execute(db);
   await sql`
     UPDATE customer_preferences p SET email_order_updates = false
@@ -16,6 +16,6 @@ export async function up(db: Kysely<any>): Promise<void> {
      WHERE c.id = p.customer_id AND p.email_order_updates AND p.updated_at <= c.created_at`.execute(db);
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE customer_preferences ALTER COLUMN email_order_updates SET DEFAULT true`.execute(db);
 }

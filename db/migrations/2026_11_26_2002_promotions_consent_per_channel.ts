@@ -8,7 +8,7 @@ import { sql, type Kysely } from 'kysely';
 
 const CHANNELS = ['push', 'sms', 'email'] as const;
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   for (const c of CHANNELS) {
     await db.schema.alterTable('customer_preferences').addColumn(`${c}_promotions_consent_at`, 'timestamptz').execute();
     await sql`UPDATE customer_preferences SET ${sql.ref(`${c}_promotions_consent_at`)} = promotions_consent_at
@@ -16,6 +16,6 @@ export async function up(db: Kysely<any>): Promise<void> {
   }
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   for (const c of CHANNELS) await db.schema.alterTable('customer_preferences').dropColumn(`${c}_promotions_consent_at`).execute();
 }

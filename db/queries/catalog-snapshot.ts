@@ -73,7 +73,7 @@ export async function buildSnapshot(db: Executor, version: string, publishedAt: 
  * snapshot of the version is built from the same state of the catalog. Versions replaced more
  * than `retentionHours` ago are deleted with their snapshots.
  */
-export async function publishCatalogVersion(trx: Executor, retentionHours: number, now: Date = new Date()): Promise<PublicationSummary> {
+export async function publishCatalogVersion(trx: Executor, retentionHours: number, now: Date): Promise<PublicationSummary> {
   // Two publications at once would race for "current"; the second one stops instead of waiting
   // (waiting inside REPEATABLE READ would build from a state older than the first's result).
   const { rows: lock } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtext('catalog_publication')) AS locked`.execute(trx);

@@ -2,7 +2,7 @@
 // customer's devices and preferences, and the per-device deliveries the worker sends and retries.
 import { sql } from 'kysely';
 import type { Executor } from '../executor.js';
-import { isCurrent } from './picking.js';
+import { isCurrent } from './picking/sessions.js';
 import type { PushDeliveryState } from '../tables/payments.js';
 
 /**

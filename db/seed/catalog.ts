@@ -403,6 +403,6 @@ export async function seedCatalog(trx: Transaction<DB>): Promise<CatalogImportSu
 }
 
 /** Publishes the first catalog version, so the demo bootstraps at once (after content: banners and titles are part of it). */
-export async function publishDemoCatalog(trx: Transaction<DB>): Promise<void> {
-  await publishCatalogVersion(trx, 24);
+export async function publishDemoCatalog(trx: Transaction<DB>, now: Date): Promise<void> {
+  await publishCatalogVersion(trx, 24, now);
 }

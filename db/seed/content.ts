@@ -9,7 +9,7 @@ import { stableUuid } from './ids.js';
 const CDN = 'https://cdn.grocery.example/content';
 const DAY = 24 * 3600_000;
 
-export async function seedContent(trx: Transaction<DB>, now: Date = new Date()): Promise<void> {
+export async function seedContent(trx: Transaction<DB>, now: Date): Promise<void> {
   const at = (days: number) => new Date(now.getTime() + days * DAY);
   const banner = (name: string) => ({ image_ru: `${CDN}/banners/${name}-ru.webp`, image_en: `${CDN}/banners/${name}-en.webp` });
   await trx.insertInto('banners').values([

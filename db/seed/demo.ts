@@ -14,7 +14,7 @@ import { seedStores } from './stores.js';
 export { DEMO_STORES } from './stores.js';
 
 /** Seeds an empty database in one transaction; a database that already has stores is left alone. */
-export async function seedDemoData(db: Database): Promise<{ seeded: boolean }> {
+export async function seedDemoData(db: Database, now: Date): Promise<{ seeded: boolean }> {
   const result = await db.transaction().execute(async (trx) => {
     const existing = await trx.selectFrom('stores').select('id').limit(1).executeTakeFirst();
     if (existing) return { seeded: false };
@@ -22,11 +22,11 @@ export async function seedDemoData(db: Database): Promise<{ seeded: boolean }> {
     await seedLogistics(trx);
     await seedAccounts(trx);
     await seedCatalog(trx);
-    await seedContent(trx);
+    await seedContent(trx, now);
     await seedLoyalty(trx);
-    await seedPicking(trx);
+    await seedPicking(trx, now);
     await seedOrders(trx);
-    await publishDemoCatalog(trx);
+    await publishDemoCatalog(trx, now);
     return { seeded: true };
   });
   // Statistics for what was just loaded. Autovacuum would gather them within a minute or so;

@@ -37,7 +37,7 @@ export interface ConfirmedOrder {
 }
 
 /** Inserts a confirmed order as checkout would leave it: lines, totals, reserved stock, a slot hold, history. */
-export async function insertConfirmedOrder(trx: Transaction<DB>, spec: ConfirmedOrderSpec): Promise<ConfirmedOrder> {
+export async function insertConfirmedOrder(trx: Transaction<DB>, spec: ConfirmedOrderSpec, now: Date): Promise<ConfirmedOrder> {
   const inventories = await trx
     .selectFrom('inventories as i')
     .innerJoin('products as p', 'p.id', 'i.product_id')
@@ -62,7 +62,7 @@ export async function insertConfirmedOrder(trx: Transaction<DB>, spec: Confirmed
   const store = await trx.selectFrom('stores').select(['address_en', 'delivery_cost', 'lon', 'lat']).where('id', '=', spec.storeId).executeTakeFirstOrThrow();
   const deliveryCost = spec.type === 'delivery' ? parseDecimal(store.delivery_cost, 2)! : 0n;
   const paymentMethod = spec.paymentMethod ?? 'cash';
-  const placedAt = new Date(Date.now() - (spec.placedMinutesAgo ?? 5) * 60_000);
+  const placedAt = new Date(now.getTime() - (spec.placedMinutesAgo ?? 5) * 60_000);
   const order = await trx
     .insertInto('orders')
     .values({
@@ -206,7 +206,7 @@ async function stockedProducts(trx: Transaction<DB>, storeId: string, weightBase
     .execute();
 }
 
-export async function seedPicking(trx: Transaction<DB>): Promise<void> {
+export async function seedPicking(trx: Transaction<DB>, now: Date): Promise<void> {
   const random = prng(7_2026_11);
   for (const [storeIndex, type, express, absence, pieceLines, weightLines, comment] of DEMO_ORDERS) {
     const storeId = DEMO_STORES[storeIndex].id;
@@ -229,6 +229,6 @@ export async function seedPicking(trx: Transaction<DB>): Promise<void> {
       comment,
       lines,
       placedMinutesAgo: 5 + Math.floor(random() * 40),
-    });
+    }, now);
   }
 }

@@ -5,8 +5,10 @@ import type { components } from '../../generated/api.test.js';
 import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
 import { currentItemIndex, currentLineTotal, isResolved, lineTotal, stateKey, type ItemFacts } from '../../domain/picking/items.js';
 import { pickingResult, type PickingResultView, type ResultItemInput } from '../../domain/picking/result.js';
-import type { HistoryRow } from '../../db/queries/picking-history.js';
-import { itemFacts, type ItemRow, type QueueRow, type ReplacementOption, type SessionHead } from '../../db/queries/picking.js';
+import type { HistoryRow } from '../../db/queries/picking/history.js';
+import { itemFacts, type ItemRow, type ReplacementOption } from '../../db/queries/picking/items.js';
+import { type QueueRow } from '../../db/queries/picking/queue.js';
+import { type SessionHead } from '../../db/queries/picking/sessions.js';
 
 type Schemas = components['schemas'];
 export type PickingSessionView = Schemas['PickingSessionSchema'];

@@ -22,7 +22,7 @@ import type { Executor } from '../../db/executor.js';
 import type { components } from '../../generated/api.test.js';
 import type { AppDeps } from '../../server/deps.js';
 import { AppError, badGateway, conflict, unauthorized, unprocessable } from '../../server/errors.js';
-import { courierOf, CourierRefusedError, CourierUnavailableError } from '../../server/providers/courier/index.js';
+import { CourierRefusedError, CourierUnavailableError } from '../../server/providers/courier/index.js';
 import { EDGE_TOLERANCE_DEG, parseArea, type Point } from '../../domain/geo/geometry.js';
 import { quantityUnit } from '../../domain/catalog/availability.js';
 import { deliveryModeOf, duplicateLine, judgeLines, parseLineQuantities, unsoldLines, type LineFacts } from '../../domain/orders/checkout.js';
@@ -151,7 +151,7 @@ export interface PlaceOptions {
 export async function placeOrder(trx: Executor, deps: AppDeps, c: CheckoutRequest, options: PlaceOptions = {}): Promise<string> {
   const { body, store } = c;
   const orderId = options.orderId ?? randomUUID();
-  const now = new Date();
+  const now = deps.clock.now();
   const lines = lowerLines(body.items);
   const slotId = body.type === 'delivery' ? (body.delivery_context?.slot_id ?? null) : (body.pickup_context?.slot_id ?? null);
   const slotRequest = slotId ? { kind: body.type, request: { storeId: store.id, slotId: slotId.toLowerCase(), orderId } } : null;
@@ -290,7 +290,7 @@ const ESTIMATE_VALIDITY_MS = 5 * 60_000;
 
 /** POST /api/orders/delivery/price-estimate: checkout's delivery rules, reserving nothing. */
 export async function estimateDelivery(db: Executor, deps: AppDeps, storeHeader: string | null, body: EstimateInput): Promise<Estimate> {
-  const now = new Date();
+  const now = deps.clock.now();
   const mode = deliveryModeOf({ is_express: body.is_express, slot_id: body.slot_id }, true);
   if (typeof mode !== 'string') throw unprocessable(mode.code, mode.detail);
   const duplicate = duplicateLine(body.items);
@@ -298,7 +298,7 @@ export async function estimateDelivery(db: Executor, deps: AppDeps, storeHeader:
 
   let storeId: string | null = null;
   if (storeHeader !== null) {
-    const store = await findActiveStoreCached({ db, config: deps.config }, storeHeader);
+    const store = await findActiveStoreCached({ db, config: deps.config, clock: deps.clock }, storeHeader);
     if (!store) throw unprocessable('STORE_NOT_FOUND', 'No active store has this X-Store-Id');
     storeId = store.id;
   }
@@ -325,7 +325,7 @@ export async function estimateDelivery(db: Executor, deps: AppDeps, storeHeader:
     const store = await findStoreForOrder(db, zone.storeId);
     let quote: { available: boolean; minutes: number };
     try {
-      quote = await courierOf(deps).quoteExpress({ storeId: zone.storeId, pickup: { lon: store!.lon, lat: store!.lat }, dropoff: body.location, promisedMinutes: offer.minutes });
+      quote = await deps.courier.quoteExpress({ storeId: zone.storeId, pickup: { lon: store!.lon, lat: store!.lat }, dropoff: body.location, promisedMinutes: offer.minutes });
     } catch (err) {
       if (err instanceof CourierUnavailableError || err instanceof CourierRefusedError) {
         throw badGateway('COURIER_PROVIDER_ERROR', 'The courier service could not quote an express delivery; retry shortly');

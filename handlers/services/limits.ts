@@ -14,8 +14,8 @@ export async function assertUnderLimit(
   max: number,
   windowSeconds: number,
   error: { code: string; detail: string },
+  now: Date,
 ): Promise<void> {
-  const now = new Date();
   const events = await rateEventsSince(db, subject, new Date(now.getTime() - windowSeconds * 1000));
   if (events.length < max) return;
   const frees = new Date(events[events.length - max].occurred_at.getTime() + windowSeconds * 1000);
@@ -38,18 +38,19 @@ export function countAgainstLimit(
   max: number,
   windowSeconds: number,
   error: { code: string; detail: string },
+  now: Date,
 ): Promise<void> {
   return db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(hashtextextended(${subject}, 0))`.execute(trx);
-    await assertUnderLimit(trx, subject, max, windowSeconds, error);
+    await assertUnderLimit(trx, subject, max, windowSeconds, error, now);
     await recordRateEvent(trx, subject);
   });
 }
 
 /** Counts this request against the client's per-minute budget for sign-in operations. */
-export async function limitClientIp(db: Kysely<DB>, operation: string, ip: string | undefined, perMinute: number): Promise<void> {
+export async function limitClientIp(db: Kysely<DB>, operation: string, ip: string | undefined, perMinute: number, now: Date): Promise<void> {
   const subject = `ip:${operation}:${ip ?? 'unknown'}`;
-  await countAgainstLimit(db, subject, perMinute, 60, { code: 'RATE_LIMITED', detail: 'Too many requests from this client; retry later' });
+  await countAgainstLimit(db, subject, perMinute, 60, { code: 'RATE_LIMITED', detail: 'Too many requests from this client; retry later' }, now);
 }
 
 /**

@@ -15,7 +15,7 @@ import type { DB } from '../../db/schema.js';
 import type { MirroredAccount, MirroredCard } from '../../db/tables/loyalty.js';
 import type { AppDeps } from '../../server/deps.js';
 import { badGateway, conflict, unprocessable } from '../../server/errors.js';
-import { loyaltyOf, LoyaltyProviderError, type LoyaltyProvider, type ProviderCustomer, type ProviderProgram } from '../../server/providers/loyalty/index.js';
+import { LoyaltyProviderError, type LoyaltyProvider, type ProviderCustomer, type ProviderProgram } from '../../server/providers/loyalty/index.js';
 import type { LoyaltyMember } from '../../domain/loyalty/accrual.js';
 import { blockReasonLabel, message, syncErrorMessage, type Lang, type MessageKey } from '../../domain/texts/loyalty.js';
 import { tierStatusFor } from '../../domain/loyalty/tiers.js';
@@ -92,7 +92,7 @@ export function memberOf(w: WalletRow | undefined | null): LoyaltyMember | null 
 /** The programs for the tier scale, or null when the provider cannot give them now. */
 export async function programsOrNull(deps: AppDeps): Promise<ProviderProgram[] | null> {
   try {
-    return await loyaltyOf(deps).programs.get();
+    return await deps.loyalty.programs.get();
   } catch (err) {
     if (err instanceof LoyaltyProviderError) return null;
     throw err;
@@ -100,7 +100,7 @@ export async function programsOrNull(deps: AppDeps): Promise<ProviderProgram[] |
 }
 
 /** The wallet fields that mirror the provider's view of the customer (the wallet turns `ready`). */
-export function snapshotChanges(w: WalletRow | null, c: ProviderCustomer, programs: ProviderProgram[] | null): Updateable<DB['loyalty_wallets']> {
+export function snapshotChanges(w: WalletRow | null, c: ProviderCustomer, programs: ProviderProgram[] | null, now: Date): Updateable<DB['loyalty_wallets']> {
   const program = programs?.find((p) => p.id === c.program_id) ?? null;
   const levels = program?.levels.length ? program.levels : null;
   const status = tierStatusFor({
@@ -128,7 +128,7 @@ export function snapshotChanges(w: WalletRow | null, c: ProviderCustomer, progra
     active_account_id: keep ?? accounts.find((a) => a.is_active)?.id ?? null,
     loyalty_status: JSON.stringify(status),
     tier_accrual_percent: rate,
-    last_synced_at: new Date(),
+    last_synced_at: now,
     last_error_code: null,
     last_error_at: null,
     last_error_attempts: null,
@@ -146,7 +146,7 @@ export async function writeSnapshotIfCurrent(deps: AppDeps, walletId: string, cu
     await lockCustomerLoyalty(trx, customerId);
     const current = await findWalletById(trx, walletId);
     if (!current || current.revision !== seenRevision) return false;
-    await updateWallet(trx, walletId, snapshotChanges(current, c, programs));
+    await updateWallet(trx, walletId, snapshotChanges(current, c, programs, deps.clock.now()));
     return true;
   });
 }
@@ -225,12 +225,12 @@ export async function applyCommand(
   phone: string,
   command: WalletCommand,
 ): Promise<{ outcome: 'applied' | 'accepted'; wallet: WalletRow }> {
-  const { provider } = loyaltyOf(deps);
+  const { provider } = deps.loyalty;
   try {
     const customer = await sendCommand(provider, command, wallet?.provider_customer_id ?? null, phone);
     const programs = await programsOrNull(deps);
     const target = wallet ?? (await insertWalletIfAbsent(trx, { customer_id: customerId, status: 'ready' })).wallet;
-    return { outcome: 'applied', wallet: await updateWallet(trx, target.id, snapshotChanges(target, customer, programs)) };
+    return { outcome: 'applied', wallet: await updateWallet(trx, target.id, snapshotChanges(target, customer, programs, deps.clock.now())) };
   } catch (err) {
     if (err instanceof LoyaltyProviderError && err.kind === 'unknown') {
       const target = wallet ?? (await insertWalletIfAbsent(trx, { customer_id: customerId, status: 'pending' })).wallet;

@@ -7,7 +7,7 @@ import { releaseDeliverySlot, releasePickupSlot } from '../../db/queries/logisti
 import { recordOrderChange, type OrderChange, type TrackingChange } from '../../db/queries/order-events.js';
 import { lockOrder, moveCourier, returnStock, setOrderStatus, updateDelivery, updateOrder, wasEverPicked, type OrderRow } from '../../db/queries/orders.js';
 import { closeInvoice, enqueueProviderCommand, findOpenInvoice, findPaidInvoices, recordBankWord, type InvoiceRow } from '../../db/queries/payments.js';
-import { returnPickedStock, settleCollectedDifference } from '../../db/queries/picking.js';
+import { returnPickedStock, settleCollectedDifference } from '../../db/queries/picking/order-effects.js';
 import type { Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import type { DB } from '../../db/schema.js';
@@ -61,12 +61,13 @@ export async function enterCancelled(
   trx: Executor,
   o: OrderRow,
   reason: StatusReason,
+  now: Date,
   options: { courierSettled?: boolean; stockReturned?: boolean } = {},
 ): Promise<CancelEffects> {
   assertMove(o.status, 'cancelled');
   const stopsPicking = o.picking_result_state === 'pending' || o.picking_result_state === 'in_progress';
   await setOrderStatus(trx, o.id, 'cancelled', { reason }, {
-    cancelled_at: new Date(),
+    cancelled_at: now,
     cancellation_reason: reason,
     ...(stopsPicking ? { picking_result_state: 'cancelled' as const } : {}),
   });
@@ -106,7 +107,7 @@ export async function enterCancelled(
 }
 
 /** POST /api/orders/{order_id}/cancel on a locked order: cancelled at once, or queued behind an assigned courier. */
-export async function cancelByCustomer(trx: Executor, o: OrderRow): Promise<void> {
+export async function cancelByCustomer(trx: Executor, o: OrderRow, now: Date): Promise<void> {
   const decision = decideCancellation(o.status, o.type === 'delivery' ? o.tracking_state : null);
   if (!decision.ok) {
     throw conflict(
@@ -121,7 +122,7 @@ export async function cancelByCustomer(trx: Executor, o: OrderRow): Promise<void
     await recordOrderChange(trx, o.id, ['status', 'can_cancel']);
     return;
   }
-  const effects = await enterCancelled(trx, o, 'cancelled_by_customer');
+  const effects = await enterCancelled(trx, o, 'cancelled_by_customer', now);
   const changes: OrderChange[] = ['status', 'can_cancel', ...(effects.payment ? (['payment'] as const) : [])];
   await recordOrderChange(trx, o.id, changes, effects.tracking ? { tracking: effects.tracking } : {});
 }
@@ -130,17 +131,17 @@ export async function cancelByCustomer(trx: Executor, o: OrderRow): Promise<void
  * A pickup order still waiting at the store a day after its slot ended is cancelled: what was
  * picked goes back to the shelves and a paid order is refunded; the customer is told.
  */
-export async function cancelUncollected(trx: Executor, o: OrderRow): Promise<boolean> {
+export async function cancelUncollected(trx: Executor, o: OrderRow, now: Date): Promise<boolean> {
   if (o.status !== 'ready_for_pickup') return false;
-  const effects = await enterCancelled(trx, o, 'not_collected');
+  const effects = await enterCancelled(trx, o, 'not_collected', now);
   await recordOrderChange(trx, o.id, ['status', 'can_cancel', ...(effects.payment ? (['payment'] as const) : [])], { notify: true });
   return true;
 }
 
 /** Online orders unpaid when their payment window closes are cancelled ("not paid in time"). */
-export async function cancelUnpaid(trx: Executor, o: OrderRow): Promise<boolean> {
+export async function cancelUnpaid(trx: Executor, o: OrderRow, now: Date): Promise<boolean> {
   if ((o.status !== 'created' && o.status !== 'awaiting_payment') || o.payment_status !== 'awaiting') return false;
-  const effects = await enterCancelled(trx, o, 'not_paid_in_time');
+  const effects = await enterCancelled(trx, o, 'not_paid_in_time', now);
   await recordOrderChange(trx, o.id, ['status', 'can_cancel', 'payment'], { tracking: effects.tracking ?? undefined, notify: true });
   return true;
 }
@@ -176,7 +177,7 @@ const PUSHED_STATES: readonly TrackingState[] = ['courier_assigned', 'en_route',
  * Applies one courier-service event to a locked delivery order, by the delivery state machine,
  * with its effect on the purchase (en_route, completed, the end of a queued cancellation).
  */
-export async function applyCourierEvent(trx: Executor, o: OrderRow, e: CourierEvent, options: { quiet?: boolean } = {}): Promise<void> {
+export async function applyCourierEvent(trx: Executor, o: OrderRow, e: CourierEvent, now: Date, options: { quiet?: boolean } = {}): Promise<void> {
   if (o.type !== 'delivery' || !o.tracking_state) throw conflict('ORDER_HAS_NO_DELIVERY', 'A pickup order has no courier delivery');
   const from = o.tracking_state;
   const decision = decideTrackingMove(from, e.state, { status: o.status, wasPicked: await wasEverPicked(trx, o.id) });
@@ -200,7 +201,6 @@ export async function applyCourierEvent(trx: Executor, o: OrderRow, e: CourierEv
   }
 
   const comment = e.comment ?? null;
-  const now = new Date();
   let courier: Updateable<DB['order_deliveries']>;
   if (!hasCourier(e.state) || e.state === 'searching_courier') {
     courier = { ...NO_COURIER };
@@ -223,7 +223,7 @@ export async function applyCourierEvent(trx: Executor, o: OrderRow, e: CourierEv
   if (decision.purchase) {
     const to = decision.purchase.to;
     if (to === 'cancelled') {
-      const effects = await enterCancelled(trx, o, 'courier_withdrawn', { courierSettled: true });
+      const effects = await enterCancelled(trx, o, 'courier_withdrawn', now, { courierSettled: true });
       changes.push('status', 'can_cancel', ...(effects.payment ? (['payment'] as const) : []));
     } else {
       assertMove(o.status, to);
@@ -252,20 +252,20 @@ type TrackingRefusal = Extract<TrackingDecision, { ok: false }>['code'];
  * so a courier found already on the way is one push, not four. An answer the delivery's state
  * machine refuses changes nothing and is returned as the refusal's code.
  */
-export async function followCourierStatus(trx: Executor, o: OrderRow, status: CourierStatus): Promise<'applied' | TrackingRefusal> {
+export async function followCourierStatus(trx: Executor, o: OrderRow, status: CourierStatus, now: Date): Promise<'applied' | TrackingRefusal> {
   if (o.type !== 'delivery' || !o.tracking_state) return 'DELIVERY_TRANSITION_NOT_ALLOWED';
   const plan = planStatusReplay(o.tracking_state, status.state, { status: o.status, wasPicked: await wasEverPicked(trx, o.id) });
   if (!plan.ok) return plan.code;
   // An answer without a comment keeps the one shown (the service says nothing new about it).
   const details: CourierEvent = { state: status.state, comment: status.comment ?? undefined, location: status.location, courier: status.courier ?? undefined, eta: status.eta, route: status.route };
   if (!plan.steps.length) {
-    await applyCourierEvent(trx, o, details);
+    await applyCourierEvent(trx, o, details, now);
     return 'applied';
   }
   let current = o;
   for (const [i, state] of plan.steps.entries()) {
     const last = i === plan.steps.length - 1;
-    await applyCourierEvent(trx, current, last ? details : { state, courier: status.courier ?? undefined }, { quiet: !last });
+    await applyCourierEvent(trx, current, last ? details : { state, courier: status.courier ?? undefined }, now, { quiet: !last });
     if (!last) current = (await lockOrder(trx, o.id))!;
   }
   return 'applied';

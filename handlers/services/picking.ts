@@ -9,26 +9,11 @@ import type { Database } from '../../db/connection.js';
 import { recordOrderChange } from '../../db/queries/order-events.js';
 import { lockInventoryRows, lockOrder as lockOrderRow, updateOrder } from '../../db/queries/orders.js';
 import { enqueueProviderCommand } from '../../db/queries/payments.js';
-import {
-  adjustStock,
-  bumpSession,
-  closeSession,
-  isOrderOfPicker,
-  itemFacts,
-  loadItems,
-  lockCommandSession,
-  lockOrderOfPicker,
-  recordSessionChanged,
-  replacementOptions,
-  setOrderPickingStatus,
-  type ItemRow,
-  type LockedOrder,
-  type NewItem,
-  type OrderLineForPicking,
-  type ReplacementData,
-  type SessionHead,
-} from '../../db/queries/picking.js';
-import { findStoreProductByCode, pricePerKg, toPickerCatalogProduct, type PickerCatalogProduct, type StoreProductRow } from '../../db/queries/picking-catalog.js';
+import { recordSessionChanged } from '../../db/queries/picking/events.js';
+import { itemFacts, loadItems, replacementOptions, type ItemRow, type NewItem, type OrderLineForPicking, type ReplacementData } from '../../db/queries/picking/items.js';
+import { adjustStock, setOrderPickingStatus } from '../../db/queries/picking/order-effects.js';
+import { bumpSession, closeSession, isOrderOfPicker, lockCommandSession, lockOrderOfPicker, type LockedOrder, type SessionHead } from '../../db/queries/picking/sessions.js';
+import { findStoreProductByCode, pricePerKg, toPickerCatalogProduct, type PickerCatalogProduct, type StoreProductRow } from '../../db/queries/picking/catalog.js';
 import {
   chargedPrice,
   itemsWantingOptions,
@@ -45,7 +30,7 @@ import { AppError, notFound, unprocessable } from '../../server/errors.js';
 import { declaredHeader, type OperationsWithHeader, type RequestContext } from '../../server/handler-types.js';
 import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS, settleFailedAction, settleTakenKey, withIdempotency } from '../../server/idempotency.js';
 import { serializeBody } from '../../server/http/responses.js';
-import { changedItemColumns, readItemCommand, writeItemCommand, type CommandRead, type ItemCommandWrite } from '../../db/queries/picking-commands.js';
+import { changedItemColumns, readItemCommand, writeItemCommand, type CommandRead, type ItemCommandWrite } from '../../db/queries/picking/commands.js';
 import type { IdempotencyScope } from '../../db/queries/idempotency.js';
 import type { Executor } from '../../db/executor.js';
 import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
@@ -122,6 +107,8 @@ export interface CommandScope {
   /** The caller's open session, as locked. */
   head: SessionHead;
   items: ItemRow[];
+  /** When the command runs (deps.clock). */
+  now: Date;
   /** Whether the caller asked for the whole session in the answer (else the delta). */
   full: boolean;
   /** The session view as it is now (for refusals). */
@@ -174,7 +161,7 @@ export async function runPickerCommand<K extends PickerCommandOperation, R exten
   const key = commandKey(ctx);
   const expected = expectedVersionOf(ctx);
   const scope = { principal: `picker:${pickerId}`, operationId: ctx.operationId, key };
-  return withIdempotency(ctx.deps.db, scope, fingerprintOf(ctx.path, ctx.body ?? null, expected ?? null), async (trx) => {
+  return withIdempotency(ctx.deps, scope, fingerprintOf(ctx.path, ctx.body ?? null, expected ?? null), async (trx) => {
     const order = await lockOrderOfPicker(trx, orderId, pickerId);
     if (!order) throw notFound('No order with this id in your stores');
     const head = await lockCommandSession(trx, orderId, pickerId);
@@ -184,7 +171,7 @@ export async function runPickerCommand<K extends PickerCommandOperation, R exten
     const full = wantsFullSession(ctx);
     const answer = (item: ItemRow | null) => actionAnswer(trx, head, items, item, pickerId, ctx.lang, full);
     await checkCommandTarget(head, items, itemId, pickerId, expected, view);
-    return action({ trx, pickerId, lang: ctx.lang, order, head, items, full, view, answer });
+    return action({ trx, pickerId, lang: ctx.lang, order, head, items, now: ctx.deps.clock.now(), full, view, answer });
   });
 }
 
@@ -318,7 +305,7 @@ type ItemReply = { status: 200; body: PickingActionView };
 
 /**
  * An item command, in three round trips to PostgreSQL on its way (the auth session check, then
- * db/queries/picking-commands.ts): one statement claims the key and reads the session with its
+ * db/queries/picking/commands.ts): one statement claims the key and reads the session with its
  * items; the state machine runs here (lookups of a sent barcode add one read); one statement
  * writes the change, the events and the stored answer, if the session is still at the version
  * read - otherwise it is read again and the command decided again (a stale X-Expected-Version
@@ -340,7 +327,7 @@ export async function itemCommand<K extends PickerCommandOperation>(
   const fingerprint = fingerprintOf(ctx.path, ctx.body ?? null, expected ?? null);
   let read = await readItemCommand(db, path.order_id, pickerId, { scope, fingerprint, ttlSeconds: IDEMPOTENCY_TTL_SECONDS });
   if (!read.claimed) {
-    const taken = await settleTakenKey<ItemReply>(db, scope, fingerprint);
+    const taken = await settleTakenKey<ItemReply>(db, scope, fingerprint, ctx.deps.clock.now());
     if (taken.replay) return taken.replay;
     read = await readItemCommand(db, path.order_id, pickerId, null);
   }
@@ -392,7 +379,7 @@ async function decideItemCommand<K extends PickerCommandOperation>(
   const t = applyItemCommand(facts, p.command);
   if (!t.ok) throw refusal(t.httpStatus, t.code, REFUSALS[t.code], await view());
 
-  const at = new Date();
+  const at = ctx.deps.clock.now();
   let change: ItemCommandWrite['change'] = null;
   let after = before;
   let headAfter: SessionHead = head;
@@ -638,8 +625,8 @@ export async function finishSession(s: CommandScope): Promise<void> {
   } else {
     // Nothing to hand over: cancelled as any order is (a paid one refunded in full, the courier
     // withdrawn, the customer told). The stock went back above.
-    await updateOrder(trx, order.id, { picking_result_state: 'completed', final_total: '0.00', has_picking_changes: true, picking_completed_at: new Date() });
-    cancelled = await enterCancelled(trx, (await lockOrderRow(trx, order.id))!, 'nothing_picked', { stockReturned: true });
+    await updateOrder(trx, order.id, { picking_result_state: 'completed', final_total: '0.00', has_picking_changes: true, picking_completed_at: s.now });
+    cancelled = await enterCancelled(trx, (await lockOrderRow(trx, order.id))!, 'nothing_picked', s.now, { stockReturned: true });
   }
   // One change, one version and one message (a cancelled delivery's is the tracking event).
   await recordOrderChange(trx, order.id, ['status', 'picking_result', 'payment'], { notify: true, tracking: cancelled?.tracking ?? undefined });

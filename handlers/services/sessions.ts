@@ -19,7 +19,7 @@ const kindsOf = (owner: SessionOwner) =>
 
 const subjectOf = (owner: SessionOwner) => (owner.kind === 'customer' ? owner.customerId : String(owner.pickerId));
 
-export async function startSession(db: Executor, tokens: TokenService, owner: SessionOwner): Promise<TokenPair> {
+export async function startSession(db: Executor, tokens: TokenService, owner: SessionOwner, now: Date): Promise<TokenPair> {
   const sessionId = randomUUID();
   const refreshJti = randomUUID();
   const kinds = kindsOf(owner);
@@ -27,7 +27,7 @@ export async function startSession(db: Executor, tokens: TokenService, owner: Se
     id: sessionId,
     owner,
     refreshJti,
-    expiresAt: new Date(Date.now() + tokens.ttlSeconds(kinds.refresh) * 1000),
+    expiresAt: new Date(now.getTime() + tokens.ttlSeconds(kinds.refresh) * 1000),
   });
   return {
     sessionId,
@@ -57,6 +57,7 @@ export async function rotateRefreshToken(
   kind: 'customer_refresh' | 'picker_refresh',
   ownerOf: (claims: TokenClaims) => SessionOwner,
   graceSeconds: number,
+  now: Date,
 ): Promise<TokenPair | 'reused' | 'invalid'> {
   let claims: TokenClaims;
   try {
@@ -70,7 +71,7 @@ export async function rotateRefreshToken(
   const ownerMatches =
     session &&
     (owner.kind === 'customer' ? session.customer_id === owner.customerId : session.picker_id === owner.pickerId);
-  if (!session || !ownerMatches || session.revoked_at || session.expires_at <= new Date()) return 'invalid';
+  if (!session || !ownerMatches || session.revoked_at || session.expires_at <= now) return 'invalid';
   // A disabled or deleted account gets no new pair, as its access tokens get no answer.
   if (!(await isSessionActive(db, session.id, owner))) return 'invalid';
   const kinds = kindsOf(owner);
@@ -85,7 +86,7 @@ export async function rotateRefreshToken(
     return 'reused';
   }
   const newJti = randomUUID();
-  await rotateSession(db, session.id, newJti, new Date(Date.now() + tokens.ttlSeconds(kind) * 1000));
+  await rotateSession(db, session.id, newJti, new Date(now.getTime() + tokens.ttlSeconds(kind) * 1000));
   return pairWith(newJti);
 }
 

@@ -5,10 +5,10 @@
 import type { Executor } from '../../db/executor.js';
 
 export interface ExpiringCache<V> {
-  /** The live value of `key`, or undefined (an expired one is dropped). */
-  get(db: Executor, key: string): V | undefined;
-  /** Keeps `value` until `until` (epoch ms); nothing is kept when that is not in the future. */
-  set(db: Executor, key: string, value: V, until: number): void;
+  /** The live value of `key` at `now` (epoch ms), or undefined (an expired one is dropped). */
+  get(db: Executor, key: string, now: number): V | undefined;
+  /** Keeps `value` until `until` (epoch ms); nothing is kept when that is not after `now`. */
+  set(db: Executor, key: string, value: V, until: number, now: number): void;
 }
 
 export function expiringCache<V>(maxEntries = 10_000): ExpiringCache<V> {
@@ -19,19 +19,19 @@ export function expiringCache<V>(maxEntries = 10_000): ExpiringCache<V> {
     return entries;
   };
   return {
-    get(db, key) {
+    get(db, key, now) {
       const entries = entriesOf(db);
       const hit = entries.get(key);
       if (!hit) return undefined;
       entries.delete(key);
-      if (hit.until <= Date.now()) return undefined;
+      if (hit.until <= now) return undefined;
       entries.set(key, hit); // most recently used last
       return hit.value;
     },
-    set(db, key, value, until) {
+    set(db, key, value, until, now) {
       const entries = entriesOf(db);
       entries.delete(key);
-      if (until <= Date.now()) return;
+      if (until <= now) return;
       entries.set(key, { value, until });
       if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
     },

@@ -20,6 +20,7 @@
 import type { ProductCard, ProductDetail } from '../../db/queries/catalog.js';
 import { favoriteIdsAmong } from '../../db/queries/catalog.js';
 import type { Executor } from '../../db/executor.js';
+import type { Clock } from '../../server/clock.js';
 import { expiringCache, type ExpiringCache } from './expiring-cache.js';
 
 export interface ListingPage {
@@ -75,7 +76,7 @@ export interface Kept<T> {
  * long such an answer is kept (and may be reused by the app's own HTTP cache): an app can tell
  * why it saw old stock. `private`: a signed-in customer's answer carries their favourites.
  */
-export function keptHeaders(readAt: number, ttlSeconds: number, now = Date.now()): Record<string, string> {
+export function keptHeaders(readAt: number, ttlSeconds: number, now: number): Record<string, string> {
   return {
     'Cache-Control': `private, max-age=${Math.max(0, ttlSeconds)}`,
     Age: String(Math.max(0, Math.floor((now - readAt) / 1000))),
@@ -99,24 +100,25 @@ async function readKept<T>(
   customerId: string | null,
   ttlSeconds: number,
   read: () => Promise<T | null>,
+  clock: Clock,
 ): Promise<Kept<T | null>> {
-  if (ttlSeconds <= 0) return { value: await read(), readAt: Date.now() };
-  const kept = cache.get(db, key);
+  if (ttlSeconds <= 0) return { value: await read(), readAt: clock.nowMs() };
+  const kept = cache.get(db, key, clock.nowMs());
   if (kept) {
     const ids = favouritesOf.productIds(kept.value);
     if (customerId === null || ids.length === 0) return kept;
     return { value: favouritesOf.withFavourites(kept.value, await favoriteIdsAmong(db, customerId, ids)), readAt: kept.readAt };
   }
-  const readAt = Date.now();
+  const readAt = clock.nowMs();
   const fresh = await read();
-  if (fresh !== null) cache.set(db, key, { value: favouritesOf.withFavourites(fresh, NONE), readAt }, readAt + ttlSeconds * 1000);
+  if (fresh !== null) cache.set(db, key, { value: favouritesOf.withFavourites(fresh, NONE), readAt }, readAt + ttlSeconds * 1000, clock.nowMs());
   return { value: fresh, readAt };
 }
 
 /** A listing page (see readKept); `read` reads it for `customerId`. */
-export async function readListingPage(db: Executor, key: ListingPageKey, customerId: string | null, ttlSeconds: number, read: () => Promise<ListingPage>): Promise<Kept<ListingPage>> {
+export async function readListingPage(db: Executor, key: ListingPageKey, customerId: string | null, ttlSeconds: number, read: () => Promise<ListingPage>, clock: Clock): Promise<Kept<ListingPage>> {
   const text = JSON.stringify([key.storeId, key.lang, key.categoryId, key.isTop, key.isNew, key.isFresh, key.onlyDiscount, key.search, key.sortBy, key.limit, key.offset]);
-  return (await readKept(pages, pageFavourites, db, text, customerId, ttlSeconds, read)) as Kept<ListingPage>;
+  return (await readKept(pages, pageFavourites, db, text, customerId, ttlSeconds, read, clock)) as Kept<ListingPage>;
 }
 
 /** A product card of a store in a language (see readKept); a null value: no active product. */
@@ -126,6 +128,7 @@ export function readProductDetail(
   customerId: string | null,
   ttlSeconds: number,
   read: () => Promise<ProductDetail | null>,
+  clock: Clock,
 ): Promise<Kept<ProductDetail | null>> {
-  return readKept(products, productFavourites, db, JSON.stringify([key.storeId, key.lang, key.productId]), customerId, ttlSeconds, read);
+  return readKept(products, productFavourites, db, JSON.stringify([key.storeId, key.lang, key.productId]), customerId, ttlSeconds, read, clock);
 }

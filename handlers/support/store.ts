@@ -17,13 +17,16 @@ type StoreRow = NonNullable<Awaited<ReturnType<typeof findActiveStore>>>;
 const activeStores = expiringCache<StoreRow>();
 
 /** The active store with this id (a UUID, any case), from the short-lived cache or the database. */
-export async function findActiveStoreCached(deps: Pick<AppDeps, 'db' | 'config'>, id: string): Promise<StoreRow | undefined> {
+export async function findActiveStoreCached(deps: Pick<AppDeps, 'db' | 'config' | 'clock'>, id: string): Promise<StoreRow | undefined> {
   if (!UUID.test(id)) return undefined;
   const key = id.toLowerCase();
-  const cached = activeStores.get(deps.db, key);
+  const cached = activeStores.get(deps.db, key, deps.clock.nowMs());
   if (cached) return cached;
   const row = await findActiveStore(deps.db, key);
-  if (row) activeStores.set(deps.db, key, row, Date.now() + deps.config.storeCacheSeconds * 1000);
+  if (row) {
+    const now = deps.clock.nowMs();
+    activeStores.set(deps.db, key, row, now + deps.config.storeCacheSeconds * 1000, now);
+  }
   return row;
 }
 

@@ -26,7 +26,7 @@ const scopeDigest = (scope: CursorScope): string =>
 
 const sign = (secret: string, payload: string): string => createHmac('sha256', secret).update(payload).digest('base64url').slice(0, 22);
 
-export function encodeCursor(secret: string, scope: CursorScope, key: CursorKey, now: Date = new Date()): string {
+export function encodeCursor(secret: string, scope: CursorScope, key: CursorKey, now: Date): string {
   const payload = Buffer.from(
     JSON.stringify({ k: [key.inStock ? 1 : 0, key.relevance, key.name, key.inventoryId], s: scopeDigest(scope), t: Math.floor(now.getTime() / 1000) }),
   ).toString('base64url');
@@ -35,7 +35,7 @@ export function encodeCursor(secret: string, scope: CursorScope, key: CursorKey,
 
 export type CursorProblem = 'malformed' | 'expired' | 'other_search';
 
-export function decodeCursor(secret: string, scope: CursorScope, cursor: string, now: Date = new Date()): { ok: true; key: CursorKey } | { ok: false; problem: CursorProblem } {
+export function decodeCursor(secret: string, scope: CursorScope, cursor: string, now: Date): { ok: true; key: CursorKey } | { ok: false; problem: CursorProblem } {
   const [payload, signature, extra] = cursor.split('.');
   if (!payload || !signature || extra !== undefined) return { ok: false, problem: 'malformed' };
   const expected = Buffer.from(sign(secret, payload));

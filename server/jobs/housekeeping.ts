@@ -8,6 +8,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../../db/connection.js';
 import { deleteExpiredIdempotencyKeys } from '../../db/queries/idempotency.js';
 import type { Logger } from '../logger.js';
+import { scheduleJob, type ScheduledJob } from './scheduler.js';
 import { noTelemetry, type Telemetry } from '../telemetry.js';
 
 const EVERY_MS = 10 * 60_000;
@@ -43,14 +44,12 @@ export async function runHousekeeping(db: Database): Promise<Record<string, numb
   };
 }
 
-/** Starts the periodic clean-up; the returned function stops it. */
-export function startHousekeeping(db: Database, log: Logger, telemetry: Telemetry = noTelemetry): () => void {
-  const timer = setInterval(() => {
-    telemetry.inSpan('housekeeping pass', () => runHousekeeping(db)).then(
-      (deleted) => log.debug('housekeeping', { deleted }),
-      (err) => log.warn('housekeeping failed', { err: (err as Error).message }),
-    );
-  }, EVERY_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+/** Starts the periodic clean-up (every EVERY_MS); stop() waits for the pass in progress. */
+export function startHousekeeping(db: Database, log: Logger, telemetry: Telemetry = noTelemetry): ScheduledJob {
+  return scheduleJob({ log, telemetry }, {
+    name: 'housekeeping',
+    intervalMs: EVERY_MS,
+    pass: () => runHousekeeping(db),
+    describe: (deleted) => ({ level: 'debug', fields: { deleted } }),
+  });
 }

@@ -33,7 +33,8 @@ import { loyaltyAccrualFor } from '../../domain/loyalty/accrual.js';
 import { MAX_SYNC_ATTEMPTS, retryDelaySeconds } from '../../domain/loyalty/wallet.js';
 import { isLinked, memberOf, sendCommand, writeSnapshotIfCurrent, type WalletCommand } from '../../handlers/services/loyalty.js';
 import type { AppDeps } from '../deps.js';
-import { loyaltyOf, LoyaltyProviderError } from '../providers/loyalty/index.js';
+import { scheduleJob, type ScheduledJob } from './scheduler.js';
+import { LoyaltyProviderError } from '../providers/loyalty/index.js';
 
 const JOBS_PER_ROUND = 10;
 const ORDERS_PER_ROUND = 50;
@@ -74,7 +75,7 @@ export async function creditCompletedOrders(deps: AppDeps): Promise<number> {
 
 /** Reads the provider's view of a linked wallet and writes it (unless newer data came meanwhile). */
 async function refresh(deps: AppDeps, wallet: WalletRow): Promise<void> {
-  const { provider } = loyaltyOf(deps);
+  const { provider } = deps.loyalty;
   const customer = await provider.getCustomer(wallet.provider_customer_id!);
   await writeSnapshotIfCurrent(deps, wallet.id, wallet.customer_id, wallet.revision, customer);
   // The transactions mirror serves GET transactions when the provider is down; best effort.
@@ -87,7 +88,7 @@ async function refresh(deps: AppDeps, wallet: WalletRow): Promise<void> {
 }
 
 async function runJob(deps: AppDeps, job: JobRow): Promise<void> {
-  const { provider } = loyaltyOf(deps);
+  const { provider } = deps.loyalty;
   const wallet = await findWalletById(deps.db, job.wallet_id);
   if (!wallet) return finishJob(deps.db, job.id, 'failed', 'wallet deleted');
   try {
@@ -152,7 +153,7 @@ async function jobFailed(deps: AppDeps, job: JobRow, wallet: WalletRow, err: unk
       return finishJob(deps.db, job.id, 'failed', reason);
     }
     const wait = Math.min(retryDelaySeconds(job.attempts, base), MAX_ACCRUAL_RETRY_SECONDS);
-    return retryJobAt(deps.db, job.id, new Date(Date.now() + wait * 1000), reason);
+    return retryJobAt(deps.db, job.id, new Date(deps.clock.nowMs() + wait * 1000), reason);
   }
   // A background re-sync of a settled wallet is not retried: the wallet shows `error` with its
   // last good data, and the next read after the re-sync interval tries again.
@@ -165,11 +166,11 @@ async function jobFailed(deps: AppDeps, job: JobRow, wallet: WalletRow, err: unk
     // Only the job that owns the wallet's state may change it (a newer command may have settled it).
     const owns = current && (current.status === 'pending' || current.revision === wallet.revision);
     if (exhausted) {
-      if (owns) await updateWallet(trx, wallet.id, { status: 'error', last_error_code: code, last_error_at: new Date(), last_error_attempts: job.attempts, sync_attempts: 0 });
+      if (owns) await updateWallet(trx, wallet.id, { status: 'error', last_error_code: code, last_error_at: deps.clock.now(), last_error_attempts: job.attempts, sync_attempts: 0 });
       await finishJob(trx, job.id, 'failed', reason);
     } else {
       if (owns) await updateWallet(trx, wallet.id, { sync_attempts: job.attempts });
-      await retryJobAt(trx, job.id, new Date(Date.now() + retryDelaySeconds(job.attempts, base) * 1000), reason);
+      await retryJobAt(trx, job.id, new Date(deps.clock.nowMs() + retryDelaySeconds(job.attempts, base) * 1000), reason);
     }
   });
   deps.log.warn('loyalty job failed', { job_id: job.id, kind: job.kind, attempts: job.attempts, final: exhausted, reason });
@@ -194,24 +195,8 @@ export async function runLoyaltyWorkerOnce(deps: AppDeps, maxRounds = 20): Promi
   return { jobs, accruals };
 }
 
-/** Starts the periodic worker; the returned function stops it and waits for the pass in progress. */
-export function startLoyaltyWorker(deps: AppDeps): () => Promise<void> {
-  let stopped = false;
-  let running: Promise<unknown> | null = null;
-  const tick = () => {
-    if (stopped || running) return;
-    running = deps.telemetry
-      .inSpan('loyalty-worker pass', () => runLoyaltyWorkerOnce(deps))
-      .catch((err) => deps.log.warn('loyalty worker pass failed', { err: (err as Error).message }))
-      .finally(() => {
-        running = null;
-      });
-  };
-  const timer = setInterval(tick, deps.config.loyalty.worker.intervalMs);
-  timer.unref();
-  return async () => {
-    stopped = true;
-    clearInterval(timer);
-    await running;
-  };
+/** Starts the periodic worker (LOYALTY_WORKER_*); stop() waits for the pass in progress. */
+export function startLoyaltyWorker(deps: AppDeps): ScheduledJob {
+  const { enabled, intervalMs } = deps.config.loyalty.worker;
+  return scheduleJob(deps, { name: 'loyalty-worker', enabled, intervalMs, pass: () => runLoyaltyWorkerOnce(deps) });
 }

@@ -6,9 +6,12 @@
 // The same sweep announces the slot orders that entered the picker queue's horizon since the last
 // one (announceOrdersEnteringQueue), so the pickers' queue screens re-read in time.
 import type { Database } from '../../db/connection.js';
-import { announceOrdersEnteringQueue, findIdleSessions, loadItems, lockCommandSession, lockOrder } from '../../db/queries/picking.js';
+import { loadItems } from '../../db/queries/picking/items.js';
+import { announceOrdersEnteringQueue } from '../../db/queries/picking/queue.js';
+import { findIdleSessions, lockCommandSession, lockOrder } from '../../db/queries/picking/sessions.js';
 import { releaseSession } from '../../handlers/services/picking.js';
 import type { AppDeps } from '../deps.js';
+import { scheduleJob, type ScheduledJob } from './scheduler.js';
 
 /** Expires the idle sessions now; returns how many were closed. */
 export async function expireIdleSessions(db: Database, idleMinutes: number): Promise<number> {
@@ -39,20 +42,12 @@ export async function sweepPicking(deps: Pick<AppDeps, 'db' | 'config' | 'log'>)
   return { expired, announced };
 }
 
-/** Starts the periodic sweep (PICKING_EXPIRY_SWEEP_SECONDS, 0: none); the returned function stops it. */
-export function startPickingExpiry(deps: Pick<AppDeps, 'db' | 'config' | 'log' | 'telemetry'>): () => void {
-  const { expirySweepSeconds } = deps.config.picking;
-  if (expirySweepSeconds === 0) return () => {};
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    deps.telemetry
-      .inSpan('picking sweep', () => sweepPicking(deps))
-      .then(({ expired }) => expired && deps.log.info('picking sessions expired', { count: expired }))
-      .catch((err) => deps.log.warn('picking expiry failed', { err: (err as Error).message }))
-      .finally(() => (running = false));
-  }, expirySweepSeconds * 1000);
-  timer.unref();
-  return () => clearInterval(timer);
+/** Starts the periodic sweep (PICKING_EXPIRY_SWEEP_SECONDS, 0: none); stop() waits for the pass in progress. */
+export function startPickingExpiry(deps: Pick<AppDeps, 'db' | 'config' | 'log' | 'telemetry'>): ScheduledJob {
+  return scheduleJob(deps, {
+    name: 'picking-sweep',
+    intervalMs: deps.config.picking.expirySweepSeconds * 1000,
+    pass: () => sweepPicking(deps),
+    describe: ({ expired }) => (expired ? { level: 'info', fields: { expired } } : undefined),
+  });
 }

@@ -44,7 +44,7 @@ const CATCH_UP_LIMIT = 10_000;
 const CATCH_UP_MARGIN_MS = 60_000;
 const RECONNECT_DELAY_MS = 1000;
 
-export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log'>, connectionString: string): Promise<OutboxFeed> {
+export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log' | 'clock'>, connectionString: string): Promise<OutboxFeed> {
   const { db, log } = deps;
   const subscribers = new Set<(row: OutboxRow) => void>();
 
@@ -157,7 +157,7 @@ export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log'>, connect
     client.on('end', () => {
       if (listener === client) {
         listener = null;
-        brokenAt ??= new Date();
+        brokenAt ??= deps.clock.now();
         awaitingCatchUp = true;
         reconnectLater();
       }

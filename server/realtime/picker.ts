@@ -82,7 +82,7 @@ export function attachPickerRealtime(server: Server, deps: AppDeps, feed: Outbox
       }
       // An expired token ends the connection the way an invalid one is refused: the app
       // reconnects with a fresh token. A revoked session ends it too (see deliver).
-      closeAtExpiry(ws, who.expiresAt);
+      closeAtExpiry(ws, who.expiresAt, deps.clock.nowMs());
       connections.set(ws, { pickerId: who.pickerId, sessionId: who.sessionId, storeIds: who.storeIds });
       ws.on('close', () => connections.delete(ws));
       byPicker.add(String(who.pickerId), ws);

@@ -62,8 +62,8 @@ export function revokedSessions(row: { type: string; payload: unknown }): Set<st
 }
 
 /** Closes the socket with 1008 when its access token expires (the app reconnects with a fresh one). */
-export function closeAtExpiry(ws: WebSocket, expiresAtMs: number): void {
-  const timer = setTimeout(() => ws.close(1008, 'token expired'), Math.max(0, expiresAtMs - Date.now()));
+export function closeAtExpiry(ws: WebSocket, expiresAtMs: number, nowMs: number): void {
+  const timer = setTimeout(() => ws.close(1008, 'token expired'), Math.max(0, expiresAtMs - nowMs));
   timer.unref();
   ws.once('close', () => clearTimeout(timer));
 }

@@ -100,7 +100,7 @@ describe('preferences', () => {
     const pushAt = push.body.push_promotions_consent_at;
     expect(pushAt).not.toBeNull();
     expect(push.body).toMatchObject({ promotions_consent_at: pushAt, sms_promotions_consent_at: null, email_promotions_consent_at: null });
-    await new Promise((r) => setTimeout(r, 15));
+    svc.clock.advance(15);
     const sms = await call('PATCH', '/api/accounts/me/preferences', c.access, { sms_promotions: true, push_promotions: true });
     const smsAt = sms.body.sms_promotions_consent_at;
     expect(Date.parse(smsAt)).toBeGreaterThan(Date.parse(pushAt));

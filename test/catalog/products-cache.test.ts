@@ -45,7 +45,6 @@ async function list(svc: TestService, query: string, opts: { store?: string; lan
 const setStock = (svc: TestService, productId: string, stock: string) =>
   svc.deps.db.updateTable('inventories').set({ stock }).where('product_id', '=', productId).where('store_id', '=', STORE_A.id).where('is_default', '=', true).execute();
 const stockOf = (page: Page, id: string) => page.items.find((c) => c.id === id)?.stock;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a kept listing page', () => {
   it('serves the stock it read until it is older than the setting, then reads again', async () => {
@@ -53,7 +52,7 @@ describe('a kept listing page', () => {
     expect(stockOf(await list(kept, query), P.M1)).toBe('10.000');
     await setStock(kept, P.M1, '6.000');
     expect(stockOf(await list(kept, query), P.M1)).toBe('10.000');
-    await sleep(KEPT_SECONDS * 1000 + 100);
+    kept.clock.advance(KEPT_SECONDS * 1000 + 100);
     expect(stockOf(await list(kept, query), P.M1)).toBe('6.000');
   });
 
@@ -145,7 +144,7 @@ describe('a kept product card', () => {
     expect((await productBody(kept, P.M4)).inventories[0]).toMatchObject({ stock: '3.000', unit_price: '149.00' });
     await kept.deps.db.updateTable('inventories').set({ stock: '1.000', unit_price: '139.00' }).where('product_id', '=', P.M4).where('store_id', '=', STORE_A.id).execute();
     expect((await productBody(kept, P.M4)).inventories[0]).toMatchObject({ stock: '3.000', unit_price: '149.00' });
-    await sleep(KEPT_SECONDS * 1000 + 100);
+    kept.clock.advance(KEPT_SECONDS * 1000 + 100);
     expect((await productBody(kept, P.M4)).inventories[0]).toMatchObject({ stock: '1.000', unit_price: '139.00' });
   });
 
@@ -199,7 +198,7 @@ describe('how old an answer is', () => {
       expect(first.status, path).toBe(200);
       expect(first.headers.get('cache-control'), path).toBe('private, max-age=5');
       expect(first.headers.get('age'), path).toBe('0');
-      await sleep(1100);
+      slow.clock.advance(1100);
       const again = await slow.client.raw('GET', path, { headers });
       expect(again.headers.get('cache-control'), path).toBe('private, max-age=5');
       expect(Number(again.headers.get('age')), path).toBeGreaterThanOrEqual(1);

@@ -33,7 +33,7 @@ describe('search plans', () => {
       .executeTakeFirstOrThrow();
     await svc.deps.db.updateTable('products').set({ name_en: 'Zyxwvut crispbread' }).where('id', '=', product.id).execute();
     expect((await search('zyxwvut')).count).toBe(0); // the plan of a moment ago: no such word
-    await new Promise((r) => setTimeout(r, 1100));
+    svc.clock.advance(1100);
     expect((await search('zyxwvut')).items.map((p) => p.id)).toEqual([product.id]);
   });
 

@@ -17,7 +17,7 @@ const STORE = DEMO_STORES[0].id;
 const headers = (lang: 'ru' | 'en' = 'en', store = STORE) => ({ 'x-store-id': store, 'accept-language': lang });
 const version = (h: Record<string, string> = headers()) => svc.client.raw('GET', '/api/catalog/version', { headers: h });
 const bootstrap = (v: string, h: Record<string, string> = headers()) => svc.client.raw('GET', `/api/catalog/bootstrap/${v}`, { headers: h });
-const publish = () => svc.deps.db.transaction().setIsolationLevel('repeatable read').execute((trx) => publishCatalogVersion(trx, 24));
+const publish = () => svc.deps.db.transaction().setIsolationLevel('repeatable read').execute((trx) => publishCatalogVersion(trx, 24, svc.deps.clock.now()));
 
 describe('getCatalogVersion', () => {
   it('returns the published version with the ETag of its snapshot for the store and language', async () => {
@@ -126,7 +126,7 @@ describe('publication', () => {
     const before = (await version()).body;
     let seenDuring: string | undefined;
     const published = await svc.deps.db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
-      const result = await publishCatalogVersion(trx, 24);
+      const result = await publishCatalogVersion(trx, 24, svc.deps.clock.now());
       // Written but not committed: the service, on its own connections, still serves the old version.
       seenDuring = (await version()).body.version;
       expect((await bootstrap(result.version)).body.code).toBe('CATALOG_VERSION_NOT_FOUND');
@@ -167,7 +167,7 @@ describe('publication', () => {
 
   it('refuses a second publication while one is running', async () => {
     await svc.deps.db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
-      await publishCatalogVersion(trx, 24);
+      await publishCatalogVersion(trx, 24, svc.deps.clock.now());
       await expect(publish()).rejects.toBeInstanceOf(PublicationInProgressError);
     });
   });

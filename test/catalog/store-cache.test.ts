@@ -21,7 +21,7 @@ describe('the store of X-Store-Id', () => {
     await svc.deps.db.updateTable('stores').set({ is_active: false }).where('id', '=', STORE_A.id).execute();
     // Within the window the remembered row still answers.
     expect((await roots(STORE_A.id)).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 1100));
+    svc.clock.advance(1100);
     const refused = await roots(STORE_A.id);
     expect(refused.status).toBe(422);
     expect(refused.body.code).toBe('STORE_NOT_FOUND');

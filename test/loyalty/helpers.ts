@@ -13,7 +13,7 @@ export const STORE = DEMO_STORES[0];
 
 /** A session of the seeded demo customer (whose loyalty history is in the local ledger). */
 export async function signInDemoCustomer(svc: TestService) {
-  const pair = await startSession(svc.deps.db, new TokenService(svc.config.jwt), { kind: 'customer', customerId: DEMO_CUSTOMER.id });
+  const pair = await startSession(svc.deps.db, new TokenService(svc.config.jwt), { kind: 'customer', customerId: DEMO_CUSTOMER.id }, svc.deps.clock.now());
   return { customerId: DEMO_CUSTOMER.id, phone: DEMO_CUSTOMER.phone, ...pair, auth: { authorization: `Bearer ${pair.access}` } };
 }
 

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLoyaltyWorkerOnce, startLoyaltyWorker } from '../../server/jobs/loyalty-worker.js';
 import type { AppDeps } from '../../server/deps.js';
-import { closeLoyalty } from '../../server/providers/loyalty/index.js';
+import { createLoyalty } from '../../server/providers/loyalty/index.js';
 import { signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { bearer, completeOrder, createOrder, readyWallet, storeLines } from './helpers.js';
@@ -35,12 +35,12 @@ async function eventually<T>(read: () => Promise<T>, done: (v: T) => boolean, ms
 /** Other instances of the service on the same database: their own providers and caches. */
 const instances: AppDeps[] = [];
 const anotherInstance = (): AppDeps => {
-  const deps = { ...svc.deps };
+  const deps = { ...svc.deps, loyalty: createLoyalty(svc.deps) };
   instances.push(deps);
   return deps;
 };
 afterAll(async () => {
-  await Promise.all(instances.map((d) => closeLoyalty(d)));
+  await Promise.all(instances.map((d) => d.loyalty.provider.close()));
 });
 
 describe('the worker started by the runtime', () => {
@@ -126,14 +126,14 @@ describe('re-sync on read', () => {
 
 describe('stopping', () => {
   it('stops taking work and waits for the pass in progress', async () => {
-    const deps = { ...manual.deps, config: { ...manual.config, loyalty: { ...manual.config.loyalty, worker: { enabled: true, intervalMs: 50 } } } };
+    const deps = { ...manual.deps, loyalty: createLoyalty(manual.deps), config: { ...manual.config, loyalty: { ...manual.config.loyalty, worker: { enabled: true, intervalMs: 50 } } } };
     instances.push(deps);
-    const stop = startLoyaltyWorker(deps);
+    const worker = startLoyaltyWorker(deps);
     const read = async (c: { access: string }) => (await manual.client.raw('GET', '/api/loaylty/wallet/', { headers: bearer(c) })).body;
     const c = await signInCustomer(manual);
     await manual.client.raw('POST', '/api/loaylty/wallet/create/', { headers: bearer(c) });
     expect((await eventually(() => read(c), (x) => x.status === 'ready')).status).toBe('ready');
-    await stop();
+    await worker.stop();
     const d = await signInCustomer(manual);
     await manual.client.raw('POST', '/api/loaylty/wallet/create/', { headers: bearer(d) });
     await new Promise((r) => setTimeout(r, 400));

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createLogger } from '../../server/logger.js';
-import { pushSenderOf, type RecordingPushSender } from '../../server/providers/push/index.js';
+import type { RecordingPushSender } from '../../server/providers/push/index.js';
 import { startService } from '../../server/runtime.js';
 import { signInCustomer } from '../support/accounts.js';
 import { trackingMessage } from '../support/realtime.js';
@@ -82,7 +82,7 @@ describe('outbox recovery across a restart', () => {
         database: first.database,
         log: createLogger('silent'),
       });
-      const sender = pushSenderOf(second.deps) as RecordingPushSender;
+      const sender = second.deps.push as RecordingPushSender;
       const sent = await eventually(async () => sender.sent.filter((m) => m.data.order_id === id), (s) => s.length > 0);
       expect(sent).toEqual([expect.objectContaining({ token: 'token-before-crash', body: 'Courier is heading to the store' })]);
     } finally {

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runOrderWorkerOnce } from '../../server/jobs/order-worker.js';
-import { pushSenderOf, RecordingPushSender } from '../../server/providers/push/index.js';
+import { RecordingPushSender } from '../../server/providers/push/index.js';
 import { startService } from '../../server/runtime.js';
 import { createLogger } from '../../server/logger.js';
 import { signInCustomer } from '../support/accounts.js';
@@ -23,7 +23,7 @@ afterEach(() => {
   for (const m of recorded().sent) assertMatchesSchema('PushNotificationPayload', m.data);
 });
 
-const recorded = (deps = svc.deps) => pushSenderOf(deps) as RecordingPushSender;
+const recorded = (deps = svc.deps) => deps.push as RecordingPushSender;
 type PushDeviceInput = components['schemas']['PushDeviceInput'];
 const registerDevice = (auth: Record<string, string>, platform: PushDeviceInput['platform'] = 'android') => {
   // app_kind left to its default (customer), which the generated type makes required.

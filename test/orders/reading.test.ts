@@ -77,7 +77,7 @@ describe('listOrders', () => {
 
 describe('the demo customer', () => {
   it('has a finished order history in the demo data', async () => {
-    const session = await startSession(svc.deps.db, new TokenService(svc.config.jwt), { kind: 'customer', customerId: DEMO_CUSTOMER.id });
+    const session = await startSession(svc.deps.db, new TokenService(svc.config.jwt), { kind: 'customer', customerId: DEMO_CUSTOMER.id }, svc.deps.clock.now());
     const auth = { authorization: `Bearer ${session.access}` };
     const finished = (await list({ active: false }, auth)).body;
     expect(finished.count).toBe(3);

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { runOrderWorkerOnce } from '../../server/jobs/order-worker.js';
 import { sweepPicking } from '../../server/jobs/picking-expiry.js';
-import { pushSenderOf, RecordingPushSender } from '../../server/providers/push/index.js';
+import { RecordingPushSender } from '../../server/providers/push/index.js';
 import { registerPushDevice } from '../support/accounts.js';
 import { assertMatchesSchema } from '../support/client.js';
 import { createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';
@@ -27,7 +27,7 @@ afterEach(() => {
   for (const m of recorded().sent) assertMatchesSchema('PushNotificationPayload', m.data);
 });
 
-const recorded = () => pushSenderOf(svc.deps) as RecordingPushSender;
+const recorded = () => svc.deps.push as RecordingPushSender;
 const sentTo = (token: string) => recorded().sent.filter((m) => m.token === token);
 const anOrder = (express = false) => createConfirmedOrder(svc, { express, lines: [{ inventoryId: pieces[0].inventoryId, quantity: '1' }] });
 /** The worker's fan-out, then its sending. */

@@ -4,6 +4,7 @@
 import { sql, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type UnknownRow } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedDatabase } from '../../db/database.js';
+import { systemClock } from '../../server/clock.js';
 import { createLogger } from '../../server/logger.js';
 import { LISTENER_APPLICATION_NAME, startOutboxFeed, type OutboxFeed, type OutboxRow } from '../../server/realtime/outbox-feed.js';
 import { createTestDatabase } from '../support/db.js';
@@ -34,7 +35,7 @@ describe('outbox feed order', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    feed = await startOutboxFeed({ db: database.db.withPlugin(slow), log: createLogger('silent') }, database.url);
+    feed = await startOutboxFeed({ db: database.db.withPlugin(slow), log: createLogger('silent'), clock: systemClock }, database.url);
     feed.subscribe((row: OutboxRow) => got.push(row.id));
   });
   afterAll(async () => {

@@ -29,7 +29,7 @@ export const randomTestPhone = () => unusedPhone(() => `+7999000${String(randomI
 export async function signInCustomer(svc: TestService, phone = randomPhone()) {
   const tokens = new TokenService(svc.config.jwt);
   const customer = await createCustomer(svc.deps.db, phone, 'en');
-  const pair = await startSession(svc.deps.db, tokens, { kind: 'customer', customerId: customer.id });
+  const pair = await startSession(svc.deps.db, tokens, { kind: 'customer', customerId: customer.id }, svc.deps.clock.now());
   return { customerId: customer.id, phone, ...pair, auth: { authorization: `Bearer ${pair.access}` } };
 }
 
@@ -38,7 +38,7 @@ export async function signInPicker(svc: TestService, login = 'picker1') {
   const tokens = new TokenService(svc.config.jwt);
   const picker = await findPickerByLogin(svc.deps.db, login);
   if (!picker) throw new Error(`demo picker ${login} is missing`);
-  const pair = await startSession(svc.deps.db, tokens, { kind: 'picker', pickerId: picker.id });
+  const pair = await startSession(svc.deps.db, tokens, { kind: 'picker', pickerId: picker.id }, svc.deps.clock.now());
   return { pickerId: picker.id, ...pair, auth: { authorization: `Bearer ${pair.access}` } };
 }
 

@@ -74,7 +74,7 @@ export default async function setup(project: TestProject) {
   const handle = connect(templateUrl, { max: 2 });
   await migrateToLatest(handle.db);
   await afterDemoMidnight();
-  await seedDemoData(handle.db);
+  await seedDemoData(handle.db, new Date());
   await handle.close();
 
   startCoverage(runId);

@@ -39,7 +39,7 @@ export async function stockedProducts(svc: TestService, opts: { storeId?: string
 /** A confirmed order of the demo customer (or another) in a demo store, ready for picking. */
 export async function createConfirmedOrder(svc: TestService, spec: Partial<ConfirmedOrderSpec> & Pick<ConfirmedOrderSpec, 'lines'>) {
   return svc.deps.db.transaction().execute((trx) =>
-    insertConfirmedOrder(trx, { customerId: DEMO_CUSTOMER.id, storeId: DEMO_STORES[0].id, type: 'delivery', ...spec }),
+    insertConfirmedOrder(trx, { customerId: DEMO_CUSTOMER.id, storeId: DEMO_STORES[0].id, type: 'delivery', ...spec }, svc.deps.clock.now()),
   );
 }
 

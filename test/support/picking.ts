@@ -28,13 +28,13 @@ export async function createPicker(svc: TestService, storeIds: string[], display
     .returning('id')
     .executeTakeFirstOrThrow();
   if (storeIds.length) await svc.deps.db.insertInto('picker_stores').values(storeIds.map((store_id) => ({ picker_id: id, store_id }))).execute();
-  const pair = await startSession(svc.deps.db, new TokenService(svc.config.jwt), { kind: 'picker', pickerId: id });
+  const pair = await startSession(svc.deps.db, new TokenService(svc.config.jwt), { kind: 'picker', pickerId: id }, svc.deps.clock.now());
   return { pickerId: id, login, displayName, access: pair.access, auth: { authorization: `Bearer ${pair.access}` } };
 }
 
 /** The demo customer (who places the factory's orders), signed in. */
 export async function signInDemoCustomer(svc: TestService) {
-  const pair = await startSession(svc.deps.db, new TokenService(svc.config.jwt), { kind: 'customer', customerId: DEMO_CUSTOMER.id });
+  const pair = await startSession(svc.deps.db, new TokenService(svc.config.jwt), { kind: 'customer', customerId: DEMO_CUSTOMER.id }, svc.deps.clock.now());
   return { customerId: DEMO_CUSTOMER.id, auth: { authorization: `Bearer ${pair.access}` } };
 }
 

@@ -1,8 +1,10 @@
 // A running service on its own database and a free port, as a test file uses it.
 import type { HandlerMap } from '../../server/handler-types.js';
 import { handlers as defaultHandlers } from '../../handlers/index.js';
+import { TestClock } from '../../server/clock.js';
 import { loadConfig, type Config } from '../../server/config.js';
 import { createLogger, type Logger } from '../../server/logger.js';
+import type { Providers } from '../../server/providers/index.js';
 import { startService, type RunningService } from '../../server/runtime.js';
 import { ContractClient } from './client.js';
 import { createTestDatabase } from './db.js';
@@ -12,6 +14,8 @@ export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-012345
 export interface TestService extends RunningService {
   client: ContractClient;
   config: Config;
+  /** The service's clock: the wall clock until the test moves it (`clock.advance(ms)`). */
+  clock: TestClock;
   /** Stops the service and drops its database. */
   close(): Promise<void>;
 }
@@ -20,6 +24,9 @@ export interface TestServiceOptions {
   env?: Record<string, string>;
   handlers?: Partial<HandlerMap>;
   log?: Logger;
+  /** Providers to use instead of the configured ones (a recording push sender, a stub bank...). */
+  providers?: Partial<Providers>;
+  clock?: TestClock;
 }
 
 export async function startTestService(opts: TestServiceOptions = {}): Promise<TestService> {
@@ -38,8 +45,11 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     BUILD_COMMIT: 'testcommit',
     ...opts.env,
   });
+  const clock = opts.clock ?? new TestClock();
   const service = await startService({
     config,
+    clock,
+    providers: opts.providers,
     log: opts.log ?? createLogger('silent'),
     handlers: { ...defaultHandlers, ...opts.handlers },
     database,
@@ -49,6 +59,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     ...service,
     client,
     config,
+    clock,
     async close() {
       await service.stop();
       await database.shutdown();

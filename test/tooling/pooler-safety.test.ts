@@ -17,7 +17,7 @@ function sources(dir: string): string[] {
   });
 }
 
-const files = ['server', 'db', 'handlers'].flatMap((d) => sources(path.join(projectRoot, d)));
+const files = ['domain', 'server', 'db', 'handlers'].flatMap((d) => sources(path.join(projectRoot, d)));
 
 const SESSION_STATE: [string, RegExp][] = [
   ['a session-level advisory lock (use pg_advisory_xact_lock)', /pg_(try_)?advisory_lock(_shared)?\s*\(/i],
@@ -38,7 +38,7 @@ describe('pooled connections', () => {
 
   it('LISTEN only on the outbox feed, which connects directly', () => {
     const listening = files.filter((file) => /['"`]LISTEN\s+\w/.test(readFileSync(file, 'utf8'))).map((f) => path.relative(projectRoot, f));
-    expect(listening).toEqual([path.join('server', 'outbox-feed.ts')]);
+    expect(listening).toEqual([path.join('server', 'realtime', 'outbox-feed.ts')]);
     expect(readFileSync(path.join(projectRoot, 'server', 'runtime.ts'), 'utf8')).toMatch(/startOutboxFeed\(deps, database\.directUrl\)/);
   });
 });

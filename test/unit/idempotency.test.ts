@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedDatabase } from '../../db/database.js';
+import { systemClock } from '../../server/clock.js';
 import { unprocessable } from '../../server/errors.js';
 import { fingerprintOf, withIdempotency } from '../../server/idempotency.js';
 import { createTestDatabase } from '../support/db.js';
@@ -20,8 +21,8 @@ describe('withIdempotency', () => {
     const s = scope();
     let runs = 0;
     const act = async () => ({ status: 201, body: `order-${++runs}` });
-    const first = await withIdempotency(database.db, s, fingerprintOf({ a: 1 }), act);
-    const second = await withIdempotency(database.db, s, fingerprintOf({ a: 1 }), act);
+    const first = await withIdempotency({ db: database.db, clock: systemClock }, s, fingerprintOf({ a: 1 }), act);
+    const second = await withIdempotency({ db: database.db, clock: systemClock }, s, fingerprintOf({ a: 1 }), act);
     expect(first).toEqual({ status: 201, body: 'order-1' });
     expect(second).toEqual(first);
     expect(runs).toBe(1);
@@ -29,8 +30,8 @@ describe('withIdempotency', () => {
 
   it('answers 409 IDEMPOTENCY_CONFLICT for the same key with another body', async () => {
     const s = scope();
-    await withIdempotency(database.db, s, fingerprintOf({ a: 1 }), async () => ({ status: 201, body: 'x' }));
-    await expect(withIdempotency(database.db, s, fingerprintOf({ a: 2 }), async () => ({ status: 201, body: 'y' }))).rejects.toMatchObject({
+    await withIdempotency({ db: database.db, clock: systemClock }, s, fingerprintOf({ a: 1 }), async () => ({ status: 201, body: 'x' }));
+    await expect(withIdempotency({ db: database.db, clock: systemClock }, s, fingerprintOf({ a: 2 }), async () => ({ status: 201, body: 'y' }))).rejects.toMatchObject({
       status: 409,
       code: 'IDEMPOTENCY_CONFLICT',
     });
@@ -41,7 +42,7 @@ describe('withIdempotency', () => {
     let runs = 0;
     const results = await Promise.allSettled(
       Array.from({ length: 50 }, () =>
-        withIdempotency(database.db, s, fingerprintOf({ same: true }), async (trx) => {
+        withIdempotency({ db: database.db, clock: systemClock }, s, fingerprintOf({ same: true }), async (trx) => {
           runs++;
           await sql`SELECT pg_sleep(0.05)`.execute(trx);
           return { status: 201, body: 'only-one' };
@@ -62,8 +63,8 @@ describe('withIdempotency', () => {
       runs++;
       throw unprocessable('BELOW_MINIMUM_ORDER', 'The order is below the minimum');
     };
-    await expect(withIdempotency(database.db, s, 'f', act)).rejects.toMatchObject({ status: 422, code: 'BELOW_MINIMUM_ORDER' });
-    await expect(withIdempotency(database.db, s, 'f', act)).rejects.toMatchObject({ status: 422, code: 'BELOW_MINIMUM_ORDER' });
+    await expect(withIdempotency({ db: database.db, clock: systemClock }, s, 'f', act)).rejects.toMatchObject({ status: 422, code: 'BELOW_MINIMUM_ORDER' });
+    await expect(withIdempotency({ db: database.db, clock: systemClock }, s, 'f', act)).rejects.toMatchObject({ status: 422, code: 'BELOW_MINIMUM_ORDER' });
     expect(runs).toBe(1);
   });
 
@@ -71,14 +72,14 @@ describe('withIdempotency', () => {
     const s = scope();
     const marker = randomUUID();
     await expect(
-      withIdempotency(database.db, s, 'f', async (trx) => {
+      withIdempotency({ db: database.db, clock: systemClock }, s, 'f', async (trx) => {
         await trx.insertInto('outbox_events').values({ type: 'test', payload: JSON.stringify({ marker }) }).execute();
         throw new Error('database went away');
       }),
     ).rejects.toThrow('database went away');
     const leaked = await sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox_events WHERE payload->>'marker' = ${marker}`.execute(database.db);
     expect(leaked.rows[0].n).toBe(0);
-    const retried = await withIdempotency(database.db, s, 'f', async () => ({ status: 201, body: 'second try' }));
+    const retried = await withIdempotency({ db: database.db, clock: systemClock }, s, 'f', async () => ({ status: 201, body: 'second try' }));
     expect(retried.body).toBe('second try');
   });
 
@@ -88,14 +89,14 @@ describe('withIdempotency', () => {
       .insertInto('idempotency_keys')
       .values({ principal: s.principal, operation_id: s.operationId, key: s.key, fingerprint: 'f', state: 'in_progress', created_at: new Date(Date.now() - 120_000), expires_at: new Date(Date.now() + 3600_000) })
       .execute();
-    const r = await withIdempotency(database.db, s, 'f', async () => ({ status: 201, body: 'recovered' }));
+    const r = await withIdempotency({ db: database.db, clock: systemClock }, s, 'f', async () => ({ status: 201, body: 'recovered' }));
     expect(r.body).toBe('recovered');
   });
 
   it('leaves nothing behind when the connection dies mid-action: a retry at once acts (no 409 for a minute)', async () => {
     const s = scope();
     let pid = 0;
-    const crashed = withIdempotency(database.db, s, 'f', async (trx) => {
+    const crashed = withIdempotency({ db: database.db, clock: systemClock }, s, 'f', async (trx) => {
       pid = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx)).rows[0].pid;
       await sql`SELECT pg_sleep(30)`.execute(trx);
       return { status: 201, body: 'never' };
@@ -106,14 +107,14 @@ describe('withIdempotency', () => {
     await expect(crashed).rejects.toThrow();
     const left = await database.db.selectFrom('idempotency_keys').select('state').where('key', '=', s.key).execute();
     expect(left).toEqual([]);
-    const retried = await withIdempotency(database.db, s, 'f', async () => ({ status: 201, body: 'retried' }));
+    const retried = await withIdempotency({ db: database.db, clock: systemClock }, s, 'f', async () => ({ status: 201, body: 'retried' }));
     expect(retried).toEqual({ status: 201, body: 'retried' });
   });
 
   it('never replays into another principal or operation', async () => {
     const s = scope();
-    await withIdempotency(database.db, s, 'f', async () => ({ status: 201, body: 'mine' }));
-    const other = await withIdempotency(database.db, { ...s, principal: 'customer:other' }, 'g', async () => ({ status: 201, body: 'theirs' }));
+    await withIdempotency({ db: database.db, clock: systemClock }, s, 'f', async () => ({ status: 201, body: 'mine' }));
+    const other = await withIdempotency({ db: database.db, clock: systemClock }, { ...s, principal: 'customer:other' }, 'g', async () => ({ status: 201, body: 'theirs' }));
     expect(other.body).toBe('theirs');
   });
 });
@@ -131,15 +132,15 @@ describe('stored answers', () => {
       runs++;
       return { status: 200, body: large };
     };
-    await withIdempotency(database.db, s, fingerprintOf({ large: true }), act);
+    await withIdempotency({ db: database.db, clock: systemClock }, s, fingerprintOf({ large: true }), act);
     const stored = await storedForm(s.key);
     expect(stored.response_body).toBeNull();
     expect(stored.response_gzip!.length).toBeLessThan(JSON.stringify(large).length / 5);
-    expect(await withIdempotency(database.db, s, fingerprintOf({ large: true }), act)).toEqual({ status: 200, body: large });
+    expect(await withIdempotency({ db: database.db, clock: systemClock }, s, fingerprintOf({ large: true }), act)).toEqual({ status: 200, body: large });
     expect(runs).toBe(1);
 
     const small = scope();
-    await withIdempotency(database.db, small, fingerprintOf({}), async () => ({ status: 201, body: 'order-1' }));
+    await withIdempotency({ db: database.db, clock: systemClock }, small, fingerprintOf({}), async () => ({ status: 201, body: 'order-1' }));
     expect(await storedForm(small.key)).toEqual({ response_body: 'order-1', response_gzip: null });
   });
 
@@ -149,9 +150,9 @@ describe('stored answers', () => {
     const refuse = async (): Promise<never> => {
       throw unprocessable('QUANTITY_ABOVE_ORDERED', 'Too many', { extra: { session } });
     };
-    await expect(withIdempotency(database.db, s, fingerprintOf({ q: 9 }), refuse)).rejects.toMatchObject({ status: 422 });
+    await expect(withIdempotency({ db: database.db, clock: systemClock }, s, fingerprintOf({ q: 9 }), refuse)).rejects.toMatchObject({ status: 422 });
     expect((await storedForm(s.key)).response_gzip).not.toBeNull();
-    await expect(withIdempotency(database.db, s, fingerprintOf({ q: 9 }), refuse)).rejects.toMatchObject({
+    await expect(withIdempotency({ db: database.db, clock: systemClock }, s, fingerprintOf({ q: 9 }), refuse)).rejects.toMatchObject({
       status: 422,
       code: 'QUANTITY_ABOVE_ORDERED',
       extra: { session },

@@ -2,6 +2,7 @@
 // from memory within its lifetime, re-read after it, and never covering a failure with old data.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedDatabase } from '../../db/database.js';
+import { systemClock, TestClock } from '../../server/clock.js';
 import { LocalLoyaltyLedger, ProgramsCache } from '../../server/providers/loyalty/index.js';
 import { createTestDatabase } from '../support/db.js';
 
@@ -16,13 +17,16 @@ const rename = (name: string) => database.db.updateTable('loyalty_ledger_program
 describe('ProgramsCache', () => {
   it('serves the cached programs within its lifetime and re-reads them after it', async () => {
     const ledger = new LocalLoyaltyLedger(database.db, 'https://qr.example');
-    const cached = new ProgramsCache(ledger, 600);
-    const fresh = new ProgramsCache(ledger, 0);
+    const clock = new TestClock();
+    const cached = new ProgramsCache(ledger, 600, clock);
+    const fresh = new ProgramsCache(ledger, 0, clock);
     await rename('Club A');
     expect((await cached.get())[0].name).toBe('Club A');
     await rename('Club B');
     expect((await cached.get())[0].name).toBe('Club A');
     expect((await fresh.get())[0].name).toBe('Club B');
+    clock.advance(600_000);
+    expect((await cached.get())[0].name).toBe('Club B');
   });
 
   it('shares one provider call between concurrent misses', async () => {
@@ -34,7 +38,7 @@ describe('ProgramsCache', () => {
         return ledger.listPrograms();
       },
     });
-    const cache = new ProgramsCache(counting, 600);
+    const cache = new ProgramsCache(counting, 600, systemClock);
     const answers = await Promise.all(Array.from({ length: 5 }, () => cache.get()));
     expect(calls).toBe(1);
     expect(new Set(answers).size).toBe(1);
@@ -46,7 +50,7 @@ describe('ProgramsCache', () => {
     const flaky = Object.assign(Object.create(ledger) as LocalLoyaltyLedger, {
       listPrograms: () => (down ? Promise.reject(new Error('provider down')) : ledger.listPrograms()),
     });
-    const cache = new ProgramsCache(flaky, 0);
+    const cache = new ProgramsCache(flaky, 0, systemClock);
     expect(await cache.get()).toHaveLength(1);
     down = true;
     await expect(cache.get()).rejects.toThrow('provider down');

@@ -2,7 +2,9 @@
 // and the programs cache shared by GET programs/, its strict variant and wallet synchronization.
 import type pg from 'pg';
 import { connect } from '../../../db/connection.js';
-import type { AppDeps } from '../../deps.js';
+import type { Clock } from '../../clock.js';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../logger.js';
 import { CdpHttpLoyaltyProvider } from './cdp-http.js';
 import { LocalLoyaltyLedger } from './local.js';
 import type { LoyaltyProvider, ProviderProgram } from './types.js';
@@ -14,7 +16,7 @@ export { LocalLoyaltyLedger } from './local.js';
 /** Connections of the local ledger's own pool. */
 const LEDGER_POOL_MAX = 5;
 
-export function createLoyaltyProvider(deps: Pick<AppDeps, 'config' | 'pool' | 'log'>): LoyaltyProvider {
+export function createLoyaltyProvider(deps: { config: Config; pool: pg.Pool; log: Logger }): LoyaltyProvider {
   const cfg = deps.config.loyalty;
   if (cfg.provider === 'cdp') {
     return new CdpHttpLoyaltyProvider(
@@ -42,15 +44,16 @@ export class ProgramsCache {
   constructor(
     private readonly provider: LoyaltyProvider,
     private readonly ttlSeconds: number,
+    private readonly clock: Clock,
   ) {}
 
   async get(): Promise<ProviderProgram[]> {
-    if (this.cached && Date.now() - this.cached.at < this.ttlSeconds * 1000) return this.cached.programs;
+    if (this.cached && this.clock.nowMs() - this.cached.at < this.ttlSeconds * 1000) return this.cached.programs;
     // Concurrent misses share one provider call.
     this.inflight ??= this.provider
       .listPrograms()
       .then((programs) => {
-        this.cached = { at: Date.now(), programs };
+        this.cached = { at: this.clock.nowMs(), programs };
         return programs;
       })
       .finally(() => {
@@ -65,21 +68,8 @@ export interface Loyalty {
   programs: ProgramsCache;
 }
 
-// One provider and one cache per running service (tests run several services in one process).
-const perService = new Map<AppDeps, Loyalty>();
-export function loyaltyOf(deps: AppDeps): Loyalty {
-  let loyalty = perService.get(deps);
-  if (!loyalty) {
-    const provider = createLoyaltyProvider(deps);
-    loyalty = { provider, programs: new ProgramsCache(provider, deps.config.loyalty.programsCacheSeconds) };
-    perService.set(deps, loyalty);
-  }
-  return loyalty;
-}
-
-/** Releases what the provider holds (the local ledger's pool); called once the service stopped. */
-export async function closeLoyalty(deps: AppDeps): Promise<void> {
-  const loyalty = perService.get(deps);
-  perService.delete(deps);
-  await loyalty?.provider.close();
+/** The provider and its programs cache, one per running service (built with its AppDeps). */
+export function createLoyalty(deps: { config: Config; pool: pg.Pool; log: Logger; clock: Clock }): Loyalty {
+  const provider = createLoyaltyProvider(deps);
+  return { provider, programs: new ProgramsCache(provider, deps.config.loyalty.programsCacheSeconds, deps.clock) };
 }

@@ -1,6 +1,5 @@
 // Push notifications behind a small interface: `recording` (default, recording.ts) or `http`,
 // a JSON push gateway (http.ts). The dispatcher (server/jobs/order-worker.ts) decides what to send.
-import type { AppDeps } from '../../deps.js';
 import type { OrdersConfig } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { HttpPushSender } from './http.js';
@@ -13,15 +12,4 @@ export { RecordingPushSender } from './recording.js';
 
 export function createPushSender(cfg: OrdersConfig['push'], log: Logger): PushSender {
   return cfg.provider === 'http' ? new HttpPushSender(cfg, log) : new RecordingPushSender(log);
-}
-
-const perService = new WeakMap<AppDeps, PushSender>();
-/** The push sender of a running service, built on first use. */
-export function pushSenderOf(deps: Pick<AppDeps, 'config' | 'log'>): PushSender {
-  let sender = perService.get(deps as AppDeps);
-  if (!sender) {
-    sender = createPushSender(deps.config.orders.push, deps.log);
-    perService.set(deps as AppDeps, sender);
-  }
-  return sender;
 }

@@ -2,11 +2,11 @@
 // (product barcode or scale label), by inventory row, and by search (offset and keyset pages).
 // Text matching reuses the catalog's search (db/queries/catalog-search.ts).
 import { sql, type RawBuilder } from 'kysely';
-import { parseSearch } from '../../domain/catalog/search.js';
-import { formatDecimal, normalizeDecimal, parseDecimal } from '../../domain/money/decimal.js';
-import type { ScannedCode } from '../../domain/codes/scale-label.js';
-import { planProductSearch } from './catalog-search.js';
-import type { Executor } from '../executor.js';
+import { parseSearch } from '../../../domain/catalog/search.js';
+import { formatDecimal, normalizeDecimal, parseDecimal } from '../../../domain/money/decimal.js';
+import type { ScannedCode } from '../../../domain/codes/scale-label.js';
+import { planProductSearch } from '../catalog-search.js';
+import type { Executor } from '../../executor.js';
 
 export type Lang = 'ru' | 'en';
 

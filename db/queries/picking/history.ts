@@ -2,7 +2,7 @@
 // the totals of a period. Counts are taken from the items as they ended; `is_resolved` and the
 // states were written by the state machine.
 import { sql, type RawBuilder } from 'kysely';
-import type { Executor } from '../executor.js';
+import type { Executor } from '../../executor.js';
 
 export interface HistoryPeriod {
   /** Sessions started at or after this instant. */

@@ -14,13 +14,14 @@
 // transaction that never committed: nothing was applied.
 import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
-import type { StoredAnswer, IdempotencyScope } from './idempotency.js';
-import type { Executor } from '../executor.js';
-import { PICKING_ITEM_COLUMNS, PICKING_SESSION_COLUMNS } from '../columns.js';
-import type { SessionStatus } from '../tables/picking.js';
-import type { ItemFacts } from '../../domain/picking/items.js';
-import { orderChangedEvent } from './order-events.js';
-import { isOpen, isPickersOrder, itemChangeColumns, quantityText, sessionHeads, type ItemRow, type ReplacementData, type SessionHead } from './picking.js';
+import type { StoredAnswer, IdempotencyScope } from '../idempotency.js';
+import type { Executor } from '../../executor.js';
+import { PICKING_ITEM_COLUMNS, PICKING_SESSION_COLUMNS } from '../../columns.js';
+import type { SessionStatus } from '../../tables/picking.js';
+import type { ItemFacts } from '../../../domain/picking/items.js';
+import { orderChangedEvent } from '../order-events.js';
+import { itemChangeColumns, quantityText, type ItemRow, type ReplacementData } from './items.js';
+import { isOpen, isPickersOrder, sessionHeads, type SessionHead } from './sessions.js';
 
 /** What the command needs of the order besides the session head's columns. */
 const ORDER_COLUMNS = ['order_type', 'payment_status', 'goods_total', 'delivery_cost', 'customer_id', 'mine'] as const;

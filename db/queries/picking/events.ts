@@ -1,0 +1,34 @@
+// The picker's own-session event (`session.changed`), written to the outbox in the caller's
+// transaction like every event.
+import { randomUUID } from 'node:crypto';
+import type { Executor } from '../../executor.js';
+import type { SessionStatus } from '../../tables/picking.js';
+
+/** The picker's own-session event (`session.changed`), through the outbox like every event. */
+export async function recordSessionChanged(
+  db: Executor,
+  s: { sessionId: number; orderId: string; storeId: string; pickerId: number; version: number; status: SessionStatus },
+): Promise<void> {
+  const eventId = randomUUID();
+  const event = {
+    event_id: eventId,
+    kind: 'session.changed',
+    occurred_at: new Date().toISOString(),
+    store_id: s.storeId,
+    session_id: s.sessionId,
+    order_id: s.orderId,
+    picker_id: s.pickerId,
+    version: s.version,
+    session_status: s.status,
+  };
+  await db
+    .insertInto('outbox_events')
+    .values({
+      event_id: eventId,
+      type: 'picker.session.changed',
+      store_id: s.storeId,
+      order_id: s.orderId,
+      payload: JSON.stringify({ audience: { picker_id: s.pickerId }, event }),
+    })
+    .execute();
+}

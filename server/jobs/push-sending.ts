@@ -1,0 +1,56 @@
+// Push sending (order worker, job 2): due deliveries go to the push provider, one device's in
+// order, with retries and backoff; a delivery superseded by a later one about the same order is
+// dropped; dead tokens forget their device.
+import { claimDuePushDeliveries, finishPushDelivery, forgetPushDevice } from '../../db/queries/push.js';
+import { afterFailure } from '../../domain/time/retry-schedule.js';
+import type { AppDeps } from '../deps.js';
+
+export async function sendPushes(deps: AppDeps): Promise<number> {
+  const { maxAttempts, retryBaseSeconds } = deps.config.orders.push;
+  const sender = deps.push;
+  return deps.db.transaction().execute(async (trx) => {
+    const due = await claimDuePushDeliveries(trx, deps.config.orders.worker.batchSize);
+    // One device's notifications go out one after another, in the order they were made (the
+    // phone shows them in arrival order); devices are independent and sent to at once.
+    type Outcome = Awaited<ReturnType<typeof sender.send>> | 'no_device' | 'superseded';
+    const outcomes = new Array<Outcome>(due.length);
+    const byDevice = new Map<string, number[]>();
+    for (const [i, d] of due.entries()) byDevice.set(d.device_id, [...(byDevice.get(d.device_id) ?? []), i]);
+    await Promise.all(
+      [...byDevice.values()].map(async (indexes) => {
+        for (const i of indexes) {
+          const d = due[i];
+          if (d.superseded) outcomes[i] = 'superseded';
+          else if (!d.push_token || !d.platform) outcomes[i] = 'no_device';
+          else {
+            outcomes[i] = await sender
+              .send({ token: d.push_token, platform: d.platform, notificationId: d.notification_id, title: d.title, body: d.body, data: d.data })
+              .catch((err: Error) => ({ kind: 'retry' as const, error: err.message }));
+          }
+        }
+      }),
+    );
+    let sent = 0;
+    for (const [i, d] of due.entries()) {
+      const outcome = outcomes[i];
+      const key = { notification_id: d.notification_id, device_id: d.device_id };
+      if (outcome === 'no_device') {
+        await finishPushDelivery(trx, key, { state: 'skipped', error: 'the installation was removed' });
+      } else if (outcome === 'superseded') {
+        await finishPushDelivery(trx, key, { state: 'skipped', error: 'superseded by a later notification about the order' });
+      } else if (outcome.kind === 'sent') {
+        sent++;
+        await finishPushDelivery(trx, key, { state: 'sent' });
+      } else if (outcome.kind === 'invalid_token') {
+        await finishPushDelivery(trx, key, { state: 'stale_token', error: outcome.error });
+        await forgetPushDevice(trx, d.device_id, d.push_token!);
+      } else if (outcome.kind === 'rejected') {
+        await finishPushDelivery(trx, key, { state: 'failed', error: outcome.error });
+      } else {
+        const next = afterFailure(d.attempts + 1, maxAttempts, retryBaseSeconds);
+        await finishPushDelivery(trx, key, next.retry ? { state: 'pending', error: outcome.error, delaySeconds: next.delaySeconds } : { state: 'failed', error: outcome.error });
+      }
+    }
+    return sent;
+  });
+}
