@@ -25,7 +25,6 @@ import {
 } from '../presenters/picking.js';
 import type { DB } from '../../db/schema.js';
 import type { components } from '../../generated/api.test.js';
-import type { OperationId } from '../../generated/operations.js';
 import { AppError, notFound, unprocessable } from '../../server/errors.js';
 import { declaredHeader, type OperationsWithHeader, type RequestContext } from '../../server/handler-types.js';
 import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS, settleFailedAction, settleTakenKey, withIdempotency } from '../../server/idempotency.js';

@@ -3,7 +3,6 @@
 import { findActiveStore } from '../../db/queries/stores.js';
 import type { AppDeps } from '../../server/deps.js';
 import { unprocessable } from '../../server/errors.js';
-import type { OperationId } from '../../generated/operations.js';
 import { declaredHeader, type OperationsWithHeader, type RequestContext } from '../../server/handler-types.js';
 import { expiringCache } from './expiring-cache.js';
 

@@ -103,7 +103,7 @@ export function sessionCommand<A extends SessionAction>(
   headers: Record<string, string> = {},
 ) {
   const path = `/api/picker/orders/{order_id}/${action}` as '/api/picker/orders/{order_id}/cancel';
-  return svc.client.call.POST(path, { params: { path: { order_id: orderId } }, headers: command(picker.auth, headers), body: body as SessionBody<'cancel'> | undefined });
+  return svc.client.call.POST(path, { params: { path: { order_id: orderId } }, headers: command(picker.auth, headers), body });
 }
 
 /** An item command with a deliberately invalid body, action or item (see ContractClient.invalid). */
