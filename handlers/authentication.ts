@@ -215,11 +215,11 @@ export const authenticationHandlers = {
   updatePin: async (ctx) => {
     const { db, tokens } = ctx.deps;
     const { password, password_repeat } = ctx.body;
-    const raw = ctx.headers['x-recovery-key'];
+    const raw = ctx.transport.recoveryKey;
     const invalidRecovery = () => new AppError(401, 'RECOVERY_TOKEN_INVALID', 'The recovery token is not valid; verify a new code');
     let claims: TokenClaims;
     try {
-      claims = tokens.verify(String(Array.isArray(raw) ? raw[0] : raw), 'recovery');
+      claims = tokens.verify(String(raw), 'recovery');
     } catch (err) {
       if (err instanceof TokenError) throw invalidRecovery();
       throw err;

@@ -103,13 +103,13 @@ export const catalogHandlers = {
       }
       throw catalogNotPublished();
     };
-    const ifNoneMatch = header(ctx, 'if-none-match');
+    const ifNoneMatch = ctx.headers['if-none-match'];
     if (ifNoneMatch) {
       // Revalidation reads the tag only, and from memory while the snapshot is known servable.
       const etag = (await servableSnapshotTag(db, version, store.id, ctx.lang, ttl, ctx.deps.clock)) ?? (await missing());
       if (ifNoneMatchMatches(ifNoneMatch, etag)) return { status: 304, headers: { ETag: etag }, body: undefined };
     }
-    const gzip = acceptsGzip(header(ctx, 'accept-encoding'));
+    const gzip = acceptsGzip(ctx.transport.acceptEncoding);
     const stored = (await findServableSnapshot(db, version, store.id, ctx.lang, ttl, gzip ? 'gzip' : 'body')) ?? (await missing());
     return sendStoredJson(ctx, stored.bytes!, stored.etag, gzip);
   },
@@ -307,11 +307,6 @@ export const catalogHandlers = {
 
 function throwNotFound(detail: string): never {
   throw notFound(detail);
-}
-
-function header<K extends keyof HandlerMap>(ctx: RequestContext<K>, name: string): string | undefined {
-  const value = ctx.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 /**

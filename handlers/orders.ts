@@ -9,7 +9,7 @@ import { findLatestSessionOfOrder } from '../db/queries/picking/sessions.js';
 import { toPickingResult } from './presenters/picking.js';
 import type { Executor } from '../db/executor.js';
 import { notFound, unprocessable } from '../server/errors.js';
-import type { RequestContext } from '../server/handler-types.js';
+import { declaredHeader, type OperationsWithHeader, type RequestContext } from '../server/handler-types.js';
 import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS, settleTakenKey, storeRefusal } from '../server/idempotency.js';
 import { claimIdempotencyKeyWith } from '../db/queries/idempotency.js';
 import type { ServingZoneRow } from '../db/queries/logistics.js';
@@ -31,11 +31,11 @@ import {
 import { customerIdOf } from './support/principal.js';
 import { requireStore } from './support/store.js';
 
-const headerOf = (ctx: RequestContext<any>, name: string): string | null => {
-  const raw = ctx.headers[name];
-  const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+/** A declared header's trimmed value, null when absent or blank. */
+function headerOf<N extends string, K extends OperationsWithHeader<N>>(ctx: RequestContext<K>, name: N): string | null {
+  const value = declaredHeader(ctx, name)?.trim();
   return value ? value : null;
-};
+}
 
 const orderNotFound = () => notFound('No order with this id');
 

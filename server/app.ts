@@ -184,7 +184,8 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
         body: c.request.requestBody,
         path: c.request.params as any,
         query: c.request.query as any,
-        headers: req.headers,
+        headers: declaredHeaders(c.operation, req) as RequestContext<typeof id>['headers'],
+        transport: { acceptEncoding: headerText(req.headers['accept-encoding']), recoveryKey: headerText(req.headers['x-recovery-key']) },
         principal,
         lang: preferredLanguage(req.headers['accept-language']),
         requestId: res.locals.requestId,
@@ -392,6 +393,30 @@ function isDecodablePath(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A header's value as one string (Node joins most repeated headers itself; the rest are joined here). */
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+const headerNamesOf = new WeakMap<object, readonly string[]>();
+/** The request's values of the header parameters the operation declares, by lower-case name. */
+function declaredHeaders(operation: { parameters?: unknown[] }, req: express.Request): Record<string, string | undefined> {
+  let names = headerNamesOf.get(operation);
+  if (!names) {
+    names = (operation.parameters ?? []).flatMap((p) => {
+      const param = p as { in?: string; name?: string };
+      return param.in === 'header' && param.name ? [param.name.toLowerCase()] : [];
+    });
+    headerNamesOf.set(operation, names);
+  }
+  const headers: Record<string, string | undefined> = {};
+  for (const name of names) {
+    const value = headerText(req.headers[name]);
+    if (value !== undefined) headers[name] = value;
+  }
+  return headers;
 }
 
 /**

@@ -1,6 +1,5 @@
 // Types that tie handlers to the contract. All of them derive from generated/ (openapi-typescript
 // output), so a change to the spec shows up as a compile error in every handler it touches.
-import type { IncomingHttpHeaders } from 'node:http';
 import type express from 'express';
 import type { operations } from '../generated/api.test.js';
 import type { OperationId } from '../generated/operations.js';
@@ -18,6 +17,34 @@ export type RequestBody<K extends OperationId> = Op<K> extends { requestBody: in
 type Params<K extends OperationId> = Op<K> extends { parameters: infer P } ? P : never;
 export type PathParams<K extends OperationId> = Params<K> extends { path: infer P } ? P : Params<K> extends { path?: infer P } ? NonNullable<P> | Record<string, never> : Record<string, never>;
 export type QueryParams<K extends OperationId> = Params<K> extends { query?: infer Q } ? NonNullable<Q> : Record<string, never>;
+
+type HeaderParams<K extends OperationId> = Params<K> extends { header?: infer H } ? NonNullable<H> : never;
+/**
+ * The request headers the operation declares (spec `in: header` parameters), by their lower-case
+ * names as Node gives them: `ctx.headers['x-store-id']`. A header the operation does not declare
+ * is a compile error; the runtime's own headers are in `RequestContext.transport`.
+ */
+export type RequestHeaders<K extends OperationId> = [HeaderParams<K>] extends [never]
+  ? Record<never, never>
+  : { readonly [N in keyof HeaderParams<K> & string as Lowercase<N>]?: string };
+/** The operations that declare the header `N` (lower-case): helpers reading it accept only those. */
+export type OperationsWithHeader<N extends string> = { [K in OperationId]: N extends keyof RequestHeaders<K> ? K : never }[OperationId];
+
+/** The value of header `name`, which every operation `K` declares (see OperationsWithHeader). */
+export function declaredHeader<N extends string, K extends OperationsWithHeader<N>>(ctx: RequestContext<K>, name: N): string | undefined {
+  return (ctx.headers as Partial<Record<N, string>>)[name];
+}
+
+/**
+ * Headers that are no operation's parameter but that the runtime reads: the one escape from
+ * `RequestContext.headers`, each named here rather than read through an index.
+ */
+export interface TransportHeaders {
+  /** Accept-Encoding: whether stored bytes may be sent gzip-compressed. */
+  readonly acceptEncoding: string | undefined;
+  /** X-Recovery-Key: the credential of the `RecoveryTokenApiKey` security scheme (not a parameter). */
+  readonly recoveryKey: string | undefined;
+}
 
 type Responses<K extends OperationId> = Op<K>['responses'];
 
@@ -38,7 +65,10 @@ export interface RequestContext<K extends OperationId> {
   body: RequestBody<K>;
   path: PathParams<K>;
   query: QueryParams<K>;
-  headers: IncomingHttpHeaders;
+  /** The headers this operation declares, typed from the spec (see RequestHeaders). */
+  headers: RequestHeaders<K>;
+  /** Headers the runtime needs that no operation declares (see TransportHeaders). */
+  transport: TransportHeaders;
   /** The authenticated caller, or null on a Public operation called without a token. */
   principal: Principal | null;
   /** `ru` when Accept-Language prefers Russian, otherwise `en`. */

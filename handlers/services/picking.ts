@@ -25,9 +25,8 @@ import {
 } from '../presenters/picking.js';
 import type { DB } from '../../db/schema.js';
 import type { components } from '../../generated/api.test.js';
-import type { OperationId } from '../../generated/operations.js';
 import { AppError, notFound, unprocessable } from '../../server/errors.js';
-import type { RequestContext } from '../../server/handler-types.js';
+import { declaredHeader, type OperationsWithHeader, type RequestContext } from '../../server/handler-types.js';
 import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS, settleFailedAction, settleTakenKey, withIdempotency } from '../../server/idempotency.js';
 import { serializeBody } from '../../server/http/responses.js';
 import { changedItemColumns, readItemCommand, writeItemCommand, type CommandRead, type ItemCommandWrite } from '../../db/queries/picking/commands.js';
@@ -60,19 +59,20 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type Lang = 'ru' | 'en';
 
+/** The picker commands: the operations that declare Idempotency-Key, X-Expected-Version and Prefer. */
+export type PickerCommandOperation = OperationsWithHeader<'idempotency-key'> & OperationsWithHeader<'x-expected-version'> & OperationsWithHeader<'prefer'>;
+
 /** The UUID Idempotency-Key every picker command requires (checked here: the header schema is optional). */
-export function commandKey<K extends OperationId>(ctx: RequestContext<K>): string {
-  const raw = ctx.headers['idempotency-key'];
-  const key = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+export function commandKey<K extends OperationsWithHeader<'idempotency-key'>>(ctx: RequestContext<K>): string {
+  const key = declaredHeader(ctx, 'idempotency-key')?.trim();
   if (!key) throw unprocessable('IDEMPOTENCY_KEY_REQUIRED', 'Picker commands need an Idempotency-Key header (a UUID, new for each action)');
   if (!UUID.test(key)) throw unprocessable('IDEMPOTENCY_KEY_INVALID', 'The Idempotency-Key of a picker command must be a UUID');
   return key.toLowerCase();
 }
 
 /** X-Expected-Version, already checked by the contract to be an integer >= 1; undefined when absent. */
-export function expectedVersionOf<K extends OperationId>(ctx: RequestContext<K>): number | undefined {
-  const raw = ctx.headers['x-expected-version'];
-  const value = Array.isArray(raw) ? raw[0] : raw;
+export function expectedVersionOf<K extends OperationsWithHeader<'x-expected-version'>>(ctx: RequestContext<K>): number | undefined {
+  const value = declaredHeader(ctx, 'x-expected-version');
   return value === undefined || value === '' ? undefined : Number(value);
 }
 
@@ -80,9 +80,8 @@ export function expectedVersionOf<K extends OperationId>(ctx: RequestContext<K>)
  * Whether the command's caller asked for the whole session (`Prefer: return=representation`,
  * RFC 7240); otherwise it answers the delta. Other preferences in the header are ignored.
  */
-export function wantsFullSession<K extends OperationId>(ctx: RequestContext<K>): boolean {
-  const raw = ctx.headers.prefer;
-  const text = Array.isArray(raw) ? raw.join(',') : raw;
+export function wantsFullSession<K extends OperationsWithHeader<'prefer'>>(ctx: RequestContext<K>): boolean {
+  const text = declaredHeader(ctx, 'prefer');
   if (!text) return false;
   return text.split(',').some((p) => /^\s*return\s*=\s*"?representation"?\s*(;|$)/i.test(p));
 }
@@ -151,7 +150,7 @@ export async function actionAnswer(
  * Runs a picker command on the caller's open session of the order. `itemId` names the item an
  * item command addresses (404 when it is not an item of the session).
  */
-export async function runPickerCommand<K extends OperationId, R extends { status: number; body: unknown }>(
+export async function runPickerCommand<K extends PickerCommandOperation, R extends { status: number; body: unknown }>(
   ctx: RequestContext<K>,
   orderId: string,
   itemId: number | null,
@@ -311,7 +310,7 @@ type ItemReply = { status: 200; body: PickingActionView };
  * read - otherwise it is read again and the command decided again (a stale X-Expected-Version
  * then answers 409 VERSION_CONFLICT). Refusals store their answer as any command's do.
  */
-export async function itemCommand<K extends OperationId>(
+export async function itemCommand<K extends PickerCommandOperation>(
   ctx: RequestContext<K>,
   path: { order_id: string; item_id: number },
   command: MessageFacts['command'],
@@ -349,7 +348,7 @@ export async function itemCommand<K extends OperationId>(
 }
 
 /** One attempt: the checks, the transition, the answer and the write; null when the session moved on since `read`. */
-async function decideItemCommand<K extends OperationId>(
+async function decideItemCommand<K extends PickerCommandOperation>(
   ctx: RequestContext<K>,
   read: CommandRead,
   c: {

@@ -3,8 +3,7 @@
 import { findActiveStore } from '../../db/queries/stores.js';
 import type { AppDeps } from '../../server/deps.js';
 import { unprocessable } from '../../server/errors.js';
-import type { OperationId } from '../../generated/operations.js';
-import type { RequestContext } from '../../server/handler-types.js';
+import { declaredHeader, type OperationsWithHeader, type RequestContext } from '../../server/handler-types.js';
 import { expiringCache } from './expiring-cache.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -30,9 +29,8 @@ export async function findActiveStoreCached(deps: Pick<AppDeps, 'db' | 'config' 
   return row;
 }
 
-export async function requireStore<K extends OperationId>(ctx: RequestContext<K>) {
-  const raw = ctx.headers['x-store-id'];
-  const id = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+export async function requireStore<K extends OperationsWithHeader<'x-store-id'>>(ctx: RequestContext<K>) {
+  const id = declaredHeader(ctx, 'x-store-id')?.trim();
   if (!id) throw unprocessable('STORE_REQUIRED', 'The X-Store-Id header is required for this operation');
   const store = await findActiveStoreCached(ctx.deps, id);
   if (!store) throw unprocessable('STORE_NOT_FOUND', 'No active store has this X-Store-Id');

@@ -6,6 +6,7 @@ import { signInCustomer, signInPicker } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import {
   ARBAT,
+  createInvalidOrder,
   createOrder,
   deliveryBody,
   expressAlwaysOpen,
@@ -19,6 +20,7 @@ import {
   reservedOf,
   stockOf,
   TVERSKAYA,
+  type OrderInput,
 } from './fixtures.js';
 
 let svc: TestService;
@@ -130,9 +132,9 @@ describe('createOrder', () => {
   it('answers 400 for malformed JSON and 413 for a body over the limit', async () => {
     const c = await signInCustomer(svc);
     const headers = { ...c.auth, 'x-store-id': TVERSKAYA, 'idempotency-key': randomUUID() };
-    const malformed = await svc.client.raw('POST', '/api/orders/', { headers, body: '{"type":' });
+    const malformed = await svc.client.invalid('POST', '/api/orders/', { headers, body: '{"type":' });
     expect(malformed.status).toBe(400);
-    const huge = await svc.client.raw('POST', '/api/orders/', { headers, body: JSON.stringify({ comment: 'x'.repeat(1_100_000) }) });
+    const huge = await svc.client.invalid('POST', '/api/orders/', { headers, body: JSON.stringify({ comment: 'x'.repeat(1_100_000) }) });
     expect(huge.status).toBe(413);
   });
 
@@ -146,7 +148,7 @@ describe('createOrder', () => {
       { ...pickupBody([line(p)], randomUUID()), comment: 'x'.repeat(1001) },
       { ...pickupBody([line(p)], randomUUID()), unknown: true },
     ]) {
-      const r = await createOrder(svc, c.auth, body);
+      const r = await createInvalidOrder(svc, c.auth, body);
       expect(r.status, JSON.stringify(body).slice(0, 80)).toBe(422);
       expect(r.body.code).toBe('VALIDATION_ERROR');
     }
@@ -169,7 +171,7 @@ describe('createOrder', () => {
     const grams = await makeProduct(svc, { price: '150.00', unit: 'g100' });
     const slot = await makeSlot(svc);
     const pickupSlot = await makeSlot(svc, { kind: 'pickup' });
-    const cases: [object, string][] = [
+    const cases: [OrderInput, string][] = [
       [{ ...deliveryBody([line(p)], slot), delivery_context: null }, 'DELIVERY_CONTEXT_REQUIRED'],
       [{ ...deliveryBody([line(p)], slot), pickup_context: { slot_id: pickupSlot } }, 'DELIVERY_CONTEXT_REQUIRED'],
       [{ ...pickupBody([line(p)], pickupSlot), pickup_context: null }, 'PICKUP_CONTEXT_REQUIRED'],
@@ -183,8 +185,8 @@ describe('createOrder', () => {
       // 255.5 g: a scale weighs whole grams (and a picked line is kept in kg).
       [pickupBody([line(grams, '2.555')], pickupSlot), 'INVALID_QUANTITY'],
       [deliveryBody([line(p)], slot, { delivery_context: { address_line: 'x', location: IN_ZONE, slot_id: slot, is_express: true } }), 'DELIVERY_MODE_INVALID'],
-      [deliveryBody([line(p)], slot, { delivery_context: { address_line: 'x', location: IN_ZONE } }), 'DELIVERY_MODE_INVALID'],
-      [deliveryBody([line(p)], slot, { delivery_context: { address_line: 'x', location: OUTSIDE_ZONES, slot_id: slot } }), 'OUTSIDE_DELIVERY_ZONE'],
+      [deliveryBody([line(p)], slot, { delivery_context: { address_line: 'x', location: IN_ZONE, is_express: false } }), 'DELIVERY_MODE_INVALID'],
+      [deliveryBody([line(p)], slot, { delivery_context: { address_line: 'x', location: OUTSIDE_ZONES, slot_id: slot, is_express: false } }), 'OUTSIDE_DELIVERY_ZONE'],
       [deliveryBody([line(p)], randomUUID()), 'SLOT_NOT_FOUND'],
       // A pickup window is not a delivery slot, and a slot of another store is unknown here.
       [deliveryBody([line(p)], pickupSlot), 'SLOT_NOT_FOUND'],

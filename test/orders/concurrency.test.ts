@@ -3,10 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInCustomer } from '../support/accounts.js';
-import { command, createConfirmedOrder } from '../support/orders.js';
-import { createPicker, startPicking, type TestPicker } from '../support/picking.js';
+import { createConfirmedOrder } from '../support/orders.js';
+import { createPicker, itemCommand, sessionCommand, startPicking, type TestPicker } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { createOrder, deliveryBody, line, makeProduct, makeSlot, pickupBody, reservedOf, stockOf, TVERSKAYA } from './fixtures.js';
+import { cancelOrder, createOrder, deliveryBody, line, makeProduct, makeSlot, pickupBody, reservedOf, stockOf, TVERSKAYA } from './fixtures.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -115,7 +115,7 @@ describe('stock rows locked in one order by every writer', () => {
     }
     const statuses = await Promise.all(
       placed.flatMap(({ auth, id }, n) => [
-        svc.client.raw('POST', `/api/orders/${id}/cancel`, { headers: auth }).then((r) => r.status),
+        cancelOrder(svc, auth, id).then((r) => r.status),
         createOrder(svc, customers[(n + 1) % customers.length].auth, deliveryBody([line(low, '1'), line(high, '1')], slot)).then((r) => r.status),
       ]),
     );
@@ -140,9 +140,8 @@ describe('stock rows locked in one order by every writer', () => {
       const session = await startPicking(svc, picker, order.orderId);
       for (const item of session.items) {
         // One of the two: a discrepancy, confirmed.
-        const base = `/api/picker/orders/${order.orderId}/items/${item.item_id}`;
-        expect((await svc.client.raw('POST', `${base}/piece-quantity`, { headers: command(picker.auth), body: { quantity: 1 } })).status).toBe(200);
-        const confirmed = await svc.client.raw('POST', `${base}/clarification/confirm`, { headers: command(picker.auth), body: { resolution: 'quantity_mismatch', quantity: 1 } });
+        expect((await itemCommand(svc, picker, order.orderId, item.item_id, 'piece-quantity', { quantity: 1 })).status).toBe(200);
+        const confirmed = await itemCommand(svc, picker, order.orderId, item.item_id, 'clarification/confirm', { resolution: 'quantity_mismatch', quantity: 1 });
         expect(confirmed.body.item.state).toBe('picked');
       }
       sessions.push({ picker, orderId: order.orderId });
@@ -150,7 +149,7 @@ describe('stock rows locked in one order by every writer', () => {
     const before = { low: Number(await stockOf(svc, low)), high: Number(await stockOf(svc, high)) };
     const statuses = await Promise.all(
       sessions.flatMap(({ picker, orderId }) => [
-        svc.client.raw('POST', `/api/picker/orders/${orderId}/finish`, { headers: command(picker.auth) }).then((r) => r.status),
+        sessionCommand(svc, picker, orderId, 'finish').then((r) => r.status),
         createOrder(svc, customer.auth, deliveryBody([line(low, '1'), line(high, '1')], slot)).then((r) => r.status),
       ]),
     );

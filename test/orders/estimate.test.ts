@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInCustomer, signInPicker } from '../support/accounts.js';
+import type { components } from '../../generated/api.test.js';
+import type { Defaulted } from '../support/client.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { ARBAT, expressAlwaysOpen, IN_ZONE, line, makeProduct, makeSlot, OUTSIDE_ZONES, reservedOf, TVERSKAYA } from './fixtures.js';
 
@@ -12,8 +14,13 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const estimate = (auth: Record<string, string>, body: object, storeId?: string) =>
-  svc.client.raw('POST', '/api/orders/delivery/price-estimate', { headers: { ...auth, ...(storeId ? { 'x-store-id': storeId } : {}) }, body });
+type EstimateInput = Defaulted<components['schemas']['DeliveryPriceEstimateInput'], 'is_express'>;
+const estimateHeaders = (auth: Record<string, string>, storeId?: string) => ({ ...auth, ...(storeId ? { 'x-store-id': storeId } : {}) });
+const estimate = (auth: Record<string, string>, body: EstimateInput, storeId?: string) =>
+  svc.client.call.POST('/api/orders/delivery/price-estimate', { headers: estimateHeaders(auth, storeId), body: body as components['schemas']['DeliveryPriceEstimateInput'] });
+/** A deliberately invalid estimate body (see ContractClient.invalid). */
+const invalidEstimate = (auth: Record<string, string>, body: unknown, storeId?: string) =>
+  svc.client.invalid('POST', '/api/orders/delivery/price-estimate', { headers: estimateHeaders(auth, storeId), body: body as object });
 
 describe('estimateDeliveryPrice', () => {
   it('answers 422 to a quantity or cash amount beyond what an order line holds (numeric(12, 3)), never a 404-digit total', async () => {
@@ -88,7 +95,7 @@ describe('estimateDeliveryPrice', () => {
     const p = await makeProduct(svc, { price: '1000.00' });
     const full = await makeSlot(svc, { capacity: 0 });
     const closed = await makeSlot(svc, { closed: true });
-    const cases: [object, string, string | undefined][] = [
+    const cases: [EstimateInput, string, string | undefined][] = [
       [{ location: OUTSIDE_ZONES, items: [line(p)] }, 'OUTSIDE_DELIVERY_ZONE', TVERSKAYA],
       [{ location: IN_ZONE, items: [line(p)] }, 'STORE_NOT_FOUND', randomUUID()],
       [{ location: IN_ZONE, items: [line(p)], is_express: true, slot_id: full }, 'DELIVERY_MODE_INVALID', TVERSKAYA],
@@ -135,8 +142,8 @@ describe('estimateDeliveryPrice', () => {
     expect((await estimate({}, body)).status).toBe(401);
     expect((await estimate(picker.auth, body)).status).toBe(401);
     const c = await signInCustomer(svc);
-    expect((await svc.client.raw('POST', '/api/orders/delivery/price-estimate', { headers: c.auth, body: '[' })).status).toBe(400);
-    const r = await estimate(c.auth, { location: { lon: 37.6, lat: 95 }, items: [] });
+    expect((await svc.client.invalid('POST', '/api/orders/delivery/price-estimate', { headers: c.auth, body: '[' })).status).toBe(400);
+    const r = await invalidEstimate(c.auth, { location: { lon: 37.6, lat: 95 }, items: [] });
     expect([r.status, r.body.code]).toEqual([422, 'VALIDATION_ERROR']);
   });
 });

@@ -4,7 +4,12 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { DEMO_STORES } from '../../db/seed/stores.js';
+import type { CheckedResponse } from '../support/client.js';
 import type { TestService } from '../support/service.js';
+import type { components, paths } from '../../generated/api.test.js';
+
+export type OrderInput = components['schemas']['OrderInput'];
+export type OrderItemInput = components['schemas']['OrderItemInput'];
 
 const storeIdOf = (code: string) => DEMO_STORES.find((s) => s.code === code)!.id;
 export const TVERSKAYA = storeIdOf('MSK-TVERSKAYA');
@@ -78,9 +83,9 @@ export async function reservedOf(svc: TestService, slotId: string): Promise<numb
   return row.reserved;
 }
 
-export const line = (p: TestProduct, quantity: string | number = '1') => ({ product_id: p.productId, unit_id: p.unitId, quantity });
+export const line = (p: TestProduct, quantity: string | number = '1'): OrderItemInput => ({ product_id: p.productId, unit_id: p.unitId, quantity });
 
-export function deliveryBody(lines: ReturnType<typeof line>[], slotId: string | null, over: Record<string, unknown> = {}) {
+export function deliveryBody(lines: OrderItemInput[], slotId: string | null, over: Partial<OrderInput> = {}): OrderInput {
   return {
     type: 'delivery',
     payment_method: 'cash',
@@ -102,8 +107,9 @@ export function deliveryBody(lines: ReturnType<typeof line>[], slotId: string | 
   };
 }
 
-export function pickupBody(lines: ReturnType<typeof line>[], slotId: string, over: Record<string, unknown> = {}) {
-  return { type: 'pickup', payment_method: 'cash', items: lines, pickup_context: { slot_id: slotId }, ...over };
+export function pickupBody(lines: OrderItemInput[], slotId: string, over: Partial<OrderInput> = {}): OrderInput {
+  // absence_action is the default, `call` (the generated type makes a defaulted field required).
+  return { type: 'pickup', payment_method: 'cash', items: lines, pickup_context: { slot_id: slotId }, absence_action: 'call', ...over };
 }
 
 /** Makes express delivery orderable around the clock (the demo schedule depends on the hour). */
@@ -112,23 +118,59 @@ export async function expressAlwaysOpen(svc: TestService, storeId = TVERSKAYA, a
   await svc.deps.db.updateTable('store_express_delivery').set({ is_accepting: accepting }).where('store_id', '=', storeId).execute();
 }
 
-export function createOrder(svc: TestService, auth: Record<string, string>, body: object, opts: { storeId?: string | null; key?: string | null; lang?: string } = {}) {
+type OrderOptions = { storeId?: string | null; key?: string | null; lang?: string };
+function orderHeaders(auth: Record<string, string>, opts: OrderOptions) {
   const headers: Record<string, string> = { ...auth };
   if (opts.storeId !== null) headers['x-store-id'] = opts.storeId ?? TVERSKAYA;
   if (opts.key !== null) headers['idempotency-key'] = opts.key ?? randomUUID();
   if (opts.lang) headers['accept-language'] = opts.lang;
-  return svc.client.raw('POST', '/api/orders/', { headers, body });
+  return headers;
+}
+
+export function createOrder(svc: TestService, auth: Record<string, string>, body: OrderInput, opts?: OrderOptions): Promise<CheckedResponse>;
+/**
+ * @deprecated Transitional (issue 22 item 7), for a caller that passes a body typed only as
+ * `object` (test/runtime/bad-input.test.ts, deliberately invalid bodies: createInvalidOrder is
+ * their home). Only the exact `object` type matches, so an object literal is still checked.
+ */
+export function createOrder<B extends object>(svc: TestService, auth: Record<string, string>, body: object extends B ? B : never, opts?: OrderOptions): Promise<CheckedResponse>;
+export function createOrder(svc: TestService, auth: Record<string, string>, body: object, opts: OrderOptions = {}): Promise<CheckedResponse> {
+  return svc.client.call.POST('/api/orders/', { headers: orderHeaders(auth, opts), body: body as OrderInput });
+}
+
+/** POST /api/orders/ with a deliberately invalid body (see ContractClient.invalid). */
+export function createInvalidOrder(svc: TestService, auth: Record<string, string>, body: unknown, opts: OrderOptions = {}) {
+  return svc.client.invalid('POST', '/api/orders/', { headers: orderHeaders(auth, opts), body: body as object });
 }
 
 /** Places an order that must succeed and returns its id. */
-export async function placedOrder(svc: TestService, auth: Record<string, string>, body: object, storeId?: string): Promise<string> {
+export async function placedOrder(svc: TestService, auth: Record<string, string>, body: OrderInput, storeId?: string): Promise<string> {
   const r = await createOrder(svc, auth, body, { storeId });
   if (r.status !== 201) throw new Error(`order not placed: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body as string;
 }
 
 export const getOrder = (svc: TestService, auth: Record<string, string>, id: string, lang?: string) =>
-  svc.client.raw('GET', `/api/orders/${id}`, { headers: { ...auth, ...(lang ? { 'accept-language': lang } : {}) } });
+  svc.client.call.GET('/api/orders/{order_id}', { params: { path: { order_id: id } }, headers: { ...auth, ...(lang ? { 'accept-language': lang } : {}) } });
+
+export const cancelOrder = (svc: TestService, auth: Record<string, string>, id: string) =>
+  svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: id } }, headers: auth });
+
+export const roadmapDetail = (svc: TestService, auth: Record<string, string>, id: string) =>
+  svc.client.call.GET('/api/orders/roadmap/{order_id}/detail', { params: { path: { order_id: id } }, headers: auth });
+
+/** A courier tracking state set through the TEST endpoint POST /api/qa/orders/{order_id}/delivery-tracking. */
+export type TrackingInput = paths['/api/qa/orders/{order_id}/delivery-tracking']['post']['requestBody']['content']['application/json'];
+export const setTracking = (svc: TestService, auth: Record<string, string>, id: string, body: TrackingInput, lang?: string) =>
+  svc.client.call.POST('/api/qa/orders/{order_id}/delivery-tracking', { params: { path: { order_id: id } }, headers: { ...auth, ...(lang ? { 'accept-language': lang } : {}) }, body });
+
+export const bankInvoice = (svc: TestService, auth: Record<string, string>, id: string) =>
+  svc.client.call.GET('/api/payments/bank/{order_id}/invoice', { params: { path: { order_id: id } }, headers: auth });
+
+/** Settles the sandbox bank's invoice (TEST): `paid`, `declined`, ... */
+export type SettleOutcome = paths['/api/qa/payments/bank/{order_id}/settle']['post']['requestBody']['content']['application/json']['outcome'];
+export const settleSandboxInvoice = (svc: TestService, auth: Record<string, string>, id: string, outcome: SettleOutcome) =>
+  svc.client.call.POST('/api/qa/payments/bank/{order_id}/settle', { params: { path: { order_id: id } }, headers: auth, body: { outcome } });
 
 /** Polls until `check` holds (the worker and the socket act asynchronously). */
 export async function eventually<T>(probe: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 8000): Promise<T> {

@@ -10,7 +10,7 @@ import { startService } from '../../server/runtime.js';
 import { signInCustomer } from '../support/accounts.js';
 import { trackingMessage } from '../support/realtime.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { deliveryBody, eventually, line, makeProduct, makeSlot, placedOrder } from './fixtures.js';
+import { cancelOrder, deliveryBody, eventually, line, makeProduct, makeSlot, placedOrder, setTracking } from './fixtures.js';
 
 describe('outbox recovery', () => {
   let svc: TestService;
@@ -35,7 +35,7 @@ describe('outbox recovery', () => {
     expect(killed.rows).toEqual([{ ok: true }]);
     // (terminated and waited for: from here on no NOTIFY can reach this instance's old connection)
     // ...and while it is gone a change commits: its NOTIFY reaches no one of this instance.
-    const cancelled = await svc.client.raw('POST', `/api/orders/${id}/cancel`, { headers: c.auth });
+    const cancelled = await cancelOrder(svc, c.auth, id);
     expect(cancelled.status).toBe(200);
     const row = await svc.deps.db
       .selectFrom('outbox_events')
@@ -64,14 +64,14 @@ describe('outbox recovery across a restart', () => {
     let second: Awaited<ReturnType<typeof startService>> | null = null;
     try {
       const c = await signInCustomer(first);
-      await first.client.raw('PUT', '/api/accounts/me/push-devices', {
+      await first.client.call.PUT('/api/accounts/me/push-devices', {
         headers: c.auth,
-        body: { push_token: 'token-before-crash', device_id: crypto.randomUUID(), platform: 'ios', app_version: '1.0', build_number: '1' },
+        body: { push_token: 'token-before-crash', device_id: crypto.randomUUID(), platform: 'ios', app_version: '1.0', build_number: '1', app_kind: 'customer' },
       });
       const p = await makeProduct(first, { price: '1100.00' });
       const id = await placedOrder(first, c.auth, deliveryBody([line(p)], await makeSlot(first)));
-      await first.client.raw('POST', `/api/qa/orders/${id}/delivery-tracking`, { headers: c.auth, body: { state: 'searching_courier' } });
-      await first.client.raw('POST', `/api/qa/orders/${id}/delivery-tracking`, { headers: c.auth, body: { state: 'courier_assigned' } });
+      await setTracking(first, c.auth, id, { state: 'searching_courier' });
+      await setTracking(first, c.auth, id, { state: 'courier_assigned' });
       // The change is committed; the instance dies before any worker fanned it out.
       await first.stop();
       const pending = await first.deps.db.selectFrom('outbox_events').select('id').where('order_id', '=', id).where('pushed_at', 'is', null).where(sql<boolean>`payload->>'notification_id' IS NOT NULL`).execute();

@@ -12,7 +12,7 @@ import { settleInvoice } from '../../handlers/services/order-lifecycle.js';
 import { runOrderWorkerOnce } from '../../server/jobs/order-worker.js';
 import { registerPushDevice, signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { expressAlwaysOpen, IN_ZONE, deliveryBody, line, makeProduct, makeSlot, placedOrder, TVERSKAYA } from './fixtures.js';
+import { bankInvoice, cancelOrder, expressAlwaysOpen, getOrder, IN_ZONE, deliveryBody, line, makeProduct, makeSlot, placedOrder, roadmapDetail, setTracking, settleSandboxInvoice, TVERSKAYA } from './fixtures.js';
 import { passLocalFailOthers } from '../support/msw.js';
 
 const BANK = 'https://acquiring.bank.example.test/v1';
@@ -62,7 +62,7 @@ afterAll(async () => {
   remote.close();
 });
 
-const invoice = (auth: Record<string, string>, id: string) => svc.client.raw('GET', `/api/payments/bank/${id}/invoice`, { headers: auth });
+const invoice = (auth: Record<string, string>, id: string) => bankInvoice(svc, auth, id);
 
 async function onlineOrder(auth: Record<string, string>) {
   const p = await makeProduct(svc, { price: '1500.00' });
@@ -94,7 +94,7 @@ describe('HTTP bank', () => {
     expect(row).toMatchObject({ provider: 'http', provider_ref: 'inv-777' });
     expect(seen[0].key).toBe(row.id);
     // Only the sandbox settles through the QA operation; a real bank's invoice is the bank's to settle.
-    const qa = await svc.client.raw('POST', `/api/qa/payments/bank/${id}/settle`, { headers: c.auth, body: { outcome: 'paid' } });
+    const qa = await settleSandboxInvoice(svc, c.auth, id, 'paid');
     expect([qa.status, qa.body.code]).toEqual([409, 'NO_OPEN_INVOICE']);
   });
 
@@ -140,7 +140,7 @@ describe('HTTP bank', () => {
       const o = (await lockOrder(trx, id))!;
       await settleInvoice(trx, o, (await findOpenInvoice(trx, id))!.id, 'paid');
     });
-    expect((await svc.client.raw('POST', `/api/orders/${id}/cancel`, { headers: c.auth })).body.status.value).toBe('cancelled');
+    expect((await cancelOrder(svc, c.auth, id)).body.status.value).toBe('cancelled');
     await drainWorker(1);
     const stateOf = async () => (await svc.deps.db.selectFrom('orders').select('payment_status').where('id', '=', id).executeTakeFirstOrThrow()).payment_status;
     expect(await stateOf()).toBe('refund_pending');
@@ -369,7 +369,7 @@ describe('HTTP bank: a payment on an invoice closed here before the bank had its
 
   it('refunds a payment the bank took on the invoice of an order cancelled meanwhile', async () => {
     const { c, id, ref2, bankStatus, cancelled, refunds } = await orderWithReplacedInvoice();
-    expect((await svc.client.raw('POST', `/api/orders/${id}/cancel`, { headers: c.auth })).body.status.value).toBe('cancelled');
+    expect((await cancelOrder(svc, c.auth, id)).body.status.value).toBe('cancelled');
     expect((await invoicesOf(id))[1]).toMatchObject({ status: 'cancelled', bank_word_pending: true });
     bankStatus.set(ref2, 'paid');
     await drainWorker(2);
@@ -414,15 +414,15 @@ describe('HTTP courier service', () => {
     remote.use(http.post(`${COURIER}/quotes`, () => HttpResponse.json({ available: true, minutes: 32 })));
     const c = await signInCustomer(svc);
     const p = await makeProduct(svc, { price: '700.00' });
-    const r = await svc.client.raw('POST', '/api/orders/delivery/price-estimate', { headers: { ...c.auth, 'x-store-id': TVERSKAYA }, body: { location: IN_ZONE, items: [line(p)], is_express: true } });
+    const r = await svc.client.call.POST('/api/orders/delivery/price-estimate', { headers: { ...c.auth, 'x-store-id': TVERSKAYA }, body: { location: IN_ZONE, items: [line(p)], is_express: true } });
     expect(r.body).toMatchObject({ is_express: true, eta_minutes: 32 });
 
     remote.resetHandlers(...DEFAULTS, http.post(`${COURIER}/quotes`, () => HttpResponse.json({ available: false })));
-    const none = await svc.client.raw('POST', '/api/orders/delivery/price-estimate', { headers: { ...c.auth, 'x-store-id': TVERSKAYA }, body: { location: IN_ZONE, items: [line(p)], is_express: true } });
+    const none = await svc.client.call.POST('/api/orders/delivery/price-estimate', { headers: { ...c.auth, 'x-store-id': TVERSKAYA }, body: { location: IN_ZONE, items: [line(p)], is_express: true } });
     expect([none.status, none.body.code]).toEqual([422, 'EXPRESS_UNAVAILABLE']);
 
     remote.resetHandlers(...DEFAULTS, http.post(`${COURIER}/quotes`, () => HttpResponse.text('oops', { status: 500 })));
-    const failed = await svc.client.raw('POST', '/api/orders/delivery/price-estimate', { headers: { ...c.auth, 'x-store-id': TVERSKAYA }, body: { location: IN_ZONE, items: [line(p)], is_express: true } });
+    const failed = await svc.client.call.POST('/api/orders/delivery/price-estimate', { headers: { ...c.auth, 'x-store-id': TVERSKAYA }, body: { location: IN_ZONE, items: [line(p)], is_express: true } });
     expect([failed.status, failed.body.code]).toEqual([502, 'COURIER_PROVIDER_ERROR']);
   });
 
@@ -446,7 +446,7 @@ describe('HTTP courier service', () => {
     const p = await makeProduct(svc, { price: '1500.00' });
     const id = await placedOrder(svc, c.auth, deliveryBody([line(p)], await makeSlot(svc)));
     await drainWorker(2);
-    expect((await svc.client.raw('GET', `/api/orders/${id}`, { headers: c.auth })).body.delivery.tracking.state).toBe('searching_courier');
+    expect((await getOrder(svc, c.auth, id)).body.delivery.tracking.state).toBe('searching_courier');
     // The first call failed (503): the command waits for its retry.
     expect(requests).toEqual([]);
     await svc.deps.db.updateTable('provider_commands').set({ next_attempt_at: new Date() }).where('order_id', '=', id).execute();
@@ -456,7 +456,7 @@ describe('HTTP courier service', () => {
     ]);
     expect((await svc.deps.db.selectFrom('order_deliveries').select('courier_request_ref').where('order_id', '=', id).executeTakeFirstOrThrow()).courier_request_ref).toBe('dlv-42');
 
-    expect((await svc.client.raw('POST', `/api/orders/${id}/cancel`, { headers: c.auth })).body.status.value).toBe('cancelled');
+    expect((await cancelOrder(svc, c.auth, id)).body.status.value).toBe('cancelled');
     await drainWorker(1);
     expect(cancels).toEqual(['dlv-42']);
   });
@@ -476,7 +476,7 @@ describe('following a delivery at the HTTP courier service', () => {
     await drainWorker(2);
     return { c, id };
   };
-  const detail = async (c: { auth: Record<string, string> }, id: string) => (await svc.client.raw('GET', `/api/orders/roadmap/${id}/detail`, { headers: c.auth })).body;
+  const detail = async (c: { auth: Record<string, string> }, id: string) => (await roadmapDetail(svc, c.auth, id)).body;
   const notified = async (id: string) =>
     (await svc.deps.db.selectFrom('outbox_events').select(['payload']).where('order_id', '=', id).where(sql<boolean>`payload->>'notification_id' IS NOT NULL`).orderBy('id').execute())
       .map((e) => (e.payload as { data: { state?: string } }).data.state);
@@ -561,12 +561,12 @@ describe('HTTP push gateway', () => {
     const p = await makeProduct(svc, { price: '1500.00' });
     const id = await placedOrder(svc, auth, deliveryBody([line(p)], await makeSlot(svc)));
     // Cancelling the courier search would notify nothing; an assigned courier does.
-    await svc.client.raw('POST', `/api/qa/orders/${id}/delivery-tracking`, { headers: auth, body: { state: 'searching_courier' } });
-    await svc.client.raw('POST', `/api/qa/orders/${id}/delivery-tracking`, { headers: auth, body: { state: 'courier_assigned' } });
+    await setTracking(svc, auth, id, { state: 'searching_courier' });
+    await setTracking(svc, auth, id, { state: 'courier_assigned' });
     return id;
   };
   const register = (auth: Record<string, string>, token: string) =>
-    svc.client.raw('PUT', '/api/accounts/me/push-devices', { headers: auth, body: { push_token: token, device_id: randomUUID(), platform: 'android', app_version: '1', build_number: '1' } });
+    svc.client.call.PUT('/api/accounts/me/push-devices', { headers: auth, body: { push_token: token, device_id: randomUUID(), platform: 'android', app_version: '1', build_number: '1', app_kind: 'customer' } });
 
   it('retries after a gateway failure and sends the notification once it answers', async () => {
     remote.use(

@@ -10,7 +10,9 @@ import { createLogger } from '../../server/logger.js';
 import { signInCustomer } from '../support/accounts.js';
 import { assertMatchesSchema } from '../support/client.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { deliveryBody, expressAlwaysOpen, line, makeProduct, makeSlot, placedOrder } from './fixtures.js';
+import type { components, paths } from '../../generated/api.test.js';
+import type { Defaulted } from '../support/client.js';
+import { bankInvoice, deliveryBody, expressAlwaysOpen, line, makeProduct, makeSlot, placedOrder, setTracking, settleSandboxInvoice, type TrackingInput } from './fixtures.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -22,12 +24,15 @@ afterEach(() => {
 });
 
 const recorded = (deps = svc.deps) => deps.push as RecordingPushSender;
-const registerDevice = (auth: Record<string, string>, platform = 'android') => {
-  const device = { push_token: `token-${randomUUID()}`, device_id: randomUUID(), platform, app_version: '3.14.0', build_number: '3140' };
-  return svc.client.raw('PUT', '/api/accounts/me/push-devices', { headers: auth, body: device }).then(() => device);
+type PushDeviceInput = components['schemas']['PushDeviceInput'];
+const registerDevice = (auth: Record<string, string>, platform: PushDeviceInput['platform'] = 'android') => {
+  // app_kind left to its default (customer), which the generated type makes required.
+  const device: Defaulted<PushDeviceInput, 'app_kind'> = { push_token: `token-${randomUUID()}`, device_id: randomUUID(), platform, app_version: '3.14.0', build_number: '3140' };
+  return svc.client.call.PUT('/api/accounts/me/push-devices', { headers: auth, body: device as PushDeviceInput }).then(() => device);
 };
-const qa = (auth: Record<string, string>, id: string, state: string) =>
-  svc.client.raw('POST', `/api/qa/orders/${id}/delivery-tracking`, { headers: auth, body: { state } });
+const qa = (auth: Record<string, string>, id: string, state: TrackingInput['state']) => setTracking(svc, auth, id, { state });
+const updatePreferences = (auth: Record<string, string>, body: paths['/api/accounts/me/preferences']['patch']['requestBody']['content']['application/json']) =>
+  svc.client.call.PATCH('/api/accounts/me/preferences', { headers: auth, body });
 
 async function orderWithCourier(auth: Record<string, string>) {
   const p = await makeProduct(svc, { price: '1100.00' });
@@ -79,12 +84,12 @@ describe('push dispatch', () => {
 
   it('writes in the customer’s language and respects push_order_updates', async () => {
     const ru = await signInCustomer(svc);
-    await svc.client.raw('PATCH', '/api/accounts/me/preferences', { headers: ru.auth, body: { language: 'ru' } });
+    await updatePreferences(ru.auth, { language: 'ru' });
     await registerDevice(ru.auth);
     const ruOrder = await orderWithCourier(ru.auth);
 
     const quiet = await signInCustomer(svc);
-    await svc.client.raw('PATCH', '/api/accounts/me/preferences', { headers: quiet.auth, body: { push_order_updates: false } });
+    await updatePreferences(quiet.auth, { push_order_updates: false });
     await registerDevice(quiet.auth);
     const quietOrder = await orderWithCourier(quiet.auth);
 
@@ -106,8 +111,8 @@ describe('push dispatch', () => {
     await svc.deps.db.updateTable('orders').set({ payment_due_at: new Date(Date.now() - 60_000) }).where('id', '=', unpaid).execute();
     // Paid at the sandbox bank: the order is confirmed by the payment.
     const paid = await online();
-    expect((await svc.client.raw('GET', `/api/payments/bank/${paid}/invoice`, { headers: c.auth })).status).toBe(200);
-    expect((await svc.client.raw('POST', `/api/qa/payments/bank/${paid}/settle`, { headers: c.auth, body: { outcome: 'paid' } })).status).toBe(200);
+    expect((await bankInvoice(svc, c.auth, paid)).status).toBe(200);
+    expect((await settleSandboxInvoice(svc, c.auth, paid, 'paid')).status).toBe(200);
     await runOrderWorkerOnce(svc.deps);
     await runOrderWorkerOnce(svc.deps);
 
@@ -122,9 +127,9 @@ describe('push dispatch', () => {
     // Paid online (a payment notice), then a courier assigned, then withdrawn: all before the worker runs.
     const p = await makeProduct(svc, { price: '1100.00' });
     const id = await placedOrder(svc, c.auth, deliveryBody([line(p)], await makeSlot(svc), { payment_method: 'online' }));
-    expect((await svc.client.raw('GET', `/api/payments/bank/${id}/invoice`, { headers: c.auth })).status).toBe(200);
-    expect((await svc.client.raw('POST', `/api/qa/payments/bank/${id}/settle`, { headers: c.auth, body: { outcome: 'paid' } })).status).toBe(200);
-    for (const state of ['searching_courier', 'courier_assigned', 'cancelled']) expect((await qa(c.auth, id, state)).status).toBe(200);
+    expect((await bankInvoice(svc, c.auth, id)).status).toBe(200);
+    expect((await settleSandboxInvoice(svc, c.auth, id, 'paid')).status).toBe(200);
+    for (const state of ['searching_courier', 'courier_assigned', 'cancelled'] as const) expect((await qa(c.auth, id, state)).status).toBe(200);
     await runOrderWorkerOnce(svc.deps);
     await runOrderWorkerOnce(svc.deps);
 
@@ -147,7 +152,7 @@ describe('push dispatch', () => {
     await registerDevice(withApp.auth);
     const quiet = await signInCustomer(svc);
     await registerDevice(quiet.auth);
-    await svc.client.raw('PATCH', '/api/accounts/me/preferences', { headers: quiet.auth, body: { push_order_updates: false } });
+    await updatePreferences(quiet.auth, { push_order_updates: false });
     const noApp = await signInCustomer(svc);
     const assignedEvent = async (auth: Record<string, string>) => {
       const id = await orderWithCourier(auth);

@@ -5,8 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setOrderStatus } from '../../db/queries/orders.js';
 import { DEMO_CUSTOMER } from '../../db/seed/accounts.js';
 import { startSession } from '../../handlers/services/sessions.js';
+import type { paths } from '../../generated/api.test.js';
 import { TokenService } from '../../server/auth/tokens.js';
 import { signInCustomer, signInPicker } from '../support/accounts.js';
+import type { CheckedResponse } from '../support/client.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { deliveryBody, getOrder, line, makeProduct, makeSlot, pickupBody, placedOrder, reservedOf, stockOf } from './fixtures.js';
 
@@ -16,10 +18,16 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const get = (path: string, auth: Record<string, string>, lang?: string) =>
-  svc.client.raw('GET', path, { headers: { ...auth, ...(lang ? { 'accept-language': lang } : {}) } });
-const cancel = (auth: Record<string, string>, id: string) => svc.client.raw('POST', `/api/orders/${id}/cancel`, { headers: auth });
-const qaTracking = (auth: Record<string, string>, id: string, body: object) => svc.client.raw('POST', `/api/qa/orders/${id}/delivery-tracking`, { headers: auth, body });
+type ListQuery = NonNullable<paths['/api/orders/']['get']['parameters']['query']>;
+const list = (query: ListQuery, auth: Record<string, string>) => svc.client.call.GET('/api/orders/', { params: { query }, headers: auth });
+const withLang = (auth: Record<string, string>, lang?: string) => ({ ...auth, ...(lang ? { 'accept-language': lang } : {}) });
+const readRoadmap = (kind: 'short' | 'detail', id: string, auth: Record<string, string>, lang?: string) =>
+  kind === 'short'
+    ? svc.client.call.GET('/api/orders/roadmap/{order_id}/short', { params: { path: { order_id: id } }, headers: withLang(auth, lang) })
+    : svc.client.call.GET('/api/orders/roadmap/{order_id}/detail', { params: { path: { order_id: id } }, headers: withLang(auth, lang) });
+const cancel = (auth: Record<string, string>, id: string) => svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: id } }, headers: auth });
+const qaTracking = (auth: Record<string, string>, id: string, body: paths['/api/qa/orders/{order_id}/delivery-tracking']['post']['requestBody']['content']['application/json']) =>
+  svc.client.call.POST('/api/qa/orders/{order_id}/delivery-tracking', { params: { path: { order_id: id } }, headers: auth, body });
 
 /** The store's side of the order, as picking (issue 7) moves it: confirmed -> picking -> picked. */
 async function pickOrder(id: string) {
@@ -43,27 +51,27 @@ describe('listOrders', () => {
     await cashDelivery(other.auth);
     expect((await cancel(c.auth, ids[0])).status).toBe(200);
 
-    const first = await get('/api/orders/?page=1&page_size=2', c.auth);
+    const first = await list({ page: 1, page_size: 2 }, c.auth);
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ count: 3, has_next: true });
     expect(first.body.items.map((o: { id: string }) => o.id)).toEqual([ids[2], ids[1]]);
     expect(first.body.items[0]).toMatchObject({ type: 'delivery', address_line: 'Tverskaya St, 7, Moscow', total_price: '1299.00', picking_result_state: 'pending', has_picking_changes: false });
-    const second = await get('/api/orders/?page=2&page_size=2', c.auth);
+    const second = await list({ page: 2, page_size: 2 }, c.auth);
     expect(second.body).toMatchObject({ count: 3, has_next: false, items: [{ id: ids[0] }] });
-    expect((await get('/api/orders/?page=5', c.auth)).body).toMatchObject({ count: 3, has_next: false, items: [] });
+    expect((await list({ page: 5 }, c.auth)).body).toMatchObject({ count: 3, has_next: false, items: [] });
 
-    const active = await get('/api/orders/?active=true', c.auth);
+    const active = await list({ active: true }, c.auth);
     expect(active.body.items.map((o: { id: string }) => o.id)).toEqual([ids[2], ids[1]]);
-    const finished = await get('/api/orders/?active=false', c.auth);
+    const finished = await list({ active: false }, c.auth);
     expect(finished.body.items.map((o: { id: string }) => o.id)).toEqual([ids[0]]);
   });
 
   it('answers 401 without a customer token and 422 for malformed paging', async () => {
     const p = await signInPicker(svc);
-    expect((await get('/api/orders/', {})).status).toBe(401);
-    expect((await get('/api/orders/', p.auth)).status).toBe(401);
+    expect((await list({}, {})).status).toBe(401);
+    expect((await list({}, p.auth)).status).toBe(401);
     const c = await signInCustomer(svc);
-    for (const q of ['page=0', 'page_size=101', 'active=maybe']) expect((await get(`/api/orders/?${q}`, c.auth)).status, q).toBe(422);
+    for (const q of ['page=0', 'page_size=101', 'active=maybe']) expect((await svc.client.invalid('GET', `/api/orders/?${q}`, { headers: c.auth })).status, q).toBe(422);
   });
 });
 
@@ -71,10 +79,10 @@ describe('the demo customer', () => {
   it('has a finished order history in the demo data', async () => {
     const session = await startSession(svc.deps.db, new TokenService(svc.config.jwt), { kind: 'customer', customerId: DEMO_CUSTOMER.id }, svc.deps.clock.now());
     const auth = { authorization: `Bearer ${session.access}` };
-    const finished = (await get('/api/orders/?active=false', auth)).body;
+    const finished = (await list({ active: false }, auth)).body;
     expect(finished.count).toBe(3);
     const delivered = finished.items.find((o: { type: string; picking_result_state: string }) => o.type === 'delivery' && o.picking_result_state === 'completed');
-    const roadmap = (await get(`/api/orders/roadmap/${delivered.id}/detail`, auth, 'ru')).body;
+    const roadmap = (await readRoadmap('detail', delivered.id, auth, 'ru')).body;
     expect(roadmap.steps.map((s: { state: string }) => s.state)).toEqual(['done', 'done', 'done', 'done', 'done', 'done', 'current']);
     expect(roadmap).toMatchObject({ status: { value: 'completed', display: 'Доставлен' }, payment_status: 'paid', delivery: { tracking: { state: 'delivered' }, eta: null } });
     const cancelled = finished.items.find((o: { picking_result_state: string }) => o.picking_result_state === 'cancelled');
@@ -92,7 +100,7 @@ describe('getOrder and the roadmaps', () => {
     expect(ru.body).toMatchObject({ status: { value: 'confirmed', display: 'Подтверждён' }, delivery: { tracking: { display: 'Курьер ещё не вызван' } } });
     expect(ru.body.items[0].name).toMatch(/^Тестовый товар/);
 
-    const short = await get(`/api/orders/roadmap/${id}/short`, c.auth);
+    const short = await readRoadmap('short', id, c.auth);
     expect(short.status).toBe(200);
     expect(short.body).toEqual({
       no: ru.body.no,
@@ -108,7 +116,7 @@ describe('getOrder and the roadmaps', () => {
   it('gives the roadmap detail with the progress line, version, payment and delivery', async () => {
     const c = await signInCustomer(svc);
     const { id } = await cashDelivery(c.auth);
-    const r = await get(`/api/orders/roadmap/${id}/detail`, c.auth);
+    const r = await readRoadmap('detail', id, c.auth);
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ id, payment_method: 'cash', payment_status: 'not_required', can_cancel: true, pickup: null, delivery: { tracking: { state: 'pending' } } });
     expect(r.body.order_version).toBeGreaterThanOrEqual(2);
@@ -126,16 +134,21 @@ describe('getOrder and the roadmaps', () => {
     const owner = await signInCustomer(svc);
     const stranger = await signInCustomer(svc);
     const { id } = await cashDelivery(owner.auth);
-    for (const path of [`/api/orders/${id}`, `/api/orders/roadmap/${id}/short`, `/api/orders/roadmap/${id}/detail`]) {
-      const theirs = await get(path, stranger.auth);
-      const unknown = await get(path.replace(id, randomUUID()), owner.auth);
+    const readers: [string, (orderId: string, auth: Record<string, string>) => Promise<CheckedResponse>][] = [
+      [`/api/orders/${id}`, (orderId, auth) => getOrder(svc, auth, orderId)],
+      [`/api/orders/roadmap/${id}/short`, (orderId, auth) => readRoadmap('short', orderId, auth)],
+      [`/api/orders/roadmap/${id}/detail`, (orderId, auth) => readRoadmap('detail', orderId, auth)],
+    ];
+    for (const [path, read] of readers) {
+      const theirs = await read(id, stranger.auth);
+      const unknown = await read(randomUUID(), owner.auth);
       expect([theirs.status, theirs.body.code], path).toEqual([404, 'NOT_FOUND']);
       expect(unknown.body).toMatchObject({ code: theirs.body.code, detail: theirs.body.detail });
-      expect((await get(path.replace(id, 'not-a-uuid'), owner.auth)).status).toBe(422);
-      expect((await get(path, {})).status).toBe(401);
+      expect((await svc.client.invalid('GET', path.replace(id, 'not-a-uuid'), { headers: owner.auth })).status).toBe(422);
+      expect((await read(id, {})).status).toBe(401);
     }
     expect((await cancel(stranger.auth, id)).status).toBe(404);
-    expect((await cancel(owner.auth, 'nope')).status).toBe(422);
+    expect((await svc.client.invalid('POST', '/api/orders/nope/cancel', { headers: owner.auth })).status).toBe(422);
     expect((await cancel({}, id)).status).toBe(401);
     expect((await getOrder(svc, owner.auth, id)).body.status.value).toBe('confirmed');
   });
@@ -187,7 +200,7 @@ describe('cancelOrder', () => {
   it('answers 409 ORDER_NOT_CANCELLABLE once the courier has the order', async () => {
     const c = await signInCustomer(svc);
     const { id } = await cashDelivery(c.auth);
-    for (const state of ['searching_courier', 'courier_assigned', 'courier_at_store']) await qaTracking(c.auth, id, { state });
+    for (const state of ['searching_courier', 'courier_assigned', 'courier_at_store'] as const) await qaTracking(c.auth, id, { state });
     await pickOrder(id);
     expect((await qaTracking(c.auth, id, { state: 'en_route' })).status).toBe(200);
     const r = await cancel(c.auth, id);

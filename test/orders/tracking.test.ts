@@ -8,7 +8,7 @@ import { setOrderStatus } from '../../db/queries/orders.js';
 import { registerPushDevice, signInCustomer } from '../support/accounts.js';
 import { trackingMessage } from '../support/realtime.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { TVERSKAYA, deliveryBody, eventually, getOrder, IN_ZONE, line, makeProduct, makeSlot, pickupBody, placedOrder, stockOf } from './fixtures.js';
+import { TVERSKAYA, bankInvoice, cancelOrder, deliveryBody, eventually, getOrder, IN_ZONE, line, makeProduct, makeSlot, pickupBody, placedOrder, roadmapDetail, setTracking, settleSandboxInvoice, stockOf, type TrackingInput } from './fixtures.js';
 
 let svc: TestService;
 let store: { lon: number; lat: number };
@@ -18,10 +18,12 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const qa = (auth: Record<string, string>, id: string, body: object, lang?: string) =>
-  svc.client.raw('POST', `/api/qa/orders/${id}/delivery-tracking`, { headers: { ...auth, ...(lang ? { 'accept-language': lang } : {}) }, body });
-const cancel = (auth: Record<string, string>, id: string) => svc.client.raw('POST', `/api/orders/${id}/cancel`, { headers: auth });
-const detail = async (auth: Record<string, string>, id: string) => (await svc.client.raw('GET', `/api/orders/roadmap/${id}/detail`, { headers: auth })).body;
+const qa = (auth: Record<string, string>, id: string, body: TrackingInput, lang?: string) => setTracking(svc, auth, id, body, lang);
+/** A deliberately invalid tracking body (see ContractClient.invalid). */
+const invalidQa = (auth: Record<string, string>, id: string, body: unknown) =>
+  svc.client.invalid('POST', `/api/qa/orders/${id}/delivery-tracking`, { headers: auth, body: body as object });
+const cancel = (auth: Record<string, string>, id: string) => cancelOrder(svc, auth, id);
+const detail = async (auth: Record<string, string>, id: string) => (await roadmapDetail(svc, auth, id)).body;
 
 async function pickOrder(id: string) {
   await setOrderStatus(svc.deps.db, id, 'picking');
@@ -142,7 +144,7 @@ describe('simulateDeliveryTracking with the tracking socket', () => {
   it('moves a cancelling order en route when the courier collected it first', async () => {
     const c = await signInCustomer(svc);
     const { id } = await cashDelivery(c.auth);
-    for (const state of ['searching_courier', 'courier_assigned']) await qa(c.auth, id, { state });
+    for (const state of ['searching_courier', 'courier_assigned'] as const) await qa(c.auth, id, { state });
     await pickOrder(id);
     await qa(c.auth, id, { state: 'courier_at_store' });
     expect((await cancel(c.auth, id)).body.status.value).toBe('cancellation_requested');
@@ -154,7 +156,7 @@ describe('simulateDeliveryTracking with the tracking socket', () => {
   it('keeps the purchase en route when only the courier request is cancelled (rule 1) and drops the marker', async () => {
     const c = await signInCustomer(svc);
     const { id } = await cashDelivery(c.auth);
-    for (const state of ['searching_courier', 'courier_assigned', 'courier_at_store']) await qa(c.auth, id, { state });
+    for (const state of ['searching_courier', 'courier_assigned', 'courier_at_store'] as const) await qa(c.auth, id, { state });
     await pickOrder(id);
     await qa(c.auth, id, { state: 'en_route' });
     const returning = await qa(c.auth, id, { state: 'returning', comment: 'We could not reach you' });
@@ -164,7 +166,7 @@ describe('simulateDeliveryTracking with the tracking socket', () => {
     expect(view.status.value).toBe('en_route');
 
     const other = await cashDelivery(c.auth);
-    for (const state of ['searching_courier', 'courier_assigned', 'courier_at_store']) await qa(c.auth, other.id, { state });
+    for (const state of ['searching_courier', 'courier_assigned', 'courier_at_store'] as const) await qa(c.auth, other.id, { state });
     await pickOrder(other.id);
     await qa(c.auth, other.id, { state: 'en_route' });
     const cancelled = await qa(c.auth, other.id, { state: 'cancelled' });
@@ -178,7 +180,7 @@ describe('simulateDeliveryTracking with the tracking socket', () => {
   it('ends a delivery that failed after pickup: back at the store it is re-dispatched and delivered, or cancelled and refunded', async () => {
     const c = await signInCustomer(svc);
     const goOut = async (id: string) => {
-      for (const state of ['searching_courier', 'courier_assigned', 'courier_at_store']) expect((await qa(c.auth, id, { state })).status).toBe(200);
+      for (const state of ['searching_courier', 'courier_assigned', 'courier_at_store'] as const) expect((await qa(c.auth, id, { state })).status).toBe(200);
     };
     // Re-dispatch: returned -> a new courier collects it again and hands it over.
     const { id } = await cashDelivery(c.auth);
@@ -194,17 +196,17 @@ describe('simulateDeliveryTracking with the tracking socket', () => {
     await goOut(id);
     expect((await qa(c.auth, id, { state: 'en_route' })).status).toBe(200); // was 409 ORDER_NOT_READY_FOR_COURIER
     expect((await detail(c.auth, id)).status.value).toBe('en_route');
-    for (const state of ['arrived', 'delivered']) expect((await qa(c.auth, id, { state })).status).toBe(200);
+    for (const state of ['arrived', 'delivered'] as const) expect((await qa(c.auth, id, { state })).status).toBe(200);
     expect((await detail(c.auth, id)).status.value).toBe('completed');
 
     // Close instead: a paid online order that came back is cancelled by the customer and refunded.
     const p = await makeProduct(svc, { price: '700.00', stock: '5.000' });
     const paid = await placedOrder(svc, c.auth, deliveryBody([line(p, '2')], await makeSlot(svc), { payment_method: 'online' }));
-    expect((await svc.client.raw('GET', `/api/payments/bank/${paid}/invoice`, { headers: c.auth })).status).toBe(200);
-    expect((await svc.client.raw('POST', `/api/qa/payments/bank/${paid}/settle`, { headers: c.auth, body: { outcome: 'paid' } })).status).toBe(200);
+    expect((await bankInvoice(svc, c.auth, paid)).status).toBe(200);
+    expect((await settleSandboxInvoice(svc, c.auth, paid, 'paid')).status).toBe(200);
     await goOut(paid);
     await pickOrder(paid);
-    for (const state of ['en_route', 'arrived', 'returning', 'returned']) expect((await qa(c.auth, paid, { state })).status).toBe(200);
+    for (const state of ['en_route', 'arrived', 'returning', 'returned'] as const) expect((await qa(c.auth, paid, { state })).status).toBe(200);
     const refused = await cancel(c.auth, paid);
     expect(refused.status).toBe(200); // was 409 ORDER_NOT_CANCELLABLE
     const closed = await detail(c.auth, paid);
@@ -218,7 +220,7 @@ describe('simulateDeliveryTracking with the tracking socket', () => {
     const { id } = await cashDelivery(c.auth);
     const skip = await qa(c.auth, id, { state: 'delivered' });
     expect([skip.status, skip.body.code]).toEqual([409, 'DELIVERY_TRANSITION_NOT_ALLOWED']);
-    for (const state of ['searching_courier', 'courier_assigned', 'courier_at_store']) await qa(c.auth, id, { state });
+    for (const state of ['searching_courier', 'courier_assigned', 'courier_at_store'] as const) await qa(c.auth, id, { state });
     const early = await qa(c.auth, id, { state: 'en_route' });
     expect([early.status, early.body.code]).toEqual([409, 'ORDER_NOT_READY_FOR_COURIER']);
 
@@ -240,9 +242,9 @@ describe('simulateDeliveryTracking with the tracking socket', () => {
     expect((await qa(stranger.auth, id, { state: 'searching_courier' })).status).toBe(404);
     expect((await qa(owner.auth, randomUUID(), { state: 'searching_courier' })).status).toBe(404);
     expect((await qa({}, id, { state: 'searching_courier' })).status).toBe(401);
-    expect((await qa(owner.auth, id, { state: 'teleported' })).status).toBe(422);
-    expect((await qa(owner.auth, id, { state: 'en_route', courier_location: { lon: 200, lat: 55 } })).status).toBe(422);
-    const malformed = await svc.client.raw('POST', `/api/qa/orders/${id}/delivery-tracking`, { headers: owner.auth, body: '{' });
+    expect((await invalidQa(owner.auth, id, { state: 'teleported' })).status).toBe(422);
+    expect((await invalidQa(owner.auth, id, { state: 'en_route', courier_location: { lon: 200, lat: 55 } })).status).toBe(422);
+    const malformed = await svc.client.invalid('POST', `/api/qa/orders/${id}/delivery-tracking`, { headers: owner.auth, body: '{' });
     expect(malformed.status).toBe(400);
     expect((await detail(owner.auth, id)).delivery.tracking.state).toBe('pending');
   });

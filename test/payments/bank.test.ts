@@ -8,9 +8,25 @@ import { runOrderWorkerOnce } from '../../server/jobs/order-worker.js';
 import { SandboxBank } from '../../server/providers/bank/index.js';
 import { registerPushDevice, signInCustomer, signInPicker } from '../support/accounts.js';
 import { command } from '../support/orders.js';
-import { createPicker, itemCommand, startPicking } from '../support/picking.js';
+import { createPicker, itemCommand, sessionCommand, startPicking } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { createOrder, deliveryBody, getOrder, line, makeProduct, makeSlot, placedOrder, reservedOf, stockOf, TVERSKAYA } from '../orders/fixtures.js';
+import {
+  bankInvoice,
+  cancelOrder,
+  createOrder,
+  deliveryBody,
+  getOrder,
+  line,
+  makeProduct,
+  makeSlot,
+  placedOrder,
+  reservedOf,
+  roadmapDetail,
+  settleSandboxInvoice,
+  stockOf,
+  TVERSKAYA,
+  type SettleOutcome,
+} from '../orders/fixtures.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -19,9 +35,9 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const invoice = (auth: Record<string, string>, id: string) => svc.client.raw('GET', `/api/payments/bank/${id}/invoice`, { headers: auth });
-const settle = (auth: Record<string, string>, id: string, outcome: string) => svc.client.raw('POST', `/api/qa/payments/bank/${id}/settle`, { headers: auth, body: { outcome } });
-const cancel = (auth: Record<string, string>, id: string) => svc.client.raw('POST', `/api/orders/${id}/cancel`, { headers: auth });
+const invoice = (auth: Record<string, string>, id: string) => bankInvoice(svc, auth, id);
+const settle = (auth: Record<string, string>, id: string, outcome: SettleOutcome) => settleSandboxInvoice(svc, auth, id, outcome);
+const cancel = (auth: Record<string, string>, id: string) => cancelOrder(svc, auth, id);
 
 /** The refunds the sandbox bank is asked for during one pass of the orders worker. */
 async function refundsOfWorkerPass(): Promise<{ amount: string; refundId: string }[]> {
@@ -43,15 +59,15 @@ async function onlineOrder(auth: Record<string, string>) {
 describe('getBankPreferences', () => {
   it('answers the online payment terms', async () => {
     const c = await signInCustomer(svc);
-    const r = await svc.client.raw('GET', '/api/payments/bank/preferences', { headers: c.auth });
+    const r = await svc.client.call.GET('/api/payments/bank/preferences', { headers: c.auth });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ enabled: true, currency: 'RUB', payment_window_minutes: 30, invoice_lifetime_minutes: 15, return_url: 'groceryapp://payments/return', disabled_message: null });
   });
 
   it('answers 401 without a customer token', async () => {
     const p = await signInPicker(svc);
-    expect((await svc.client.raw('GET', '/api/payments/bank/preferences')).status).toBe(401);
-    expect((await svc.client.raw('GET', '/api/payments/bank/preferences', { headers: p.auth })).status).toBe(401);
+    expect((await svc.client.call.GET('/api/payments/bank/preferences')).status).toBe(401);
+    expect((await svc.client.call.GET('/api/payments/bank/preferences', { headers: p.auth })).status).toBe(401);
   });
 });
 
@@ -67,7 +83,7 @@ describe('getBankInvoice', () => {
     expect(lifetime).toBeGreaterThan(14 * 60_000);
     expect(lifetime).toBeLessThanOrEqual(15 * 60_000);
     expect((await invoice(c.auth, id)).body).toEqual(first.body);
-    const order = (await svc.client.raw('GET', `/api/orders/roadmap/${id}/detail`, { headers: c.auth })).body;
+    const order = (await roadmapDetail(svc, c.auth, id)).body;
     expect(order).toMatchObject({ status: { value: 'awaiting_payment' }, payment_status: 'awaiting', amount_due: '1433.50' });
     const rows = await svc.deps.db.selectFrom('bank_invoices').select(['amount', 'status']).where('order_id', '=', id).execute();
     expect(rows).toEqual([{ amount: '1433.50', status: 'open' }]);
@@ -115,7 +131,7 @@ describe('getBankInvoice', () => {
     const { id } = await onlineOrder(owner.auth);
     expect((await invoice(stranger.auth, id)).status).toBe(404);
     expect((await invoice(owner.auth, randomUUID())).status).toBe(404);
-    expect((await invoice(owner.auth, 'x')).status).toBe(422);
+    expect((await svc.client.invalid('GET', '/api/payments/bank/x/invoice', { headers: owner.auth })).status).toBe(422);
     expect((await invoice({}, id)).status).toBe(401);
     expect(await svc.deps.db.selectFrom('bank_invoices').select('id').where('order_id', '=', id).execute()).toEqual([]);
   });
@@ -165,8 +181,8 @@ describe('settleSandboxBankInvoice', () => {
     await invoice(owner.auth, id);
     expect((await settle(stranger.auth, id, 'paid')).status).toBe(404);
     expect((await settle({}, id, 'paid')).status).toBe(401);
-    expect((await settle(owner.auth, id, 'maybe')).status).toBe(422);
-    expect((await svc.client.raw('POST', `/api/qa/payments/bank/${id}/settle`, { headers: owner.auth, body: '{' })).status).toBe(400);
+    expect((await svc.client.invalid('POST', `/api/qa/payments/bank/${id}/settle`, { headers: owner.auth, body: { outcome: 'maybe' } })).status).toBe(422);
+    expect((await svc.client.invalid('POST', `/api/qa/payments/bank/${id}/settle`, { headers: owner.auth, body: '{' })).status).toBe(400);
     expect((await getOrder(svc, owner.auth, id)).body.status.value).toBe('awaiting_payment');
   });
 });
@@ -179,7 +195,7 @@ describe('after payment', () => {
     await settle(c.auth, id, 'paid');
     const cancelled = await cancel(c.auth, id);
     expect(cancelled.body.status.value).toBe('cancelled');
-    const detailOf = async () => (await svc.client.raw('GET', `/api/orders/roadmap/${id}/detail`, { headers: c.auth })).body;
+    const detailOf = async () => (await roadmapDetail(svc, c.auth, id)).body;
     expect((await detailOf()).payment_status).toBe('refund_pending');
     expect(await stockOf(svc, p)).toBe('10.000');
     await runOrderWorkerOnce(svc.deps);
@@ -215,14 +231,14 @@ describe('with online payment switched off', () => {
 
   it('says so in the preferences, refuses online checkout (422) and invoices (409)', async () => {
     const c = await signInCustomer(off);
-    const prefs = await off.client.raw('GET', '/api/payments/bank/preferences', { headers: { ...c.auth, 'accept-language': 'ru' } });
+    const prefs = await off.client.call.GET('/api/payments/bank/preferences', { headers: { ...c.auth, 'accept-language': 'ru' } });
     expect(prefs.body).toMatchObject({ enabled: false, disabled_message: expect.stringContaining('Онлайн-оплата') });
     const p = await makeProduct(off, { price: '1100.00' });
     const slot = await makeSlot(off);
     const online = await createOrder(off, c.auth, deliveryBody([line(p)], slot, { payment_method: 'online' }));
     expect([online.status, online.body.code]).toEqual([422, 'ONLINE_PAYMENT_DISABLED']);
     const cash = await placedOrder(off, c.auth, deliveryBody([line(p)], slot));
-    const r = await off.client.raw('GET', `/api/payments/bank/${cash}/invoice`, { headers: c.auth });
+    const r = await bankInvoice(off, c.auth, cash);
     expect([r.status, r.body.code]).toEqual([409, 'ONLINE_PAYMENT_DISABLED']);
   });
 });
@@ -243,11 +259,11 @@ describe('after picking a paid order', () => {
       expect((await itemCommand(svc, picker, id, itemId, 'missing', { action: 'remove' })).status).toBe(200);
       expect((await itemCommand(svc, picker, id, itemId, 'clarification/resolve', { resolution: 'remove' })).status).toBe(200);
     };
-    const finish = () => svc.client.raw('POST', `/api/picker/orders/${id}/finish`, { headers: command(picker.auth) });
+    const finish = () => sessionCommand(svc, picker, id, 'finish');
     const refunds = () => svc.deps.db.selectFrom('provider_commands').select(['state', 'payload']).where('order_id', '=', id).where('kind', '=', 'bank.refund').execute();
     const reconciliation = async () =>
       (await svc.deps.db.selectFrom('picking_sessions').select('reconciliation_status').where('order_id', '=', id).executeTakeFirstOrThrow()).reconciliation_status;
-    const detail = async () => (await svc.client.raw('GET', `/api/orders/roadmap/${id}/detail`, { headers: c.auth })).body;
+    const detail = async () => (await roadmapDetail(svc, c.auth, id)).body;
     return { id, auth: c.auth, picker, kept: itemOf(kept), lost: itemOf(lost), products: { kept, lost }, remove, finish, refunds, reconciliation, detail };
   }
 
@@ -322,9 +338,9 @@ describe('after picking a paid order', () => {
     await registerPushDevice(svc, o.auth); // told to pay the difference
     const extra = await makeProduct(svc, { price: '99.90', stock: '10.000' });
     for (const item of [o.kept, o.lost]) expect((await itemCommand(svc, o.picker, o.id, item.item_id, 'piece-quantity', { quantity: 1 })).status).toBe(200);
-    const added = await svc.client.raw('POST', `/api/picker/orders/${o.id}/additional-items`, { headers: command(o.picker.auth), body: { inventory_id: extra.inventoryId, quantity: '1' } });
+    const added = await svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', { params: { path: { order_id: o.id } }, headers: command(o.picker.auth), body: { inventory_id: extra.inventoryId, quantity: '1' } });
     expect(added.status).toBe(200);
-    expect((await itemCommand(svc, o.picker, o.id, added.body.item.item_id, 'manual-pick', { quantity: 1 })).status).toBe(200);
+    expect((await itemCommand(svc, o.picker, o.id, added.body.item.item_id, 'manual-pick', { quantity: 1, confirm: false })).status).toBe(200);
     const finished = await o.finish();
     expect(finished.status).toBe(200);
     expect(finished.body.session.payment_summary).toEqual({ original_total: '1534.50', current_total: '1634.40', difference: '99.90', reconciliation_status: 'pending' });
@@ -375,8 +391,8 @@ describe('after picking a paid order', () => {
     const extra = await makeProduct(svc, { price: '99.90', stock: '10.000' });
     expect((await itemCommand(svc, o.picker, o.id, o.kept.item_id, 'piece-quantity', { quantity: 1 })).status).toBe(200);
     await o.remove(o.lost.item_id);
-    const added = await svc.client.raw('POST', `/api/picker/orders/${o.id}/additional-items`, { headers: command(o.picker.auth), body: { inventory_id: extra.inventoryId, quantity: '1' } });
-    expect((await itemCommand(svc, o.picker, o.id, added.body.item.item_id, 'manual-pick', { quantity: 1 })).status).toBe(200);
+    const added = await svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', { params: { path: { order_id: o.id } }, headers: command(o.picker.auth), body: { inventory_id: extra.inventoryId, quantity: '1' } });
+    expect((await itemCommand(svc, o.picker, o.id, added.body.item.item_id, 'manual-pick', { quantity: 1, confirm: false })).status).toBe(200);
     expect((await o.finish()).status).toBe(200);
     const stocks = async () => [await stockOf(svc, o.products.kept), await stockOf(svc, o.products.lost), await stockOf(svc, extra)];
     // Taken: one of `kept` and the added product; `lost` went back at finish.

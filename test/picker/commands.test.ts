@@ -7,8 +7,11 @@ import { ean13 } from '../../domain/codes/barcode.js';
 import { scaleLabel } from '../../domain/codes/scale-label.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { command, createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';
-import { createPicker, itemCommand, startPicking, type TestPicker } from '../support/picking.js';
+import { createPicker, invalidItemCommand, itemCommand, startPicking, type ItemAction, type ItemBody, type TestPicker } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
+import type { components } from '../../generated/api.test.js';
+
+type AdditionalItemInput = components['schemas']['AdditionalItemInput'];
 
 let svc: TestService;
 let pieces: StockedProduct[];
@@ -50,22 +53,24 @@ async function fixture(): Promise<Fixture> {
   return { picker, orderId: order.orderId, session, two: idOf(pieces[0].productId), one: idOf(pieces[1].productId), kg: idOf(weights[0].productId) };
 }
 
-const send = (f: Fixture, itemId: number, action: string, body: unknown, headers: Record<string, string> = {}) => itemCommand(svc, f.picker, f.orderId, itemId, action, body, headers);
+const send = <A extends ItemAction>(f: Fixture, itemId: number, action: A, body: ItemBody<A>, headers: Record<string, string> = {}) => itemCommand(svc, f.picker, f.orderId, itemId, action, body, headers);
+/** A command with a deliberately invalid body (see ContractClient.invalid). */
+const sendInvalid = (f: Fixture, itemId: number, action: string, body: unknown, headers: Record<string, string> = {}) => invalidItemCommand(svc, f.picker, f.orderId, itemId, action, body, headers);
 /** The item as the answer shows it: the delta's `item`, or one of a full answer's `session.items`. */
 const itemOf = (r: { body: any }, itemId: number) => (r.body.item?.item_id === itemId ? r.body.item : r.body.session.items?.find((i: any) => i.item_id === itemId));
-const version = async (f: Fixture) => (await svc.client.raw('GET', `/api/picker/orders/${f.orderId}/session`, { headers: f.picker.auth })).body.version as number;
+const version = async (f: Fixture) => (await svc.client.call.GET('/api/picker/orders/{order_id}/session', { params: { path: { order_id: f.orderId } }, headers: f.picker.auth })).body.version as number;
 
 describe('scanPickingItem', () => {
   it('counts pieces of the item\'s product, then answers already_picked', async () => {
     const f = await fixture();
-    const first = await send(f, f.two, 'scan', { barcode: pieces[0].barcode });
+    const first = await send(f, f.two, 'scan', { barcode: pieces[0].barcode! });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ status: 'ok', applied: true, label_weight_kg: null, session: { version: 2 } });
     expect(first.body.item).toMatchObject({ state: 'awaiting_quantity', actual_quantity: '1.000', pick_source: 'scan', last_scanned_barcode: pieces[0].barcode });
     expect(first.body.scanned_product).toMatchObject({ product_id: pieces[0].productId, kind: 'piece', barcode: pieces[0].barcode });
-    const second = await send(f, f.two, 'scan', { barcode: pieces[0].barcode });
+    const second = await send(f, f.two, 'scan', { barcode: pieces[0].barcode! });
     expect(second.body.item).toMatchObject({ state: 'picked', actual_quantity: '2.000', is_resolved: true });
-    const third = await send(f, f.two, 'scan', { barcode: pieces[0].barcode });
+    const third = await send(f, f.two, 'scan', { barcode: pieces[0].barcode! });
     expect(third.body).toMatchObject({ status: 'already_picked', applied: false, session: { version: 3 } });
   });
 
@@ -82,7 +87,7 @@ describe('scanPickingItem', () => {
 
   it('answers mismatch for another product and not_found for an unknown barcode, changing nothing', async () => {
     const f = await fixture();
-    const other = await send(f, f.two, 'scan', { barcode: pieces[1].barcode });
+    const other = await send(f, f.two, 'scan', { barcode: pieces[1].barcode! });
     expect(other.body).toMatchObject({ status: 'mismatch', applied: false, session: { version: 1 }, scanned_product: { product_id: pieces[1].productId } });
     const label = await send(f, f.two, 'scan', { barcode: scaleLabel(weights[0].plu!, 500) });
     expect(label.body).toMatchObject({ status: 'mismatch', scanned_product: { product_id: weights[0].productId, kind: 'weight' }, label_weight_kg: '0.500' });
@@ -97,15 +102,15 @@ describe('scanPickingItem', () => {
   it('answers 409 ITEM_STATE_CONFLICT on a missing item, 404 for an item of another session, 422 without a barcode, 401', async () => {
     const f = await fixture();
     await send(f, f.two, 'missing', { action: 'call' });
-    const conflict = await send(f, f.two, 'scan', { barcode: pieces[0].barcode });
+    const conflict = await send(f, f.two, 'scan', { barcode: pieces[0].barcode! });
     expect(conflict.status).toBe(409);
     expect(conflict.body).toMatchObject({ code: 'ITEM_STATE_CONFLICT', session: { version: 2 } });
     const g = await fixture();
-    expect((await send(f, g.two, 'scan', { barcode: pieces[0].barcode })).status).toBe(404);
-    const invalid = await send(f, f.one, 'scan', {});
+    expect((await send(f, g.two, 'scan', { barcode: pieces[0].barcode! })).status).toBe(404);
+    const invalid = await sendInvalid(f, f.one, 'scan', {});
     expect(invalid.status).toBe(422);
     expect(invalid.body.code).toBe('VALIDATION_ERROR');
-    expect((await svc.client.raw('POST', `/api/picker/orders/${f.orderId}/items/${f.one}/scan`, { headers: { 'idempotency-key': randomUUID() }, body: { barcode: '1' } })).status).toBe(401);
+    expect((await svc.client.call.POST('/api/picker/orders/{order_id}/items/{item_id}/scan', { params: { path: { order_id: f.orderId, item_id: f.one } }, headers: { 'idempotency-key': randomUUID() }, body: { barcode: '1' } })).status).toBe(401);
   });
 });
 
@@ -114,7 +119,7 @@ describe('replacePickingItem', () => {
     const f = await fixture();
     const missing = await send(f, f.two, 'missing', { action: 'call' });
     expect(itemOf(missing, f.two).replacement_options.length).toBeGreaterThan(0);
-    const r = await send(f, f.two, 'replacement', { barcode: pieces[2].barcode });
+    const r = await send(f, f.two, 'replacement', { barcode: pieces[2].barcode! });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'ok', applied: true, scanned_product: { product_id: pieces[2].productId } });
     expect(r.body.item).toMatchObject({
@@ -125,8 +130,8 @@ describe('replacePickingItem', () => {
       replacement_options: [],
     });
     // Its barcode now matches the item; the ordered product's does not.
-    expect((await send(f, f.two, 'scan', { barcode: pieces[0].barcode })).body.status).toBe('mismatch');
-    const done = await send(f, f.two, 'scan', { barcode: pieces[2].barcode });
+    expect((await send(f, f.two, 'scan', { barcode: pieces[0].barcode! })).body.status).toBe('mismatch');
+    const done = await send(f, f.two, 'scan', { barcode: pieces[2].barcode! });
     expect(done.body.item).toMatchObject({ state: 'picked', actual_quantity: '2.000' });
     const price = Math.round(Number(pieces[2].unitPrice) * 200) / 100;
     expect(done.body.item.current_line_total).toBe(price.toFixed(2));
@@ -135,7 +140,7 @@ describe('replacePickingItem', () => {
   it('answers same_product, kind_mismatch and not_found without a change', async () => {
     const f = await fixture();
     await send(f, f.two, 'missing', { action: 'call' });
-    expect((await send(f, f.two, 'replacement', { barcode: pieces[0].barcode })).body).toMatchObject({ status: 'same_product', applied: false });
+    expect((await send(f, f.two, 'replacement', { barcode: pieces[0].barcode! })).body).toMatchObject({ status: 'same_product', applied: false });
     expect((await send(f, f.two, 'replacement', { barcode: scaleLabel(weights[1].plu!, 700) })).body).toMatchObject({ status: 'kind_mismatch', applied: false });
     expect((await send(f, f.two, 'replacement', { barcode: UNKNOWN_BARCODE })).body).toMatchObject({ status: 'not_found', applied: false });
     expect(await version(f)).toBe(2);
@@ -143,9 +148,9 @@ describe('replacePickingItem', () => {
 
   it('answers 409 ITEM_STATE_CONFLICT unless the item is missing with action call', async () => {
     const f = await fixture();
-    expect((await send(f, f.two, 'replacement', { barcode: pieces[2].barcode })).body.code).toBe('ITEM_STATE_CONFLICT');
+    expect((await send(f, f.two, 'replacement', { barcode: pieces[2].barcode! })).body.code).toBe('ITEM_STATE_CONFLICT');
     await send(f, f.two, 'missing', { action: 'remove' });
-    expect((await send(f, f.two, 'replacement', { barcode: pieces[2].barcode })).body.code).toBe('ITEM_STATE_CONFLICT');
+    expect((await send(f, f.two, 'replacement', { barcode: pieces[2].barcode! })).body.code).toBe('ITEM_STATE_CONFLICT');
   });
 });
 
@@ -176,15 +181,15 @@ describe('setPickingItemPieceQuantity and manualPickPickingItem', () => {
 
   it('manual-pick saves a different count as a mismatch, or picks it with confirm', async () => {
     const f = await fixture();
-    const more = await send(f, f.one, 'manual-pick', { quantity: 3 });
+    const more = await send(f, f.one, 'manual-pick', { quantity: 3, confirm: false });
     expect(more.body).toMatchObject({ status: 'clarification_required' });
     expect(more.body.item).toMatchObject({ state: 'clarified', clarification_kind: 'quantity_mismatch', actual_quantity: '3.000', pick_source: 'manual' });
     const confirmed = await send(f, f.two, 'manual-pick', { quantity: 1, confirm: true });
     expect(confirmed.body.item).toMatchObject({ state: 'picked', actual_quantity: '1.000', confirmed_quantity: '1.000' });
-    expect((await send(f, f.kg, 'manual-pick', { quantity: 1 })).body.code).toBe('ITEM_IS_WEIGHT_BASED');
-    expect((await send(f, f.one, 'manual-pick', { quantity: 10000 })).body.code).toBe('VALIDATION_ERROR');
+    expect((await send(f, f.kg, 'manual-pick', { quantity: 1, confirm: false })).body.code).toBe('ITEM_IS_WEIGHT_BASED');
+    expect((await send(f, f.one, 'manual-pick', { quantity: 10000, confirm: false })).body.code).toBe('VALIDATION_ERROR');
     await send(f, f.one, 'missing', { action: 'call' });
-    expect((await send(f, f.one, 'manual-pick', { quantity: 1 })).body.code).toBe('ITEM_STATE_CONFLICT');
+    expect((await send(f, f.one, 'manual-pick', { quantity: 1, confirm: false })).body.code).toBe('ITEM_STATE_CONFLICT');
   });
 });
 
@@ -255,7 +260,7 @@ describe('markPickingItemMissing, resolvePickingItemClarification, reopenPicking
     const pending = await send(f, f.two, 'clarification/reopen', { reason: 'recheck' });
     expect(pending.status).toBe(409);
     expect(pending.body.code).toBe('ITEM_STATE_CONFLICT');
-    expect((await send(f, f.two, 'clarification/reopen', { reason: 'lost' })).body.code).toBe('VALIDATION_ERROR');
+    expect((await sendInvalid(f, f.two, 'clarification/reopen', { reason: 'lost' })).body.code).toBe('VALIDATION_ERROR');
   });
 
   it('turns a ready session back to active when an item is marked missing', async () => {
@@ -289,8 +294,8 @@ describe('confirmPickingItemClarification', () => {
 });
 
 describe('addPickingItem', () => {
-  const add = (f: Fixture, body: object, headers: Record<string, string> = {}) =>
-    svc.client.raw('POST', `/api/picker/orders/${f.orderId}/additional-items`, { headers: command(f.picker.auth, headers), body });
+  const add = (f: Fixture, body: AdditionalItemInput, headers: Record<string, string> = {}) =>
+    svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', { params: { path: { order_id: f.orderId } }, headers: command(f.picker.auth, headers), body });
 
   it('adds a product of the store as a pending item, up to max_added_items', async () => {
     const f = await fixture();
@@ -370,7 +375,7 @@ describe('rules common to picker commands', () => {
   it('applies a command sent many times at once exactly once', async () => {
     const f = await fixture();
     const key = randomUUID();
-    const answers = await Promise.all(Array.from({ length: 8 }, () => send(f, f.two, 'scan', { barcode: pieces[0].barcode }, { 'idempotency-key': key })));
+    const answers = await Promise.all(Array.from({ length: 8 }, () => send(f, f.two, 'scan', { barcode: pieces[0].barcode! }, { 'idempotency-key': key })));
     for (const a of answers) {
       if (a.status === 409) {
         expect(a.body).toMatchObject({ code: 'IDEMPOTENCY_IN_PROGRESS', retry_after_seconds: 1 });
@@ -379,12 +384,12 @@ describe('rules common to picker commands', () => {
     }
     expect(answers.some((a) => a.status === 200)).toBe(true);
     expect(await version(f)).toBe(2);
-    expect(itemOf((await send(f, f.two, 'scan', { barcode: pieces[1].barcode })), f.two).actual_quantity).toBe('1.000');
+    expect(itemOf((await send(f, f.two, 'scan', { barcode: pieces[1].barcode! })), f.two).actual_quantity).toBe('1.000');
   });
 
   it('needs a UUID key and a known order; another picker\'s session is busy', async () => {
     const f = await fixture();
-    const keyless = await svc.client.raw('POST', `/api/picker/orders/${f.orderId}/items/${f.two}/missing`, { headers: f.picker.auth, body: { action: 'call' } });
+    const keyless = await svc.client.call.POST('/api/picker/orders/{order_id}/items/{item_id}/missing', { params: { path: { order_id: f.orderId, item_id: f.two } }, headers: f.picker.auth, body: { action: 'call' } });
     expect(keyless.body.code).toBe('IDEMPOTENCY_KEY_REQUIRED');
     expect((await send(f, f.two, 'missing', { action: 'call' }, { 'idempotency-key': '12345' })).body.code).toBe('IDEMPOTENCY_KEY_INVALID');
     expect((await itemCommand(svc, f.picker, randomUUID(), f.two, 'missing', { action: 'call' })).status).toBe(404);
@@ -398,7 +403,7 @@ describe('rules common to picker commands', () => {
 });
 
 describe('answer representation: delta by default, the whole session on request', () => {
-  const readSession = async (f: Fixture) => (await svc.client.raw('GET', `/api/picker/orders/${f.orderId}/session`, { headers: f.picker.auth })).body;
+  const readSession = async (f: Fixture) => (await svc.client.call.GET('/api/picker/orders/{order_id}/session', { params: { path: { order_id: f.orderId } }, headers: f.picker.auth })).body;
   const FULL = { prefer: 'return=representation' };
 
   /** The client's algorithm of PickingActionOutput: apply a delta to the local copy, or take a full answer. */
@@ -417,18 +422,15 @@ describe('answer representation: delta by default, the whole session on request'
   it('answers the header and the changed item; applied in order, the deltas rebuild the session exactly', async () => {
     const f = await fixture();
     let local = f.session;
-    const steps: [number | null, string, unknown][] = [
-      [f.two, 'piece-quantity', { quantity: 1 }],
-      [f.kg, 'weight', { weight_kg: '1.500' }],
-      [f.one, 'missing', { action: 'call' }],
-      [null, 'additional-items', { inventory_id: pieces[3].inventoryId, quantity: '1' }],
-      [f.kg, 'clarification/confirm', { quantity_kg: '1.500' }],
+    const steps = [
+      () => send(f, f.two, 'piece-quantity', { quantity: 1 }),
+      () => send(f, f.kg, 'weight', { weight_kg: '1.500' }),
+      () => send(f, f.one, 'missing', { action: 'call' }),
+      () => svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', { params: { path: { order_id: f.orderId } }, headers: command(f.picker.auth), body: { inventory_id: pieces[3].inventoryId, quantity: '1' } }),
+      () => send(f, f.kg, 'clarification/confirm', { quantity_kg: '1.500' }),
     ];
-    for (const [itemId, action, body] of steps) {
-      const r =
-        itemId === null
-          ? await svc.client.raw('POST', `/api/picker/orders/${f.orderId}/${action}`, { headers: command(f.picker.auth), body: body as object })
-          : await send(f, itemId, action, body);
+    for (const step of steps) {
+      const r = await step();
       expect(r.status).toBe(200);
       expect(r.body.representation).toBe('delta');
       expect(r.body.session).not.toHaveProperty('items');
@@ -451,7 +453,8 @@ describe('answer representation: delta by default, the whole session on request'
     expect(r.body.item).toEqual(r.body.session.items.find((i: any) => i.item_id === f.two));
     expect(r.body.session).toEqual(await readSession(f));
     // Among other preferences, and finish / cancel too.
-    const cancel = await svc.client.raw('POST', `/api/picker/orders/${f.orderId}/cancel`, {
+    const cancel = await svc.client.call.POST('/api/picker/orders/{order_id}/cancel', {
+      params: { path: { order_id: f.orderId } },
       headers: command(f.picker.auth, { prefer: 'respond-async, return=representation; foo=bar' }),
       body: {},
     });
@@ -460,7 +463,7 @@ describe('answer representation: delta by default, the whole session on request'
 
   it('delta of finish and cancel: the header, no item', async () => {
     const f = await fixture();
-    const cancel = await svc.client.raw('POST', `/api/picker/orders/${f.orderId}/cancel`, { headers: command(f.picker.auth), body: {} });
+    const cancel = await svc.client.call.POST('/api/picker/orders/{order_id}/cancel', { params: { path: { order_id: f.orderId } }, headers: command(f.picker.auth), body: {} });
     expect(cancel.status).toBe(200);
     expect(cancel.body).toMatchObject({ representation: 'delta', item: null, session: { session_status: 'cancelled', version: 2 } });
     expect(cancel.body.session).not.toHaveProperty('items');

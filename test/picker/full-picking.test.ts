@@ -7,7 +7,7 @@ import { scaleLabel } from '../../domain/codes/scale-label.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { registerPushDevice } from '../support/accounts.js';
 import { command, createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';
-import { createPicker, itemCommand, signInDemoCustomer, startPicking, type TestPicker } from '../support/picking.js';
+import { createPicker, itemCommand, signInDemoCustomer, startPicking, type ItemAction, type ItemBody, type TestPicker } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
@@ -56,11 +56,11 @@ describe('a full picking of an order', () => {
     const session = await startPicking(svc, picker, orderId);
     sessionId = session.session_id;
     const idOf = (x: StockedProduct) => session.items.find((i: any) => i.product_id === x.productId)!.item_id;
-    const send = (item: number, action: string, body: object) => itemCommand(svc, picker, orderId, item, action, body);
+    const send = <A extends ItemAction>(item: number, action: A, body: ItemBody<A>) => itemCommand(svc, picker, orderId, item, action, body);
 
     // As ordered: two scans.
-    await send(idOf(p[0]), 'scan', { barcode: p[0].barcode });
-    expect((await send(idOf(p[0]), 'scan', { barcode: p[0].barcode })).body.item.state).toBe('picked');
+    await send(idOf(p[0]), 'scan', { barcode: p[0].barcode! });
+    expect((await send(idOf(p[0]), 'scan', { barcode: p[0].barcode! })).body.item.state).toBe('picked');
     // Weight outside the 10 % tolerance, by scale label, confirmed.
     const heavy = await send(idOf(w), 'scan', { barcode: scaleLabel(w.plu!, 1260) });
     expect(heavy.body).toMatchObject({ status: 'clarification_required', label_weight_kg: '1.260' });
@@ -70,15 +70,15 @@ describe('a full picking of an order', () => {
     expect((await send(idOf(p[1]), 'clarification/resolve', { resolution: 'remove' })).body.item.clarification_kind).toBe('removed');
     // Missing; the customer agreed to a substitute, scanned twice.
     await send(idOf(p[2]), 'missing', { action: 'call' });
-    await send(idOf(p[2]), 'replacement', { barcode: p[3].barcode });
-    expect((await send(idOf(p[2]), 'scan', { barcode: p[3].barcode })).body.item).toMatchObject({ state: 'picked', replacement: { product_id: p[3].productId } });
+    await send(idOf(p[2]), 'replacement', { barcode: p[3].barcode! });
+    expect((await send(idOf(p[2]), 'scan', { barcode: p[3].barcode! })).body.item).toMatchObject({ state: 'picked', replacement: { product_id: p[3].productId } });
     // Added at the customer's request, then picked.
-    const added = await svc.client.raw('POST', `/api/picker/orders/${orderId}/additional-items`, { headers: command(picker.auth), body: { inventory_id: p[4].inventoryId, quantity: '1' } });
+    const added = await svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', { params: { path: { order_id: orderId } }, headers: command(picker.auth), body: { inventory_id: p[4].inventoryId, quantity: '1' } });
     expect(added.status).toBe(200);
-    const ready = await send(added.body.item.item_id, 'manual-pick', { quantity: 1 });
+    const ready = await send(added.body.item.item_id, 'manual-pick', { quantity: 1, confirm: false });
     expect(ready.body.session.session_status).toBe('ready_to_finish');
 
-    finish = await svc.client.raw('POST', `/api/picker/orders/${orderId}/finish`, { headers: command(picker.auth) });
+    finish = await svc.client.call.POST('/api/picker/orders/{order_id}/finish', { params: { path: { order_id: orderId } }, headers: command(picker.auth) });
     expect(finish.status).toBe(200);
     const expected =
       2 * Number(p[0].unitPrice) + Math.round(1.26 * Number(w.unitPrice) * 100) / 100 + 2 * Number(p[3].unitPrice) + Number(p[4].unitPrice);
@@ -93,7 +93,7 @@ describe('a full picking of an order', () => {
 
   it('shows the customer the picking result and the new total', async () => {
     const customer = await signInDemoCustomer(svc);
-    const r = await svc.client.raw('GET', `/api/orders/${orderId}`, { headers: customer.auth });
+    const r = await svc.client.call.GET('/api/orders/{order_id}', { params: { path: { order_id: orderId } }, headers: customer.auth });
     expect(r.status).toBe(200);
     const current = Number(finish.body.session.payment_summary.current_total);
     expect(r.body).toMatchObject({
@@ -150,7 +150,7 @@ describe('a full picking of an order', () => {
   });
 
   it('is in the picker\'s history with its items as they ended', async () => {
-    const list = await svc.client.raw('GET', '/api/picker/history/sessions', { headers: picker.auth });
+    const list = await svc.client.call.GET('/api/picker/history/sessions', { headers: picker.auth });
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ total: 1, limit: 20, offset: 0, has_more: false });
     expect(list.body.items[0]).toMatchObject({
@@ -168,7 +168,7 @@ describe('a full picking of an order', () => {
       added_items_count: 1,
       final_total: finish.body.session.payment_summary.current_total,
     });
-    const detail = await svc.client.raw('GET', `/api/picker/history/sessions/${sessionId}`, { headers: picker.auth });
+    const detail = await svc.client.call.GET('/api/picker/history/sessions/{session_id}', { params: { path: { session_id: sessionId } }, headers: picker.auth });
     expect(detail.status).toBe(200);
     const byProduct = (name: string) => detail.body.items.find((i: any) => i.original_name === name);
     expect(byProduct(w.name)).toMatchObject({ source: 'scale_label', state: 'picked', resolution_type: 'weight_confirmed', actual_quantity: '1.260', plu_code: w.plu!.padStart(5, '0') });
@@ -176,7 +176,7 @@ describe('a full picking of an order', () => {
     expect(byProduct(p[2].name)).toMatchObject({ final_name: p[3].name, resolution_type: 'replaced', final_unit_price: p[3].unitPrice, final_barcode: p[3].barcode });
     expect(byProduct(p[4].name)).toMatchObject({ is_added: true, resolution_type: 'picked', source: 'manual' });
 
-    const summary = await svc.client.raw('GET', '/api/picker/history/summary', { headers: picker.auth });
+    const summary = await svc.client.call.GET('/api/picker/history/summary', { headers: picker.auth });
     expect(summary.status).toBe(200);
     expect(summary.body).toMatchObject({
       sessions_count: 1,
@@ -198,26 +198,26 @@ describe('a full picking of an order', () => {
 
   it('filters history by period and refuses a reversed one; 404 for another picker\'s session; 401', async () => {
     const future = new Date(Date.now() + 3600_000).toISOString();
-    const later = await svc.client.raw('GET', `/api/picker/history/sessions?started_at=${encodeURIComponent(future)}`, { headers: picker.auth });
+    const later = await svc.client.call.GET('/api/picker/history/sessions', { params: { query: { started_at: future } }, headers: picker.auth });
     expect(later.body).toMatchObject({ total: 0, items: [] });
-    const summary = await svc.client.raw('GET', `/api/picker/history/summary?started_at=${encodeURIComponent(future)}`, { headers: picker.auth });
+    const summary = await svc.client.call.GET('/api/picker/history/summary', { params: { query: { started_at: future } }, headers: picker.auth });
     expect(summary.body).toMatchObject({ sessions_count: 0, items_per_minute: null, average_duration_seconds: null, started_at: future });
     // Offsets as short as the contract's date-time admits ("+03"), and a leap second, are read too.
     const hoursOnly = (d: Date) => `${new Date(d.getTime() + 3 * 3600_000).toISOString().slice(0, 19)}+03`;
-    const shortOffset = await svc.client.raw('GET', `/api/picker/history/sessions?started_at=${encodeURIComponent(hoursOnly(new Date(future)))}`, { headers: picker.auth });
+    const shortOffset = await svc.client.call.GET('/api/picker/history/sessions', { params: { query: { started_at: hoursOnly(new Date(future)) } }, headers: picker.auth });
     expect(shortOffset.body).toMatchObject({ total: 0, items: [] });
-    const sinceAnHourAgo = await svc.client.raw('GET', `/api/picker/history/summary?started_at=${encodeURIComponent(hoursOnly(new Date(Date.now() - 3600_000)))}`, { headers: picker.auth });
+    const sinceAnHourAgo = await svc.client.call.GET('/api/picker/history/summary', { params: { query: { started_at: hoursOnly(new Date(Date.now() - 3600_000)) } }, headers: picker.auth });
     expect(sinceAnHourAgo.body).toMatchObject({ sessions_count: 1 });
-    expect((await svc.client.raw('GET', '/api/picker/history/sessions?ended_at=2016-12-31T23:59:60Z', { headers: picker.auth })).body).toMatchObject({ total: 0 });
+    expect((await svc.client.call.GET('/api/picker/history/sessions', { params: { query: { ended_at: '2016-12-31T23:59:60Z' } }, headers: picker.auth })).body).toMatchObject({ total: 0 });
     const past = new Date(Date.now() - 3600_000).toISOString();
-    for (const path of ['/api/picker/history/sessions', '/api/picker/history/summary']) {
-      const reversed = await svc.client.raw('GET', `${path}?started_at=${encodeURIComponent(future)}&ended_at=${encodeURIComponent(past)}`, { headers: picker.auth });
+    for (const path of ['/api/picker/history/sessions', '/api/picker/history/summary'] as const) {
+      const reversed = await svc.client.call.GET(path, { params: { query: { started_at: future, ended_at: past } }, headers: picker.auth });
       expect(reversed.status).toBe(422);
       expect(reversed.body.code).toBe('INVALID_PERIOD');
-      expect((await svc.client.raw('GET', path, {})).status).toBe(401);
+      expect((await svc.client.call.GET(path, {})).status).toBe(401);
     }
     const other = await createPicker(svc, [STORE]);
-    expect((await svc.client.raw('GET', `/api/picker/history/sessions/${sessionId}`, { headers: other.auth })).status).toBe(404);
-    expect((await svc.client.raw('GET', `/api/picker/history/sessions/${sessionId}`, {})).status).toBe(401);
+    expect((await svc.client.call.GET('/api/picker/history/sessions/{session_id}', { params: { path: { session_id: sessionId } }, headers: other.auth })).status).toBe(404);
+    expect((await svc.client.call.GET('/api/picker/history/sessions/{session_id}', { params: { path: { session_id: sessionId } } })).status).toBe(401);
   });
 });

@@ -70,7 +70,7 @@ describe('picker push notifications', () => {
     const order = await anOrder();
     await startPicking(svc, picker, order.orderId);
     const customer = await signInDemoCustomer(svc);
-    expect((await svc.client.raw('POST', `/api/orders/${order.orderId}/cancel`, { headers: customer.auth })).status).toBe(200);
+    expect((await svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: order.orderId } }, headers: customer.auth })).status).toBe(200);
     await drain();
     const told = sentTo(phone.push_token).filter((m) => m.data.order_id === order.orderId);
     expect(told.map((m) => [m.data.kind, m.data.screen, m.title, m.body])).toEqual([

@@ -53,7 +53,7 @@ const anOrder = () => createConfirmedOrder(svc, { lines: [{ inventoryId: pieces[
 describe('getPickerRealtimeMetadata', () => {
   it('describes the channel and the caller\'s queue scope', async () => {
     const picker = await createPicker(svc, [STORE, DEMO_STORES[1].id]);
-    const r = await svc.client.raw('GET', '/api/picker/realtime/metadata', { headers: picker.auth });
+    const r = await svc.client.call.GET('/api/picker/realtime/metadata', { headers: picker.auth });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
       url: `${svc.url.replace('http', 'ws')}/ws/picker/`,
@@ -68,7 +68,7 @@ describe('getPickerRealtimeMetadata', () => {
 
   it('answers 401 without a picker token', async () => {
     const customer = await signInCustomer(svc);
-    expect((await svc.client.raw('GET', '/api/picker/realtime/metadata', { headers: customer.auth })).status).toBe(401);
+    expect((await svc.client.call.GET('/api/picker/realtime/metadata', { headers: customer.auth })).status).toBe(401);
   });
 });
 
@@ -159,7 +159,7 @@ describe('/ws/picker/', () => {
     await mine.waitFor((e) => e.kind === 'session.changed' && e.version === 2);
 
     const customer = await signInDemoCustomer(svc);
-    expect((await svc.client.raw('POST', `/api/orders/${order.orderId}/cancel`, { headers: customer.auth })).status).toBe(200);
+    expect((await svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: order.orderId } }, headers: customer.auth })).status).toBe(200);
     expect(await mine.waitFor((e) => e.kind === 'order.cancelled')).toMatchObject({ order_id: order.orderId, session_id: session.session_id, version: 3 });
     await mine.waitFor((e) => e.kind === 'session.changed' && e.version === 3 && e.session_status === 'cancelled');
     await theirs.waitFor((e) => e.kind === 'queue.changed' && e.order_id === order.orderId && e.reason === 'order_cancelled');

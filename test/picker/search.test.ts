@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaleLabel } from '../../domain/codes/scale-label.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
+import type { paths } from '../../generated/api.test.js';
 import { createConfirmedOrder, stockedProducts } from '../support/orders.js';
 import { createPicker, startPicking, type TestPicker } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -18,10 +19,11 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const search = (params: Record<string, string | number>, who: { auth: Record<string, string> } = picker, v2 = false) =>
-  svc.client.raw('GET', `/api/picker/catalog/products${v2 ? '/v2' : ''}?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`, {
-    headers: who.auth,
-  });
+type SearchQuery = NonNullable<paths['/api/picker/catalog/products']['get']['parameters']['query']> & NonNullable<paths['/api/picker/catalog/products/v2']['get']['parameters']['query']>;
+const search = (params: Partial<SearchQuery>, who: { auth: Record<string, string> } = picker, v2 = false) =>
+  v2
+    ? svc.client.call.GET('/api/picker/catalog/products/v2', { params: { query: params }, headers: who.auth })
+    : svc.client.call.GET('/api/picker/catalog/products', { params: { query: params }, headers: who.auth });
 
 describe('searchPickerProducts', () => {
   it('finds products of the picker\'s store by text, in stock first, with offset pages', async () => {
@@ -39,7 +41,7 @@ describe('searchPickerProducts', () => {
     expect(inStock).toEqual([...inStock].sort((a, b) => Number(b) - Number(a)));
     const second = await search({ query: 'milk', limit: 5, offset: 5 });
     expect(second.body.items.map((i: any) => i.inventory_id)).toEqual(all.body.items.slice(5, 10).map((i: any) => i.inventory_id));
-    const ru = await svc.client.raw('GET', '/api/picker/catalog/products?query=%D0%BC%D0%BE%D0%BB%D0%BE%D0%BA%D0%BE&limit=3', { headers: { ...picker.auth, 'accept-language': 'ru' } });
+    const ru = await svc.client.call.GET('/api/picker/catalog/products', { params: { query: { query: 'молоко', limit: 3 } }, headers: { ...picker.auth, 'accept-language': 'ru' } });
     expect(ru.body.items[0].name.toLowerCase()).toContain('молоко');
   });
 

@@ -9,7 +9,8 @@ import { runOrderWorkerOnce } from '../../server/jobs/order-worker.js';
 import { expireIdleSessions, sweepPicking } from '../../server/jobs/picking-expiry.js';
 import { signInCustomer } from '../support/accounts.js';
 import { command, createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';
-import { createPicker, itemCommand, signInDemoCustomer, startPicking, type TestPicker } from '../support/picking.js';
+import { createPicker, itemCommand, sessionCommand, signInDemoCustomer, startPicking, type SessionAction, type TestPicker } from '../support/picking.js';
+import type { paths } from '../../generated/api.test.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
@@ -36,9 +37,11 @@ const anOrder = (spec: Partial<Parameters<typeof createConfirmedOrder>[1]> = {})
     ],
     ...spec,
   });
-const post = (path: string, picker: { auth: { authorization: string } }, body?: object, headers: Record<string, string> = {}) =>
-  svc.client.raw('POST', path, { headers: command(picker.auth, headers), body });
-const get = (path: string, headers: Record<string, string>) => svc.client.raw('GET', path, { headers });
+const post = <A extends SessionAction>(orderId: string, action: A, picker: { auth: { authorization: string } }, body?: Parameters<typeof sessionCommand<A>>[4], headers: Record<string, string> = {}) =>
+  sessionCommand(svc, picker, orderId, action, body, headers);
+const get = (path: '/api/picker/orders' | '/api/picker/session/active' | '/api/picker/auth/me' | '/api/picker/history/sessions' | '/api/picker/history/summary', headers: Record<string, string>) => svc.client.call.GET(path, { headers });
+const getSession = (orderId: string, headers: Record<string, string>) => svc.client.call.GET('/api/picker/orders/{order_id}/session', { params: { path: { order_id: orderId } }, headers });
+type TrackingState = paths['/api/qa/orders/{order_id}/delivery-tracking']['post']['requestBody']['content']['application/json']['state'];
 const orderRow = (id: string) => svc.deps.db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const queue = (picker: TestPicker, store = STORE) => get('/api/picker/orders', { ...picker.auth, 'x-store-id': store });
 
@@ -123,7 +126,7 @@ describe('startPicking', () => {
   it('starts a session at version 1 with one item per line and moves the order to picking', async () => {
     const picker = await createPicker(svc, [STORE]);
     const order = await anOrder();
-    const r = await post(`/api/picker/orders/${order.orderId}/start`, picker);
+    const r = await post(order.orderId, 'start', picker);
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
       order_id: order.orderId,
@@ -156,15 +159,15 @@ describe('startPicking', () => {
     const picker = await createPicker(svc, [STORE]);
     const order = await anOrder();
     const key = randomUUID();
-    const first = await post(`/api/picker/orders/${order.orderId}/start`, picker, undefined, { 'idempotency-key': key });
+    const first = await post(order.orderId, 'start', picker, undefined, { 'idempotency-key': key });
     await itemCommand(svc, picker, order.orderId, first.body.items[0].item_id, 'missing', { action: 'call' });
-    const replay = await post(`/api/picker/orders/${order.orderId}/start`, picker, undefined, { 'idempotency-key': key });
+    const replay = await post(order.orderId, 'start', picker, undefined, { 'idempotency-key': key });
     expect(replay.body).toEqual(first.body);
-    const resumed = await post(`/api/picker/orders/${order.orderId}/start`, picker);
+    const resumed = await post(order.orderId, 'start', picker);
     expect(resumed.status).toBe(200);
     expect(resumed.body).toMatchObject({ session_id: first.body.session_id, version: 2 });
     const other = await anOrder();
-    const reused = await post(`/api/picker/orders/${other.orderId}/start`, picker, undefined, { 'idempotency-key': key });
+    const reused = await post(other.orderId, 'start', picker, undefined, { 'idempotency-key': key });
     expect(reused.status).toBe(409);
     expect(reused.body.code).toBe('IDEMPOTENCY_CONFLICT');
   });
@@ -172,39 +175,39 @@ describe('startPicking', () => {
   it('needs a UUID Idempotency-Key', async () => {
     const picker = await createPicker(svc, [STORE]);
     const order = await anOrder();
-    const none = await svc.client.raw('POST', `/api/picker/orders/${order.orderId}/start`, { headers: picker.auth });
+    const none = await svc.client.call.POST('/api/picker/orders/{order_id}/start', { params: { path: { order_id: order.orderId } }, headers: picker.auth });
     expect(none.status).toBe(422);
     expect(none.body.code).toBe('IDEMPOTENCY_KEY_REQUIRED');
-    const bad = await post(`/api/picker/orders/${order.orderId}/start`, picker, undefined, { 'idempotency-key': 'not-a-uuid' });
+    const bad = await post(order.orderId, 'start', picker, undefined, { 'idempotency-key': 'not-a-uuid' });
     expect(bad.status).toBe(422);
     expect(bad.body.code).toBe('IDEMPOTENCY_KEY_INVALID');
   });
 
   it('answers 401 without a picker token and 404 for an order of another store or none', async () => {
     const order = await anOrder();
-    expect((await svc.client.raw('POST', `/api/picker/orders/${order.orderId}/start`, { headers: { 'idempotency-key': randomUUID() } })).status).toBe(401);
+    expect((await svc.client.call.POST('/api/picker/orders/{order_id}/start', { params: { path: { order_id: order.orderId } }, headers: { 'idempotency-key': randomUUID() } })).status).toBe(401);
     const stranger = await createPicker(svc, [OTHER_STORE]);
-    const r = await post(`/api/picker/orders/${order.orderId}/start`, stranger);
+    const r = await post(order.orderId, 'start', stranger);
     expect(r.status).toBe(404);
-    expect((await post(`/api/picker/orders/${randomUUID()}/start`, stranger)).status).toBe(404);
+    expect((await post(randomUUID(), 'start', stranger)).status).toBe(404);
   });
 
   it('answers 409 ORDER_BUSY, PICKER_HAS_ACTIVE_SESSION, ORDER_NOT_PICKABLE', async () => {
     const [anna, boris] = [await createPicker(svc, [STORE], 'Anna'), await createPicker(svc, [STORE])];
     const order = await anOrder();
     const session = await startPicking(svc, anna, order.orderId);
-    const busy = await post(`/api/picker/orders/${order.orderId}/start`, boris);
+    const busy = await post(order.orderId, 'start', boris);
     expect(busy.status).toBe(409);
     expect(busy.body).toMatchObject({ code: 'ORDER_BUSY', session: null });
     expect(busy.body.detail).toContain('Anna');
 
     const another = await anOrder();
-    const holding = await post(`/api/picker/orders/${another.orderId}/start`, anna);
+    const holding = await post(another.orderId, 'start', anna);
     expect(holding.status).toBe(409);
     expect(holding.body).toMatchObject({ code: 'PICKER_HAS_ACTIVE_SESSION', session: { session_id: session.session_id } });
 
     await svc.deps.db.updateTable('orders').set({ status: 'awaiting_payment' }).where('id', '=', another.orderId).execute();
-    const unpaid = await post(`/api/picker/orders/${another.orderId}/start`, boris);
+    const unpaid = await post(another.orderId, 'start', boris);
     expect(unpaid.status).toBe(409);
     expect(unpaid.body.code).toBe('ORDER_NOT_PICKABLE');
   });
@@ -213,7 +216,7 @@ describe('startPicking', () => {
     for (let round = 0; round < 5; round++) {
       const pickers = await Promise.all([createPicker(svc, [STORE]), createPicker(svc, [STORE]), createPicker(svc, [STORE])]);
       const order = await anOrder();
-      const answers = await Promise.all(pickers.map((p) => post(`/api/picker/orders/${order.orderId}/start`, p)));
+      const answers = await Promise.all(pickers.map((p) => post(order.orderId, 'start', p)));
       expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409]);
       expect(answers.filter((a) => a.status === 409).every((a) => a.body.code === 'ORDER_BUSY')).toBe(true);
       const sessions = await svc.deps.db.selectFrom('picking_sessions').select('id').where('order_id', '=', order.orderId).execute();
@@ -227,21 +230,21 @@ describe('getPickingSession and getActivePickingSession', () => {
     const [anna, boris] = [await createPicker(svc, [STORE]), await createPicker(svc, [STORE])];
     const order = await anOrder();
     const session = await startPicking(svc, anna, order.orderId);
-    const own = await get(`/api/picker/orders/${order.orderId}/session`, anna.auth);
+    const own = await getSession(order.orderId, anna.auth);
     expect(own.status).toBe(200);
     expect(own.body).toMatchObject({ session_id: session.session_id, is_locked: false });
-    const read = await get(`/api/picker/orders/${order.orderId}/session`, boris.auth);
+    const read = await getSession(order.orderId, boris.auth);
     expect(read.body).toMatchObject({ session_id: session.session_id, is_locked: true });
   });
 
   it('answers 404 for an order never started or of another store, 401 without a token', async () => {
     const picker = await createPicker(svc, [STORE]);
     const order = await anOrder();
-    expect((await get(`/api/picker/orders/${order.orderId}/session`, picker.auth)).status).toBe(404);
+    expect((await getSession(order.orderId, picker.auth)).status).toBe(404);
     const stranger = await createPicker(svc, [OTHER_STORE]);
     await startPicking(svc, picker, order.orderId);
-    expect((await get(`/api/picker/orders/${order.orderId}/session`, stranger.auth)).status).toBe(404);
-    expect((await get(`/api/picker/orders/${order.orderId}/session`, {})).status).toBe(401);
+    expect((await getSession(order.orderId, stranger.auth)).status).toBe(404);
+    expect((await getSession(order.orderId, {})).status).toBe(401);
   });
 
   it('gives the current session, or 204 when there is none', async () => {
@@ -267,7 +270,7 @@ describe('cancelPicking', () => {
     const session = await startPicking(svc, picker, order.orderId);
     const twoPieces = session.items.find((i: any) => i.ordered_quantity === '2.000')!;
     expect((await itemCommand(svc, picker, order.orderId, twoPieces.item_id, 'piece-quantity', { quantity: 2 })).status).toBe(200);
-    const r = await post(`/api/picker/orders/${order.orderId}/cancel`, picker, { reason: 'Scanner broken' });
+    const r = await post(order.orderId, 'cancel', picker, { reason: 'Scanner broken' });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
       status: 'ok',
@@ -290,19 +293,19 @@ describe('cancelPicking', () => {
   it('accepts no body; answers 404 without a session of the order, 401 without a token', async () => {
     const picker = await createPicker(svc, [STORE]);
     const order = await anOrder();
-    expect((await post(`/api/picker/orders/${order.orderId}/cancel`, picker)).status).toBe(404);
+    expect((await post(order.orderId, 'cancel', picker)).status).toBe(404);
     await startPicking(svc, picker, order.orderId);
-    const r = await post(`/api/picker/orders/${order.orderId}/cancel`, picker);
+    const r = await post(order.orderId, 'cancel', picker);
     expect(r.status).toBe(200);
     expect(r.body.session.cancellation_reason).toBeNull();
-    expect((await svc.client.raw('POST', `/api/picker/orders/${order.orderId}/cancel`, { headers: { 'idempotency-key': randomUUID() } })).status).toBe(401);
+    expect((await svc.client.call.POST('/api/picker/orders/{order_id}/cancel', { params: { path: { order_id: order.orderId } }, headers: { 'idempotency-key': randomUUID() } })).status).toBe(401);
   });
 
   it('answers 409 ORDER_BUSY to another picker', async () => {
     const [anna, boris] = [await createPicker(svc, [STORE]), await createPicker(svc, [STORE])];
     const order = await anOrder();
     await startPicking(svc, anna, order.orderId);
-    const r = await post(`/api/picker/orders/${order.orderId}/cancel`, boris);
+    const r = await post(order.orderId, 'cancel', boris);
     expect(r.status).toBe(409);
     expect(r.body.code).toBe('ORDER_BUSY');
   });
@@ -314,7 +317,7 @@ describe('the customer cancels the order during picking', () => {
     const customer = await signInDemoCustomer(svc);
     const order = await anOrder();
     const session = await startPicking(svc, picker, order.orderId);
-    const cancel = await svc.client.raw('POST', `/api/orders/${order.orderId}/cancel`, { headers: customer.auth });
+    const cancel = await svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: order.orderId } }, headers: customer.auth });
     expect(cancel.status).toBe(200);
 
     const r = await itemCommand(svc, picker, order.orderId, session.items[0].item_id, 'piece-quantity', { quantity: 1 });
@@ -323,22 +326,22 @@ describe('the customer cancels the order during picking', () => {
       code: 'order_cancelled',
       session: { session_id: session.session_id, session_status: 'cancelled', closure_source: 'order_cancelled', version: 2, is_locked: true },
     });
-    for (const path of ['finish', 'cancel']) {
-      const x = await post(`/api/picker/orders/${order.orderId}/${path}`, picker);
+    for (const path of ['finish', 'cancel'] as const) {
+      const x = await post(order.orderId, path, picker);
       expect(x.body.code).toBe('order_cancelled');
     }
     // Still the picker's current session, so nothing else can be started.
     expect((await get('/api/picker/session/active', picker.auth)).body).toMatchObject({ session_id: session.session_id, closure_source: 'order_cancelled' });
     const other = await anOrder();
-    expect((await post(`/api/picker/orders/${other.orderId}/start`, picker)).body.code).toBe('PICKER_HAS_ACTIVE_SESSION');
-    expect((await post(`/api/picker/orders/${order.orderId}/start`, picker)).body.code).toBe('order_cancelled');
+    expect((await post(other.orderId, 'start', picker)).body.code).toBe('PICKER_HAS_ACTIVE_SESSION');
+    expect((await post(order.orderId, 'start', picker)).body.code).toBe('order_cancelled');
     expect((await queue(picker)).body.some((c: any) => c.order_id === order.orderId)).toBe(false);
 
-    const ack = await post(`/api/picker/orders/${order.orderId}/cancelled/ack`, picker);
+    const ack = await post(order.orderId, 'cancelled/ack', picker);
     expect(ack.status).toBe(204);
-    expect((await post(`/api/picker/orders/${order.orderId}/cancelled/ack`, picker)).status).toBe(204);
+    expect((await post(order.orderId, 'cancelled/ack', picker)).status).toBe(204);
     expect((await get('/api/picker/session/active', picker.auth)).status).toBe(204);
-    expect((await post(`/api/picker/orders/${other.orderId}/start`, picker)).status).toBe(200);
+    expect((await post(other.orderId, 'start', picker)).status).toBe(200);
   });
 
   it('ends the picking at once when the cancel has to wait for an assigned courier; the order is cancelled once the courier is withdrawn', async () => {
@@ -346,24 +349,24 @@ describe('the customer cancels the order during picking', () => {
     const customer = await signInDemoCustomer(svc);
     const order = await anOrder();
     const session = await startPicking(svc, picker, order.orderId);
-    const track = (state: string) => svc.client.raw('POST', `/api/qa/orders/${order.orderId}/delivery-tracking`, { headers: customer.auth, body: { state } });
-    for (const state of ['searching_courier', 'courier_assigned']) expect((await track(state)).status).toBe(200);
-    const cancel = await svc.client.raw('POST', `/api/orders/${order.orderId}/cancel`, { headers: customer.auth });
+    const track = (state: TrackingState) => svc.client.call.POST('/api/qa/orders/{order_id}/delivery-tracking', { params: { path: { order_id: order.orderId } }, headers: customer.auth, body: { state } });
+    for (const state of ['searching_courier', 'courier_assigned'] as const) expect((await track(state)).status).toBe(200);
+    const cancel = await svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: order.orderId } }, headers: customer.auth });
     expect(cancel.body.status.value).toBe('cancellation_requested');
 
     // The store stops at once: the picker can neither go on nor finish, and is told why.
     const r = await itemCommand(svc, picker, order.orderId, session.items[0].item_id, 'piece-quantity', { quantity: 1 });
     expect(r.status).toBe(409);
     expect(r.body).toMatchObject({ code: 'order_cancelled', session: { session_status: 'cancelled', closure_source: 'order_cancelled', is_locked: true } });
-    for (const path of ['finish', 'cancel']) expect((await post(`/api/picker/orders/${order.orderId}/${path}`, picker)).body.code).toBe('order_cancelled');
+    for (const path of ['finish', 'cancel'] as const) expect((await post(order.orderId, path, picker)).body.code).toBe('order_cancelled');
     const status = async () => (await svc.deps.db.selectFrom('orders').select('status').where('id', '=', order.orderId).executeTakeFirstOrThrow()).status;
     expect(await status()).toBe('cancellation_requested');
     // Starting it again is refused as for a cancelled order, with the session to apply.
-    const again = await post(`/api/picker/orders/${order.orderId}/start`, picker);
+    const again = await post(order.orderId, 'start', picker);
     expect([again.status, again.body.code, again.body.session?.closure_source]).toEqual([409, 'order_cancelled', 'order_cancelled']);
     const another = await createPicker(svc, [STORE]);
-    expect((await post(`/api/picker/orders/${order.orderId}/start`, another)).body.code).toBe('order_cancelled');
-    expect((await post(`/api/picker/orders/${order.orderId}/cancelled/ack`, picker)).status).toBe(204);
+    expect((await post(order.orderId, 'start', another)).body.code).toBe('order_cancelled');
+    expect((await post(order.orderId, 'cancelled/ack', picker)).status).toBe(204);
 
     expect((await track('cancelled')).status).toBe(200);
     expect(await status()).toBe('cancelled');
@@ -380,37 +383,37 @@ describe('the customer cancels the order during picking', () => {
     // A session cancelled by its order, then the picker is moved: the ack still goes through.
     const cancelled = await anOrder();
     await startPicking(svc, picker, cancelled.orderId);
-    expect((await svc.client.raw('POST', `/api/orders/${cancelled.orderId}/cancel`, { headers: customer.auth })).status).toBe(200);
+    expect((await svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: cancelled.orderId } }, headers: customer.auth })).status).toBe(200);
     await offStore();
-    expect((await post(`/api/picker/orders/${elsewhere.orderId}/start`, picker)).body.code).toBe('PICKER_HAS_ACTIVE_SESSION');
-    expect((await get(`/api/picker/orders/${cancelled.orderId}/session`, picker.auth)).status).toBe(200);
-    expect((await post(`/api/picker/orders/${cancelled.orderId}/cancelled/ack`, picker)).status).toBe(204);
+    expect((await post(elsewhere.orderId, 'start', picker)).body.code).toBe('PICKER_HAS_ACTIVE_SESSION');
+    expect((await getSession(cancelled.orderId, picker.auth)).status).toBe(200);
+    expect((await post(cancelled.orderId, 'cancelled/ack', picker)).status).toBe(204);
 
     // An open session, then the picker is moved: it can still be cancelled (the order goes back to the queue).
     await onStore();
     const open = await anOrder();
     await startPicking(svc, picker, open.orderId);
     await offStore();
-    const cancel = await post(`/api/picker/orders/${open.orderId}/cancel`, picker);
+    const cancel = await post(open.orderId, 'cancel', picker);
     expect([cancel.status, cancel.body.session?.session_status]).toEqual([200, 'cancelled']);
     expect((await orderRow(open.orderId)).status).toBe('confirmed');
     // Once it is no longer theirs, the store's orders are out of reach again.
-    expect((await get(`/api/picker/orders/${open.orderId}/session`, picker.auth)).status).toBe(404);
-    expect((await post(`/api/picker/orders/${open.orderId}/start`, picker)).status).toBe(404);
-    expect((await post(`/api/picker/orders/${elsewhere.orderId}/start`, picker)).status).toBe(200);
+    expect((await getSession(open.orderId, picker.auth)).status).toBe(404);
+    expect((await post(open.orderId, 'start', picker)).status).toBe(404);
+    expect((await post(elsewhere.orderId, 'start', picker)).status).toBe(200);
   });
 
   it('ack answers 409 SESSION_NOT_CANCELLED for a session the order did not close, 404 without a session, 422 without a key, 401', async () => {
     const picker = await createPicker(svc, [STORE]);
     const order = await anOrder();
-    expect((await post(`/api/picker/orders/${order.orderId}/cancelled/ack`, picker)).status).toBe(404);
+    expect((await post(order.orderId, 'cancelled/ack', picker)).status).toBe(404);
     const session = await startPicking(svc, picker, order.orderId);
-    const r = await post(`/api/picker/orders/${order.orderId}/cancelled/ack`, picker);
+    const r = await post(order.orderId, 'cancelled/ack', picker);
     expect(r.status).toBe(409);
     expect(r.body).toMatchObject({ code: 'SESSION_NOT_CANCELLED', session: { session_id: session.session_id } });
-    const keyless = await svc.client.raw('POST', `/api/picker/orders/${order.orderId}/cancelled/ack`, { headers: picker.auth });
+    const keyless = await svc.client.call.POST('/api/picker/orders/{order_id}/cancelled/ack', { params: { path: { order_id: order.orderId } }, headers: picker.auth });
     expect(keyless.body.code).toBe('IDEMPOTENCY_KEY_REQUIRED');
-    expect((await svc.client.raw('POST', `/api/picker/orders/${order.orderId}/cancelled/ack`, { headers: { 'idempotency-key': randomUUID() } })).status).toBe(401);
+    expect((await svc.client.call.POST('/api/picker/orders/{order_id}/cancelled/ack', { params: { path: { order_id: order.orderId } }, headers: { 'idempotency-key': randomUUID() } })).status).toBe(401);
   });
 });
 
@@ -421,7 +424,7 @@ describe('finishPicking', () => {
     const session = await startPicking(svc, picker, order.orderId);
     const twoPieces = session.items.find((i: any) => i.ordered_quantity === '2.000')!;
     expect((await itemCommand(svc, picker, order.orderId, twoPieces.item_id, 'piece-quantity', { quantity: 2 })).status).toBe(200);
-    const r = await post(`/api/picker/orders/${order.orderId}/finish`, picker);
+    const r = await post(order.orderId, 'finish', picker);
     expect(r.status).toBe(409);
     expect(r.body.code).toBe('NOT_READY_TO_FINISH');
     const unresolved = session.items.filter((i: any) => i.item_id !== twoPieces.item_id).map((i: any) => i.item_id);
@@ -434,8 +437,8 @@ describe('finishPicking', () => {
     const order = await anOrder();
     const session = await startPicking(svc, picker, order.orderId);
     await pickAll(picker, order.orderId, session);
-    expect((await get(`/api/picker/orders/${order.orderId}/session`, picker.auth)).body.session_status).toBe('ready_to_finish');
-    const r = await post(`/api/picker/orders/${order.orderId}/finish`, picker);
+    expect((await getSession(order.orderId, picker.auth)).body.session_status).toBe('ready_to_finish');
+    const r = await post(order.orderId, 'finish', picker);
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
       status: 'ok',
@@ -452,7 +455,7 @@ describe('finishPicking', () => {
       expect(late.status).toBe(409);
       expect(late.body).toMatchObject({ code: 'SESSION_CLOSED', session: { session_status: 'completed' } });
     }
-    expect((await post(`/api/picker/orders/${order.orderId}/finish`, picker)).body.code).toBe('SESSION_CLOSED');
+    expect((await post(order.orderId, 'finish', picker)).body.code).toBe('SESSION_CLOSED');
     expect((await get('/api/picker/session/active', picker.auth)).status).toBe(204);
   });
 
@@ -461,7 +464,7 @@ describe('finishPicking', () => {
     const pickup = await anOrder({ type: 'pickup' });
     const s1 = await startPicking(svc, picker, pickup.orderId);
     await pickAll(picker, pickup.orderId, s1);
-    expect((await post(`/api/picker/orders/${pickup.orderId}/finish`, picker)).status).toBe(200);
+    expect((await post(pickup.orderId, 'finish', picker)).status).toBe(200);
     expect(await orderRow(pickup.orderId)).toMatchObject({ status: 'ready_for_pickup' });
 
     const nothing = await anOrder();
@@ -471,7 +474,7 @@ describe('finishPicking', () => {
       await itemCommand(svc, picker, nothing.orderId, item.item_id, 'clarification/resolve', { resolution: 'remove' });
     }
     const before = (await orderRow(nothing.orderId)).order_version;
-    expect((await post(`/api/picker/orders/${nothing.orderId}/finish`, picker)).status).toBe(200);
+    expect((await post(nothing.orderId, 'finish', picker)).status).toBe(200);
     expect(await orderRow(nothing.orderId)).toMatchObject({ status: 'cancelled', status_reason: 'nothing_picked', final_total: '0.00', order_version: before + 1 });
     // One change of the order: its order.changed, then (the delivery's cancellation) its tracking message.
     const told = await svc.deps.db.selectFrom('outbox_events').select('type').where('order_id', '=', nothing.orderId).where('customer_id', 'is not', null)
@@ -486,15 +489,15 @@ describe('finishPicking', () => {
     const customer = await signInDemoCustomer(svc);
     const order = await anOrder();
     const session = await startPicking(svc, picker, order.orderId);
-    for (const state of ['searching_courier', 'courier_assigned']) {
-      expect((await svc.client.raw('POST', `/api/qa/orders/${order.orderId}/delivery-tracking`, { headers: customer.auth, body: { state } })).status).toBe(200);
+    for (const state of ['searching_courier', 'courier_assigned'] as const) {
+      expect((await svc.client.call.POST('/api/qa/orders/{order_id}/delivery-tracking', { params: { path: { order_id: order.orderId } }, headers: customer.auth, body: { state } })).status).toBe(200);
     }
     for (const item of session.items) {
       await itemCommand(svc, picker, order.orderId, item.item_id, 'missing', { action: 'remove' });
       await itemCommand(svc, picker, order.orderId, item.item_id, 'clarification/resolve', { resolution: 'remove' });
     }
-    expect((await post(`/api/picker/orders/${order.orderId}/finish`, picker)).status).toBe(200);
-    const detail = (await get(`/api/orders/roadmap/${order.orderId}/detail`, customer.auth)).body;
+    expect((await post(order.orderId, 'finish', picker)).status).toBe(200);
+    const detail = (await svc.client.call.GET('/api/orders/roadmap/{order_id}/detail', { params: { path: { order_id: order.orderId } }, headers: customer.auth })).body;
     expect(detail.status.value).toBe('cancelled');
     expect(detail.delivery).toMatchObject({ tracking: { state: 'cancelled' }, courier: null });
     const withdrawals = await svc.deps.db.selectFrom('provider_commands').select('kind').where('order_id', '=', order.orderId).where('kind', '=', 'courier.withdraw').execute();
@@ -512,7 +515,7 @@ describe('finishPicking', () => {
           : await itemCommand(svc, picker, order.orderId, item.item_id, 'manual-pick', { quantity: item.item_id === session.items[0].item_id ? pieceQuantity : Number(item.ordered_quantity), confirm: true });
         expect(r.body.item.state).toBe('picked');
       }
-      expect((await post(`/api/picker/orders/${order.orderId}/finish`, picker)).status).toBe(200);
+      expect((await post(order.orderId, 'finish', picker)).status).toBe(200);
       return session.session_id;
     };
     const asOrdered = await finishAs(2);
@@ -531,7 +534,7 @@ describe('finishPicking', () => {
     const waiting = await anOrder({ type: 'pickup' });
     for (const o of [late, waiting]) {
       await pickAll(picker, o.orderId, await startPicking(svc, picker, o.orderId));
-      expect((await post(`/api/picker/orders/${o.orderId}/finish`, picker)).status).toBe(200);
+      expect((await post(o.orderId, 'finish', picker)).status).toBe(200);
     }
     const endedAgo = (id: string, hours: number) =>
       svc.deps.db.updateTable('orders').set({ slot_ends_at: new Date(Date.now() - hours * 3_600_000) }).where('id', '=', id).execute();
@@ -549,8 +552,8 @@ describe('finishPicking', () => {
   it('answers 401 without a token and 404 for an order without the caller\'s session', async () => {
     const picker = await createPicker(svc, [STORE]);
     const order = await anOrder();
-    expect((await post(`/api/picker/orders/${order.orderId}/finish`, picker)).status).toBe(404);
-    expect((await svc.client.raw('POST', `/api/picker/orders/${order.orderId}/finish`, { headers: { 'idempotency-key': randomUUID() } })).status).toBe(401);
+    expect((await post(order.orderId, 'finish', picker)).status).toBe(404);
+    expect((await svc.client.call.POST('/api/picker/orders/{order_id}/finish', { params: { path: { order_id: order.orderId } }, headers: { 'idempotency-key': randomUUID() } })).status).toBe(401);
   });
 });
 
@@ -561,7 +564,7 @@ describe('expiry', () => {
     const session = await startPicking(svc, picker, order.orderId);
     await svc.deps.db.updateTable('picking_sessions').set({ updated_at: new Date(Date.now() - 5 * 3600_000) }).where('id', '=', session.session_id).execute();
     expect(await expireIdleSessions(svc.deps.db, 240)).toBeGreaterThanOrEqual(1);
-    const r = await get(`/api/picker/orders/${order.orderId}/session`, picker.auth);
+    const r = await getSession(order.orderId, picker.auth);
     expect(r.body).toMatchObject({ session_status: 'cancelled', closure_source: 'expired', version: 2 });
     expect(await orderRow(order.orderId)).toMatchObject({ status: 'confirmed' });
     const late = await itemCommand(svc, picker, order.orderId, session.items[0].item_id, 'missing', { action: 'call' });
@@ -575,9 +578,9 @@ describe('expiry', () => {
     await svc.deps.db.updateTable('picking_sessions').set({ updated_at: new Date(Date.now() - 30 * 24 * 3600_000) }).where('id', '=', session.session_id).execute();
     const neverExpiring = { ...svc.deps, config: { ...svc.config, picking: { ...svc.config.picking, sessionIdleMinutes: 0 } } };
     expect(await sweepPicking(neverExpiring)).toMatchObject({ expired: 0, announced: expect.any(Number) });
-    expect((await get(`/api/picker/orders/${order.orderId}/session`, picker.auth)).body).toMatchObject({ session_status: 'active', version: 1 });
+    expect((await getSession(order.orderId, picker.auth)).body).toMatchObject({ session_status: 'active', version: 1 });
     // The same sweep with the default limit closes it.
     expect((await sweepPicking(svc.deps)).expired).toBeGreaterThanOrEqual(1);
-    expect((await get(`/api/picker/orders/${order.orderId}/session`, picker.auth)).body).toMatchObject({ closure_source: 'expired' });
+    expect((await getSession(order.orderId, picker.auth)).body).toMatchObject({ closure_source: 'expired' });
   });
 });

@@ -3,6 +3,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { createCustomer, findPickerByLogin } from '../../db/queries/accounts.js';
 import { TokenService } from '../../server/auth/tokens.js';
 import { startSession } from '../../handlers/services/sessions.js';
+import type { components } from '../../generated/api.test.js';
 import type { TestService } from './service.js';
 
 /** Phones handed out in this test file: a customer's phone is unique, so none is given twice. */
@@ -46,8 +47,8 @@ export async function signInPicker(svc: TestService, login = 'picker1') {
  * order changes notify only a customer who has the app installed).
  */
 export async function registerPushDevice(svc: TestService, auth: Record<string, string>, opts: { platform?: 'android' | 'ios'; appKind?: 'customer' | 'picker'; lang?: 'ru' | 'en' } = {}) {
-  const device = { push_token: `token-${randomUUID()}`, device_id: randomUUID(), platform: opts.platform ?? 'android', app_version: '3.14.0', build_number: '3140', app_kind: opts.appKind ?? 'customer' };
-  const r = await svc.client.raw('PUT', '/api/accounts/me/push-devices', { headers: { ...auth, ...(opts.lang ? { 'accept-language': opts.lang } : {}) }, body: device });
+  const device: components['schemas']['PushDeviceInput'] = { push_token: `token-${randomUUID()}`, device_id: randomUUID(), platform: opts.platform ?? 'android', app_version: '3.14.0', build_number: '3140', app_kind: opts.appKind ?? 'customer' };
+  const r = await svc.client.call.PUT('/api/accounts/me/push-devices', { headers: { ...auth, ...(opts.lang ? { 'accept-language': opts.lang } : {}) }, body: device });
   if (r.status !== 200) throw new Error(`push device registration answered ${r.status}`);
   return device;
 }

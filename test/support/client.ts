@@ -2,7 +2,8 @@
 // response it receives is checked against the spec: the status is declared for the operation,
 // the content type is the declared one and the body matches the schema. A violation throws,
 // so the test fails. 501 is accepted only from operations this build does not implement.
-import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import createClient, { type Client, type MaybeOptionalInit, type Middleware } from 'openapi-fetch';
+import type { HttpMethod, PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
 import type { paths } from '../../generated/api.test.js';
 import type { AppEnv } from '../../server/config.js';
 import { loadSpec, ResponseValidator } from '../../server/contract.js';
@@ -50,34 +51,87 @@ export interface ContractClientOptions {
   recordCoverage?: boolean;
 }
 
+/** What a request and its answer leave behind for `call`: the body as sent and the operation. */
+interface Seen {
+  text: string;
+  operationId: string | undefined;
+}
+
+// The argument types of openapi-fetch's methods (its `ClientMethod`, whose `InitParam` is not exported).
+type InitParam<Init> = RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+/** A typed request of `api` (same arguments, same compile-time checks) answering a `CheckedResponse`. */
+export type CheckedMethod<M extends HttpMethod> = <Path extends PathsWithMethod<paths, M>, Init extends MaybeOptionalInit<paths[Path], M>>(
+  url: Path,
+  ...init: InitParam<Init>
+) => Promise<CheckedResponse>;
+
+function answering<M extends HttpMethod>(seen: WeakMap<Response, Seen>, send: (url: string, init?: object) => Promise<{ response: Response }>): CheckedMethod<M> {
+  return async (url: string, init?: object): Promise<CheckedResponse> => {
+    const { response } = await send(url, init);
+    const { text, operationId } = seen.get(response) ?? { text: '', operationId: undefined };
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, text, operationId };
+  };
+}
+
+function typedCalls(api: Client<paths>, seen: WeakMap<Response, Seen>) {
+  // openapi-fetch's methods are generic over the path; called here with the caller's checked arguments.
+  const methods = api as unknown as Record<string, (url: string, init?: object) => Promise<{ response: Response }>>;
+  const send = (m: string) => (url: string, init?: object) => methods[m](url, init);
+  return {
+    GET: answering<'get'>(seen, send('GET')),
+    PUT: answering<'put'>(seen, send('PUT')),
+    POST: answering<'post'>(seen, send('POST')),
+    DELETE: answering<'delete'>(seen, send('DELETE')),
+    PATCH: answering<'patch'>(seen, send('PATCH')),
+    HEAD: answering<'head'>(seen, send('HEAD')),
+  };
+}
+
+/**
+ * A request body whose fields `D` have a default in the spec: openapi-typescript types them as
+ * required (as the server sees them, defaults applied), while a client may leave them out.
+ */
+export type Defaulted<T, D extends keyof T> = Omit<T, D> & Partial<Pick<T, D>>;
+
 export class ContractClient {
+  /** The typed client (openapi-fetch): path, parameters and body are checked by the compiler. */
   readonly api: Client<paths>;
+  /**
+   * The requests of `api`, typed the same way (same arguments), answering `{ status, headers,
+   * body, text }` as `invalid` does, so an assertion reads the status and the parsed body whatever
+   * the status is: `client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id } }, headers, body })`.
+   */
+  readonly call: ReturnType<typeof typedCalls>;
   private readonly env: AppEnv;
 
   constructor(private readonly opts: ContractClientOptions) {
     this.env = opts.env ?? 'TEST';
+    const seen = new WeakMap<Response, Seen>();
     const check: Middleware = {
       onResponse: async ({ request, response }) => {
-        const body = await response.clone().text();
-        await this.verify(request.method, new URL(request.url).pathname, response, body);
+        const text = await response.clone().text();
+        const operationId = await this.verify(request.method, new URL(request.url).pathname, response, text);
+        seen.set(response, { text, operationId });
         return undefined;
       },
     };
     this.api = createClient<paths>({ baseUrl: opts.baseUrl });
     this.api.use(check);
+    this.call = typedCalls(this.api, seen);
+  }
+
+  /** @deprecated Being replaced (issue 22): `api` or `call` for valid requests, `invalid` for the rest. */
+  raw(method: string, path: string, init: { headers?: Record<string, string>; body?: string | object | Uint8Array } = {}): Promise<CheckedResponse> {
+    return this.invalid(method, path, init);
   }
 
   /**
    * A deliberately invalid request (malformed or mistyped bodies, unknown paths and methods, wrong
-   * content types), checked like the typed ones. Valid requests go through `api`, whose types come
-   * from the spec. A `Uint8Array` body is sent as is, with no Content-Type unless `headers` give one.
+   * content types), checked like the typed ones. Valid requests go through `api` or `call`, whose
+   * types come from the spec. A `Uint8Array` body is sent as is, with no Content-Type unless
+   * `headers` give one.
    */
-  invalid(method: string, path: string, init: { headers?: Record<string, string>; body?: string | object | Uint8Array } = {}): Promise<CheckedResponse> {
-    return this.raw(method, path, init);
-  }
-
-  /** @deprecated Being replaced (issue 22): `api` for valid requests, `invalid` for the rest. */
-  async raw(method: string, path: string, init: { headers?: Record<string, string>; body?: string | object | Uint8Array } = {}): Promise<CheckedResponse> {
+  async invalid(method: string, path: string, init: { headers?: Record<string, string>; body?: string | object | Uint8Array } = {}): Promise<CheckedResponse> {
     const headers: Record<string, string> = { ...(init.headers ?? {}) };
     let body: string | Uint8Array | undefined;
     if (init.body instanceof Uint8Array) {
