@@ -2,7 +2,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomPhone, randomTestPhone } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 /** The same service with the resend cooldown off, for tests that send several codes. */
@@ -14,13 +13,13 @@ afterAll(async () => {
   await Promise.all([svc?.close(), fast?.close()]);
 });
 
-const send = (s: TestService, phone: string) => call(s.client.api.POST('/api/auth/otp/send', { body: { phone } }));
+const send = (s: TestService, phone: string) => s.client.call.POST('/api/auth/otp/send', { body: { phone } });
 const lastCode = async (s: TestService, phone: string, purpose: 'login' | 'update_pin' = 'login') => {
-  const r = await call(s.client.api.GET('/api/qa/otp/last', { params: { query: { phone, purpose } } }));
+  const r = await s.client.call.GET('/api/qa/otp/last', { params: { query: { phone, purpose } } });
   expect(r.status).toBe(200);
   return r.body as { code: string; state: string; attempts_left: number; purpose: string };
 };
-const confirm = (s: TestService, phone: string, code: string) => call(s.client.api.POST('/api/auth/otp/confirm', { body: { phone, code } }));
+const confirm = (s: TestService, phone: string, code: string) => s.client.call.POST('/api/auth/otp/confirm', { body: { phone, code } });
 
 describe('sendOtp', () => {
   it('sends a 6-digit code, stored only as a hash', async () => {
@@ -42,7 +41,7 @@ describe('sendOtp', () => {
     const row = await svc.deps.db.selectFrom('otp_codes').selectAll().where('phone', '=', phone).executeTakeFirstOrThrow();
     expect(row.plain_code).toBeNull();
     expect(row.delivered).toBe(true);
-    expect((await call(svc.client.api.GET('/api/qa/otp/last', { params: { query: { phone } } }))).status).toBe(404);
+    expect((await svc.client.call.GET('/api/qa/otp/last', { params: { query: { phone } } })).status).toBe(404);
   });
 
   it('answers the same whether or not the phone has an account', async () => {
@@ -77,7 +76,7 @@ describe('sendOtp', () => {
     expect(sixth.headers.get('ratelimit-policy')).toBe('"otp-hourly";q=5;w=3600');
     expect(sixth.headers.get('ratelimit')).toBe(`"otp-hourly";r=0;t=${sixth.headers.get('retry-after')}`);
     // Both purposes count together.
-    expect((await call(fast.client.api.POST('/api/auth/otp/update-pin/send', { body: { phone } }))).body.code).toBe('OTP_SEND_LIMIT');
+    expect((await fast.client.call.POST('/api/auth/otp/update-pin/send', { body: { phone } })).body.code).toBe('OTP_SEND_LIMIT');
   });
 
   it('rejects a phone outside the pattern with 422', async () => {
@@ -107,7 +106,7 @@ describe('confirmOtp', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ phone, is_new_user: true, has_pin: false });
     expect(r.headers.get('cache-control')).toBe('no-store');
-    const me = await call(svc.client.api.GET('/api/accounts/me/', { headers: { authorization: `Bearer ${r.body.access}` } }));
+    const me = await svc.client.call.GET('/api/accounts/me/', { headers: { authorization: `Bearer ${r.body.access}` } });
     expect(me.status).toBe(200);
     expect(me.body.phone).toBe(phone);
     // The code is single use.
@@ -154,7 +153,7 @@ describe('confirmOtp', () => {
     const none = await confirm(svc, phone, '123456');
     expect([none.status, none.body.code, none.body.attempts_left]).toEqual([422, 'OTP_INVALID', null]);
     // A recovery code is another purpose's: still no sign-in code.
-    await call(svc.client.api.POST('/api/auth/otp/update-pin/send', { body: { phone } }));
+    await svc.client.call.POST('/api/auth/otp/update-pin/send', { body: { phone } });
     const again = await confirm(svc, phone, '123456');
     expect([again.status, again.body.code, again.body.attempts_left]).toEqual([422, 'OTP_INVALID', null]);
   });
@@ -200,7 +199,7 @@ describe('verifyOtp', () => {
     const phone = randomTestPhone();
     await send(svc, phone);
     const { code } = await lastCode(svc, phone);
-    const r = await call(svc.client.api.POST('/api/auth/otp/verify', { body: { phone, code } }));
+    const r = await svc.client.call.POST('/api/auth/otp/verify', { body: { phone, code } });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ phone, verified: true, is_new_user: true });
     expect(r.body).not.toHaveProperty('access');
@@ -211,7 +210,7 @@ describe('verifyOtp', () => {
     const phone = randomTestPhone();
     await send(svc, phone);
     const { code } = await lastCode(svc, phone);
-    const r = await call(svc.client.api.POST('/api/auth/otp/verify', { body: { phone, code: code === '999999' ? '999998' : '999999' } }));
+    const r = await svc.client.call.POST('/api/auth/otp/verify', { body: { phone, code: code === '999999' ? '999998' : '999999' } });
     expect(r.status).toBe(422);
     expect(r.body).toMatchObject({ code: 'OTP_INVALID', attempts_left: 4 });
   });
@@ -219,8 +218,8 @@ describe('verifyOtp', () => {
 
 describe('getLastOtpCode (QA)', () => {
   it('answers 404 for a phone that is not a configured test phone, or that has no code', async () => {
-    expect((await call(svc.client.api.GET('/api/qa/otp/last', { params: { query: { phone: randomPhone() } } }))).status).toBe(404);
-    expect((await call(svc.client.api.GET('/api/qa/otp/last', { params: { query: { phone: randomTestPhone() } } }))).status).toBe(404);
+    expect((await svc.client.call.GET('/api/qa/otp/last', { params: { query: { phone: randomPhone() } } })).status).toBe(404);
+    expect((await svc.client.call.GET('/api/qa/otp/last', { params: { query: { phone: randomTestPhone() } } })).status).toBe(404);
   });
 
   it('answers 422 for a missing or malformed phone', async () => {
@@ -235,7 +234,7 @@ describe('per-client limit', () => {
     const burst = await startTestService({ env: { SIGN_IN_IP_REQUESTS_PER_MINUTE: '120' } });
     try {
       const answers = await Promise.all(
-        Array.from({ length: 250 }, () => call(burst.client.api.POST('/api/auth/otp/verify', { body: { phone: randomPhone(), code: '000000' } }))),
+        Array.from({ length: 250 }, () => burst.client.call.POST('/api/auth/otp/verify', { body: { phone: randomPhone(), code: '000000' } })),
       );
       const limited = answers.filter((r) => r.status === 429);
       expect(limited.every((r) => r.body.code === 'RATE_LIMITED')).toBe(true);

@@ -5,7 +5,6 @@ import { DEMO_STORES } from '../../db/seed/stores.js';
 import { signInCustomer } from '../support/accounts.js';
 import { command, createConfirmedOrder, stockedProducts } from '../support/orders.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -13,9 +12,9 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const login = (l: string, password: string) => call(svc.client.api.POST('/api/picker/auth/login', { body: { login: l, password } }));
-const refresh = (token: string) => call(svc.client.api.POST('/api/picker/auth/refresh', { body: { refresh: token } }));
-const me = (access: string) => call(svc.client.api.GET('/api/picker/auth/me', { headers: { authorization: `Bearer ${access}` } }));
+const login = (l: string, password: string) => svc.client.call.POST('/api/picker/auth/login', { body: { login: l, password } });
+const refresh = (token: string) => svc.client.call.POST('/api/picker/auth/refresh', { body: { refresh: token } });
+const me = (access: string) => svc.client.call.GET('/api/picker/auth/me', { headers: { authorization: `Bearer ${access}` } });
 
 describe('loginPicker', () => {
   it('signs in the demo picker with its stores', async () => {
@@ -62,8 +61,8 @@ describe('loginPicker', () => {
       const p = DEMO_PICKERS[0];
       // Typed differently, still one login: its failures count together.
       const typed = (i: number) => (i % 2 ? p.login.toUpperCase() : `${p.login}${' '.repeat(i)}`);
-      for (let i = 0; i < 10; i++) expect((await call(locked.client.api.POST('/api/picker/auth/login', { body: { login: typed(i), password: 'bad' } }))).status).toBe(401);
-      const r = await call(locked.client.api.POST('/api/picker/auth/login', { body: { login: p.login, password: p.password } }));
+      for (let i = 0; i < 10; i++) expect((await locked.client.call.POST('/api/picker/auth/login', { body: { login: typed(i), password: 'bad' } })).status).toBe(401);
+      const r = await locked.client.call.POST('/api/picker/auth/login', { body: { login: p.login, password: p.password } });
       expect(r.status).toBe(429);
       expect(r.body.code).toBe('TOO_MANY_ATTEMPTS');
       expect(r.headers.get('retry-after')).toBeTruthy();
@@ -75,7 +74,7 @@ describe('loginPicker', () => {
   it('stops an address after 50 failed attempts, whatever the logins', async () => {
     const locked = await startTestService();
     try {
-      const attempt = (l: string, password: string) => call(locked.client.api.POST('/api/picker/auth/login', { body: { login: l, password } }));
+      const attempt = (l: string, password: string) => locked.client.call.POST('/api/picker/auth/login', { body: { login: l, password } });
       for (let i = 0; i < 50; i++) expect((await attempt(`nobody-${i}`, 'bad')).status).toBe(401);
       const r = await attempt(DEMO_PICKERS[1].login, DEMO_PICKERS[1].password);
       expect([r.status, r.body.code]).toEqual([429, 'TOO_MANY_ATTEMPTS']);
@@ -135,7 +134,7 @@ describe('refreshPickerToken', () => {
 describe('getPickerMe', () => {
   it('returns the signed-in picker, in Russian on request', async () => {
     const first = await login(DEMO_PICKERS[0].login, DEMO_PICKERS[0].password);
-    const r = await call(svc.client.api.GET('/api/picker/auth/me', { headers: { authorization: `Bearer ${first.body.access}`, 'accept-language': 'ru' } }));
+    const r = await svc.client.call.GET('/api/picker/auth/me', { headers: { authorization: `Bearer ${first.body.access}`, 'accept-language': 'ru' } });
     expect(r.status).toBe(200);
     expect(r.body.stores.map((s: { name: string }) => s.name)).toContain(DEMO_STORES[0].name_ru);
   });
@@ -156,7 +155,7 @@ describe('the demo pickers', () => {
     const [line] = await stockedProducts(svc, { storeId: shared[0], weight: false, count: 1 });
     const order = await createConfirmedOrder(svc, { storeId: shared[0], lines: [{ inventoryId: line.inventoryId, quantity: '1' }] });
     const start = (r: typeof one) =>
-      call(svc.client.api.POST('/api/picker/orders/{order_id}/start', { params: { path: { order_id: order.orderId } }, headers: command({ authorization: `Bearer ${r.body.access}` }) }));
+      svc.client.call.POST('/api/picker/orders/{order_id}/start', { params: { path: { order_id: order.orderId } }, headers: command({ authorization: `Bearer ${r.body.access}` }) });
     expect((await start(one)).status).toBe(200);
     const busy = await start(two);
     expect(busy.status).toBe(409);

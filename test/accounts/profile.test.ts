@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomTestPhone, signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import type { operations } from '../../generated/api.test.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -14,11 +13,11 @@ afterAll(() => svc?.close());
 const bearer = (access?: string): Record<string, string> => (access ? { authorization: `Bearer ${access}` } : {});
 type ProfilePatch = NonNullable<operations['updateProfile']['requestBody']>['content']['application/json'];
 type PreferencesPatch = NonNullable<operations['updatePreferences']['requestBody']>['content']['application/json'];
-const getMe = (access?: string) => call(svc.client.api.GET('/api/accounts/me/', { headers: bearer(access) }));
-const patchMe = (access: string, body: ProfilePatch) => call(svc.client.api.PATCH('/api/accounts/me/', { headers: bearer(access), body }));
-const deleteMe = (access?: string) => call(svc.client.api.DELETE('/api/accounts/me/', { headers: bearer(access) }));
-const getPreferences = (access: string) => call(svc.client.api.GET('/api/accounts/me/preferences', { headers: bearer(access) }));
-const patchPreferences = (access: string, body: PreferencesPatch) => call(svc.client.api.PATCH('/api/accounts/me/preferences', { headers: bearer(access), body }));
+const getMe = (access?: string) => svc.client.call.GET('/api/accounts/me/', { headers: bearer(access) });
+const patchMe = (access: string, body: ProfilePatch) => svc.client.call.PATCH('/api/accounts/me/', { headers: bearer(access), body });
+const deleteMe = (access?: string) => svc.client.call.DELETE('/api/accounts/me/', { headers: bearer(access) });
+const getPreferences = (access: string) => svc.client.call.GET('/api/accounts/me/preferences', { headers: bearer(access) });
+const patchPreferences = (access: string, body: PreferencesPatch) => svc.client.call.PATCH('/api/accounts/me/preferences', { headers: bearer(access), body });
 /** Deliberately invalid: bodies the schema refuses, or no token. */
 const invalid = (method: string, path: string, access?: string, body?: object) => svc.client.invalid(method, path, { headers: bearer(access), body });
 
@@ -137,10 +136,10 @@ describe('deleteAccount', () => {
   it('revokes every token, anonymises the customer and frees the phone', async () => {
     const phone = randomTestPhone();
     const c = await signInCustomer(svc, phone);
-    const other = await call(svc.client.api.POST('/api/token/refresh', { body: { refresh: c.refresh } }));
+    const other = await svc.client.call.POST('/api/token/refresh', { body: { refresh: c.refresh } });
     await patchMe(c.access, { first_name: 'Gone' });
     const product = await svc.deps.db.selectFrom('products').select('id').where('is_active', '=', true).limit(1).executeTakeFirstOrThrow();
-    expect((await call(svc.client.api.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: product.id } }, headers: { authorization: `Bearer ${c.access}` } }))).status).toBeLessThan(300);
+    expect((await svc.client.call.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: product.id } }, headers: { authorization: `Bearer ${c.access}` } })).status).toBeLessThan(300);
     const r = await deleteMe(other.body.access);
     expect(r.status).toBe(204);
     expect((await getMe(other.body.access)).status).toBe(401);
@@ -152,9 +151,9 @@ describe('deleteAccount', () => {
     expect(await svc.deps.db.selectFrom('favorite_products').select('product_id').where('customer_id', '=', c.customerId).execute()).toEqual([]);
     expect(await svc.deps.db.selectFrom('otp_phones').select('phone').where('phone', '=', phone).execute()).toEqual([]);
     // The phone signs up again as a new customer.
-    await call(svc.client.api.POST('/api/auth/otp/send', { body: { phone } }));
-    const code = (await call(svc.client.api.GET('/api/qa/otp/last', { params: { query: { phone } } }))).body.code;
-    const again = await call(svc.client.api.POST('/api/auth/otp/confirm', { body: { phone, code } }));
+    await svc.client.call.POST('/api/auth/otp/send', { body: { phone } });
+    const code = (await svc.client.call.GET('/api/qa/otp/last', { params: { query: { phone } } })).body.code;
+    const again = await svc.client.call.POST('/api/auth/otp/confirm', { body: { phone, code } });
     expect(again.body.is_new_user).toBe(true);
   });
 

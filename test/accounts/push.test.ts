@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInCustomer, signInPicker } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import type { components } from '../../generated/api.test.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -25,10 +24,10 @@ const device = (over: Partial<PushDeviceInput> = {}): PushDeviceSent => ({
   ...over,
 });
 const put = (auth: Record<string, string>, body: PushDeviceSent) =>
-  call(svc.client.api.PUT('/api/accounts/me/push-devices', { headers: auth, body: body as PushDeviceInput }));
+  svc.client.call.PUT('/api/accounts/me/push-devices', { headers: auth, body: body as PushDeviceInput });
 /** Deliberately invalid: values outside the schema's limits, or no token. */
 const putInvalid = (auth: Record<string, string>, body: object) => svc.client.invalid('PUT', '/api/accounts/me/push-devices', { headers: auth, body });
-const del = (auth: Record<string, string>, id: string) => call(svc.client.api.DELETE('/api/accounts/me/push-devices/{device_id}', { params: { path: { device_id: id } }, headers: auth }));
+const del = (auth: Record<string, string>, id: string) => svc.client.call.DELETE('/api/accounts/me/push-devices/{device_id}', { params: { path: { device_id: id } }, headers: auth });
 
 describe('registerPushDevice', () => {
   it('registers and re-registers one installation per device_id', async () => {
@@ -112,10 +111,10 @@ describe('deletePushDevice', () => {
     const c = await signInCustomer(svc);
     const d = device();
     await put(c.auth, d);
-    const first = await call(svc.client.api.POST('/api/token/refresh', { body: { refresh: c.refresh } }));
-    await call(svc.client.api.POST('/api/token/refresh', { body: { refresh: first.body.refresh } }));
+    const first = await svc.client.call.POST('/api/token/refresh', { body: { refresh: c.refresh } });
+    await svc.client.call.POST('/api/token/refresh', { body: { refresh: first.body.refresh } });
     // Two exchanges old (not a retry of the last one): reuse, the family is revoked.
-    expect((await call(svc.client.api.POST('/api/token/refresh', { body: { refresh: c.refresh } }))).body.code).toBe('REFRESH_TOKEN_REUSED');
+    expect((await svc.client.call.POST('/api/token/refresh', { body: { refresh: c.refresh } })).body.code).toBe('REFRESH_TOKEN_REUSED');
     const rows = await svc.deps.db.selectFrom('push_devices').select('device_id').where('device_id', '=', d.device_id).execute();
     expect(rows).toEqual([]);
   });
@@ -126,7 +125,7 @@ describe('deletePushToken', () => {
     const c = await signInCustomer(svc);
     const d = device();
     await put(c.auth, d);
-    const r = await call(svc.client.api.DELETE('/api/accounts/me/preferences/push', { params: { query: { token: d.push_token } }, headers: c.auth }));
+    const r = await svc.client.call.DELETE('/api/accounts/me/preferences/push', { params: { query: { token: d.push_token } }, headers: c.auth });
     expect(r.status).toBe(204);
     expect(await svc.deps.db.selectFrom('push_devices').select('device_id').where('device_id', '=', d.device_id).execute()).toEqual([]);
   });

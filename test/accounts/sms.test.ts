@@ -6,7 +6,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomPhone } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { passLocalFailOthers } from '../support/msw.js';
-import { call } from '../support/typed.js';
 
 const GATEWAY = 'https://sms-gateway.example.test/v1/messages';
 const received: { to: string; text: string; auth: string | null }[] = [];
@@ -32,7 +31,7 @@ const accept = http.post(GATEWAY, async ({ request }) => {
   received.push({ to: body.to, text: body.text, auth: request.headers.get('authorization') });
   return HttpResponse.json({ id: 'msg-1' }, { status: 202 });
 });
-const send = (phone: string) => call(svc.client.api.POST('/api/auth/otp/send', { body: { phone }, headers: { 'accept-language': 'ru' } }));
+const send = (phone: string) => svc.client.call.POST('/api/auth/otp/send', { body: { phone }, headers: { 'accept-language': 'ru' } });
 const codesOf = (phone: string) => svc.deps.db.selectFrom('otp_codes').select('id').where('phone', '=', phone).execute();
 
 describe('HTTP SMS gateway', () => {

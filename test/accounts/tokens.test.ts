@@ -4,7 +4,6 @@ import { DEMO_CUSTOMER } from '../../db/seed/accounts.js';
 import { randomTestPhone, signInCustomer, signInPicker } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { tokensFor } from '../support/tokens.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -12,10 +11,10 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const pair = (phone: string, password: string) => call(svc.client.api.POST('/api/token/pair', { body: { phone, password } }));
-const refresh = (token: string) => call(svc.client.api.POST('/api/token/refresh', { body: { refresh: token } }));
-const me = (access: string) => call(svc.client.api.GET('/api/accounts/me/', { headers: { authorization: `Bearer ${access}` } }));
-const verify = (token: string) => call(svc.client.api.POST('/api/token/verify', { body: { token } }));
+const pair = (phone: string, password: string) => svc.client.call.POST('/api/token/pair', { body: { phone, password } });
+const refresh = (token: string) => svc.client.call.POST('/api/token/refresh', { body: { refresh: token } });
+const me = (access: string) => svc.client.call.GET('/api/accounts/me/', { headers: { authorization: `Bearer ${access}` } });
+const verify = (token: string) => svc.client.call.POST('/api/token/verify', { body: { token } });
 
 describe('obtainTokenPair', () => {
   it('signs in with phone and PIN', async () => {
@@ -49,7 +48,7 @@ describe('obtainTokenPair', () => {
     const fresh = await startTestService();
     try {
       const phone = randomTestPhone();
-      const statuses = await Promise.all(Array.from({ length: 40 }, () => call(fresh.client.api.POST('/api/token/pair', { body: { phone, password: '2468' } })).then((r) => r.status)));
+      const statuses = await Promise.all(Array.from({ length: 40 }, () => fresh.client.call.POST('/api/token/pair', { body: { phone, password: '2468' } }).then((r) => r.status)));
       expect(statuses.filter((s) => s === 401)).toHaveLength(5);
       expect(statuses.filter((s) => s === 429)).toHaveLength(35);
     } finally {
@@ -58,7 +57,7 @@ describe('obtainTokenPair', () => {
   });
 
   it('refuses extra properties with 422', async () => {
-    const r = await call(svc.client.api.POST('/api/token/pair', { body: { phone: DEMO_CUSTOMER.phone, password: '1357', remember: true } }));
+    const r = await svc.client.call.POST('/api/token/pair', { body: { phone: DEMO_CUSTOMER.phone, password: '1357', remember: true } });
     expect(r.status).toBe(422);
   });
 });
@@ -161,15 +160,15 @@ describe('verifyToken', () => {
 
 describe('PIN recovery', () => {
   async function recoveryToken(phone: string): Promise<string> {
-    expect((await call(svc.client.api.POST('/api/auth/otp/update-pin/send', { body: { phone } }))).status).toBe(200);
-    const code = (await call(svc.client.api.GET('/api/qa/otp/last', { params: { query: { phone, purpose: 'update_pin' } } }))).body.code;
-    const r = await call(svc.client.api.POST('/api/auth/otp/update-pin/verify', { body: { phone, code } }));
+    expect((await svc.client.call.POST('/api/auth/otp/update-pin/send', { body: { phone } })).status).toBe(200);
+    const code = (await svc.client.call.GET('/api/qa/otp/last', { params: { query: { phone, purpose: 'update_pin' } } })).body.code;
+    const r = await svc.client.call.POST('/api/auth/otp/update-pin/verify', { body: { phone, code } });
     expect(r.status).toBe(200);
     expect(r.body.phone).toBe(phone);
     return r.body.token;
   }
   const updatePin = (token: string, password: string, repeat = password) =>
-    call(svc.client.api.PATCH('/api/auth/recovery/update-pin', { headers: { 'x-recovery-key': token }, body: { password, password_repeat: repeat } }));
+    svc.client.call.PATCH('/api/auth/recovery/update-pin', { headers: { 'x-recovery-key': token }, body: { password, password_repeat: repeat } });
 
   it('sets a PIN, ends the other sessions and signs in', async () => {
     const c = await signInCustomer(svc, randomTestPhone());
@@ -198,7 +197,7 @@ describe('PIN recovery', () => {
 
   it('answers the same for a phone without an account and never delivers its code', async () => {
     const phone = '+79161234567';
-    const r = await call(svc.client.api.POST('/api/auth/otp/update-pin/send', { body: { phone } }));
+    const r = await svc.client.call.POST('/api/auth/otp/update-pin/send', { body: { phone } });
     expect(r.status).toBe(200);
     const row = await svc.deps.db.selectFrom('otp_codes').selectAll().where('phone', '=', phone).executeTakeFirstOrThrow();
     expect(row.delivered).toBe(false);

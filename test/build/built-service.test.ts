@@ -8,13 +8,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../server/config.js';
 import { loadSpec } from '../../server/contract.js';
-import { ContractClient } from '../support/client.js';
+import { ContractClient, type CheckedResponse } from '../support/client.js';
 import { createTestDatabase } from '../support/db.js';
 import { randomTestPhone } from '../support/accounts.js';
 import { TEST_JWT_SECRET } from '../support/service.js';
 import { untilListening, type ServiceProcess } from '../support/service-process.js';
 import type { OpenedDatabase } from '../../db/database.js';
-import { call } from '../support/typed.js';
 
 const scratch = path.join(projectRoot, '.tmp', `built-service-${process.pid}`);
 let database: OpenedDatabase;
@@ -88,26 +87,26 @@ describe('the built service with production dependencies only', () => {
   it('answers one operation of every tag, as the contract says', async () => {
     const phone = randomTestPhone();
     const exercised = new Map<string, number>();
-    const tagged = async (tag: string, request: Parameters<typeof call>[0]) => {
-      const r = await call(request);
+    const tagged = async (tag: string, request: Promise<CheckedResponse>) => {
+      const r = await request;
       exercised.set(tag, r.status);
       return r;
     };
 
-    expect((await tagged('Authentication', client.api.POST('/api/auth/otp/send', { body: { phone } }))).status).toBe(200);
-    const code = (await tagged('QA', client.api.GET('/api/qa/otp/last', { params: { query: { phone } } }))).body.code as string;
-    const confirmed = await call(client.api.POST('/api/auth/otp/confirm', { body: { phone, code } }));
+    expect((await tagged('Authentication', client.call.POST('/api/auth/otp/send', { body: { phone } }))).status).toBe(200);
+    const code = (await tagged('QA', client.call.GET('/api/qa/otp/last', { params: { query: { phone } } }))).body.code as string;
+    const confirmed = await client.call.POST('/api/auth/otp/confirm', { body: { phone, code } });
     expect(confirmed.status).toBe(200);
     const auth = { authorization: `Bearer ${confirmed.body.access}` };
 
-    expect((await tagged('Accounts', client.api.GET('/api/accounts/me/', { headers: auth }))).status).toBe(200);
-    expect((await tagged('Catalog', client.api.GET('/api/catalog/features/units/'))).status).toBe(200);
-    expect((await tagged('Content', client.api.GET('/api/core/support-contact/'))).status).toBe(200);
-    expect((await tagged('Logistics', client.api.GET('/api/logistics/map/config'))).status).toBe(200);
-    expect((await tagged('Orders', client.api.GET('/api/orders/', { headers: auth }))).status).toBe(200);
-    expect((await tagged('Payments', client.api.GET('/api/payments/bank/preferences', { headers: auth }))).status).toBe(200);
-    expect((await tagged('Loyalty', client.api.GET('/api/loaylty/programs/', { headers: auth }))).status).toBe(200);
-    const picker = await tagged('Picker', client.api.POST('/api/picker/auth/login', { body: { login: 'picker1', password: 'picker-demo-1' } }));
+    expect((await tagged('Accounts', client.call.GET('/api/accounts/me/', { headers: auth }))).status).toBe(200);
+    expect((await tagged('Catalog', client.call.GET('/api/catalog/features/units/'))).status).toBe(200);
+    expect((await tagged('Content', client.call.GET('/api/core/support-contact/'))).status).toBe(200);
+    expect((await tagged('Logistics', client.call.GET('/api/logistics/map/config'))).status).toBe(200);
+    expect((await tagged('Orders', client.call.GET('/api/orders/', { headers: auth }))).status).toBe(200);
+    expect((await tagged('Payments', client.call.GET('/api/payments/bank/preferences', { headers: auth }))).status).toBe(200);
+    expect((await tagged('Loyalty', client.call.GET('/api/loaylty/programs/', { headers: auth }))).status).toBe(200);
+    const picker = await tagged('Picker', client.call.POST('/api/picker/auth/login', { body: { login: 'picker1', password: 'picker-demo-1' } }));
     expect(picker.status).toBe(200);
 
     const tags = new Set<string>((loadSpec('TEST').tags as { name: string }[]).map((t) => t.name));

@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.js';
 import { loadFixture, P, STORE_A, STORE_B, storeHeaders, unitId } from './fixture.js';
 import type { operations } from '../../generated/api.test.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 let pc: string;
@@ -21,7 +20,7 @@ afterAll(() => svc?.close());
 
 type Lines = NonNullable<operations['checkProductsAvailability']['requestBody']>['content']['application/json'];
 const check = (lines: Lines, headers: Record<string, string> = storeHeaders(STORE_A.id)) =>
-  call(svc.client.api.POST('/api/catalog/products/check-availability', { headers, body: lines }));
+  svc.client.call.POST('/api/catalog/products/check-availability', { headers, body: lines });
 /** Deliberately invalid: bodies the schema refuses, too large, or no store. */
 const checkInvalid = (body: unknown, headers: Record<string, string> = storeHeaders(STORE_A.id)) =>
   svc.client.invalid('POST', '/api/catalog/products/check-availability', { headers, body: body as object });

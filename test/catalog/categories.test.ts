@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.js';
 import { CATEGORY, loadFixture, STORE_A, STORE_B, STORE_C, storeHeaders } from './fixture.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -21,9 +20,9 @@ type ListPath =
   | '/api/catalog/groups/categories/menu'
   | '/api/catalog/groups/categories/main-page'
   | '/api/catalog/groups/categories/own-production';
-const get = (path: ListPath, headers: Record<string, string> = storeHeaders(STORE_A.id)) => call(svc.client.api.GET(path, { headers }));
+const get = (path: ListPath, headers: Record<string, string> = storeHeaders(STORE_A.id)) => svc.client.call.GET(path, { headers });
 const category = (id: string, headers: Record<string, string>) =>
-  call(svc.client.api.GET('/api/catalog/groups/categories/{category_id}', { params: { path: { category_id: id } }, headers }));
+  svc.client.call.GET('/api/catalog/groups/categories/{category_id}', { params: { path: { category_id: id } }, headers });
 /** Deliberately invalid: a bad header or query value, or no store. */
 const invalid = (path: string, headers: Record<string, string> = storeHeaders(STORE_A.id)) => svc.client.invalid('GET', path, { headers });
 const idsOf = (cards: { id: string }[]) => cards.map((c) => c.id);
@@ -139,7 +138,7 @@ describe('getCategory', () => {
 
 describe('listCategoryChildren', () => {
   const children = (id: string, level?: number, headers: Record<string, string> = storeHeaders(STORE_A.id)) =>
-    call(svc.client.api.GET('/api/catalog/groups/categories/{category_id}/children', { params: { path: { category_id: id }, query: { level } }, headers }));
+    svc.client.call.GET('/api/catalog/groups/categories/{category_id}/children', { params: { path: { category_id: id }, query: { level } }, headers });
 
   it('returns the direct children, or the descendants at an absolute level, that the store sells in', async () => {
     expect(idsOf((await children(CATEGORY.food)).body)).toEqual([CATEGORY.dairy, CATEGORY.bakery]);
@@ -161,7 +160,7 @@ describe('listCategoryChildren', () => {
 
 describe('listCategoryParents', () => {
   const parents = (id: string, level?: number) =>
-    call(svc.client.api.GET('/api/catalog/groups/categories/{category_id}/parents', { params: { path: { category_id: id }, query: { level } }, headers: {} }));
+    svc.client.call.GET('/api/catalog/groups/categories/{category_id}/parents', { params: { path: { category_id: id }, query: { level } }, headers: {} });
 
   it('returns the ancestors root first, or the one at a level', async () => {
     const all = await parents(CATEGORY.milk);

@@ -7,7 +7,6 @@ import { startTestService, type TestService } from '../support/service.js';
 import { tokensFor } from '../support/tokens.js';
 import { loadFixture, P } from './fixture.js';
 import type { operations } from '../../generated/api.test.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -16,11 +15,11 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const add = (id: string, headers: Record<string, string>) => call(svc.client.api.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: id } }, headers }));
-const remove = (id: string, headers: Record<string, string>) => call(svc.client.api.DELETE('/api/catalog/products/remove-favorite/{product_id}', { params: { path: { product_id: id } }, headers }));
+const add = (id: string, headers: Record<string, string>) => svc.client.call.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: id } }, headers });
+const remove = (id: string, headers: Record<string, string>) => svc.client.call.DELETE('/api/catalog/products/remove-favorite/{product_id}', { params: { path: { product_id: id } }, headers });
 type Check = NonNullable<operations['checkFavoriteProducts']['requestBody']>['content']['application/json'];
 const checkFavorites = (body: Check, headers: Record<string, string>) =>
-  call(svc.client.api.POST('/api/catalog/products/favorites/check', { headers, body }));
+  svc.client.call.POST('/api/catalog/products/favorites/check', { headers, body });
 /** Deliberately invalid: bodies the schema refuses, too large, or no token. */
 const checkInvalid = (body: unknown, headers: Record<string, string>) =>
   svc.client.invalid('POST', '/api/catalog/products/favorites/check', { headers, body: body as object });

@@ -15,7 +15,6 @@ import { isValidGtin } from '../../domain/codes/barcode.js';
 import { projectRoot } from '../../server/config.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { fixtureCatalog, P, STORE_A, storeHeaders } from './fixture.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 let dir: string;
@@ -117,11 +116,11 @@ describe('npm run catalog:import', () => {
     expect(r.stdout).toMatch(/products: 7,/);
     expect(r.stdout).toMatch(/withdrawn_products: 2000/);
     expect(r.stdout).toMatch(/published catalog version/);
-    const listing = await call(svc.client.api.GET('/api/catalog/products/', { headers: storeHeaders(STORE_A.id) }));
+    const listing = await svc.client.call.GET('/api/catalog/products/', { headers: storeHeaders(STORE_A.id) });
     expect(listing.body.count).toBe(7);
     // The published snapshot holds the new catalog.
-    const v = (await call(svc.client.api.GET('/api/catalog/version', { headers: storeHeaders(STORE_A.id) }))).body;
-    const snapshot = await call(svc.client.api.GET('/api/catalog/bootstrap/{version}', { params: { path: { version: v.version } }, headers: storeHeaders(STORE_A.id) }));
+    const v = (await svc.client.call.GET('/api/catalog/version', { headers: storeHeaders(STORE_A.id) })).body;
+    const snapshot = await svc.client.call.GET('/api/catalog/bootstrap/{version}', { params: { path: { version: v.version } }, headers: storeHeaders(STORE_A.id) });
     expect(snapshot.body.products.map((p: { id: string }) => p.id).sort()).toEqual(Object.values(P).sort());
 
     const inventoryIds = async () => (await svc.deps.db.selectFrom('inventories').select('id').where('product_id', '=', P.C1).orderBy('id').execute()).map((i) => i.id);
@@ -130,7 +129,7 @@ describe('npm run catalog:import', () => {
     changed.products[4].inventories[0].price = '999.00';
     await svc.deps.db.transaction().execute((trx) => importCatalog(trx, changed));
     expect(await inventoryIds()).toEqual(before);
-    const cheese = await call(svc.client.api.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: P.C1 } }, headers: storeHeaders(STORE_A.id) }));
+    const cheese = await svc.client.call.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: P.C1 } }, headers: storeHeaders(STORE_A.id) });
     expect(cheese.body.inventories[0].unit_price).toBe('999.00');
   }, 60_000);
 });

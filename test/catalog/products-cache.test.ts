@@ -8,7 +8,6 @@ import { signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { CATEGORY, loadFixture, P, STORE_A, STORE_B } from './fixture.js';
 import type { operations } from '../../generated/api.test.js';
-import { call } from '../support/typed.js';
 
 const KEPT_SECONDS = 1;
 
@@ -38,7 +37,7 @@ interface Page {
 
 type ListQuery = NonNullable<operations['listCatalogProducts']['parameters']['query']>;
 async function list(svc: TestService, query: ListQuery, opts: { store?: string; lang?: string; auth?: Record<string, string> } = {}): Promise<Page> {
-  const r = await call(svc.client.api.GET('/api/catalog/products/', { params: { query }, headers: { 'x-store-id': opts.store ?? STORE_A.id, 'accept-language': opts.lang ?? 'en', ...opts.auth } }));
+  const r = await svc.client.call.GET('/api/catalog/products/', { params: { query }, headers: { 'x-store-id': opts.store ?? STORE_A.id, 'accept-language': opts.lang ?? 'en', ...opts.auth } });
   expect(r.status).toBe(200);
   return r.body as Page;
 }
@@ -99,7 +98,7 @@ describe('a kept listing page', () => {
     const a = await signInCustomer(kept);
     const b = await signInCustomer(kept);
     expect((await list(kept, query, { auth: a.auth })).items.every((c) => !c.is_favorite)).toBe(true); // now kept
-    expect((await call(kept.client.api.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.M3 } }, headers: a.auth }))).status).toBe(200);
+    expect((await kept.client.call.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.M3 } }, headers: a.auth })).status).toBe(200);
     const ofA = await list(kept, query, { auth: a.auth });
     expect(ofA.items.filter((c) => c.is_favorite).map((c) => c.id)).toEqual([P.M3]);
     expect((await list(kept, query, { auth: b.auth })).items.some((c) => c.is_favorite)).toBe(false);
@@ -110,14 +109,14 @@ describe('a kept listing page', () => {
     expect((await list(kept, other)).items.some((c) => c.is_favorite)).toBe(false);
     expect((await list(kept, other, { auth: b.auth })).items.some((c) => c.is_favorite)).toBe(false);
     // Removed: gone at once, kept page or not.
-    expect((await call(kept.client.api.DELETE('/api/catalog/products/remove-favorite/{product_id}', { params: { path: { product_id: P.M3 } }, headers: a.auth }))).status).toBe(204);
+    expect((await kept.client.call.DELETE('/api/catalog/products/remove-favorite/{product_id}', { params: { path: { product_id: P.M3 } }, headers: a.auth })).status).toBe(204);
     expect((await list(kept, query, { auth: a.auth })).items.some((c) => c.is_favorite)).toBe(false);
   });
 
   it("never keeps a customer's favourites page", async () => {
     const a = await signInCustomer(kept);
     expect((await list(kept, { is_favorite: true }, { auth: a.auth })).count).toBe(0);
-    await call(kept.client.api.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.B1 } }, headers: a.auth }));
+    await kept.client.call.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.B1 } }, headers: a.auth });
     expect((await list(kept, { is_favorite: true }, { auth: a.auth })).items.map((c) => c.id)).toEqual([P.B1]);
   });
 });
@@ -130,7 +129,7 @@ interface Product {
 }
 
 async function product(svc: TestService, id: string, opts: { store?: string; lang?: string; auth?: Record<string, string> } = {}) {
-  return call(svc.client.api.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: id } }, headers: { 'x-store-id': opts.store ?? STORE_A.id, 'accept-language': opts.lang ?? 'en', ...opts.auth } }));
+  return svc.client.call.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: id } }, headers: { 'x-store-id': opts.store ?? STORE_A.id, 'accept-language': opts.lang ?? 'en', ...opts.auth } });
 }
 const productBody = async (svc: TestService, id: string, opts: Parameters<typeof product>[2] = {}) => {
   const r = await product(svc, id, opts);
@@ -166,11 +165,11 @@ describe('a kept product card', () => {
     const a = await signInCustomer(kept);
     const b = await signInCustomer(kept);
     expect((await productBody(kept, P.C1, { auth: a.auth })).is_favorite).toBe(false); // now kept
-    await call(kept.client.api.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.C1 } }, headers: a.auth }));
+    await kept.client.call.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.C1 } }, headers: a.auth });
     expect((await productBody(kept, P.C1, { auth: a.auth })).is_favorite).toBe(true);
     expect((await productBody(kept, P.C1, { auth: b.auth })).is_favorite).toBe(false);
     expect((await productBody(kept, P.C1)).is_favorite).toBe(false);
-    await call(kept.client.api.DELETE('/api/catalog/products/remove-favorite/{product_id}', { params: { path: { product_id: P.C1 } }, headers: a.auth }));
+    await kept.client.call.DELETE('/api/catalog/products/remove-favorite/{product_id}', { params: { path: { product_id: P.C1 } }, headers: a.auth });
     expect((await productBody(kept, P.C1, { auth: a.auth })).is_favorite).toBe(false);
   });
 
@@ -193,8 +192,8 @@ describe('how old an answer is', () => {
 
   it('says so on listings and cards: Age since the read, Cache-Control max-age the setting', async () => {
     const reads = {
-      [`/api/catalog/products/?category_id=${CATEGORY.milk}`]: () => call(slow.client.api.GET('/api/catalog/products/', { params: { query: { category_id: CATEGORY.milk } }, headers })),
-      [`/api/catalog/products/${P.M4}`]: () => call(slow.client.api.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: P.M4 } }, headers })),
+      [`/api/catalog/products/?category_id=${CATEGORY.milk}`]: () => slow.client.call.GET('/api/catalog/products/', { params: { query: { category_id: CATEGORY.milk } }, headers }),
+      [`/api/catalog/products/${P.M4}`]: () => slow.client.call.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: P.M4 } }, headers }),
     };
     for (const [path, read] of Object.entries(reads)) {
       const first = await read();
@@ -210,10 +209,10 @@ describe('how old an answer is', () => {
   });
 
   it('is read live, and says so, with the setting 0 and on a favourites page', async () => {
-    const live = await call(unkept.client.api.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: P.M4 } }, headers }));
+    const live = await unkept.client.call.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: P.M4 } }, headers });
     expect([live.headers.get('cache-control'), live.headers.get('age')]).toEqual(['private, max-age=0', '0']);
     const a = await signInCustomer(slow);
-    const favourites = await call(slow.client.api.GET('/api/catalog/products/', { params: { query: { is_favorite: true } }, headers: { ...headers, ...a.auth } }));
+    const favourites = await slow.client.call.GET('/api/catalog/products/', { params: { query: { is_favorite: true } }, headers: { ...headers, ...a.auth } });
     expect([favourites.headers.get('cache-control'), favourites.headers.get('age')]).toEqual(['private, max-age=0', '0']);
   });
 });

@@ -8,7 +8,6 @@ import { startTestService, type TestService } from '../support/service.js';
 import { tokensFor } from '../support/tokens.js';
 import { CATEGORY, GOUDA_PLU, KEFIR_BARCODE, loadFixture, P, STORE_A, STORE_B, STORE_C, storeHeaders, unitId } from './fixture.js';
 import type { operations } from '../../generated/api.test.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -19,7 +18,7 @@ afterAll(() => svc?.close());
 
 type ListQuery = NonNullable<operations['listCatalogProducts']['parameters']['query']>;
 const list = (query: ListQuery, headers: Record<string, string> = storeHeaders(STORE_A.id)) =>
-  call(svc.client.api.GET('/api/catalog/products/', { params: { query }, headers }));
+  svc.client.call.GET('/api/catalog/products/', { params: { query }, headers });
 /** Deliberately invalid query values, sent as they are. */
 const listInvalid = (query: Record<string, string | number | boolean>, headers: Record<string, string> = storeHeaders(STORE_A.id)) => {
   const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
@@ -114,7 +113,7 @@ describe('listCatalogProducts', () => {
 
   it('keeps the signed-in customer\'s favorites with is_favorite=true and marks the cards', async () => {
     const c = await signInCustomer(svc);
-    await call(svc.client.api.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.B1 } }, headers: c.auth }));
+    await svc.client.call.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.B1 } }, headers: c.auth });
     const r = await list({ is_favorite: true }, { ...storeHeaders(STORE_A.id), ...c.auth });
     expect(r.status).toBe(200);
     expect(ids(r.body)).toEqual([P.B1]);
@@ -148,7 +147,7 @@ describe('listCatalogProducts', () => {
 
 describe('getCatalogProduct', () => {
   const get = (id: string, headers: Record<string, string> = storeHeaders(STORE_A.id)) =>
-    call(svc.client.api.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: id } }, headers }));
+    svc.client.call.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: id } }, headers });
 
   it('returns the product screen with the store\'s inventories, default unit first', async () => {
     const r = await get(P.C1);
@@ -176,7 +175,7 @@ describe('getCatalogProduct', () => {
 
   it('sets is_favorite for the signed-in customer', async () => {
     const c = await signInCustomer(svc);
-    await call(svc.client.api.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.M3 } }, headers: c.auth }));
+    await svc.client.call.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.M3 } }, headers: c.auth });
     expect((await get(P.M3, { ...storeHeaders(STORE_A.id), ...c.auth })).body.is_favorite).toBe(true);
     expect((await get(P.M3)).body.is_favorite).toBe(false);
   });
@@ -201,7 +200,7 @@ describe('getCatalogProduct', () => {
 
 describe('listProductRecommendations', () => {
   const recommend = (productIds: string[], headers: Record<string, string> = storeHeaders(STORE_A.id)) =>
-    call(svc.client.api.GET('/api/catalog/products/recommendations', { params: { query: { product_ids: productIds } }, headers }));
+    svc.client.call.GET('/api/catalog/products/recommendations', { params: { query: { product_ids: productIds } }, headers });
   /** Deliberately invalid ids (too many, not UUIDs), sent as they are. */
   const recommendInvalid = (productIds: string[]) =>
     svc.client.invalid('GET', `/api/catalog/products/recommendations?${productIds.map((id) => `product_ids=${id}`).join('&')}`, { headers: storeHeaders(STORE_A.id) });

@@ -4,7 +4,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -15,7 +14,7 @@ afterAll(() => svc?.close());
 
 const STORE = DEMO_STORES[0].id;
 const search = async (text: string) => {
-  const r = await call(svc.client.api.GET('/api/catalog/products/', { params: { query: { search: text } }, headers: { 'x-store-id': STORE, 'accept-language': 'en' } }));
+  const r = await svc.client.call.GET('/api/catalog/products/', { params: { query: { search: text } }, headers: { 'x-store-id': STORE, 'accept-language': 'en' } });
   expect(r.status).toBe(200);
   return r.body as { items: { id: string; stock: string }[]; count: number };
 };

@@ -4,7 +4,6 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -15,7 +14,7 @@ afterAll(() => svc?.close());
 const STORE = DEMO_STORES[0].id;
 type Card = { id: string; name: string; stock: string };
 const search = async (text: string, lang: 'ru' | 'en' = 'ru', extra: { only_discount?: boolean } = {}) => {
-  const r = await call(svc.client.api.GET('/api/catalog/products/', { params: { query: { search: text, page_size: 100, ...extra } }, headers: { 'x-store-id': STORE, 'accept-language': lang } }));
+  const r = await svc.client.call.GET('/api/catalog/products/', { params: { query: { search: text, page_size: 100, ...extra } }, headers: { 'x-store-id': STORE, 'accept-language': lang } });
   expect(r.status).toBe(200);
   return r.body as { items: Card[]; count: number };
 };
@@ -94,7 +93,7 @@ describe('search', () => {
     const all = await search('молоко');
     const discounted = await search('молоко', 'ru', { only_discount: true });
     expect(discounted.count).toBeLessThan(all.count);
-    const page2 = await call(svc.client.api.GET('/api/catalog/products/', { params: { query: { search: 'moloko', page_size: 5, page: 2 } }, headers: { 'x-store-id': STORE } }));
+    const page2 = await svc.client.call.GET('/api/catalog/products/', { params: { query: { search: 'moloko', page_size: 5, page: 2 } }, headers: { 'x-store-id': STORE } });
     expect(page2.body.items).toHaveLength(5);
     expect(page2.body.has_next).toBe(all.count > 10);
   });

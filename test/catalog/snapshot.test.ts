@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PublicationInProgressError, publishCatalogVersion } from '../../db/queries/catalog-snapshot.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -16,8 +15,8 @@ afterAll(() => svc?.close());
 
 const STORE = DEMO_STORES[0].id;
 const headers = (lang: 'ru' | 'en' = 'en', store = STORE) => ({ 'x-store-id': store, 'accept-language': lang });
-const version = (h: Record<string, string> = headers()) => call(svc.client.api.GET('/api/catalog/version', { headers: h }));
-const bootstrap = (v: string, h: Record<string, string> = headers()) => call(svc.client.api.GET('/api/catalog/bootstrap/{version}', { params: { path: { version: v } }, headers: h }));
+const version = (h: Record<string, string> = headers()) => svc.client.call.GET('/api/catalog/version', { headers: h });
+const bootstrap = (v: string, h: Record<string, string> = headers()) => svc.client.call.GET('/api/catalog/bootstrap/{version}', { params: { path: { version: v } }, headers: h });
 const publish = () => svc.deps.db.transaction().setIsolationLevel('repeatable read').execute((trx) => publishCatalogVersion(trx, 24, svc.deps.clock.now()));
 
 describe('getCatalogVersion', () => {
@@ -61,7 +60,7 @@ describe('getCatalogSnapshot', () => {
     }
     // The same menu, blocks, banners and titles as the live operations.
     const live = async (path: '/api/catalog/groups/categories/menu' | '/api/catalog/groups/categories/main-page' | '/api/core/pages/main-page/products-titles' | '/api/core/banners/') =>
-      (await call(svc.client.api.GET(path, { headers: headers('ru') }))).body;
+      (await svc.client.call.GET(path, { headers: headers('ru') })).body;
     expect(s.menu_categories).toEqual(await live('/api/catalog/groups/categories/menu'));
     expect(s.main_page_categories).toEqual(await live('/api/catalog/groups/categories/main-page'));
     expect(s.titles).toEqual(await live('/api/core/pages/main-page/products-titles'));

@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.js';
 import { loadFixture, STORE_A, storeHeaders } from './fixture.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -14,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const roots = (storeId: string) => call(svc.client.api.GET('/api/catalog/groups/categories/root', { headers: storeHeaders(storeId) }));
+const roots = (storeId: string) => svc.client.call.GET('/api/catalog/groups/categories/root', { headers: storeHeaders(storeId) });
 
 describe('the store of X-Store-Id', () => {
   it('is reused for the cache window after a deactivation, then refused', async () => {

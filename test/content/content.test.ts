@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCategoryId, demoProductId } from '../../db/seed/catalog.js';
 import { startTestService, type TestService } from '../support/service.js';
 import type { operations } from '../../generated/api.test.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -16,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => svc?.close());
 
 type ContentPath = '/api/core/banners/' | '/api/core/stories/' | '/api/core/pages/' | '/api/core/pages/main-page/products-titles' | '/api/core/support-contact/';
-const get = (path: ContentPath, lang?: string) => call(svc.client.api.GET(path, { headers: lang ? { 'accept-language': lang } : {} }));
+const get = (path: ContentPath, lang?: string) => svc.client.call.GET(path, { headers: lang ? { 'accept-language': lang } : {} });
 
 describe('getBanner', () => {
   it('returns the active banner with the highest priority, its picture in the requested language', async () => {
@@ -99,7 +98,7 @@ describe('getSupportContact', () => {
 describe('checkMobileVersion', () => {
   type Check = NonNullable<operations['checkMobileVersion']['requestBody']>['content']['application/json'];
   const check = (body: Check, lang = 'en') =>
-    call(svc.client.api.POST('/api/core/mobile-version/check/', { headers: { 'accept-language': lang }, body }));
+    svc.client.call.POST('/api/core/mobile-version/check/', { headers: { 'accept-language': lang }, body });
   /** Deliberately invalid: bodies the schema refuses. */
   const checkInvalid = (body: unknown) =>
     svc.client.invalid('POST', '/api/core/mobile-version/check/', { headers: { 'accept-language': 'en' }, body: body as object });

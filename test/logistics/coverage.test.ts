@@ -8,7 +8,6 @@ import { DEMO_ZONES } from '../../db/seed/logistics.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { createStore, createZone, demoStore, square } from './fixtures.js';
 import type { operations } from '../../generated/api.test.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -24,9 +23,9 @@ const zoneId = (code: string) => DEMO_ZONES.find((z) => z.code === code)!.id;
 type Location = NonNullable<operations['checkDeliveryLocation']['requestBody']>['content']['application/json'];
 type Located = NonNullable<operations['checkMultipleDeliveryLocations']['requestBody']>['content']['application/json'];
 const checkLocation = (body: Location, headers: Record<string, string> = {}) =>
-  call(svc.client.api.POST('/api/logistics/stores/delivery/check-location', { body, headers }));
-const canUse = (body: Location) => call(svc.client.api.POST('/api/logistics/stores/delivery/can-use-location', { body }));
-const checkMany = (body: Located) => call(svc.client.api.POST('/api/logistics/stores/delivery/check-multiply-locations', { body }));
+  svc.client.call.POST('/api/logistics/stores/delivery/check-location', { body, headers });
+const canUse = (body: Location) => svc.client.call.POST('/api/logistics/stores/delivery/can-use-location', { body });
+const checkMany = (body: Located) => svc.client.call.POST('/api/logistics/stores/delivery/check-multiply-locations', { body });
 /** Deliberately invalid: bodies the schema refuses, malformed JSON, bodies over the limit. */
 const invalid = (path: string, body: unknown) => svc.client.invalid('POST', path, { body: body as object });
 const CHECK = '/api/logistics/stores/delivery/check-location';
@@ -196,7 +195,7 @@ describe('serving-store tie-breakers on stores made for them', () => {
     await createZone(svc.deps.db, { store_id: pickupOnly, polygon: box, priority: 100 });
     await createZone(svc.deps.db, { store_id: open, polygon: box, priority: 100, is_active: false });
     expect((await canUse(Q)).body).toBeNull();
-    const zones = await call(svc.client.api.GET('/api/logistics/stores/delivery/zones'));
+    const zones = await svc.client.call.GET('/api/logistics/stores/delivery/zones');
     expect(zones.body.map((z: { store_id: string }) => z.store_id)).not.toEqual(expect.arrayContaining([inactive]));
     expect(zones.body.some((z: { store_id: string }) => [inactive, pickupOnly, open].includes(z.store_id))).toBe(false);
     const served = await createZone(svc.deps.db, { store_id: open, polygon: box, priority: 0 });
@@ -231,7 +230,7 @@ describe('listDeliveryZones', () => {
   });
 
   it('names zones in Russian for Accept-Language: ru', async () => {
-    const r = await call(svc.client.api.GET('/api/logistics/stores/delivery/zones', { headers: { 'Accept-Language': 'ru' } }));
+    const r = await svc.client.call.GET('/api/logistics/stores/delivery/zones', { headers: { 'Accept-Language': 'ru' } });
     expect(r.body.find((z: { id: string }) => z.id === zoneId('KHAMOVNIKI')).name).toBe('Хамовники и Лужники');
   });
 });

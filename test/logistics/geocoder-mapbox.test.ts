@@ -8,7 +8,6 @@ import { loadConfig } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
 import { GeocoderUnavailableError, MapboxGeocoder } from '../../server/providers/geocoder/index.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { call } from '../support/typed.js';
 
 const PROVIDER = 'https://geocoder.example.test';
 const FORWARD = `${PROVIDER}/search/geocode/v6/forward`;
@@ -174,12 +173,12 @@ describe('the operations with the HTTP geocoder', () => {
       http.get(FORWARD, () => HttpResponse.json(collection(feature('address', 'Tverskaya Street 7', 37.6106, 55.7579)))),
       http.get(REVERSE, () => HttpResponse.json(collection(feature('address', 'Tverskaya Street 7', 37.6106, 55.7579)))),
     );
-    const s = await call(svc.client.api.GET('/api/logistics/map/address-suggestions', { params: { query: { lon: 37.61, lat: 55.76, query: 'tver 7' } } }));
+    const s = await svc.client.call.GET('/api/logistics/map/address-suggestions', { params: { query: { lon: 37.61, lat: 55.76, query: 'tver 7' } } });
     expect(s.status).toBe(200);
     expect(s.body).toEqual([{ title: 'Tverskaya Street 7', category: 'address', location: { lon: 37.6106, lat: 55.7579 }, place_name: 'Tverskaya Street 7, Moscow, Russia' }]);
     expect(seen[0].searchParams.get('access_token')).toBe('sk.test-token');
     expect(seen[0].searchParams.get('limit')).toBe('7');
-    const r = await call(svc.client.api.POST('/api/logistics/map/reverse-geocode', { body: { lon: 37.6106, lat: 55.7579 } }));
+    const r = await svc.client.call.POST('/api/logistics/map/reverse-geocode', { body: { lon: 37.6106, lat: 55.7579 } });
     expect(r.status).toBe(200);
     expect(r.body.address.title).toBe('Tverskaya Street 7');
   });
@@ -192,11 +191,11 @@ describe('the operations with the HTTP geocoder', () => {
         return HttpResponse.json(collection());
       }),
     );
-    const s = await call(svc.client.api.GET('/api/logistics/map/address-suggestions', { params: { query: { lon: 37.61, lat: 55.76, query: 'tver' } } }));
+    const s = await svc.client.call.GET('/api/logistics/map/address-suggestions', { params: { query: { lon: 37.61, lat: 55.76, query: 'tver' } } });
     expect(s.status).toBe(502);
     expect(s.body.code).toBe('GEOCODER_UNAVAILABLE');
     const started = performance.now();
-    const r = await call(svc.client.api.POST('/api/logistics/map/reverse-geocode', { body: { lon: 37.6106, lat: 55.7579 } }));
+    const r = await svc.client.call.POST('/api/logistics/map/reverse-geocode', { body: { lon: 37.6106, lat: 55.7579 } });
     expect(r.status).toBe(502);
     expect(r.body.code).toBe('GEOCODER_UNAVAILABLE');
     expect(performance.now() - started).toBeLessThan(TIMEOUT_MS + 500);
@@ -205,7 +204,7 @@ describe('the operations with the HTTP geocoder', () => {
   });
 
   it('still checks the query length before asking the provider', async () => {
-    const r = await call(svc.client.api.GET('/api/logistics/map/address-suggestions', { params: { query: { lon: 37.61, lat: 55.76, query: ' x ' } } }));
+    const r = await svc.client.call.GET('/api/logistics/map/address-suggestions', { params: { query: { lon: 37.61, lat: 55.76, query: ' x ' } } });
     expect(r.status).toBe(422);
     expect(r.body.code).toBe('QUERY_TOO_SHORT');
     expect(seen).toHaveLength(0);

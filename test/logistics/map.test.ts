@@ -7,7 +7,6 @@ import { haversineKm } from '../../domain/geo/geometry.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { demoStore } from './fixtures.js';
 import type { operations } from '../../generated/api.test.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 let configured: TestService;
@@ -33,11 +32,11 @@ afterAll(async () => {
 const TVERSKAYA = demoStore('MSK-TVERSKAYA');
 
 const suggest = (s: TestService, query: string, near = { lon: TVERSKAYA.lon, lat: TVERSKAYA.lat }, headers: Record<string, string> = {}) =>
-  call(s.client.api.GET('/api/logistics/map/address-suggestions', { params: { query: { lon: near.lon, lat: near.lat, query } }, headers }));
+  s.client.call.GET('/api/logistics/map/address-suggestions', { params: { query: { lon: near.lon, lat: near.lat, query } }, headers });
 
 type Location = NonNullable<operations['reverseGeocodeLocation']['requestBody']>['content']['application/json'];
 const reverse = (s: TestService, body: Location, headers: Record<string, string> = {}) =>
-  call(s.client.api.POST('/api/logistics/map/reverse-geocode', { body, headers }));
+  s.client.call.POST('/api/logistics/map/reverse-geocode', { body, headers });
 /** Deliberately invalid: bodies the schema refuses, malformed JSON, bodies over the limit. */
 const reverseInvalid = (body: unknown, headers: Record<string, string> = {}) =>
   svc.client.invalid('POST', '/api/logistics/map/reverse-geocode', { body: body as string | object, headers });

@@ -6,7 +6,6 @@ import { reserveDeliverySlot } from '../../db/queries/logistics.js';
 import { localMoment } from '../../domain/time/local-time.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { createSlot, createStore, demoStore, moscowDate } from './fixtures.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -18,8 +17,8 @@ const TVERSKAYA = demoStore('MSK-TVERSKAYA');
 const KHAMOVNIKI = demoStore('MSK-KHAMOVNIKI');
 
 const deliverySlots = (storeId: string, date?: string) =>
-  call(svc.client.api.GET('/api/logistics/stores/delivery/slots', { params: { query: { date } }, headers: { 'X-Store-Id': storeId } }));
-const pickupSlots = (storeId: string) => call(svc.client.api.GET('/api/logistics/stores/pickup/slots', { headers: { 'X-Store-Id': storeId } }));
+  svc.client.call.GET('/api/logistics/stores/delivery/slots', { params: { query: { date } }, headers: { 'X-Store-Id': storeId } });
+const pickupSlots = (storeId: string) => svc.client.call.GET('/api/logistics/stores/pickup/slots', { headers: { 'X-Store-Id': storeId } });
 /** Deliberately invalid: no store, a store id or date that is not one. */
 const invalid = (path: string, storeId: string | null) => svc.client.invalid('GET', path, { headers: storeId ? { 'X-Store-Id': storeId } : {} });
 

@@ -3,7 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localMoment } from '../../domain/time/local-time.js';
-import { call } from '../support/typed.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { createStore, demoStore } from './fixtures.js';
 
@@ -18,9 +17,9 @@ const ARBAT = demoStore('MSK-ARBAT');
 const KHAMOVNIKI = demoStore('MSK-KHAMOVNIKI');
 
 type StorePath = '/api/logistics/stores/delivery/order-preferences' | '/api/logistics/stores/pickup/order-preferences' | '/api/logistics/stores/pickup/';
-const get = (path: StorePath, headers: Record<string, string> = {}) => call(svc.client.api.GET(path, { headers }));
+const get = (path: StorePath, headers: Record<string, string> = {}) => svc.client.call.GET(path, { headers });
 const pickupStore = (storeId: string, headers: Record<string, string> = {}) =>
-  call(svc.client.api.GET('/api/logistics/stores/pickup/{store_id}', { params: { path: { store_id: storeId } }, headers }));
+  svc.client.call.GET('/api/logistics/stores/pickup/{store_id}', { params: { path: { store_id: storeId } }, headers });
 /** Deliberately invalid: no store, or a store id that is not a UUID. */
 const invalid = (path: string, headers: Record<string, string> = {}) => svc.client.invalid('GET', path, { headers });
 const withStore = (storeId: string) => ({ 'X-Store-Id': storeId });

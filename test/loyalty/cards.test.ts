@@ -6,7 +6,6 @@ import { runLoyaltyWorkerOnce } from '../../server/jobs/loyalty-worker.js';
 import { randomTestPhone, signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { bearer, readyWallet, signInDemoCustomer } from './helpers.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -16,13 +15,13 @@ afterAll(() => svc?.close());
 
 const C = DEMO_LOYALTY_CARDS;
 type Who = { access: string };
-const create = (c: Who) => call(svc.client.api.POST('/api/loaylty/wallet/create/', { headers: bearer(c) }));
-const link = (c: Who, card_number: string) => call(svc.client.api.POST('/api/loaylty/wallet/link/', { headers: bearer(c), body: { card_number } }));
+const create = (c: Who) => svc.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
+const link = (c: Who, card_number: string) => svc.client.call.POST('/api/loaylty/wallet/link/', { headers: bearer(c), body: { card_number } });
 const linkPhysical = (c: Who, card_number: string) =>
-  call(svc.client.api.POST('/api/loaylty/wallet/link-physical/', { headers: bearer(c), body: { card_number } }));
-const preview = (c: Who, card_number: string) => call(svc.client.api.POST('/api/loaylty/wallet/link/preview/', { headers: bearer(c), body: { card_number } }));
+  svc.client.call.POST('/api/loaylty/wallet/link-physical/', { headers: bearer(c), body: { card_number } });
+const preview = (c: Who, card_number: string) => svc.client.call.POST('/api/loaylty/wallet/link/preview/', { headers: bearer(c), body: { card_number } });
 const previewPhysical = (c: Who, card_number: string) =>
-  call(svc.client.api.POST('/api/loaylty/wallet/link-physical/preview/', { headers: bearer(c), body: { card_number } }));
+  svc.client.call.POST('/api/loaylty/wallet/link-physical/preview/', { headers: bearer(c), body: { card_number } });
 const ledgerCard = (id: string) => svc.deps.db.selectFrom('loyalty_ledger_cards').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 let stock = 0;
 /** A never-issued plastic card of the seeded stock, a different one per use. */
@@ -117,7 +116,7 @@ describe('linkLoyaltyCard', () => {
     // Linking it again changes nothing.
     expect((await link(c, C.unregisteredWithPoints.number)).body.outcome).toBe('unchanged');
     // The points arrived once, as a transaction of the provider.
-    const tx = await call(svc.client.api.GET('/api/loaylty/wallet/transactions/', { headers: bearer(c) }));
+    const tx = await svc.client.call.GET('/api/loaylty/wallet/transactions/', { headers: bearer(c) });
     expect(tx.body.items).toEqual([expect.objectContaining({ type: 'adjustment', amount: '150.00', balance_after: '150.00', source: 'provider' })]);
   });
 
@@ -137,12 +136,12 @@ describe('linkLoyaltyCard', () => {
     expect(r.status).toBe(409);
     expect(r.body.code).toBe('CARD_OWNED_BY_ANOTHER_CUSTOMER');
     expect(await ledgerCard(C.ownedByAnother.id)).toEqual(before);
-    expect((await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).status).toBe(404);
+    expect((await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).status).toBe(404);
     // A customer with a wallet keeps it exactly as it was.
     const w = await readyWallet(svc, c);
     const again = await link(c, C.ownedByAnother.number);
     expect([again.status, again.body.code]).toEqual([409, 'CARD_OWNED_BY_ANOTHER_CUSTOMER']);
-    expect((await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).body).toEqual(w);
+    expect((await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).body).toEqual(w);
     expect(await ledgerCard(C.ownedByAnother.id)).toEqual(before);
   });
 
@@ -204,7 +203,7 @@ describe('linkLoyaltyPhysicalCard', () => {
     const owned = await linkPhysical(c, C.ownedByAnother.number);
     expect([owned.status, owned.body.code]).toEqual([409, 'CARD_OWNED_BY_ANOTHER_CUSTOMER']);
     expect(await ledgerCard(C.ownedByAnother.id)).toEqual(before);
-    expect((await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).status).toBe(404);
+    expect((await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).status).toBe(404);
     expect((await linkPhysical(c, (await tillCard()).number)).body.code).toBe('CARD_ALREADY_ISSUED');
     expect((await linkPhysical(c, C.blocked.number)).body.code).toBe('CARD_BLOCKED');
     expect((await linkPhysical(c, '55555555')).body.code).toBe('CARD_NOT_FOUND');
@@ -227,7 +226,7 @@ describe('deleteAccount and the loyalty provider', () => {
     const before = await readyWallet(svc, old);
     const wallet = await svc.deps.db.selectFrom('loyalty_wallets').select(['id', 'provider_customer_id']).where('customer_id', '=', old.customerId).executeTakeFirstOrThrow();
     expect(wallet.provider_customer_id).not.toBeNull();
-    expect((await call(svc.client.api.DELETE('/api/accounts/me/', { headers: bearer(old) }))).status).toBe(204);
+    expect((await svc.client.call.DELETE('/api/accounts/me/', { headers: bearer(old) })).status).toBe(204);
     expect(await svc.deps.db.selectFrom('loyalty_wallets').select(['provider_customer_id', 'cards']).where('id', '=', wallet.id).executeTakeFirstOrThrow()).toEqual({ provider_customer_id: null, cards: [] });
 
     await runLoyaltyWorkerOnce(svc.deps);

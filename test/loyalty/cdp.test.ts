@@ -11,7 +11,6 @@ import { signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { bearer, completeOrder, createOrder, storeLines } from './helpers.js';
 import { passLocalFailOthers } from '../support/msw.js';
-import { call } from '../support/typed.js';
 
 const CDP = 'https://cdp.example.test/v1';
 let svc: TestService;
@@ -117,9 +116,9 @@ const slow = async () => {
 async function linkedCustomer(cdpId: string) {
   const c = await signInCustomer(svc);
   cdp.use(on('post', '/customers/provision', () => json(customer(cdpId))), on('get', '/programs', () => json(PROGRAMS)));
-  await call(svc.client.api.POST('/api/loaylty/wallet/create/', { headers: bearer(c) }));
+  await svc.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
   await runLoyaltyWorkerOnce(svc.deps);
-  const w = await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }));
+  const w = await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) });
   expect(w.body.status).toBe('ready');
   answerWith();
   seen = [];
@@ -132,11 +131,11 @@ describe('provisioning over HTTP', () => {
   it('provisions with the caller\'s phone, a bearer token and an idempotency key, and draws the tiers from the programs', async () => {
     const c = await signInCustomer(svc);
     cdp.use(on('post', '/customers/provision', () => json(customer('CDP-1'))), on('get', '/programs', () => json(PROGRAMS)));
-    const created = await call(svc.client.api.POST('/api/loaylty/wallet/create/', { headers: bearer(c) }));
+    const created = await svc.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
     await runLoyaltyWorkerOnce(svc.deps);
     const provision = seen.find((s) => s.path === '/customers/provision')!;
     expect(provision).toMatchObject({ auth: 'Bearer cdp-token', key: `provision:${created.body.wallet.id}`, body: { phone: c.phone } });
-    const w = (await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).body;
+    const w = (await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).body;
     expect(w).toMatchObject({ status: 'ready', is_linked: true, balance: '420.50', main_card_id: 'CDP-1-card-1' });
     expect(w.loyalty_status).toMatchObject({ tiers_source: 'cdp', tiers_complete: true, current_tier: 'Bronze', next_tier: 'Silver', progress: 0.25, amount_to_next: '7500.00' });
   });
@@ -144,9 +143,9 @@ describe('provisioning over HTTP', () => {
   it('rebuilds the tier scale from the customer\'s own status when the programs cannot be loaded (cdp_fallback)', async () => {
     const c = await signInCustomer(svc);
     cdp.use(on('post', '/customers/provision', () => json(customer('CDP-2'))), on('get', '/programs', () => new HttpResponse('down', { status: 503 })));
-    await call(svc.client.api.POST('/api/loaylty/wallet/create/', { headers: bearer(c) }));
+    await svc.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
     await runLoyaltyWorkerOnce(svc.deps);
-    const w = (await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).body;
+    const w = (await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).body;
     expect(w.loyalty_status).toMatchObject({ tiers_source: 'cdp_fallback', tiers_complete: false, current_tier: 'Bronze', next_tier: 'Silver' });
     expect(w.loyalty_status.tiers).toEqual([
       { id: 1, order: 1, label: 'Bronze', is_active: true, boundary: '0.00', range_label: '', description: '' },
@@ -157,42 +156,42 @@ describe('provisioning over HTTP', () => {
   it('turns `error` at once when the CDP refuses the customer; POST create/ tries again', async () => {
     const c = await signInCustomer(svc);
     cdp.use(on('post', '/customers/provision', () => json({ code: 'customer_rejected', detail: 'invalid phone' }, 422)));
-    await call(svc.client.api.POST('/api/loaylty/wallet/create/', { headers: bearer(c) }));
+    await svc.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
     await runLoyaltyWorkerOnce(svc.deps);
     expect(seen.filter((s) => s.path === '/customers/provision')).toHaveLength(1);
-    const w = (await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c, 'en') }))).body;
+    const w = (await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c, 'en') })).body;
     expect(w).toMatchObject({ status: 'error', is_linked: false, poll_after_seconds: null, last_error: { code: 'PROVIDER_REJECTED', attempts: 1 } });
     expect(w.last_error.message).toContain('could not register');
 
     answerWith(on('post', '/customers/provision', () => json(customer('CDP-3'))), on('get', '/programs', () => json(PROGRAMS)));
-    const again = await call(svc.client.api.POST('/api/loaylty/wallet/create/', { headers: bearer(c) }));
+    const again = await svc.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
     expect(again.body).toMatchObject({ outcome: 'accepted', wallet: { status: 'pending', last_error: null } });
     await runLoyaltyWorkerOnce(svc.deps);
-    expect((await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).body.status).toBe('ready');
+    expect((await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).body.status).toBe('ready');
   });
 
   it('retries an unavailable CDP 5 times with backoff, then turns `error` (PROVIDER_UNAVAILABLE)', async () => {
     const c = await signInCustomer(svc);
     cdp.use(on('post', '/customers/provision', () => new HttpResponse('busy', { status: 503 })));
-    await call(svc.client.api.POST('/api/loaylty/wallet/create/', { headers: bearer(c) }));
+    await svc.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
     // One attempt: still pending, the poll hint grows.
     await runLoyaltyWorkerOnce(svc.deps, 1);
-    const pending = (await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).body;
+    const pending = (await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).body;
     expect(pending).toMatchObject({ status: 'pending', poll_after_seconds: 4 });
     await runLoyaltyWorkerOnce(svc.deps);
     const provisions = seen.filter((s) => s.path === '/customers/provision');
     expect(provisions).toHaveLength(5);
     expect(new Set(provisions.map((p) => p.key)).size).toBe(1);
-    const w = (await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).body;
+    const w = (await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).body;
     expect(w).toMatchObject({ status: 'error', last_error: { code: 'PROVIDER_UNAVAILABLE', attempts: 5 } });
   });
 
   it('treats a malformed answer like an unavailable CDP (retried, then `error`)', async () => {
     const c = await signInCustomer(svc);
     cdp.use(on('post', '/customers/provision', () => json({ id: 'CDP-X', accounts: 'none' })));
-    await call(svc.client.api.POST('/api/loaylty/wallet/create/', { headers: bearer(c) }));
+    await svc.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
     await runLoyaltyWorkerOnce(svc.deps);
-    expect((await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).body).toMatchObject({ status: 'error', is_linked: false, last_error: { code: 'PROVIDER_UNAVAILABLE' } });
+    expect((await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).body).toMatchObject({ status: 'error', is_linked: false, last_error: { code: 'PROVIDER_UNAVAILABLE' } });
   });
 });
 
@@ -229,9 +228,9 @@ describe('listLoyaltyPrograms and listLoyaltyProgramsStrict', () => {
     it(`answer [] (lenient) and 502 LOYALTY_PROVIDER_UNAVAILABLE (strict) on ${name}`, async () => {
       const c = await signInCustomer(svc);
       cdp.use(on('get', '/programs', answer));
-      const lenient = await call(svc.client.api.GET('/api/loaylty/programs/', { headers: bearer(c) }));
+      const lenient = await svc.client.call.GET('/api/loaylty/programs/', { headers: bearer(c) });
       expect([lenient.status, lenient.body]).toEqual([200, []]);
-      const strict = await call(svc.client.api.GET('/api/loaylty/programs/strict/', { headers: bearer(c) }));
+      const strict = await svc.client.call.GET('/api/loaylty/programs/strict/', { headers: bearer(c) });
       expect([strict.status, strict.body.code]).toEqual([502, 'LOYALTY_PROVIDER_UNAVAILABLE']);
     });
   }
@@ -253,7 +252,7 @@ describe('purchases over HTTP', () => {
     const order = await createOrder(svc, { customerId: c.customerId, lines: [{ line, quantity: '2' }], finalTotal: null, status: 'picking' });
     await completeOrder(svc, order.id, order.totalPrice);
     cdp.use(on('get', '/customers/CDP-P1/purchases', () => json({ items: [RECEIPT] })));
-    const r = (await call(svc.client.api.GET('/api/loaylty/wallet/purchases/', { headers: bearer(c) }))).body;
+    const r = (await svc.client.call.GET('/api/loaylty/wallet/purchases/', { headers: bearer(c) })).body;
     expect(r.count).toBe(2);
     expect(r.items.map((p: { id: string; source: string }) => [p.id, p.source])).toEqual([[order.id, 'online'], ['R-77-0001', 'offline']]);
     expect(r.items[1]).toMatchObject({ total: '1834.60', bonus_accrual: '91.00', date: '2025-03-12T15:04:31.000Z' });
@@ -266,7 +265,7 @@ describe('purchases over HTTP', () => {
     await completeOrder(svc, order.id, order.totalPrice);
     for (const answer of [() => new HttpResponse(null, { status: 502 }), slow, () => json({ items: [{ id: 1 }] })]) {
       answerWith(on('get', '/customers/CDP-P2/purchases', answer));
-      const r = await call(svc.client.api.GET('/api/loaylty/wallet/purchases/', { headers: bearer(c) }));
+      const r = await svc.client.call.GET('/api/loaylty/wallet/purchases/', { headers: bearer(c) });
       expect([r.status, r.body]).toEqual([200, { items: [], count: 0, has_next: false }]);
     }
   });
@@ -275,15 +274,15 @@ describe('purchases over HTTP', () => {
     const c = await linkedCustomer('CDP-P3');
     const detail = { ...RECEIPT, positions: [{ name: 'Milk', code: '4601234567893', quantity: 2, price: '89.90', amount: '179.80', discount: '0' }], discounts: [{ name: 'Silver tier', amount: '0' }] };
     cdp.use(on('get', '/customers/CDP-P3/purchases/:id', ({ params }) => (params.id === RECEIPT.id ? json(detail) : json({ code: 'purchase_not_found' }, 404))));
-    const r = await call(svc.client.api.GET('/api/loaylty/wallet/purchases/{purchase_id}/', { params: { path: { purchase_id: RECEIPT.id } }, headers: bearer(c) }));
+    const r = await svc.client.call.GET('/api/loaylty/wallet/purchases/{purchase_id}/', { params: { path: { purchase_id: RECEIPT.id } }, headers: bearer(c) });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ id: RECEIPT.id, source: 'offline', positions: detail.positions, discounts: detail.discounts });
-    const missing = await call(svc.client.api.GET('/api/loaylty/wallet/purchases/{purchase_id}/', { params: { path: { purchase_id: 'R-77-9999' } }, headers: bearer(c) }));
+    const missing = await svc.client.call.GET('/api/loaylty/wallet/purchases/{purchase_id}/', { params: { path: { purchase_id: 'R-77-9999' } }, headers: bearer(c) });
     expect([missing.status, missing.body.code]).toEqual([404, 'PURCHASE_NOT_FOUND']);
 
     answerWith(on('get', '/customers/CDP-P3/purchases/:id', () => new HttpResponse(null, { status: 500 })));
-    expect((await call(svc.client.api.GET('/api/loaylty/wallet/purchases/{purchase_id}/', { params: { path: { purchase_id: RECEIPT.id } }, headers: bearer(c) }))).body.positions).toEqual(detail.positions);
-    const notMirrored = await call(svc.client.api.GET('/api/loaylty/wallet/purchases/{purchase_id}/', { params: { path: { purchase_id: 'R-77-0002' } }, headers: bearer(c) }));
+    expect((await svc.client.call.GET('/api/loaylty/wallet/purchases/{purchase_id}/', { params: { path: { purchase_id: RECEIPT.id } }, headers: bearer(c) })).body.positions).toEqual(detail.positions);
+    const notMirrored = await svc.client.call.GET('/api/loaylty/wallet/purchases/{purchase_id}/', { params: { path: { purchase_id: 'R-77-0002' } }, headers: bearer(c) });
     expect([notMirrored.status, notMirrored.body.code]).toEqual([502, 'LOYALTY_PROVIDER_UNAVAILABLE']);
   });
 });
@@ -294,7 +293,7 @@ describe('transactions over HTTP', () => {
   it('serves the CDP\'s transactions, and the local records when the CDP is unreachable', async () => {
     const c = await linkedCustomer('CDP-T1');
     cdp.use(on('get', '/customers/CDP-T1/operations', () => json({ items: [OP], count: 1 })));
-    const live = await call(svc.client.api.GET('/api/loaylty/wallet/transactions/', { headers: bearer(c) }));
+    const live = await svc.client.call.GET('/api/loaylty/wallet/transactions/', { headers: bearer(c) });
     expect(live.body).toEqual({
       items: [
         {
@@ -314,7 +313,7 @@ describe('transactions over HTTP', () => {
     await completeOrder(svc, order.id, order.totalPrice);
     answerWith(on('post', '/customers/CDP-T1/accruals', () => new HttpResponse(null, { status: 503 })), on('get', '/customers/CDP-T1/operations', () => HttpResponse.error()));
     await runLoyaltyWorkerOnce(svc.deps, 1);
-    const local = await call(svc.client.api.GET('/api/loaylty/wallet/transactions/', { headers: bearer(c, 'ru') }));
+    const local = await svc.client.call.GET('/api/loaylty/wallet/transactions/', { headers: bearer(c, 'ru') });
     expect(local.status).toBe(200);
     expect(local.body.count).toBe(2);
     expect(local.body.items.every((t: { source: string }) => t.source === 'local')).toBe(true);
@@ -331,7 +330,7 @@ describe('card commands over HTTP', () => {
     const c = await linkedCustomer('CDP-C1');
     const card = c.wallet.main_card_id;
     cdp.use(on('post', '/customers/CDP-C1/cards/:card/block', slow));
-    const r = await call(svc.client.api.POST('/api/loaylty/wallet/block/', { headers: bearer(c), body: { reason: 'stolen' } }));
+    const r = await svc.client.call.POST('/api/loaylty/wallet/block/', { headers: bearer(c), body: { reason: 'stolen' } });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ outcome: 'accepted', wallet: { status: 'pending', poll_after_seconds: 2, is_blocked: false } });
 
@@ -342,7 +341,7 @@ describe('card commands over HTTP', () => {
       on('get', '/customers/CDP-C1/operations', () => json({ items: [], count: 0 })),
     );
     await runLoyaltyWorkerOnce(svc.deps);
-    const w = (await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).body;
+    const w = (await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).body;
     expect(w).toMatchObject({ status: 'ready', is_blocked: true, block_reason: { key: 'stolen' }, can_unblock: true });
     const sends = seen.filter((s) => s.path === `/customers/CDP-C1/cards/${card}/block`);
     // The first (timed-out) call and the reconciliation, with the same key.
@@ -354,21 +353,21 @@ describe('card commands over HTTP', () => {
     const c = await linkedCustomer('CDP-C2');
     for (const answer of [() => new HttpResponse(null, { status: 500 }), () => HttpResponse.error(), () => json({ detail: 'forbidden' }, 403)]) {
       answerWith(on('post', '/customers/CDP-C2/cards/:card/block', answer));
-      const r = await call(svc.client.api.POST('/api/loaylty/wallet/block/', { headers: bearer(c), body: { reason: 'lost' } }));
+      const r = await svc.client.call.POST('/api/loaylty/wallet/block/', { headers: bearer(c), body: { reason: 'lost' } });
       expect([r.status, r.body.code]).toEqual([502, 'LOYALTY_PROVIDER_UNAVAILABLE']);
     }
-    expect((await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).body).toEqual(c.wallet);
+    expect((await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).body).toEqual(c.wallet);
     answerWith(on('post', '/customers/CDP-C2/cards/:card/replace', () => new HttpResponse(null, { status: 503 })));
-    const replace = await call(svc.client.api.POST('/api/loaylty/wallet/replace/', { headers: bearer(c) }));
+    const replace = await svc.client.call.POST('/api/loaylty/wallet/replace/', { headers: bearer(c) });
     expect([replace.status, replace.body.code]).toEqual([502, 'LOYALTY_PROVIDER_UNAVAILABLE']);
-    expect((await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).body).toEqual(c.wallet);
+    expect((await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).body).toEqual(c.wallet);
   });
 
   it('answers 502 for unblock, link and link-physical when the CDP fails, changing nothing', async () => {
     const c = await linkedCustomer('CDP-C5');
     const blockedCard = { ...customer('CDP-C5').cards[0], is_blocked: true, block_reason: 'lost', qrcode: null };
     answerWith(on('post', '/customers/CDP-C5/cards/:card/block', () => json(customer('CDP-C5', { cards: [blockedCard] }))));
-    const blocked = (await call(svc.client.api.POST('/api/loaylty/wallet/block/', { headers: bearer(c), body: { reason: 'lost' } }))).body.wallet;
+    const blocked = (await svc.client.call.POST('/api/loaylty/wallet/block/', { headers: bearer(c), body: { reason: 'lost' } })).body.wallet;
     const free = { id: 'card-f', card_number: '7000000000005', is_virtual: false, issued: false, holder_id: null, is_blocked: false, balance: '0' };
     answerWith(
       on('post', '/customers/CDP-C5/cards/:card/unblock', () => new HttpResponse(null, { status: 502 })),
@@ -376,16 +375,16 @@ describe('card commands over HTTP', () => {
       on('post', '/cards/:number/link', () => new HttpResponse(null, { status: 500 })),
       on('post', '/cards/:number/issue', () => HttpResponse.error()),
     );
-    const unblock = await call(svc.client.api.POST('/api/loaylty/wallet/unblock/', { headers: bearer(c), body: {} }));
+    const unblock = await svc.client.call.POST('/api/loaylty/wallet/unblock/', { headers: bearer(c), body: {} });
     expect([unblock.status, unblock.body.code]).toEqual([502, 'LOYALTY_PROVIDER_UNAVAILABLE']);
-    const physical = await call(svc.client.api.POST('/api/loaylty/wallet/link-physical/', { headers: bearer(c), body: { card_number: free.card_number } }));
+    const physical = await svc.client.call.POST('/api/loaylty/wallet/link-physical/', { headers: bearer(c), body: { card_number: free.card_number } });
     expect([physical.status, physical.body.code]).toEqual([502, 'LOYALTY_PROVIDER_UNAVAILABLE']);
     answerWith(on('get', '/cards/:number', () => json({ ...free, issued: true })), on('post', '/cards/:number/link', () => new HttpResponse(null, { status: 500 })));
-    const link = await call(svc.client.api.POST('/api/loaylty/wallet/link/', { headers: bearer(c), body: { card_number: free.card_number } }));
+    const link = await svc.client.call.POST('/api/loaylty/wallet/link/', { headers: bearer(c), body: { card_number: free.card_number } });
     expect([link.status, link.body.code]).toEqual([502, 'LOYALTY_PROVIDER_UNAVAILABLE']);
-    expect((await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).body).toEqual(blocked);
+    expect((await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).body).toEqual(blocked);
     answerWith(on('get', '/cards/:number', () => new HttpResponse(null, { status: 503 })));
-    const preview = await call(svc.client.api.POST('/api/loaylty/wallet/link-physical/preview/', { headers: bearer(c), body: { card_number: free.card_number } }));
+    const preview = await svc.client.call.POST('/api/loaylty/wallet/link-physical/preview/', { headers: bearer(c), body: { card_number: free.card_number } });
     expect([preview.status, preview.body.code]).toEqual([502, 'LOYALTY_PROVIDER_UNAVAILABLE']);
   });
 
@@ -395,25 +394,25 @@ describe('card commands over HTTP', () => {
       on('get', '/cards/:number', () => json({ id: 'card-x', card_number: '7000000000001', is_virtual: false, issued: true, holder_id: null, is_blocked: false, balance: '0' })),
       on('post', '/cards/:number/link', () => json({ code: 'card_owned_by_another_customer' }, 409)),
     );
-    const r = await call(svc.client.api.POST('/api/loaylty/wallet/link/', { headers: bearer(c), body: { card_number: '7000000000001' } }));
+    const r = await svc.client.call.POST('/api/loaylty/wallet/link/', { headers: bearer(c), body: { card_number: '7000000000001' } });
     expect([r.status, r.body.code]).toEqual([409, 'CARD_OWNED_BY_ANOTHER_CUSTOMER']);
     expect(seen.find((s) => s.path.endsWith('/link'))).toMatchObject({ key: `link:${c.customerId}:7000000000001`, body: { customer_id: 'CDP-C3', phone: c.phone } });
-    expect((await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).body).toEqual(c.wallet);
+    expect((await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).body).toEqual(c.wallet);
   });
 
   it('answers 502 on a card look-up failure, and treats an unreadable command answer as `accepted`', async () => {
     const c = await linkedCustomer('CDP-C4');
     cdp.use(on('get', '/cards/:number', slow));
-    const lookup = await call(svc.client.api.POST('/api/loaylty/wallet/link/preview/', { headers: bearer(c), body: { card_number: '7000000000002' } }));
+    const lookup = await svc.client.call.POST('/api/loaylty/wallet/link/preview/', { headers: bearer(c), body: { card_number: '7000000000002' } });
     expect([lookup.status, lookup.body.code]).toEqual([502, 'LOYALTY_PROVIDER_UNAVAILABLE']);
     answerWith(on('post', '/customers/CDP-C4/cards/:card/unblock', () => json({ ok: true })), on('post', '/customers/CDP-C4/cards/:card/block', () => json({ not: 'a customer' })));
-    const r = await call(svc.client.api.POST('/api/loaylty/wallet/block/', { headers: bearer(c), body: {} }));
+    const r = await svc.client.call.POST('/api/loaylty/wallet/block/', { headers: bearer(c), body: {} });
     expect(r.body).toMatchObject({ outcome: 'accepted', wallet: { status: 'pending' } });
     // Reconciliation re-sends the block; this time the answer is readable.
     const blockedCard = { ...customer('CDP-C4').cards[0], is_blocked: true, qrcode: null };
     answerWith(on('post', '/customers/CDP-C4/cards/:card/block', () => json(customer('CDP-C4', { cards: [blockedCard] }))));
     await runLoyaltyWorkerOnce(svc.deps);
-    expect((await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).body).toMatchObject({ status: 'ready', is_blocked: true, block_reason: null });
+    expect((await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).body).toMatchObject({ status: 'ready', is_blocked: true, block_reason: null });
   });
 });
 
@@ -440,14 +439,14 @@ describe('accrual pushed to the CDP', () => {
     const [accrual] = await svc.deps.db.selectFrom('loyalty_accruals').selectAll().where('order_id', '=', order.id).execute();
     expect(accrual).toMatchObject({ provider_operation_id: 'op-777', outcome: 'accrued' });
     expect(accrual.posted_at).not.toBeNull();
-    expect((await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).body.loyalty_status.last_purchase_points).toBe('99');
+    expect((await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).body.loyalty_status.last_purchase_points).toBe('99');
   });
 });
 
 describe('account deletion at the CDP', () => {
   it('asks the CDP to erase the customer, with the wallet as idempotency key, until it answers', async () => {
     const c = await linkedCustomer('CDP-E1');
-    expect((await call(svc.client.api.DELETE('/api/accounts/me/', { headers: bearer(c) }))).status).toBe(204);
+    expect((await svc.client.call.DELETE('/api/accounts/me/', { headers: bearer(c) })).status).toBe(204);
     let calls = 0;
     cdp.use(on('post', '/customers/CDP-E1/erase', () => (++calls === 1 ? new HttpResponse(null, { status: 503 }) : json({}))));
     await runLoyaltyWorkerOnce(svc.deps);

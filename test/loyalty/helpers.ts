@@ -8,7 +8,6 @@ import { DEMO_STORES } from '../../db/seed/stores.js';
 import { TokenService } from '../../server/auth/tokens.js';
 import { runLoyaltyWorkerOnce } from '../../server/jobs/loyalty-worker.js';
 import type { TestService } from '../support/service.js';
-import { call } from '../support/typed.js';
 
 export const STORE = DEMO_STORES[0];
 
@@ -22,10 +21,10 @@ export const bearer = (c: { access: string }, lang?: 'ru' | 'en') => ({ authoriz
 
 /** POST create/ then one worker pass: the wallet provisioned by the configured provider. */
 export async function readyWallet(svc: TestService, c: { access: string }) {
-  const created = await call(svc.client.api.POST('/api/loaylty/wallet/create/', { headers: bearer(c) }));
+  const created = await svc.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
   if (created.status !== 200) throw new Error(`create answered ${created.status}`);
   await runLoyaltyWorkerOnce(svc.deps);
-  const wallet = await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }));
+  const wallet = await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) });
   if (wallet.body.status !== 'ready') throw new Error(`wallet is ${wallet.body.status}: ${JSON.stringify(wallet.body.last_error)}`);
   return wallet.body;
 }

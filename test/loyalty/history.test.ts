@@ -8,11 +8,10 @@ import { DEMO_STORES } from '../../db/seed/stores.js';
 import { runLoyaltyWorkerOnce } from '../../server/jobs/loyalty-worker.js';
 import { signInCustomer } from '../support/accounts.js';
 import { command, createConfirmedOrder, stockedProducts } from '../support/orders.js';
-import { createPicker, itemCommand, startPicking } from '../support/picking.js';
+import { createPicker, itemCommand, startPicking, type ItemAction, type ItemBody } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { bearer, completeOrder, createOrder, readyWallet, signInDemoCustomer, storeLines, STORE, type StockLine } from './helpers.js';
 import type { operations } from '../../generated/api.test.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 let pieces: StockLine[];
@@ -26,13 +25,13 @@ afterAll(() => svc?.close());
 
 type Who = { access: string };
 type Page = { page?: number; page_size?: number };
-const readWallet = (c: Who) => call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }));
+const readWallet = (c: Who) => svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) });
 const listPurchases = (c: Who, query: Page = {}, lang?: 'ru' | 'en') =>
-  call(svc.client.api.GET('/api/loaylty/wallet/purchases/', { params: { query }, headers: bearer(c, lang) }));
+  svc.client.call.GET('/api/loaylty/wallet/purchases/', { params: { query }, headers: bearer(c, lang) });
 const readPurchase = (c: Who, id: string) =>
-  call(svc.client.api.GET('/api/loaylty/wallet/purchases/{purchase_id}/', { params: { path: { purchase_id: id } }, headers: bearer(c) }));
+  svc.client.call.GET('/api/loaylty/wallet/purchases/{purchase_id}/', { params: { path: { purchase_id: id } }, headers: bearer(c) });
 const listTransactions = (c: Who, query: Page = {}, lang?: 'ru' | 'en') =>
-  call(svc.client.api.GET('/api/loaylty/wallet/transactions/', { params: { query }, headers: bearer(c, lang) }));
+  svc.client.call.GET('/api/loaylty/wallet/transactions/', { params: { query }, headers: bearer(c, lang) });
 /** Deliberately invalid: paging outside the limits. */
 const invalid = (path: string, c: Who) => svc.client.invalid('GET', path, { headers: bearer(c) });
 const receipts = (customer: string) =>
@@ -45,7 +44,7 @@ describe('listLoyaltyPurchases', () => {
     const none = await svc.client.api.GET('/api/loaylty/wallet/purchases/', { headers: bearer(c) });
     expect(none.response.status).toBe(200);
     expect(none.data).toEqual({ items: [], count: 0, has_next: false });
-    await call(svc.client.api.POST('/api/loaylty/wallet/create/', { headers: bearer(c) }));
+    await svc.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
     expect((await listPurchases(c)).body).toEqual({ items: [], count: 0, has_next: false });
   });
 
@@ -179,11 +178,11 @@ describe('the receipt of a picked online order', () => {
     const picker = await createPicker(svc, [STORE.id]);
     const session = await startPicking(svc, picker, order.orderId);
     const itemOf = (p: { productId: string }) => session.items.find((i) => i.product_id === p.productId)!.item_id;
-    const send = async (itemId: number, action: string, body: object) => expect((await itemCommand(svc, picker, order.orderId, itemId, action, body)).status).toBe(200);
+    const send = async <A extends ItemAction>(itemId: number, action: A, body: ItemBody<A>) => expect((await itemCommand(svc, picker, order.orderId, itemId, action, body)).status).toBe(200);
     await send(itemOf(kept), 'piece-quantity', { quantity: 2 });
     await send(itemOf(lost), 'missing', { action: 'remove' });
     await send(itemOf(lost), 'clarification/resolve', { resolution: 'remove' });
-    expect((await call(svc.client.api.POST('/api/picker/orders/{order_id}/finish', { params: { path: { order_id: order.orderId } }, headers: command(picker.auth) }))).status).toBe(200);
+    expect((await svc.client.call.POST('/api/picker/orders/{order_id}/finish', { params: { path: { order_id: order.orderId } }, headers: command(picker.auth) })).status).toBe(200);
     const { final_total } = await svc.deps.db.selectFrom('orders').select('final_total').where('id', '=', order.orderId).executeTakeFirstOrThrow();
     await completeOrder(svc, order.orderId, final_total!);
 
@@ -257,7 +256,7 @@ describe('accrual of completed orders', () => {
     await completeOrder(svc, o1.id, o1.totalPrice);
     const blocked = await signInCustomer(svc);
     await readyWallet(svc, blocked);
-    await call(svc.client.api.POST('/api/loaylty/wallet/block/', { headers: bearer(blocked), body: { reason: 'lost' } }));
+    await svc.client.call.POST('/api/loaylty/wallet/block/', { headers: bearer(blocked), body: { reason: 'lost' } });
     const o2 = await createOrder(svc, { customerId: blocked.customerId, lines: [{ line: pieces[1], quantity: '3' }], finalTotal: null, status: 'picking' });
     await completeOrder(svc, o2.id, o2.totalPrice);
     const o3 = await createOrder(svc, { customerId: blocked.customerId, lines: [{ line: pieces[1], quantity: '3' }], finalTotal: null, status: 'cancelled' });
@@ -276,7 +275,7 @@ describe('previewLoyaltyDiscount', () => {
   });
   type Cart = NonNullable<operations['previewLoyaltyDiscount']['requestBody']>['content']['application/json'];
   const preview = (c: { access: string }, b: Cart, headers: Record<string, string> = {}) =>
-    call(svc.client.api.POST('/api/loaylty/discounts/preview/', { headers: { ...bearer(c), ...headers }, body: b }));
+    svc.client.call.POST('/api/loaylty/discounts/preview/', { headers: { ...bearer(c), ...headers }, body: b });
 
   it('estimates the points of a cart, equal to what the completed order is granted, and accrues nothing', async () => {
     const demo = await signInDemoCustomer(svc);

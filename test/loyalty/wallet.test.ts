@@ -10,7 +10,6 @@ import { startTestService, type TestService } from '../support/service.js';
 import { tokensFor } from '../support/tokens.js';
 import { bearer, readyWallet, signInDemoCustomer } from './helpers.js';
 import type { operations } from '../../generated/api.test.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -20,14 +19,14 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const get = (c: { access: string }, lang?: 'ru' | 'en') => call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c, lang) }));
+const get = (c: { access: string }, lang?: 'ru' | 'en') => svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c, lang) });
 type Who = { access: string };
 type BodyOf<Op extends keyof operations> = NonNullable<operations[Op]['requestBody']>['content']['application/json'];
-const create = (c: Who) => call(svc.client.api.POST('/api/loaylty/wallet/create/', { headers: bearer(c) }));
-const switchAccount = (c: Who, body: BodyOf<'switchLoyaltyAccount'>) => call(svc.client.api.POST('/api/loaylty/wallet/accounts/switch/', { headers: bearer(c), body }));
-const block = (c: Who, body: BodyOf<'blockLoyaltyCard'>) => call(svc.client.api.POST('/api/loaylty/wallet/block/', { headers: bearer(c), body }));
-const unblockCard = (c: Who, body: BodyOf<'unblockLoyaltyCard'>) => call(svc.client.api.POST('/api/loaylty/wallet/unblock/', { headers: bearer(c), body }));
-const replace = (c: Who, headers: Record<string, string> = {}) => call(svc.client.api.POST('/api/loaylty/wallet/replace/', { headers: { ...bearer(c), ...headers } }));
+const create = (c: Who) => svc.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
+const switchAccount = (c: Who, body: BodyOf<'switchLoyaltyAccount'>) => svc.client.call.POST('/api/loaylty/wallet/accounts/switch/', { headers: bearer(c), body });
+const block = (c: Who, body: BodyOf<'blockLoyaltyCard'>) => svc.client.call.POST('/api/loaylty/wallet/block/', { headers: bearer(c), body });
+const unblockCard = (c: Who, body: BodyOf<'unblockLoyaltyCard'>) => svc.client.call.POST('/api/loaylty/wallet/unblock/', { headers: bearer(c), body });
+const replace = (c: Who, headers: Record<string, string> = {}) => svc.client.call.POST('/api/loaylty/wallet/replace/', { headers: { ...bearer(c), ...headers } });
 /** Deliberately invalid: bodies the schema refuses. */
 const postInvalid = (path: string, c: Who, body: object) => svc.client.invalid('POST', path, { headers: bearer(c), body });
 const ledgerCard = (id: string) => svc.deps.db.selectFrom('loyalty_ledger_cards').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -43,7 +42,7 @@ describe('getLoyaltyWallet', () => {
   it('answers 401 without a customer token, and to a picker token', async () => {
     expect((await svc.client.invalid('GET', '/api/loaylty/wallet/')).status).toBe(401);
     const picker = tokensFor(svc.config).sign('picker_access', '1');
-    expect((await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: { authorization: `Bearer ${picker}` } }))).status).toBe(401);
+    expect((await svc.client.call.GET('/api/loaylty/wallet/', { headers: { authorization: `Bearer ${picker}` } })).status).toBe(401);
   });
 });
 
@@ -162,7 +161,7 @@ describe('listLoyaltyBlockReasons', () => {
       { key: 'damaged', label: 'Card damaged' },
       { key: 'other', label: 'Other reason' },
     ]);
-    const ru = await call(svc.client.api.GET('/api/loaylty/wallet/block-reasons/', { headers: bearer(c, 'ru') }));
+    const ru = await svc.client.call.GET('/api/loaylty/wallet/block-reasons/', { headers: bearer(c, 'ru') });
     expect(ru.body[0]).toEqual({ key: 'lost', label: 'Карта потеряна' });
     expect(ru.headers.get('vary')).toContain('Accept-Language');
   });

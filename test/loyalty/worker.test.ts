@@ -9,7 +9,6 @@ import { createLoyalty } from '../../server/providers/loyalty/index.js';
 import { signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { bearer, completeOrder, createOrder, readyWallet, storeLines } from './helpers.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 /** A service whose worker the test drives, for what must not race with a background pass. */
@@ -24,7 +23,7 @@ afterAll(async () => {
   await Promise.all([svc?.close(), manual?.close()]);
 });
 
-const wallet = async (c: { access: string }) => (await call(svc.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).body;
+const wallet = async (c: { access: string }) => (await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).body;
 async function eventually<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 10_000): Promise<T> {
   const until = Date.now() + ms;
   for (;;) {
@@ -47,7 +46,7 @@ afterAll(async () => {
 describe('the worker started by the runtime', () => {
   it('turns a new wallet ready in the background, without being asked', async () => {
     const c = await signInCustomer(svc);
-    const created = await call(svc.client.api.POST('/api/loaylty/wallet/create/', { headers: bearer(c) }));
+    const created = await svc.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
     expect(created.body.wallet.status).toBe('pending');
     const w = await eventually(() => wallet(c), (x) => x.status === 'ready');
     expect(w).toMatchObject({ status: 'ready', is_linked: true });
@@ -59,7 +58,7 @@ describe('several workers on one database', () => {
     const [line] = await storeLines(svc, 'piece', 1);
     const customers = await Promise.all(Array.from({ length: 4 }, () => signInCustomer(svc)));
     for (const c of customers) {
-      await call(svc.client.api.POST('/api/loaylty/wallet/create/', { headers: bearer(c) }));
+      await svc.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
       expect((await eventually(() => wallet(c), (x) => x.status === 'ready')).status).toBe('ready');
     }
     const orders = [];
@@ -90,7 +89,7 @@ describe('several workers on one database', () => {
 
   it('takes over a job whose worker died, once its lease ended', async () => {
     const c = await signInCustomer(svc);
-    const created = await call(svc.client.api.POST('/api/loaylty/wallet/create/', { headers: bearer(c) }));
+    const created = await svc.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
     // A worker claimed the job and died: the lease still runs, nobody may take it.
     await svc.deps.db
       .updateTable('loyalty_jobs')
@@ -108,7 +107,7 @@ describe('several workers on one database', () => {
 
 describe('re-sync on read', () => {
   it('enqueues one background re-sync for data older than 5 minutes and serves the old data at once', async () => {
-    const read = async (c: { access: string }) => (await call(manual.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).body;
+    const read = async (c: { access: string }) => (await manual.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).body;
     const c = await signInCustomer(manual);
     const w = await readyWallet(manual, c);
     const old = new Date(Date.now() - 10 * 60_000);
@@ -130,13 +129,13 @@ describe('stopping', () => {
     const deps = { ...manual.deps, loyalty: createLoyalty(manual.deps), config: { ...manual.config, loyalty: { ...manual.config.loyalty, worker: { enabled: true, intervalMs: 50 } } } };
     instances.push(deps);
     const worker = startLoyaltyWorker(deps);
-    const read = async (c: { access: string }) => (await call(manual.client.api.GET('/api/loaylty/wallet/', { headers: bearer(c) }))).body;
+    const read = async (c: { access: string }) => (await manual.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).body;
     const c = await signInCustomer(manual);
-    await call(manual.client.api.POST('/api/loaylty/wallet/create/', { headers: bearer(c) }));
+    await manual.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
     expect((await eventually(() => read(c), (x) => x.status === 'ready')).status).toBe('ready');
     await worker.stop();
     const d = await signInCustomer(manual);
-    await call(manual.client.api.POST('/api/loaylty/wallet/create/', { headers: bearer(d) }));
+    await manual.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(d) });
     await new Promise((r) => setTimeout(r, 400));
     expect((await read(d)).status).toBe('pending');
   });

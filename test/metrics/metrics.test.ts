@@ -9,7 +9,6 @@ import WebSocket from 'ws';
 import { OPERATIONS } from '../../generated/operations.js';
 import { signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { call } from '../support/typed.js';
 
 interface Sample {
   name: string;
@@ -62,7 +61,7 @@ describe('GET /metrics', () => {
   it('counts requests per operationId and status and times them in a histogram', async () => {
     const before = (await scrape(svc)).samples;
     const count = (s: Sample[], op: string, status: string) => value(s, 'grocery_http_requests_total', { operation_id: op, status }) ?? 0;
-    for (let i = 0; i < 3; i++) expect((await call(svc.client.api.GET('/api/logistics/map/config'))).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await svc.client.call.GET('/api/logistics/map/config')).status).toBe(200);
     for (let i = 0; i < 2; i++) expect((await svc.client.invalid('GET', '/api/accounts/me/')).status).toBe(401);
     expect((await svc.client.invalid('GET', '/api/no/such/operation')).status).toBe(404);
 
@@ -172,7 +171,7 @@ describe('GET /metrics', () => {
 
   it('carries no secrets and only bounded label values', async () => {
     const customer = await signInCustomer(svc);
-    await call(svc.client.api.GET('/api/accounts/me/', { headers: customer.auth }));
+    await svc.client.call.GET('/api/accounts/me/', { headers: customer.auth });
     await svc.client.invalid('GET', `/api/core/pages/?access_token=${customer.access}`); // a parameter the operation does not have
     const { text, samples } = await scrape(svc);
     for (const secret of [svc.config.jwt.secret, customer.access, customer.refresh, svc.config.databaseUrl!, new URL(svc.config.databaseUrl!).host]) {

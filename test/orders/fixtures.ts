@@ -127,15 +127,8 @@ function orderHeaders(auth: Record<string, string>, opts: OrderOptions) {
   return headers;
 }
 
-export function createOrder(svc: TestService, auth: Record<string, string>, body: OrderInput, opts?: OrderOptions): Promise<CheckedResponse>;
-/**
- * @deprecated Transitional (issue 22 item 7), for a caller that passes a body typed only as
- * `object` (test/runtime/bad-input.test.ts, deliberately invalid bodies: createInvalidOrder is
- * their home). Only the exact `object` type matches, so an object literal is still checked.
- */
-export function createOrder<B extends object>(svc: TestService, auth: Record<string, string>, body: object extends B ? B : never, opts?: OrderOptions): Promise<CheckedResponse>;
-export function createOrder(svc: TestService, auth: Record<string, string>, body: object, opts: OrderOptions = {}): Promise<CheckedResponse> {
-  return svc.client.call.POST('/api/orders/', { headers: orderHeaders(auth, opts), body: body as OrderInput });
+export function createOrder(svc: TestService, auth: Record<string, string>, body: OrderInput, opts: OrderOptions = {}): Promise<CheckedResponse> {
+  return svc.client.call.POST('/api/orders/', { headers: orderHeaders(auth, opts), body });
 }
 
 /** POST /api/orders/ with a deliberately invalid body (see ContractClient.invalid). */

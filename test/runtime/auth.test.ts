@@ -7,7 +7,6 @@ import type { TokenKind } from '../../server/auth/tokens.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { signInCustomer, signInPicker } from '../support/accounts.js';
 import { tokensFor } from '../support/tokens.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 const calls: string[] = [];
@@ -33,7 +32,7 @@ beforeAll(async () => {
 afterAll(() => svc?.close());
 
 const get = (path: '/api/accounts/me/' | '/api/picker/auth/me' | '/api/picker/session/active', token?: string) =>
-  call(svc.client.api.GET(path, { headers: token ? { authorization: `Bearer ${token}` } : {} }));
+  svc.client.call.GET(path, { headers: token ? { authorization: `Bearer ${token}` } : {} });
 
 describe('customer operations', () => {
   it('run the handler for a valid customer access token of an active session', async () => {
@@ -135,12 +134,12 @@ describe('picker operations', () => {
 
 describe('optional authorization', () => {
   it('lets a Public operation run without a token', async () => {
-    const r = await call(svc.client.api.GET('/api/catalog/features/units/'));
+    const r = await svc.client.call.GET('/api/catalog/features/units/');
     expect(r.status).toBe(200);
   });
 
   it('refuses an invalid token on an optionally authorized operation instead of serving a guest', async () => {
-    const r = await call(svc.client.api.GET('/api/catalog/products/', { params: { query: { page: 1 } }, headers: { authorization: 'Bearer not-a-valid-token' } }));
+    const r = await svc.client.call.GET('/api/catalog/products/', { params: { query: { page: 1 } }, headers: { authorization: 'Bearer not-a-valid-token' } });
     expect(r.status).toBe(401);
   });
 });

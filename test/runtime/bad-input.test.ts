@@ -9,13 +9,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { loadSpec } from '../../server/contract.js';
-import { createOrder, deliveryBody, line, makeProduct, makeSlot } from '../orders/fixtures.js';
+import { createInvalidOrder, createOrder, deliveryBody, line, makeProduct, makeSlot } from '../orders/fixtures.js';
 import { signInCustomer, signInPicker } from '../support/accounts.js';
 import { command, createConfirmedOrder, stockedProducts } from '../support/orders.js';
 import { createPicker, startPicking } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { attempt } from '../support/sweeps.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -220,7 +219,7 @@ describe('bad input', () => {
       expect(r.status, id).toBe(422);
       expect(r.body.code, id).toBe('VALIDATION_ERROR');
     }
-    expect((await call(svc.client.api.GET('/api/picker/history/sessions/{session_id}', { params: { path: { session_id: 2147483647 } }, headers: picker.auth }))).status).toBe(404);
+    expect((await svc.client.call.GET('/api/picker/history/sessions/{session_id}', { params: { path: { session_id: 2147483647 } }, headers: picker.auth })).status).toBe(404);
   });
 
   it('answers 422 to an integer id written other than canonically (one resource, one URL)', async () => {
@@ -230,7 +229,7 @@ describe('bad input', () => {
       expect(r.status, id).toBe(422);
       expect(r.body.detail, id).toEqual([expect.objectContaining({ loc: ['path', 'session_id'] })]);
     }
-    expect((await call(svc.client.api.GET('/api/picker/history/sessions/{session_id}', { params: { path: { session_id: 1 } }, headers: picker.auth }))).status).not.toBe(422);
+    expect((await svc.client.call.GET('/api/picker/history/sessions/{session_id}', { params: { path: { session_id: 1 } }, headers: picker.auth })).status).not.toBe(422);
   });
 
   it('never answers 500, and always as the contract says, to junk in any parameter or body field of any operation', async () => {
@@ -274,7 +273,7 @@ describe('bad input', () => {
     for (const path of leafPaths(order)) {
       for (const junk of JUNK_VALUES) {
         const status = await attempt(failures, `createOrder ${path.join('.')}=${JSON.stringify(junk)?.slice(0, 40)}`, () =>
-          createOrder(svc, customer.auth, withLeaf(order, path, junk) as object),
+          createInvalidOrder(svc, customer.auth, withLeaf(order, path, junk)),
         );
         placed.set(status, (placed.get(status) ?? 0) + 1);
       }

@@ -8,7 +8,6 @@ import { GZIP_FROM_CHARS } from '../../server/http/responses.js';
 import { createConfirmedOrder, stockedProducts } from '../support/orders.js';
 import { createPicker } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -65,7 +64,7 @@ describe('response compression', () => {
     expect(zipped.bytes.length).toBeLessThan(plain.bytes.length / 5);
 
     // fetch (the contract client) asks for gzip, inflates, and checks the body against the spec.
-    const r = await call(svc.client.api.GET('/api/catalog/products/', { params: { query: { page_size: 20 } }, headers: catalogHeaders }));
+    const r = await svc.client.call.GET('/api/catalog/products/', { params: { query: { page_size: 20 } }, headers: catalogHeaders });
     expect(r.status).toBe(200);
     expect(r.headers.get('content-encoding')).toBe('gzip');
     expect(r.body.items).toHaveLength(20);
@@ -124,7 +123,7 @@ describe('the answer of a retry-safe command', () => {
     expect(asText.headers['content-encoding']).toBeUndefined();
     expect(JSON.parse(asText.bytes.toString('utf8'))).toEqual(session);
     // And through the contract client, checked against the spec.
-    const r = await call(svc.client.api.POST('/api/picker/orders/{order_id}/start', { params: { path: { order_id: order.orderId } }, headers: { ...picker.auth, 'idempotency-key': key } }));
+    const r = await svc.client.call.POST('/api/picker/orders/{order_id}/start', { params: { path: { order_id: order.orderId } }, headers: { ...picker.auth, 'idempotency-key': key } });
     expect(r.status).toBe(200);
     expect(r.body).toEqual(session);
   });

@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { signInCustomer, signInPicker } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { call } from '../support/typed.js';
 
 const STORE = '83700fcf-3c4c-5665-ac4f-8901ac83cc64'; // a demo store
 
@@ -20,11 +19,11 @@ function closeCode(ws: WebSocket): Promise<number> {
 async function securedAnswers(svc: TestService, customer: { authorization: string }, picker: { authorization: string }) {
   return {
     // CustomerJWTAuth
-    getProfile: await call(svc.client.api.GET('/api/accounts/me/', { headers: customer })),
+    getProfile: await svc.client.call.GET('/api/accounts/me/', { headers: customer }),
     // PickerJWTAuth
-    getPickerMe: await call(svc.client.api.GET('/api/picker/auth/me', { headers: picker })),
+    getPickerMe: await svc.client.call.GET('/api/picker/auth/me', { headers: picker }),
     // Optional sign-in (anonymous allowed, a token sent must be valid)
-    listProducts: await call(svc.client.api.GET('/api/catalog/products/', { params: { query: { page_size: 1 } }, headers: { ...customer, 'x-store-id': STORE } })),
+    listProducts: await svc.client.call.GET('/api/catalog/products/', { params: { query: { page_size: 1 } }, headers: { ...customer, 'x-store-id': STORE } }),
   };
 }
 
@@ -104,7 +103,7 @@ describe('the connection time limits', () => {
     } finally {
       await blocker.query('ROLLBACK');
     }
-    expect((await call(svc.client.api.GET('/api/accounts/me/', { headers: customer.auth }))).status).toBe(200);
+    expect((await svc.client.call.GET('/api/accounts/me/', { headers: customer.auth })).status).toBe(200);
   });
 });
 
@@ -126,7 +125,7 @@ describe('statement_timeout', () => {
     await blocker.query('BEGIN');
     await blocker.query('LOCK TABLE auth_sessions IN ACCESS EXCLUSIVE MODE');
     try {
-      const r = await call(svc.client.api.GET('/api/accounts/me/', { headers: customer.auth }));
+      const r = await svc.client.call.GET('/api/accounts/me/', { headers: customer.auth });
       expect(r.status).toBe(503);
       expect(r.body.code).toBe('DATABASE_UNAVAILABLE');
     } finally {

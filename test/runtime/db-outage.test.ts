@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest';
 import { runDatabaseOutage, type Send } from '../../scripts/lib/db-outage.js';
 import type { operations } from '../../generated/api.test.js';
 import { ContractClient } from '../support/client.js';
-import { call } from '../support/typed.js';
 
 type Checkout = NonNullable<operations['createOrder']['requestBody']>['content']['application/json'];
 
@@ -20,7 +19,7 @@ const send: Send = async (method, url, headers, body) => {
   if (!client) clients.set(origin, (client = new ContractClient({ baseUrl: origin, env: 'TEST', notImplemented: new Set() })));
   // The load is checkouts only; the body comes serialized from the script.
   if (method !== 'POST' || pathname !== '/api/orders/') throw new Error(`unexpected request ${method} ${pathname}`);
-  const r = await call(client.api.POST('/api/orders/', { headers, body: JSON.parse(body) as Checkout }));
+  const r = await client.call.POST('/api/orders/', { headers, body: JSON.parse(body) as Checkout });
   return { status: r.status, body: r.body };
 };
 

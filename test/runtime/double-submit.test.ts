@@ -11,7 +11,6 @@ import type { components } from '../../generated/api.test.js';
 import { command, createConfirmedOrder, stockedProducts } from '../support/orders.js';
 import { createPicker, startPicking } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -34,9 +33,9 @@ const count = (statuses: number[], status: number) => statuses.filter((s) => s =
 describe('double submits', () => {
   it('sign-in by code: one new account and one sign-in, the code used once', async () => {
     const phone = randomTestPhone();
-    expect((await call(svc.client.api.POST('/api/auth/otp/send', { body: { phone } }))).status).toBe(200);
-    const { code } = (await call(svc.client.api.GET('/api/qa/otp/last', { params: { query: { phone, purpose: 'login' } } }))).body;
-    const statuses = await atOnce(() => call(svc.client.api.POST('/api/auth/otp/confirm', { body: { phone, code } })));
+    expect((await svc.client.call.POST('/api/auth/otp/send', { body: { phone } })).status).toBe(200);
+    const { code } = (await svc.client.call.GET('/api/qa/otp/last', { params: { query: { phone, purpose: 'login' } } })).body;
+    const statuses = await atOnce(() => svc.client.call.POST('/api/auth/otp/confirm', { body: { phone, code } }));
     expect(count(statuses, 200)).toBe(1);
     const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM customers WHERE phone = ${phone}`.execute(svc.deps.db);
     expect(rows[0].n).toBe(1);
@@ -44,9 +43,9 @@ describe('double submits', () => {
 
   it('PIN recovery: the recovery token changes the PIN once', async () => {
     const c = await signInCustomer(svc, randomTestPhone());
-    expect((await call(svc.client.api.POST('/api/auth/otp/update-pin/send', { body: { phone: c.phone } }))).status).toBe(200);
-    const { code } = (await call(svc.client.api.GET('/api/qa/otp/last', { params: { query: { phone: c.phone, purpose: 'update_pin' } } }))).body;
-    const verified = await atOnce(() => call(svc.client.api.POST('/api/auth/otp/update-pin/verify', { body: { phone: c.phone, code } })));
+    expect((await svc.client.call.POST('/api/auth/otp/update-pin/send', { body: { phone: c.phone } })).status).toBe(200);
+    const { code } = (await svc.client.call.GET('/api/qa/otp/last', { params: { query: { phone: c.phone, purpose: 'update_pin' } } })).body;
+    const verified = await atOnce(() => svc.client.call.POST('/api/auth/otp/update-pin/verify', { body: { phone: c.phone, code } }));
     expect(count(verified, 200)).toBe(1);
     const token = (await svc.deps.db.selectFrom('recovery_tokens').select('jti').where('customer_id', '=', c.customerId).execute()).length;
     expect(token).toBe(1);
@@ -54,16 +53,16 @@ describe('double submits', () => {
 
   it('profile, preferences and push devices: the last write wins, one device row', async () => {
     const c = await signInCustomer(svc);
-    expect(await atOnce(() => call(svc.client.api.PATCH('/api/accounts/me/', { headers: c.auth, body: { first_name: 'Anna' } })))).toEqual(Array(COPIES).fill(200));
-    const prefs = await atOnce(() => call(svc.client.api.PATCH('/api/accounts/me/preferences', { headers: c.auth, body: { language: 'ru' } })));
+    expect(await atOnce(() => svc.client.call.PATCH('/api/accounts/me/', { headers: c.auth, body: { first_name: 'Anna' } }))).toEqual(Array(COPIES).fill(200));
+    const prefs = await atOnce(() => svc.client.call.PATCH('/api/accounts/me/preferences', { headers: c.auth, body: { language: 'ru' } }));
     expect(prefs.every((s) => s === 200)).toBe(true);
     const deviceId = randomUUID();
     const device: components['schemas']['PushDeviceInput'] = { push_token: `token-${randomUUID()}`, device_id: deviceId, platform: 'android', app_kind: 'customer', app_version: '2.14.0', build_number: '2140' };
-    const registered = await atOnce(() => call(svc.client.api.PUT('/api/accounts/me/push-devices', { headers: c.auth, body: device })));
+    const registered = await atOnce(() => svc.client.call.PUT('/api/accounts/me/push-devices', { headers: c.auth, body: device }));
     expect(registered.every((s) => s === 200 || s === 201), JSON.stringify(registered)).toBe(true);
     const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM push_devices WHERE device_id = ${deviceId}`.execute(svc.deps.db);
     expect(rows[0].n).toBe(1);
-    const removed = await atOnce(() => call(svc.client.api.DELETE('/api/accounts/me/push-devices/{device_id}', { params: { path: { device_id: deviceId } }, headers: c.auth })));
+    const removed = await atOnce(() => svc.client.call.DELETE('/api/accounts/me/push-devices/{device_id}', { params: { path: { device_id: deviceId } }, headers: c.auth }));
     expect(removed.every((s) => s === 204 || s === 404)).toBe(true);
   });
 
@@ -73,7 +72,7 @@ describe('double submits', () => {
     const c = await signInCustomer(svc);
     for (let round = 0; round < 30; round++) {
       const device: components['schemas']['PushDeviceInput'] = { push_token: `token-${randomUUID()}`, device_id: randomUUID(), platform: 'ios', app_kind: 'customer', app_version: '2.14.0', build_number: '2140' };
-      const statuses = await atOnce(() => call(svc.client.api.PUT('/api/accounts/me/push-devices', { headers: c.auth, body: device })));
+      const statuses = await atOnce(() => svc.client.call.PUT('/api/accounts/me/push-devices', { headers: c.auth, body: device }));
       expect(statuses).toEqual(Array(COPIES).fill(200));
       const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM push_devices WHERE push_token = ${device.push_token}`.execute(svc.deps.db);
       expect(rows[0].n).toBe(1);
@@ -82,10 +81,10 @@ describe('double submits', () => {
 
   it('account deletion: one deletion, the other copies find the session gone', async () => {
     const c = await signInCustomer(svc);
-    const statuses = await atOnce(() => call(svc.client.api.DELETE('/api/accounts/me/', { headers: c.auth })));
+    const statuses = await atOnce(() => svc.client.call.DELETE('/api/accounts/me/', { headers: c.auth }));
     expect(count(statuses, 204)).toBeGreaterThanOrEqual(1);
     expect(statuses.every((s) => s === 204 || s === 401)).toBe(true);
-    expect((await call(svc.client.api.GET('/api/accounts/me/', { headers: c.auth }))).status).toBe(401);
+    expect((await svc.client.call.GET('/api/accounts/me/', { headers: c.auth })).status).toBe(401);
   });
 
   it('order cancellation: cancelled once, stock and slot released once', async () => {
@@ -95,7 +94,7 @@ describe('double submits', () => {
     const placed = await createOrder(svc, c.auth, deliveryBody([line(product, '3')], slot));
     expect(placed.status).toBe(201);
     const orderId = placed.body as string;
-    const statuses = await atOnce(() => call(svc.client.api.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: orderId } }, headers: c.auth })));
+    const statuses = await atOnce(() => svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: orderId } }, headers: c.auth }));
     expect(count(statuses, 200)).toBeGreaterThanOrEqual(1);
     expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
     const stock = await svc.deps.db.selectFrom('inventories').select('stock').where('id', '=', product.inventoryId).executeTakeFirstOrThrow();
@@ -111,25 +110,23 @@ describe('double submits', () => {
     const session = await startPicking(svc, picker, first.orderId);
     const order = { order_id: first.orderId };
     const added = await atOnce(() =>
-      call(svc.client.api.POST('/api/picker/orders/{order_id}/additional-items', { params: { path: order }, headers: command(picker.auth), body: { inventory_id: extra.inventoryId, quantity: 1 } })),
+      svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', { params: { path: order }, headers: command(picker.auth), body: { inventory_id: extra.inventoryId, quantity: 1 } }),
     );
     expect(count(added, 200)).toBe(1);
     expect(count(added, 409)).toBe(COPIES - 1);
     const items = await svc.deps.db.selectFrom('picking_items').select('id').where('session_id', '=', session.session_id).execute();
     expect(items).toHaveLength(2);
     for (const item of items) {
-      const picked = await call(
-        svc.client.api.POST('/api/picker/orders/{order_id}/items/{item_id}/piece-quantity', { params: { path: { ...order, item_id: item.id } }, headers: command(picker.auth), body: { quantity: 1 } }),
-      );
+      const picked = await svc.client.call.POST('/api/picker/orders/{order_id}/items/{item_id}/piece-quantity', { params: { path: { ...order, item_id: item.id } }, headers: command(picker.auth), body: { quantity: 1 } });
       expect(picked.status).toBe(200);
     }
-    const finished = await atOnce(() => call(svc.client.api.POST('/api/picker/orders/{order_id}/finish', { params: { path: order }, headers: command(picker.auth) })));
+    const finished = await atOnce(() => svc.client.call.POST('/api/picker/orders/{order_id}/finish', { params: { path: order }, headers: command(picker.auth) }));
     expect(count(finished, 200)).toBe(1);
     expect(count(finished, 409)).toBe(COPIES - 1);
 
     const second = await createConfirmedOrder(svc, { lines: [{ inventoryId: piece.inventoryId, quantity: '1' }] });
     await startPicking(svc, picker, second.orderId);
-    const cancelled = await atOnce(() => call(svc.client.api.POST('/api/picker/orders/{order_id}/cancel', { params: { path: { order_id: second.orderId } }, headers: command(picker.auth), body: { reason: 'other' } })));
+    const cancelled = await atOnce(() => svc.client.call.POST('/api/picker/orders/{order_id}/cancel', { params: { path: { order_id: second.orderId } }, headers: command(picker.auth), body: { reason: 'other' } }));
     expect(count(cancelled, 200)).toBe(1);
     expect(count(cancelled, 409)).toBe(COPIES - 1);
   });

@@ -7,7 +7,6 @@ import { isDatabaseUnavailable } from '../../server/http/responses.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notImplemented } from '../../server/handler-types.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -43,7 +42,7 @@ describe('request errors', () => {
   });
 
   it('answers 503 DATABASE_UNAVAILABLE with Retry-After when the database cannot be reached, which the app retries', async () => {
-    const r = await call(svc.client.api.GET('/api/core/banners/'));
+    const r = await svc.client.call.GET('/api/core/banners/');
     expect([r.status, r.body.code]).toEqual([503, 'DATABASE_UNAVAILABLE']);
     expect(r.headers.get('retry-after')).toBe('5');
   });
@@ -150,13 +149,13 @@ describe('request errors', () => {
 
   it('answers 501 NOT_IMPLEMENTED for an operation this build does not serve yet', async () => {
     expect(svc.app.notImplemented.has('listPickupStores')).toBe(true);
-    const r = await call(svc.client.api.GET('/api/logistics/stores/pickup/'));
+    const r = await svc.client.call.GET('/api/logistics/stores/pickup/');
     expect(r.status).toBe(501);
     expect(r.body.code).toBe('NOT_IMPLEMENTED');
   });
 
   it('answers 500 without the error message, stack or SQL', async () => {
-    const r = await call(svc.client.api.GET('/api/logistics/map/config'));
+    const r = await svc.client.call.GET('/api/logistics/map/config');
     expect(r.status).toBe(500);
     expect(r.body).toEqual({ detail: 'Internal server error', code: 'INTERNAL_ERROR', request_id: r.headers.get('x-request-id') });
     expect(JSON.stringify(r.body)).not.toMatch(/SELECT|secret|at .*\.ts/);

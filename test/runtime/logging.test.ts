@@ -5,7 +5,6 @@ import WebSocket from 'ws';
 import { createLogger, redactUrl } from '../../server/logger.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { tokensFor } from '../support/tokens.js';
-import { call } from '../support/typed.js';
 
 const lines: string[] = [];
 let svc: TestService;
@@ -17,7 +16,7 @@ afterAll(() => svc?.close());
 describe('request logs', () => {
   it('write one JSON line per request with id, operation, status and duration', async () => {
     lines.length = 0;
-    const r = await call(svc.client.api.GET('/api/core/pages/', { headers: { 'x-request-id': 'req-logging-0001' } }));
+    const r = await svc.client.call.GET('/api/core/pages/', { headers: { 'x-request-id': 'req-logging-0001' } });
     expect(r.headers.get('x-request-id')).toBe('req-logging-0001');
     const record = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'request' && l.request_id === 'req-logging-0001');
     expect(record).toMatchObject({ level: 'info', method: 'GET', path: '/api/core/pages/', operation_id: 'listPages', status: 200 });
@@ -29,14 +28,12 @@ describe('request logs', () => {
     const access = t.sign('customer_access');
     const recovery = t.sign('recovery');
     lines.length = 0;
-    await call(svc.client.api.GET('/api/accounts/me/', { headers: { authorization: `Bearer ${access}` } }));
+    await svc.client.call.GET('/api/accounts/me/', { headers: { authorization: `Bearer ${access}` } });
     await svc.client.invalid('GET', `/api/core/pages/?access_token=${access}&page=1`); // parameters the operation does not have
-    await call(
-      svc.client.api.PATCH('/api/auth/recovery/update-pin', {
+    await svc.client.call.PATCH('/api/auth/recovery/update-pin', {
         headers: { 'x-recovery-key': recovery },
         body: { password: '2468', password_repeat: '2468' },
-      }),
-    );
+      });
     await new Promise<void>((resolve) => {
       const ws = new WebSocket(`${svc.url.replace('http', 'ws')}/ws/orders/tracking/?access_token=${access}`);
       ws.on('open', () => ws.close());

@@ -8,7 +8,6 @@ import { startTestService, type TestService } from '../support/service.js';
 import { trackingMessage } from '../support/realtime.js';
 import { signInCustomer } from '../support/accounts.js';
 import { tokensFor } from '../support/tokens.js';
-import { call } from '../support/typed.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -51,7 +50,7 @@ describe('/ws/orders/tracking/', () => {
     await Promise.all([expiring, signedOut].map((ws) => new Promise((r) => ws.once('open', r))));
     expect(await expiringClosed).toBe(1008);
     // b deletes the account: every session of it is revoked, and its socket hears no more.
-    expect((await call(svc.client.api.DELETE('/api/accounts/me/', { headers: b.auth }))).status).toBeLessThan(300);
+    expect((await svc.client.call.DELETE('/api/accounts/me/', { headers: b.auth })).status).toBeLessThan(300);
     expect(await signedOutClosed).toBe(1008);
   });
 

@@ -5,7 +5,6 @@ import type { HandlerMap } from '../../server/handler-types.js';
 import { createLogger } from '../../server/logger.js';
 import { ContractViolation } from '../support/client.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { call } from '../support/typed.js';
 
 // A handler that breaks the contract: MapConfigOutput.enabled must be a boolean.
 const broken = { getMapConfig: () => ({ status: 200, body: { enabled: 'yes' } }) } as unknown as Partial<HandlerMap>;
@@ -26,7 +25,7 @@ describe('response checking', () => {
   });
 
   it('TEST logs a violation and the contract client rejects the response', async () => {
-    await expect(call(testSvc.client.api.GET('/api/logistics/map/config'))).rejects.toThrow(ContractViolation);
+    await expect(testSvc.client.call.GET('/api/logistics/map/config')).rejects.toThrow(ContractViolation);
     const violation = testLines.map((l) => JSON.parse(l)).find((l) => l.msg === 'response violates the contract');
     expect(violation).toMatchObject({ level: 'error', operation_id: 'getMapConfig' });
     expect(violation.problems.join(' ')).toMatch(/enabled/);

@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestService } from '../support/service.js';
 import { signInCustomer } from '../support/accounts.js';
-import { call } from '../support/typed.js';
 
 describe('shutdown', () => {
   it('drains in-flight requests and closes sockets with 1001', async () => {
@@ -27,7 +26,7 @@ describe('shutdown', () => {
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
     const wsClosed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
 
-    const slow = call(svc.client.api.GET('/api/logistics/map/config'));
+    const slow = svc.client.call.GET('/api/logistics/map/config');
     await inHandler;
     const stopped = svc.close();
     expect(await wsClosed).toBe(1001);

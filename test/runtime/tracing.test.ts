@@ -16,7 +16,6 @@ import { ContractClient } from '../support/client.js';
 import { startTestService, TEST_JWT_SECRET, type TestService } from '../support/service.js';
 import { untilListening, type ServiceProcess } from '../support/service-process.js';
 import { deliveryBody, line, makeProduct, makeSlot, TVERSKAYA } from '../orders/fixtures.js';
-import { call } from '../support/typed.js';
 import type { operations } from '../../generated/api.test.js';
 
 type Checkout = NonNullable<operations['createOrder']['requestBody']>['content']['application/json'];
@@ -132,13 +131,11 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     const product = await makeProduct(fixtures, { price: '1200.00', stock: '10.000' });
     const slot = await makeSlot(fixtures, { capacity: 3 });
     const caller = callerContext();
-    const r = await call(
-      client.api.POST('/api/orders/', {
+    const r = await client.call.POST('/api/orders/', {
         headers: { ...customer.auth, 'x-store-id': TVERSKAYA, 'idempotency-key': randomUUID(), traceparent: traceparent(caller) },
         // The fixture's return type is wider than the spec's (plain strings for the enums).
         body: deliveryBody([line(product, 2)], slot) as Checkout,
-      }),
-    );
+      });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
 
     const trace = await spansOf(caller.traceId, (t) => t.some((s) => s.name === 'createOrder') && t.some((s) => attribute(s, 'db.system') === 'postgresql' || attribute(s, 'db.system.name') === 'postgresql'));
@@ -159,7 +156,7 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
   it('trace a provider call: the SMS gateway receives the traceparent of the client span', async () => {
     const caller = callerContext();
     const phone = randomPhone();
-    const r = await call(client.api.POST('/api/auth/otp/send', { headers: { traceparent: traceparent(caller) }, body: { phone } }));
+    const r = await client.call.POST('/api/auth/otp/send', { headers: { traceparent: traceparent(caller) }, body: { phone } });
     expect(r.status).toBe(200);
     const trace = await spansOf(caller.traceId, (t) => t.some((s) => s.name === 'sendOtp') && t.some((s) => s.kind === CLIENT && attribute(s, 'server.port') !== undefined && !attribute(s, 'db.system') && !attribute(s, 'db.system.name')));
     const server = trace.find((s) => s.name === 'sendOtp')!;
@@ -180,9 +177,9 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
   it('keep phones, codes and tokens out of every attribute', async () => {
     const customer = await signInCustomer(fixtures);
     const phone = '+79990001234';
-    await call(client.api.POST('/api/auth/otp/send', { body: { phone } }));
+    await client.call.POST('/api/auth/otp/send', { body: { phone } });
     const caller = callerContext();
-    const r = await call(client.api.GET('/api/qa/otp/last', { params: { query: { phone } }, headers: { ...customer.auth, traceparent: traceparent(caller) } }));
+    const r = await client.call.GET('/api/qa/otp/last', { params: { query: { phone } }, headers: { ...customer.auth, traceparent: traceparent(caller) } });
     expect(r.status).toBe(200);
     const trace = await spansOf(caller.traceId, (t) => t.some((s) => s.kind === SERVER));
     expect(attribute(trace.find((s) => s.kind === SERVER)!, 'url.query')).toBe('phone=_');

@@ -120,10 +120,15 @@ export class ContractClient {
     this.call = typedCalls(this.api, seen);
   }
 
-  /** @deprecated Being replaced (issue 22): `api` or `call` for valid requests, `invalid` for the rest. */
-  raw(method: string, path: string, init: { headers?: Record<string, string>; body?: string | object | Uint8Array } = {}): Promise<CheckedResponse> {
+  /**
+   * A request whose operation is only known at run time (a sweep over every operation of the spec),
+   * so no compile-time type exists for it; checked like the typed ones. Everything else is `call`
+   * (valid requests) or `invalid` (deliberately invalid ones).
+   */
+  untyped(method: string, path: string, init: { headers?: Record<string, string>; body?: string | object | Uint8Array } = {}): Promise<CheckedResponse> {
     return this.invalid(method, path, init);
   }
+
 
   /**
    * A deliberately invalid request (malformed or mistyped bodies, unknown paths and methods, wrong

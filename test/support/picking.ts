@@ -60,20 +60,6 @@ export function itemCommand<A extends ItemAction>(
   body: ItemBody<A>,
   headers?: Record<string, string>,
 ): Promise<CheckedResponse>;
-/**
- * @deprecated Transitional (issue 22 item 7), for callers that still pass the action as a plain
- * `string` (test/loyalty/history.test.ts): only the wide `string` type matches, so a literal
- * action - or a misspelt one - still goes through the typed signature. Remove once they are typed.
- */
-export function itemCommand<S extends string>(
-  svc: TestService,
-  picker: { auth: { authorization: string } },
-  orderId: string,
-  itemId: number,
-  action: string extends S ? S : never,
-  body: object,
-  headers?: Record<string, string>,
-): Promise<CheckedResponse>;
 export function itemCommand(
   svc: TestService,
   picker: { auth: { authorization: string } },

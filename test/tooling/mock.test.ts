@@ -12,7 +12,6 @@ import { createMockApp, type MockApp } from '../../scripts/lib/mock-server.js';
 import { projectRoot, type AppEnv } from '../../server/config.js';
 import { loadSpec } from '../../server/contract.js';
 import { ContractClient } from '../support/client.js';
-import { call } from '../support/typed.js';
 
 interface RunningMock {
   mock: MockApp;
@@ -86,7 +85,7 @@ for (const env of ['TEST', 'PROD'] as const) {
           const op = item[method];
           if (!op) continue;
           const request = validRequest(doc, template, item, op);
-          const res = await m.client.raw(method.toUpperCase(), request.path, { headers: request.headers, body: request.body });
+          const res = await m.client.untyped(method.toUpperCase(), request.path, { headers: request.headers, body: request.body });
           const success = Object.keys(op.responses).map(Number).filter((s) => s >= 200 && s < 300).sort((a, b) => a - b)[0];
           expect(res.status, `${method.toUpperCase()} ${request.path}: ${JSON.stringify(res.body)}`).toBe(success);
           expect(res.operationId).toBe(op.operationId);
@@ -117,17 +116,17 @@ describe('mock behaviour', () => {
 
   it('answers another declared status on `Prefer: code=`, and notes an undeclared one', async () => {
     const auth = { authorization: 'Bearer mock-access-token' };
-    const unavailable = await call(m.client.api.GET('/api/accounts/me/', { headers: { ...auth, prefer: 'code=503' } }));
+    const unavailable = await m.client.call.GET('/api/accounts/me/', { headers: { ...auth, prefer: 'code=503' } });
     expect(unavailable.status).toBe(503);
     expect(unavailable.headers.get('retry-after')).toMatch(/^\d+$/);
     // Its body says what the status means (the app picks its reaction by `code`): the shared
     // 503's own example, the code the service answers when its database is out of reach.
     expect(unavailable.body.code).toBe('DATABASE_UNAVAILABLE');
     for (const [status, code] of [[404, 'NOT_FOUND'], [500, 'INTERNAL_ERROR']] as const) {
-      const r = await call(m.client.api.GET('/api/orders/roadmap/{order_id}/detail', { params: { path: { order_id: '6f1d0c8e-2b4a-4c7d-9e3f-0a1b2c3d4e5f' } }, headers: { ...auth, prefer: `code=${status}` } }));
+      const r = await m.client.call.GET('/api/orders/roadmap/{order_id}/detail', { params: { path: { order_id: '6f1d0c8e-2b4a-4c7d-9e3f-0a1b2c3d4e5f' } }, headers: { ...auth, prefer: `code=${status}` } });
       expect([r.status, r.body.code]).toEqual([status, code]);
     }
-    const undeclared = await call(m.client.api.GET('/api/accounts/me/', { headers: { ...auth, prefer: 'code=418' } }));
+    const undeclared = await m.client.call.GET('/api/accounts/me/', { headers: { ...auth, prefer: 'code=418' } });
     expect(undeclared.status).toBe(200);
     expect(undeclared.headers.get('x-mock-note')).toContain('418 is not declared');
   });
@@ -184,7 +183,7 @@ describe('npm run mock (the command)', () => {
       expect(first.env).toBe('PROD');
       expect(first.operations).toBe(Object.values(OPERATIONS).filter((o) => o.inProd).length);
       const client = new ContractClient({ baseUrl: `http://127.0.0.1:${first.port}`, env: 'PROD', notImplemented: new Set(), recordCoverage: false });
-      const res = await call(client.api.GET('/api/logistics/map/config'));
+      const res = await client.call.GET('/api/logistics/map/config');
       expect(res.status).toBe(200);
     } finally {
       child.kill('SIGTERM');
