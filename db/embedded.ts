@@ -92,10 +92,16 @@ function postgresUser(): { uid: number; gid: number } | null {
     } catch {
       /* the group may exist */
     }
+    // The failure is reported in this error's own words, without a `cause`: startFailureLine
+    // would classify it by the innermost error that carries a code (useradd's) instead.
+    let refused: Error | undefined;
     try {
       execFileSync('useradd', ['--system', '-g', USER, '--no-create-home', '--shell', '/usr/sbin/nologin', USER], { stdio: 'ignore' });
     } catch (err) {
-      throw new Error(`Running as root, the embedded PostgreSQL needs a "${USER}" system user and could not create one (${(err as Error).message}); create it, or run as another user`);
+      refused = err as Error;
+    }
+    if (refused) {
+      throw new Error(`Running as root, the embedded PostgreSQL needs a "${USER}" system user and could not create one (${refused.message}); create it, or run as another user`);
     }
     return ids();
   }
@@ -276,8 +282,8 @@ export async function startEmbeddedPostgres(
           resolve(server);
         }
       };
-      server.stdout!.on('data', onOutput);
-      server.stderr!.on('data', onOutput);
+      server.stdout.on('data', onOutput);
+      server.stderr.on('data', onOutput);
       server.on('error', (err) => {
         if (!ready) reject(err);
       });
@@ -298,7 +304,7 @@ export async function startEmbeddedPostgres(
   /** Restarts with a doubling delay capped at maxDelay, for as long as the service runs. */
   const scheduleRestart = (attempt: number) => {
     const delay = Math.min(maxDelay, initialDelay * 2 ** attempt);
-    restartTimer = setTimeout(async () => {
+    const restart = async () => {
       restartTimer = null;
       if (stopping) return;
       try {
@@ -313,14 +319,23 @@ export async function startEmbeddedPostgres(
         report?.('warn', 'the embedded PostgreSQL did not restart; trying again', { attempt: attempt + 1, retry_in_ms: Math.min(maxDelay, initialDelay * 2 ** (attempt + 1)), err: (err as Error).message, said: recent.slice(-3) });
         if (!stopping) scheduleRestart(attempt + 1);
       }
+    };
+    restartTimer = setTimeout(() => {
+      void restart();
     }, delay);
     restartTimer.unref();
   };
 
+  // Reported in the server's own words, without a `cause`: startFailureLine would classify the
+  // failure by the innermost error that carries a code (a spawn error's) instead of what it said.
+  let failed: Error | undefined;
   try {
     child = await launch();
   } catch (err) {
-    const said = [(err as Error).message, ...recent].join('\n');
+    failed = err as Error;
+  }
+  if (failed) {
+    const said = [failed.message, ...recent].join('\n');
     throw new Error(`The embedded PostgreSQL in ${databaseDir} did not start:\n${said}`);
   }
 

@@ -11,6 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { OpenApiDocument } from '../server/contract.js';
 import { BREAKING_MARKER, commitMessagesSay, compareSpecs, formatChanges } from './lib/api-diff.js';
 
 function option(name: string, fallback: string | null): string | null {
@@ -47,7 +48,7 @@ function main(): number {
       continue;
     }
     if (afterText === null) throw new Error(`${file} does not exist at ${head}`);
-    const changes = compareSpecs(JSON.parse(beforeText), JSON.parse(afterText));
+    const changes = compareSpecs(JSON.parse(beforeText) as OpenApiDocument, JSON.parse(afterText) as OpenApiDocument);
     console.log(formatChanges(`${env.toUpperCase()} contract (${base} -> ${headLabel})`, changes));
     if (env === 'prod') prodBreaking = changes.filter((c) => c.severity === 'breaking').length;
   }

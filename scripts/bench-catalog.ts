@@ -107,7 +107,7 @@ async function load(port: number, scenario: Scenario, f: Fixture, seconds: numbe
     duration: seconds,
     headers: { 'x-store-id': STORE, 'accept-language': 'ru' },
     requests: [{
-      setupRequest: (req: any) => {
+      setupRequest: (req) => {
         const v = variants[next++ % variants.length];
         return { ...req, path: v.path, headers: { ...req.headers, ...v.headers } };
       },
@@ -182,7 +182,7 @@ async function main(): Promise<void> {
   const names = { small: `bench_catalog_small_${process.pid}`, large: `bench_catalog_large_${process.pid}` };
   const admin = new pg.Client(adminUrl);
   await admin.connect();
-  const urlOf = (db: string) => Object.assign(new URL(adminUrl!), { pathname: `/${db}` }).toString();
+  const urlOf = (db: string) => Object.assign(new URL(adminUrl), { pathname: `/${db}` }).toString();
   try {
     for (const [size, db] of Object.entries(names)) {
       await admin.query(`CREATE DATABASE ${db}`);

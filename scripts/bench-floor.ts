@@ -150,17 +150,17 @@ function serveVariant(variant: Variant, url: string): void {
   };
   const createOrder = async (customerId: number, key: string, fingerprint: string): Promise<{ body: Buffer; gzipped: boolean }> => {
     await pool.query({ name: 'floor_auth', text: 'SELECT 1 FROM floor_auth WHERE id = $1 AND revoked_at IS NULL', values: [customerId] });
-    const claim = await pool.query({ name: 'floor_order_claim', text: ORDER_CLAIM_ZONES, values: [key, fingerprint, 37.6106, 55.7579] });
+    const claim = await pool.query<{ claimed: boolean }>({ name: 'floor_order_claim', text: ORDER_CLAIM_ZONES, values: [key, fingerprint, 37.6106, 55.7579] });
     if (!claim.rows[0]?.claimed) throw new Error('key taken');
     const orderId = randomUUID();
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
-      const locked = await client.query({ name: 'floor_order_lock', text: ORDER_LOCK, values: [customerId] });
+      const locked = await client.query<{ customer: unknown; slot: unknown; stock: string; price: string; name: string }>({ name: 'floor_order_lock', text: ORDER_LOCK, values: [customerId] });
       const row = locked.rows[0];
       if (!row.customer || !row.slot || Number(row.stock) < 2) throw new Error('refused');
       const body = JSON.stringify(orderId);
-      const placed = await client.query({ name: 'floor_order_write', text: ORDER_WRITE, values: [orderId, customerId, '2.000', (Number(row.price) * 2).toFixed(2), row.price, row.name, body, key] });
+      const placed = await client.query<{ placed: boolean }>({ name: 'floor_order_write', text: ORDER_WRITE, values: [orderId, customerId, '2.000', (Number(row.price) * 2).toFixed(2), row.price, row.name, body, key] });
       if (!placed.rows[0].placed) throw new Error('not placed');
       await client.query('COMMIT');
       return { body: Buffer.from(body), gzipped: false };
@@ -179,12 +179,12 @@ function serveVariant(variant: Variant, url: string): void {
     }
     if (variant === 'picker-delta') {
       await pool.query({ name: 'floor_auth', text: 'SELECT 1 FROM floor_auth WHERE id = $1 AND revoked_at IS NULL', values: [sessionId] });
-      let read = await pool.query({ name: 'floor_delta_read', text: DELTA_CLAIM_READ, values: [sessionId, key, fingerprint] });
+      let read = await pool.query<{ claimed?: boolean; version: number }>({ name: 'floor_delta_read', text: DELTA_CLAIM_READ, values: [sessionId, key, fingerprint] });
       if (!read.rows[0]?.claimed) throw new Error('key taken');
       // As the service: a session that moved on since the read is read again.
       for (let attempt = 0; attempt < 5; attempt++) {
-        if (attempt) read = await pool.query({ name: 'floor_delta_reread', text: DELTA_CLAIM_READ.replace('EXISTS (SELECT 1 FROM k)', 'true'), values: [sessionId, key, fingerprint] });
-        const version = read.rows[0].version as number;
+        if (attempt) read = await pool.query<{ claimed?: boolean; version: number }>({ name: 'floor_delta_reread', text: DELTA_CLAIM_READ.replace('EXISTS (SELECT 1 FROM k)', 'true'), values: [sessionId, key, fingerprint] });
+        const version = read.rows[0].version;
         const body = Buffer.from(JSON.stringify({ status: 'ok', applied: true, representation: 'delta', session: deltaHeader(version + 1), item: sessionItems(version + 1)[itemId % ITEMS] }));
         const written = await pool.query({ name: 'floor_delta_write', text: DELTA_WRITE, values: [sessionId, key, quantity, itemId, version, body] });
         if (written.rows.length) return { body, gzipped: false };
@@ -194,11 +194,11 @@ function serveVariant(variant: Variant, url: string): void {
     if (variant === 'optimistic') {
       // The key is claimed with the read; a command that lost a race for the version reads again
       // (the service would, when the caller sent no expected version).
-      let read = await pool.query({ name: 'floor_claim_read', text: OPTIMISTIC_CLAIM_READ, values: [sessionId, key, fingerprint] });
+      let read = await pool.query<{ claimed?: boolean; version: number }>({ name: 'floor_claim_read', text: OPTIMISTIC_CLAIM_READ, values: [sessionId, key, fingerprint] });
       if (!read.rows[0]?.claimed) throw new Error('key taken');
       for (let attempt = 0; attempt < 3; attempt++) {
-        if (attempt) read = await pool.query({ name: 'floor_read', text: OPTIMISTIC_READ, values: [sessionId] });
-        const version = read.rows[0].version as number;
+        if (attempt) read = await pool.query<{ claimed?: boolean; version: number }>({ name: 'floor_read', text: OPTIMISTIC_READ, values: [sessionId] });
+        const version = read.rows[0].version;
         const body = await gzipAsync(JSON.stringify({ applied: true, version: version + 1, items: sessionItems(version + 1) }), { level: 1 });
         const written = await pool.query({ name: 'floor_write', text: OPTIMISTIC_WRITE, values: [sessionId, key, quantity, itemId, version, body] });
         if (written.rows.length) return { body, gzipped: true };
@@ -213,8 +213,8 @@ function serveVariant(variant: Variant, url: string): void {
       await client.query('BEGIN');
       await client.query({ name: 'floor_lock', text: 'SELECT id, version FROM floor_sessions WHERE id = $1 FOR UPDATE', values: [sessionId] });
       const items = await client.query({ name: 'floor_items', text: 'SELECT id, session_id, quantity, state, name, pad FROM floor_items WHERE session_id = $1 ORDER BY id', values: [sessionId] });
-      const item = await client.query({ name: 'floor_item', text: "UPDATE floor_items SET quantity = $1, state = 'picked' WHERE id = $2 RETURNING id, quantity, state", values: [quantity, itemId] });
-      const v = await client.query({ name: 'floor_version', text: 'UPDATE floor_sessions SET version = version + 1 WHERE id = $1 RETURNING version', values: [sessionId] });
+      const item = await client.query<Record<string, unknown>>({ name: 'floor_item', text: "UPDATE floor_items SET quantity = $1, state = 'picked' WHERE id = $2 RETURNING id, quantity, state", values: [quantity, itemId] });
+      const v = await client.query<{ version: number }>({ name: 'floor_version', text: 'UPDATE floor_sessions SET version = version + 1 WHERE id = $1 RETURNING version', values: [sessionId] });
       await client.query({ name: 'floor_event', text: 'INSERT INTO floor_outbox (payload) VALUES ($1)', values: [JSON.stringify({ session: sessionId, version: v.rows[0].version })] });
       const text = JSON.stringify(
         variant === 'session' ? { applied: true, items: sessionItems(v.rows[0].version) } : { applied: true, item: item.rows[0], items: items.rows.length },
@@ -275,8 +275,8 @@ async function measureVariant(variant: Variant, url: string, seconds: number): P
         requests: [
           {
             method: 'POST',
-            setupRequest: (req: any, context: any) => {
-              const lane = (context.lane ??= { session: (nextLane++ % CLIENTS) + 1, n: 0 });
+            setupRequest: (req, context) => {
+              const lane = ((context as { lane?: { session: number; n: number } }).lane ??= { session: (nextLane++ % CLIENTS) + 1, n: 0 });
               lane.n++;
               return {
                 ...req,
@@ -287,7 +287,7 @@ async function measureVariant(variant: Variant, url: string, seconds: number): P
             },
           },
         ],
-      } as autocannon.Options);
+      });
     await run(1);
     const result = await run(seconds);
     if (result.non2xx || result.errors) throw new Error(`${variant}: ${result.non2xx} non-2xx, ${result.errors} errors`);

@@ -97,18 +97,18 @@ async function benchOrders(
     requests: [
       {
         method: 'POST',
-        setupRequest: (req: any, context: any) => {
-          context.lane ??= lanes[nextLane++ % lanes.length];
+        setupRequest: (req, context) => {
+          const lane = ((context as { lane?: { auth: string; body: string } }).lane ??= lanes[nextLane++ % lanes.length]);
           return {
             ...req,
-            headers: { 'content-type': 'application/json', authorization: context.lane.auth, 'x-store-id': STORE, 'idempotency-key': randomUUID() },
-            body: context.lane.body,
+            headers: { 'content-type': 'application/json', authorization: lane.auth, 'x-store-id': STORE, 'idempotency-key': randomUUID() },
+            body: lane.body,
           };
         },
         onResponse: (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1),
       },
     ],
-  } as autocannon.Options);
+  });
   await statements.print('order creation');
   const trips = (await child.roundTrips())['POST /api/orders/'];
   const created = statuses.get(201) ?? 0;
@@ -132,7 +132,7 @@ async function benchSockets(child: BenchService, db: ReturnType<typeof connect>[
           new Promise<void>((resolve, reject) => {
             const ws = new WebSocket(url, { headers: { authorization: `Bearer ${c.token}` }, perMessageDeflate: false });
             ws.on('message', (m) => {
-              const sentAt = Date.parse((JSON.parse(String(m)) as { occurred_at: string }).occurred_at);
+              const sentAt = Date.parse((JSON.parse((m as Buffer).toString('utf8')) as { occurred_at: string }).occurred_at);
               latencies.push(Date.now() - sentAt);
             });
             ws.once('open', () => resolve());

@@ -79,7 +79,12 @@ async function prepareLanes(db: Db): Promise<Lane[]> {
   return lanes;
 }
 
-async function post(base: string, lane: Lane, path: string, body?: object): Promise<{ status: number; body: any; ms: number }> {
+/** What the picker endpoints called here answer (start, finish): only `items` is read. */
+interface PickingAnswer {
+  items?: { item_id: number; ordered_quantity: string }[];
+}
+
+async function post(base: string, lane: Lane, path: string, body?: object): Promise<{ status: number; body: PickingAnswer | undefined; ms: number }> {
   const t0 = performance.now();
   const r = await fetch(`${base}${path}`, {
     method: 'POST',
@@ -87,7 +92,7 @@ async function post(base: string, lane: Lane, path: string, body?: object): Prom
     body: body ? JSON.stringify(body) : undefined,
   });
   const text = await r.text();
-  return { status: r.status, body: text ? JSON.parse(text) : undefined, ms: performance.now() - t0 };
+  return { status: r.status, body: text ? (JSON.parse(text) as PickingAnswer) : undefined, ms: performance.now() - t0 };
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -108,7 +113,7 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number }> {
     const starts = await Promise.all(lanes.map((lane) => post(base, lane, `/api/picker/orders/${lane.orderId}/start`)));
     starts.forEach((s, i) => {
       if (s.status !== 200) throw new Error(`start answered ${s.status}: ${JSON.stringify(s.body)}`);
-      lanes[i].items = s.body.items.map((it: { item_id: number; ordered_quantity: string }) => ({ id: it.item_id, ordered: Number(it.ordered_quantity) }));
+      lanes[i].items = s.body!.items!.map((it) => ({ id: it.item_id, ordered: Number(it.ordered_quantity) }));
     });
 
     await autocannon({ url: `${base}${TRIVIAL}`, connections: PICKERS, duration: 1 });
@@ -139,8 +144,8 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number }> {
       requests: [
         {
           method: 'POST',
-          setupRequest: (req: any, context: any) => {
-            const lane: Lane = (context.lane ??= lanes[nextLane++ % lanes.length]);
+          setupRequest: (req, context) => {
+            const lane = ((context as { lane?: Lane }).lane ??= lanes[nextLane++ % lanes.length]);
             const k = lane.next++;
             const item = lane.items[k % lane.items.length];
             // Each round over the items alternates the full count and one less: every command changes the item.
@@ -156,7 +161,7 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number }> {
           onResponse: (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1),
         },
       ],
-    } as autocannon.Options);
+    });
     await statements.print('item commands');
     const trips = (await child.roundTrips())['POST /api/picker/orders/{id}/items/{id}/piece-quantity'];
     const applied = statuses.get(200) ?? 0;

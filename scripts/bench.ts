@@ -46,7 +46,7 @@ async function serve(variant: Variant): Promise<void> {
     const base = { config, db: handle.db, pool: handle.pool, log: createLogger('silent'), clock: systemClock };
     const deps = { ...base, tokens: new TokenService(config.jwt), ...createProviders(base), telemetry: noTelemetry };
     const t0 = performance.now();
-    const app = await createApp({ deps, document, handlers: { getMapConfig: () => ({ status: 200, body: BODY }) } as any });
+    const app = await createApp({ deps, document, handlers: { getMapConfig: () => ({ status: 200, body: BODY }) } });
     timings.init_ms = performance.now() - t0;
     const t1 = performance.now();
     await app.warmValidators();
@@ -68,7 +68,7 @@ async function measure(variant: Variant, seconds: number): Promise<{ rps: number
       child.stdout.on('data', (d) => {
         buf += d;
         const nl = buf.indexOf('\n');
-        if (nl >= 0) resolve(JSON.parse(buf.slice(0, nl)));
+        if (nl >= 0) resolve(JSON.parse(buf.slice(0, nl)) as { port: number; init_ms?: number; warm_validators_ms?: number });
       });
       child.on('exit', (code) => reject(new Error(`${variant} server exited with ${code}`)));
     });

@@ -60,7 +60,7 @@ export function buildDocs(bundleDir: string, outDir: string): void {
     } catch (err) {
       const e = err as { stdout?: Buffer; stderr?: Buffer };
       process.stderr.write(String(e.stdout ?? '') + String(e.stderr ?? ''));
-      throw new Error(`redocly build-docs of the ${env.toUpperCase()} spec failed`);
+      throw new Error(`redocly build-docs of the ${env.toUpperCase()} spec failed`, { cause: err });
     }
     const file = path.join(outDir, docsFileName(env));
     writeFileSync(file, inlineRedocLogo(readFileSync(file, 'utf8')));

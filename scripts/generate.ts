@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSy
 import os from 'node:os';
 import path from 'node:path';
 import { buildDocs } from './docs.js';
+import type { OpenApiDocument } from '../server/contract.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
@@ -21,7 +22,7 @@ function run(cmd: string, args: string[]): void {
   } catch (err) {
     const e = err as { stdout?: Buffer; stderr?: Buffer };
     process.stderr.write(String(e.stdout ?? '') + String(e.stderr ?? ''));
-    throw new Error(`${path.basename(cmd)} ${args.join(' ')} failed`);
+    throw new Error(`${path.basename(cmd)} ${args.join(' ')} failed`, { cause: err });
   }
 }
 
@@ -34,15 +35,15 @@ interface OperationRow {
   inProd: boolean;
 }
 
-function operationsOf(doc: any): Map<string, OperationRow> {
+function operationsOf(doc: OpenApiDocument): Map<string, OperationRow> {
   const out = new Map<string, OperationRow>();
-  for (const [p, item] of Object.entries<any>(doc.paths ?? {})) {
+  for (const [p, item] of Object.entries(doc.paths ?? {})) {
     for (const m of METHODS) {
       const op = item[m];
       if (!op) continue;
       if (!op.operationId) throw new Error(`${m.toUpperCase()} ${p} has no operationId`);
       if (out.has(op.operationId)) throw new Error(`operationId ${op.operationId} is used twice`);
-      const security = (op.security ?? doc.security ?? []).flatMap((req: object) => Object.keys(req));
+      const security = (op.security ?? doc.security ?? []).flatMap((req) => Object.keys(req));
       out.set(op.operationId, {
         method: m,
         path: p,
@@ -56,7 +57,7 @@ function operationsOf(doc: any): Map<string, OperationRow> {
   return out;
 }
 
-function operationsModule(test: any, prod: any): string {
+function operationsModule(test: OpenApiDocument, prod: OpenApiDocument): string {
   const testOps = operationsOf(test);
   const prodOps = operationsOf(prod);
   for (const [id, row] of prodOps) {
@@ -104,8 +105,8 @@ function generate(outDir: string): void {
     writeFileSync(bundle, JSON.stringify(JSON.parse(readFileSync(bundle, 'utf8')), null, 2) + '\n');
     run(bin('openapi-typescript'), [bundle, '-o', path.join(outDir, `api.${env}.ts`)]);
   }
-  const test = JSON.parse(readFileSync(path.join(outDir, 'openapi.test.json'), 'utf8'));
-  const prod = JSON.parse(readFileSync(path.join(outDir, 'openapi.prod.json'), 'utf8'));
+  const test = JSON.parse(readFileSync(path.join(outDir, 'openapi.test.json'), 'utf8')) as OpenApiDocument;
+  const prod = JSON.parse(readFileSync(path.join(outDir, 'openapi.prod.json'), 'utf8')) as OpenApiDocument;
   writeFileSync(path.join(outDir, 'operations.ts'), operationsModule(test, prod));
   // 4. the self-contained Redoc pages served at /docs (docs.{test,prod}.html)
   buildDocs(outDir, outDir);

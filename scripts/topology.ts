@@ -92,9 +92,9 @@ const children: ChildProcess[] = [];
 function start(command: string, args: string[], env: NodeJS.ProcessEnv = process.env, name = command): ChildProcess {
   const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
-  const keep = (chunk: Buffer) => (tail = (tail + chunk).slice(-4000));
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  const keep = (chunk: Buffer) => (tail = (tail + chunk.toString()).slice(-4000));
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   child.on('exit', (code, signal) => {
     if (code && !stopping) console.log(`${name} exited with ${code ?? signal}:\n${tail}`);
   });
@@ -114,7 +114,7 @@ async function startInstance(name: string, port: number, env: NodeJS.ProcessEnv,
   await new Promise<void>((resolve, reject) => {
     let out = '';
     const onData = (chunk: Buffer) => {
-      out += chunk;
+      out += chunk.toString();
       if (out.includes('is listening on')) {
         proc.stdout!.off('data', onData);
         resolve();
@@ -206,7 +206,7 @@ async function pgbouncerSampler(port: number, user: string) {
       try {
         await admin.connect();
         // The admin console speaks the simple protocol only.
-        const pools = (await admin.query({ text: 'SHOW POOLS', rowMode: 'array' } as never)) as unknown as { fields: { name: string }[]; rows: unknown[][] };
+        const pools = await admin.query<unknown[]>({ text: 'SHOW POOLS', rowMode: 'array' });
         const col = (n: string) => pools.fields.findIndex((f) => f.name === n);
         for (const row of pools.rows) {
           if (row[col('database')] !== 'grocery') continue;
@@ -228,9 +228,19 @@ async function pgbouncerSampler(port: number, user: string) {
 
 // ---- the load ------------------------------------------------------------------------------------
 
+/** The fields of answers this script reads (each kind of answer has some of them). */
+interface AnswerBody {
+  code?: string;
+  access?: string;
+  order_version?: number;
+  version?: number;
+  items?: { item_id: string; quantity?: unknown; ordered_quantity?: unknown }[];
+}
+
 interface Answer {
   status: number;
-  body: any;
+  /** Parsed JSON; HAProxy's own error pages stay text (whose fields read as undefined). */
+  body: AnswerBody | undefined;
   servedBy: string | null;
   error?: string;
   at: number;
@@ -254,7 +264,7 @@ async function call(method: string, url: string, init: { headers?: Record<string
     } catch {
       /* HAProxy's own error pages are HTML */
     }
-    const a = { status: response.status, body, servedBy: response.headers.get('x-served-by'), at };
+    const a = { status: response.status, body: body as AnswerBody | undefined, servedBy: response.headers.get('x-served-by'), at };
     answers.push(a);
     return a;
   } catch (err) {
@@ -288,16 +298,16 @@ async function signIn(phone: string): Promise<string> {
   const sent = await callRetrying('POST', '/api/auth/otp/send', { body: { phone } });
   if (sent.status !== 200) throw new Error(`otp send answered ${sent.status} ${JSON.stringify(sent.body)}`);
   const code = await callRetrying('GET', `/api/qa/otp/last?phone=${encodeURIComponent(phone)}`);
-  const confirmed = await callRetrying('POST', '/api/auth/otp/confirm', { body: { phone, code: code.body.code } });
+  const confirmed = await callRetrying('POST', '/api/auth/otp/confirm', { body: { phone, code: code.body!.code } });
   if (confirmed.status !== 200) throw new Error(`otp confirm answered ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
-  return confirmed.body.access;
+  return confirmed.body!.access!;
 }
 
 /** Re-reads each order's version, as the contract tells a client to after a (re)connect. */
 async function catchUp(c: Customer): Promise<void> {
   for (const id of c.orders.keys()) {
     const r = await callRetrying('GET', `/api/orders/roadmap/${id}/detail`, { headers: { authorization: `Bearer ${c.access}` } });
-    if (r.status === 200) c.orders.set(id, Math.max(c.orders.get(id) ?? 0, r.body.order_version));
+    if (r.status === 200) c.orders.set(id, Math.max(c.orders.get(id) ?? 0, r.body!.order_version!));
   }
 }
 
@@ -312,7 +322,7 @@ function openSocket(c: Customer): void {
     }
   });
   ws.on('message', (m) => {
-    const event = JSON.parse(String(m)) as { order_version?: number; data?: { order_id?: string; order_version?: number }; order_id?: string };
+    const event = JSON.parse((m as Buffer).toString()) as { order_version?: number; data?: { order_id?: string; order_version?: number }; order_id?: string };
     const id = event.order_id ?? event.data?.order_id;
     const version = event.order_version ?? event.data?.order_version;
     if (id && typeof version === 'number' && c.orders.has(id)) c.orders.set(id, Math.max(c.orders.get(id)!, version));
@@ -365,7 +375,7 @@ async function pickerJourney(access: string, orderIds: () => string[], stopAt: n
     // The same command twice at once with one key, as a handheld retrying on a flaky network.
     const key = randomUUID();
     const [a, b] = await Promise.all([0, 1].map(() => callRetrying('POST', `/api/picker/orders/${id}/start`, { headers: { ...auth, 'idempotency-key': key } })));
-    const session = [a, b].find((r) => r!.status === 200 || r!.status === 201)?.body;
+    const session = [a, b].find((r) => r.status === 200 || r.status === 201)?.body;
     if (!session?.items?.length) continue;
     results.commands++;
     const item = session.items[0];
@@ -374,7 +384,7 @@ async function pickerJourney(access: string, orderIds: () => string[], stopAt: n
     await Promise.all([0, 1].map(() => callRetrying('POST', `/api/picker/orders/${id}/items/${item.item_id}/manual-pick`, { headers: { ...auth, 'idempotency-key': pickKey }, body: { quantity: Number(item.quantity ?? item.ordered_quantity ?? 1) } })));
     results.commands++;
     const after = await callRetrying('GET', `/api/picker/orders/${id}/session`, { headers: auth });
-    if (after.status === 200 && after.body.version !== before + 1) results.doubleEffects++;
+    if (after.status === 200 && after.body!.version !== before + 1) results.doubleEffects++;
     // One open session per picker: hand the order back to the queue before the next.
     await callRetrying('POST', `/api/picker/orders/${id}/cancel`, { headers: { ...auth, 'idempotency-key': randomUUID() }, body: { reason: 'topology test' } });
   }
@@ -489,19 +499,19 @@ async function main(): Promise<void> {
   const loadStarted = performance.now();
   const stopAt = loadStarted + LOAD_SECONDS * 1000;
   const journeys = Promise.all(customers.map((c) => customerJourney(c, product, slots, stopAt, orderResults)));
-  const picking = pickerJourney(picker.body.access, () => [...orderResults.acked], stopAt, pickerResults);
+  const picking = pickerJourney(picker.body!.access!, () => [...orderResults.acked], stopAt, pickerResults);
 
   // Faults, mid-load.
   await sleep(6000);
-  log(`SIGKILL ${instances[1]!.name}`);
-  instances[1]!.proc.kill('SIGKILL');
+  log(`SIGKILL ${instances[1].name}`);
+  instances[1].proc.kill('SIGKILL');
   await sleep(6000);
   const drainStartedAt = performance.now();
-  log(`SIGTERM ${instances[2]!.name} (drain: /readyz 503 for ${DRAIN_DELAY_MS} ms, then close)`);
-  instances[2]!.proc.kill('SIGTERM');
-  const drained = new Promise<number>((resolve) => instances[2]!.proc.once('exit', () => resolve(performance.now())));
+  log(`SIGTERM ${instances[2].name} (drain: /readyz 503 for ${DRAIN_DELAY_MS} ms, then close)`);
+  instances[2].proc.kill('SIGTERM');
+  const drained = new Promise<number>((resolve) => instances[2].proc.once('exit', () => resolve(performance.now())));
   const drainEndedAt = await drained;
-  log(`${instances[2]!.name} drained and exited after ${((drainEndedAt - drainStartedAt) / 1000).toFixed(1)} s`);
+  log(`${instances[2].name} drained and exited after ${((drainEndedAt - drainStartedAt) / 1000).toFixed(1)} s`);
 
   await journeys;
   await picking;

@@ -6,12 +6,84 @@ import type { ValidateFunction } from 'ajv';
 import { createAjv } from './ajv.js';
 import { generatedDir, type AppEnv } from './config.js';
 
-export type OpenApiDocument = Record<string, any>;
+// The parts of an OpenAPI 3.1 document the service reads; everything else is kept as it is
+// (`unknown` members), since the bundled spec is generated and checked by its own linter.
+
+/** A reference to another node of the document (`#/components/...`). */
+export interface ReferenceObject {
+  $ref: string;
+}
+
+/** A JSON Schema of the document: read keyword by keyword. */
+export interface SchemaObject {
+  $ref?: string;
+  properties?: Record<string, SchemaObject>;
+  [keyword: string]: unknown;
+}
+
+export interface MediaTypeObject {
+  schema?: SchemaObject;
+  example?: unknown;
+  examples?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface ResponseObject {
+  $ref?: string;
+  description?: string;
+  headers?: Record<string, unknown>;
+  content?: Record<string, MediaTypeObject>;
+  [key: string]: unknown;
+}
+
+export interface RequestBodyObject {
+  $ref?: string;
+  required?: boolean;
+  content?: Record<string, MediaTypeObject>;
+  [key: string]: unknown;
+}
+
+/** Which credentials an operation accepts: scheme name -> scopes. */
+export type SecurityRequirement = Record<string, string[]>;
+
+export interface OperationObject {
+  operationId?: string;
+  tags?: string[];
+  summary?: string;
+  description?: string;
+  parameters?: unknown[];
+  requestBody?: RequestBodyObject;
+  responses?: Record<string, ResponseObject>;
+  security?: SecurityRequirement[];
+  [key: string]: unknown;
+}
+
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+/** A path item: its operations by (lower-case) method, and path-level parameters. */
+export type PathItemObject = { [M in HttpMethod]?: OperationObject } & { parameters?: unknown[]; [key: string]: unknown };
+
+export interface OpenApiDocument {
+  openapi?: string;
+  info: { title?: string; version: string; [key: string]: unknown };
+  servers?: { url: string; description?: string }[];
+  tags: { name: string; description?: string }[];
+  paths: Record<string, PathItemObject>;
+  components: Record<string, Record<string, unknown>>;
+  security?: SecurityRequirement[];
+  [key: string]: unknown;
+}
+
+/** Whether a member of a path item is an operation (an object with an operationId). */
+export function isOperation(value: unknown): value is OperationObject & { operationId: string } {
+  return !!value && typeof value === 'object' && !!(value as { operationId?: unknown }).operationId;
+}
 
 /** A fresh copy of the bundled spec of `env` (generated/openapi.<env>.json). */
 export function loadSpec(env: AppEnv): OpenApiDocument {
   const file = path.join(generatedDir, `openapi.${env.toLowerCase()}.json`);
-  return JSON.parse(readFileSync(file, 'utf8'));
+  return JSON.parse(readFileSync(file, 'utf8')) as OpenApiDocument;
 }
 
 /** The first server of the served spec: wherever the document was fetched from. */
@@ -51,14 +123,14 @@ export interface ResponseCheck {
  */
 export class ResponseValidator {
   private readonly ajv = createAjv();
-  private readonly operations = new Map<string, { pointer: string; responses: Record<string, any> }>();
+  private readonly operations = new Map<string, { pointer: string; responses: Record<string, ResponseObject> }>();
   private readonly compiled = new Map<string, ValidateFunction>();
 
   constructor(private readonly doc: OpenApiDocument) {
     this.ajv.addSchema(doc, 'openapi.json');
-    for (const [p, item] of Object.entries<any>(doc.paths ?? {})) {
-      for (const [method, op] of Object.entries<any>(item)) {
-        if (op && typeof op === 'object' && op.operationId) {
+    for (const [p, item] of Object.entries(doc.paths ?? {})) {
+      for (const [method, op] of Object.entries(item)) {
+        if (isOperation(op)) {
           this.operations.set(op.operationId, {
             pointer: `#/paths/${escapePointer(p)}/${method}/responses`,
             responses: op.responses ?? {},
@@ -84,13 +156,13 @@ export class ResponseValidator {
       : `${String(r.status)[0]}XX` in op.responses ? `${String(r.status)[0]}XX`
       : 'default' in op.responses ? 'default' : undefined;
     if (!key) return [`status ${r.status} is not declared for ${r.operationId} (declared: ${Object.keys(op.responses).join(', ')})`];
-    let response = op.responses[key];
+    let response: ResponseObject | undefined = op.responses[key];
     let pointer = `${op.pointer}/${escapePointer(key)}`;
     if (response?.$ref) {
       pointer = response.$ref;
-      response = this.resolve(response.$ref);
+      response = this.resolve(response.$ref) as ResponseObject | undefined;
     }
-    const content = response?.content as Record<string, any> | undefined;
+    const content = response?.content;
     if (!content || Object.keys(content).length === 0) {
       return r.hasBody ? [`${r.operationId} ${r.status} declares no body but one was sent`] : [];
     }
@@ -126,9 +198,19 @@ export class ResponseValidator {
     return (validate.errors ?? []).slice(0, 10).map((e) => `${name}${e.instancePath}: ${e.message}`);
   }
 
-  private resolve(ref: string): any {
-    let node: any = this.doc;
-    for (const part of ref.replace(/^#\//, '').split('/')) node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
-    return node;
+  private resolve(ref: string): unknown {
+    return resolvePointer(this.doc, ref);
   }
+}
+
+/**
+ * The node a local JSON pointer (`#/components/schemas/X`) names in `root`, or undefined when a
+ * step is missing. A step into a primitive reads the primitive's member, as plain `node?.[part]`.
+ */
+export function resolvePointer(root: unknown, ref: string): unknown {
+  let node: unknown = root;
+  for (const part of ref.replace(/^#\//, '').split('/')) {
+    node = node == null ? undefined : (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return node;
 }

@@ -18,7 +18,7 @@ import {
 } from '../db/queries/idempotency.js';
 import type { DB } from '../db/schema.js';
 import type { Clock } from './clock.js';
-import { AppError, conflict } from './errors.js';
+import { AppError, conflict, type ValidationIssue } from './errors.js';
 import { gunzipBody, serializeBody } from './http/responses.js';
 
 export interface StoredReply {
@@ -166,10 +166,16 @@ export async function storeRefusal(db: Kysely<DB>, scope: IdempotencyScope, fing
   await saveIdempotencyAnswer(db, scope, fingerprint, options.ttlSeconds ?? DEFAULT_TTL, err.status, await serializeBody({ error: body, headers: err.headers }));
 }
 
+/** What storeRefusal keeps of an error (any other stored body is passed through as it is). */
+interface StoredErrorBody {
+  error?: { detail?: string | ValidationIssue[]; code?: string; [field: string]: unknown };
+  headers?: Record<string, string>;
+}
+
 function replay<R extends StoredReply>(record: { response_status: number | null; response_body: unknown; response_gzip: Buffer | null }): R {
   const status = record.response_status ?? 500;
   // A small answer is kept as json (read back parsed), a large one gzipped.
-  const body = (record.response_gzip ? gunzipBody(record.response_gzip) : record.response_body) as any;
+  const body = (record.response_gzip ? gunzipBody(record.response_gzip) : record.response_body) as StoredErrorBody | null | undefined;
   if (status >= 400) {
     const { detail, code, ...extra } = body?.error ?? {};
     throw new ReplayedError(status, code ?? 'ERROR', detail ?? 'Replayed error', { extra, headers: body?.headers ?? {} });

@@ -229,7 +229,7 @@ export function metricsHandler(metrics: Metrics, token: string | null): express.
       // Digests of equal length, compared in constant time: the token does not leak by timing.
       if (!given || !timingSafeEqual(createHash('sha256').update(given).digest(), expected)) {
         res.status(401).setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
-        res.json({ detail: 'GET /metrics needs the metrics bearer token', code: 'UNAUTHORIZED', request_id: res.locals.requestId });
+        res.json({ detail: 'GET /metrics needs the metrics bearer token', code: 'UNAUTHORIZED', request_id: res.locals.requestId as string | undefined });
         return;
       }
     }

@@ -15,27 +15,44 @@ export interface RouteMatch {
   methods: Map<string, Operation>;
 }
 
+/** What the table reads of a definition: its path items and the document-wide security. */
+interface RoutedDefinition {
+  paths?: Record<string, Record<string, unknown> | undefined>;
+  security?: unknown[];
+}
+
+/** An operation object of a path item, as far as the table reads it. */
+type RoutedOperation = Record<string, unknown> & { parameters?: unknown[]; security?: unknown[] };
+
+/** The OpenAPIRouter methods replaced by the compiled table (one signature for matchOperation). */
+interface CompiledRouterMethods {
+  getOperations(this: OpenAPIRouter): Operation[];
+  getOperation(this: OpenAPIRouter, operationId: string): Operation | undefined;
+  matchOperation(this: OpenAPIRouter, req: Request, strict?: boolean): Operation | undefined;
+}
+
 export class RouteTable {
   private readonly exact = new Map<string, RouteMatch>();
   private readonly templated: { regex: RegExp; route: RouteMatch }[] = [];
   readonly operations: Operation[];
   readonly byId = new Map<string, Operation>();
 
-  constructor(definition: any) {
+  constructor(document: object) {
+    const definition = document as RoutedDefinition | undefined;
     this.operations = [];
     const routes: RouteMatch[] = [];
-    for (const [template, item] of Object.entries<any>(definition?.paths ?? {})) {
+    for (const [template, item] of Object.entries(definition?.paths ?? {})) {
       const route: RouteMatch = { template, methods: new Map() };
       for (const method of METHODS) {
-        const op = item?.[method];
+        const op = item?.[method] as RoutedOperation | undefined;
         if (!op) continue;
         const operation = {
           ...op,
           path: template,
           method,
-          parameters: [...(op.parameters ?? []), ...(item.parameters ?? [])],
-          security: op.security ?? definition.security ?? [],
-        } as Operation;
+          parameters: [...(op.parameters ?? []), ...((item?.parameters as unknown[] | undefined) ?? [])],
+          security: op.security ?? definition?.security ?? [],
+        } as unknown as Operation;
         this.operations.push(operation);
         if (operation.operationId) this.byId.set(operation.operationId, operation);
         route.methods.set(method, operation);
@@ -111,7 +128,7 @@ export function installCompiledRouting(): void {
   if (installed) return;
   installed = true;
   memoizePathTemplates();
-  const proto = OpenAPIRouter.prototype as any;
+  const proto = OpenAPIRouter.prototype as unknown as CompiledRouterMethods;
   proto.getOperations = function getOperations(this: OpenAPIRouter) {
     return routeTableFor(this.definition).operations;
   };

@@ -16,11 +16,11 @@ export function startFailureLine(err: unknown, env: NodeJS.ProcessEnv = process.
   let e = err as SystemError;
   for (let inner: unknown = err.cause; inner instanceof Error; inner = inner.cause) {
     if ((inner as SystemError).code) {
-      e = inner as SystemError;
+      e = inner;
       break;
     }
   }
-  if (!e.code) e = err as SystemError;
+  if (!e.code) e = err;
   const dataDir = env.DATA_DIR ?? '.data';
   switch (e.code) {
     case 'EADDRINUSE':

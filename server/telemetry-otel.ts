@@ -61,14 +61,14 @@ export function startOpenTelemetry(serviceName: string, serviceVersion: string):
     tracerProvider: provider,
     instrumentations: [
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]!),
-        applyCustomAttributesOnSpan: (span) => redactUrlAttributes(span as Span & { attributes?: Record<string, unknown> }),
+        ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]),
+        applyCustomAttributesOnSpan: (span) => redactUrlAttributes(span),
       }),
       // Queries outside a request or a pass (the outbox feed's LISTEN connection) are not traced.
       new PgInstrumentation({ requireParentSpan: true }),
       new UndiciInstrumentation({
         requireParentforSpans: true,
-        responseHook: (span) => redactUrlAttributes(span as Span & { attributes?: Record<string, unknown> }),
+        responseHook: (span) => redactUrlAttributes(span),
       }),
     ],
   });

@@ -2,7 +2,7 @@
 // are trimmed before the body is validated, so the schema's checks (format, maxLength) apply to
 // the value that will be stored: "ivan@example.com " from an autocompleting keyboard is the
 // address "ivan@example.com", and a 50-character patronymic with a trailing space fits 50.
-import type { OpenApiDocument } from './contract.js';
+import { isOperation, resolvePointer, type OpenApiDocument } from './contract.js';
 
 type Schema = { $ref?: string; properties?: Record<string, Schema>; 'x-trim'?: boolean };
 
@@ -11,17 +11,14 @@ export function trimmedBodyFields(doc: OpenApiDocument): Map<string, string[]> {
   const resolve = (s: Schema | undefined): Schema | undefined => {
     let cur = s;
     for (let i = 0; cur?.$ref && i < 10; i++) {
-      cur = cur.$ref
-        .replace(/^#\//, '')
-        .split('/')
-        .reduce<any>((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+      cur = resolvePointer(doc, cur.$ref) as Schema | undefined;
     }
     return cur;
   };
   const out = new Map<string, string[]>();
-  for (const item of Object.values<Record<string, any>>((doc as any).paths ?? {})) {
-    for (const op of Object.values<any>(item)) {
-      if (!op?.operationId) continue;
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const op of Object.values(item)) {
+      if (!isOperation(op)) continue;
       const schema = resolve(op.requestBody?.content?.['application/json']?.schema);
       const fields = Object.entries(schema?.properties ?? {})
         .filter(([, p]) => resolve(p)?.['x-trim'] === true)

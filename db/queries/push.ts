@@ -52,10 +52,10 @@ export function storeQueuePushTargets(db: Executor, storeId: string) {
     .where('d.app_kind', '=', 'picker')
     .where('p.is_active', '=', true)
     // No current session: none open, and none closed by its order's cancellation still to acknowledge.
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('picking_sessions as s')
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb.selectFrom('picking_sessions as s')
             .select('s.id')
             .whereRef('s.picker_id', '=', 'p.id')
             .where(isCurrent),

@@ -36,7 +36,7 @@ function offsetFormatter(timeZone: string): Intl.DateTimeFormat {
 export function utcOffsetMinutes(instant: Date, timeZone: string): number {
   const bucket = Math.floor(instant.getTime() / QUARTER_HOUR_MS);
   let zone = offsetCache.get(timeZone);
-  if (!zone) offsetCache.set(timeZone, (zone = new Map()));
+  if (!zone) offsetCache.set(timeZone, (zone = new Map<number, number>()));
   let minutes = zone.get(bucket);
   if (minutes === undefined) {
     // "GMT+03:00", "GMT-09:30", or plain "GMT" for a zero offset.

@@ -30,6 +30,8 @@ export function commitMessagesSay(messages: string, marker = BREAKING_MARKER): b
   return messages.toLowerCase().includes(marker.toLowerCase());
 }
 
+import { resolvePointer, type OpenApiDocument } from '../../server/contract.js';
+
 export type Severity = 'breaking' | 'non-breaking';
 export interface Change {
   severity: Severity;
@@ -38,8 +40,87 @@ export interface Change {
   what: string;
 }
 
-type Doc = Record<string, any>;
+type Doc = OpenApiDocument;
 type Direction = 'request' | 'response';
+
+// The nodes of the documents as the rules read them: each keyword a rule looks at is typed, any
+// other is `unknown` (compared as JSON).
+type Schema = SchemaNode | boolean;
+interface SchemaNode {
+  $ref?: string;
+  type?: unknown;
+  enum?: unknown;
+  const?: unknown;
+  default?: unknown;
+  required?: string[];
+  readOnly?: boolean;
+  format?: string;
+  pattern?: string;
+  properties?: Record<string, Schema>;
+  additionalProperties?: Schema;
+  unevaluatedProperties?: Schema;
+  items?: Schema;
+  prefixItems?: Schema[];
+  oneOf?: Schema[];
+  anyOf?: Schema[];
+  allOf?: Schema[];
+  [keyword: string]: unknown;
+}
+interface Parameter {
+  $ref?: string;
+  in?: string;
+  name?: string;
+  required?: boolean;
+  description?: string;
+  example?: unknown;
+  schema?: Schema;
+  [key: string]: unknown;
+}
+interface Header {
+  $ref?: string;
+  description?: string;
+  example?: unknown;
+  schema?: Schema;
+  [key: string]: unknown;
+}
+interface Media {
+  schema?: Schema;
+  example?: unknown;
+  examples?: unknown;
+}
+interface Response {
+  $ref?: string;
+  description?: string;
+  headers?: Record<string, Header>;
+  content?: Record<string, Media>;
+}
+interface RequestBody {
+  $ref?: string;
+  required?: boolean;
+  content?: Record<string, Media>;
+}
+type Security = Record<string, string[]>;
+interface Operation {
+  operationId?: string;
+  tags?: string[];
+  summary?: string;
+  description?: string;
+  deprecated?: boolean;
+  security?: Security[];
+  parameters?: Parameter[];
+  requestBody?: RequestBody;
+  responses?: Record<string, Response>;
+  [key: string]: unknown;
+}
+interface Components {
+  schemas?: Record<string, Schema>;
+  parameters?: Record<string, Parameter>;
+  responses?: Record<string, Response>;
+  headers?: Record<string, Header>;
+  requestBodies?: Record<string, RequestBody>;
+  securitySchemes?: Record<string, Record<string, unknown>>;
+  [kind: string]: Record<string, unknown> | undefined;
+}
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 /** Keywords that only document: their changes are listed, never breaking. */
@@ -93,7 +174,7 @@ class DiffContext {
     }
   }
 
-  private compareOperation(where: string, a: any, b: any): void {
+  private compareOperation(where: string, a: Operation, b: Operation): void {
     if (a.operationId !== b.operationId) {
       this.add('breaking', where, `operationId changed from ${a.operationId} to ${b.operationId} (generated clients call it by name)`);
     }
@@ -110,7 +191,7 @@ class DiffContext {
     this.compareResponses(where, a.responses ?? {}, b.responses ?? {});
   }
 
-  private compareSecurity(where: string, a: any[], b: any[]): void {
+  private compareSecurity(where: string, a: Security[], b: Security[]): void {
     const norm = (req: Record<string, string[]>) => JSON.stringify(Object.keys(req).sort().map((k) => [k, [...(req[k] ?? [])].sort()]));
     const setA = new Set(a.map(norm));
     const setB = new Set(b.map(norm));
@@ -126,11 +207,11 @@ class DiffContext {
     if (gained.length) this.add('non-breaking', where, `also accepts security ${gained.join(' or ')}`);
   }
 
-  private compareParameters(where: string, a: any[], b: any[]): void {
-    const index = (doc: Doc, list: any[]) => {
-      const out = new Map<string, { param: any; ref?: string }>();
+  private compareParameters(where: string, a: Parameter[], b: Parameter[]): void {
+    const index = (doc: Doc, list: Parameter[]) => {
+      const out = new Map<string, { param: Parameter; ref?: string }>();
       for (const p of list) {
-        const param = p?.$ref ? resolve(doc, p.$ref) : p;
+        const param = p?.$ref ? resolve<Parameter>(doc, p.$ref) : p;
         if (!param) continue;
         const name = param.in === 'header' ? String(param.name).toLowerCase() : param.name;
         out.set(`${param.in} parameter ${name}`, { param, ref: p?.$ref });
@@ -154,7 +235,7 @@ class DiffContext {
     }
   }
 
-  compareParameter(where: string, a: any, b: any): void {
+  compareParameter(where: string, a: Parameter, b: Parameter): void {
     if (!a.required && b.required) this.add('breaking', where, 'became required');
     if (a.required && !b.required) this.add('non-breaking', where, 'became optional');
     for (const key of ['style', 'explode', 'allowReserved']) {
@@ -166,9 +247,9 @@ class DiffContext {
     this.compareSchema(where, a.schema, b.schema, 'request');
   }
 
-  private compareRequestBody(where: string, a: any, b: any): void {
-    const bodyA = a?.$ref ? resolve(this.before, a.$ref) : a;
-    const bodyB = b?.$ref ? resolve(this.after, b.$ref) : b;
+  private compareRequestBody(where: string, a: RequestBody | undefined, b: RequestBody | undefined): void {
+    const bodyA = a?.$ref ? resolve<RequestBody>(this.before, a.$ref) : a;
+    const bodyB = b?.$ref ? resolve<RequestBody>(this.after, b.$ref) : b;
     const at = `${where} request body`;
     if (!bodyA && bodyB) {
       this.add(bodyB.required ? 'breaking' : 'non-breaking', at, `${bodyB.required ? 'required' : 'optional'} body added`);
@@ -184,7 +265,7 @@ class DiffContext {
     this.compareContent(at, bodyA.content ?? {}, bodyB.content ?? {}, 'request');
   }
 
-  private compareResponses(where: string, a: Record<string, any>, b: Record<string, any>): void {
+  private compareResponses(where: string, a: Record<string, Response>, b: Record<string, Response>): void {
     for (const status of Object.keys(a)) {
       if (status in b) continue;
       const success = /^2/.test(status) || status === '304';
@@ -198,15 +279,15 @@ class DiffContext {
       const ra = a[status];
       const rb = b[status];
       if (ra?.$ref && ra.$ref === rb?.$ref) continue; // a shared response, compared once under components
-      this.compareResponse(`${where} response ${status}`, ra?.$ref ? resolve(this.before, ra.$ref) : ra, rb?.$ref ? resolve(this.after, rb.$ref) : rb);
+      this.compareResponse(`${where} response ${status}`, ra?.$ref ? resolve<Response>(this.before, ra.$ref) : ra, rb?.$ref ? resolve<Response>(this.after, rb.$ref) : rb);
     }
   }
 
-  compareResponse(where: string, a: any, b: any): void {
+  compareResponse(where: string, a: Response | undefined, b: Response | undefined): void {
     if (a?.description !== b?.description) this.add('non-breaking', where, 'description changed');
     const ha = a?.headers ?? {};
     const hb = b?.headers ?? {};
-    const lower = (o: Record<string, any>) => new Map(Object.entries(o).map(([k, v]) => [k.toLowerCase(), v]));
+    const lower = (o: Record<string, Header>) => new Map(Object.entries(o).map(([k, v]) => [k.toLowerCase(), v]));
     const la = lower(ha);
     const lb = lower(hb);
     for (const [name] of la) if (!lb.has(name)) this.add('breaking', where, `header ${name} removed`);
@@ -214,14 +295,14 @@ class DiffContext {
     for (const [name, x] of la) {
       const y = lb.get(name);
       if (!y || (x?.$ref && x.$ref === y?.$ref)) continue;
-      const hx = x?.$ref ? resolve(this.before, x.$ref) : x;
-      const hy = y?.$ref ? resolve(this.after, y.$ref) : y;
+      const hx = x?.$ref ? resolve<Header>(this.before, x.$ref) : x;
+      const hy = y?.$ref ? resolve<Header>(this.after, y.$ref) : y;
       this.compareSchema(`${where} header ${name}`, hx?.schema, hy?.schema, 'response');
     }
     this.compareContent(where, a?.content ?? {}, b?.content ?? {}, 'response');
   }
 
-  private compareContent(where: string, a: Record<string, any>, b: Record<string, any>, direction: Direction): void {
+  private compareContent(where: string, a: Record<string, Media>, b: Record<string, Media>, direction: Direction): void {
     for (const type of Object.keys(a)) if (!(type in b)) this.add('breaking', where, `content type ${type} removed`);
     for (const type of Object.keys(b)) if (!(type in a)) this.add('non-breaking', where, `content type ${type} added`);
     for (const type of Object.keys(a)) {
@@ -236,8 +317,8 @@ class DiffContext {
   }
 
   compareComponents(): void {
-    const ca = this.before.components ?? {};
-    const cb = this.after.components ?? {};
+    const ca = (this.before.components ?? {}) as Components;
+    const cb = (this.after.components ?? {}) as Components;
     for (const kind of ['schemas', 'parameters', 'responses', 'headers', 'requestBodies', 'securitySchemes']) {
       const a = ca[kind] ?? {};
       const b = cb[kind] ?? {};
@@ -247,7 +328,7 @@ class DiffContext {
       for (const name of Object.keys(b)) if (!(name in a)) this.add('non-breaking', `components.${kind}.${name}`, 'added');
     }
     const usage = mergeUsage(schemaUsage(this.before), schemaUsage(this.after));
-    for (const [name, schemaA] of Object.entries<any>(ca.schemas ?? {})) {
+    for (const [name, schemaA] of Object.entries(ca.schemas ?? {})) {
       const schemaB = cb.schemas?.[name];
       if (schemaB === undefined) continue;
       const directions = usage.get(name) ?? new Set<Direction>(['request', 'response']);
@@ -263,15 +344,15 @@ class DiffContext {
       }
       this.changes.push(...found.values());
     }
-    for (const [name, pa] of Object.entries<any>(ca.parameters ?? {})) {
+    for (const [name, pa] of Object.entries(ca.parameters ?? {})) {
       const pb = cb.parameters?.[name];
       if (pb) this.compareParameter(`components.parameters.${name}`, pa, pb);
     }
-    for (const [name, ra] of Object.entries<any>(ca.responses ?? {})) {
+    for (const [name, ra] of Object.entries(ca.responses ?? {})) {
       const rb = cb.responses?.[name];
       if (rb) this.compareResponse(`components.responses.${name}`, ra, rb);
     }
-    for (const [name, ha] of Object.entries<any>(ca.headers ?? {})) {
+    for (const [name, ha] of Object.entries(ca.headers ?? {})) {
       const hb = cb.headers?.[name];
       if (!hb) continue;
       if (ha.description !== hb.description || JSON.stringify(ha.example) !== JSON.stringify(hb.example)) {
@@ -279,17 +360,17 @@ class DiffContext {
       }
       this.compareSchema(`components.headers.${name}`, ha.schema, hb.schema, 'response');
     }
-    for (const [name, sa] of Object.entries<any>(ca.securitySchemes ?? {})) {
+    for (const [name, sa] of Object.entries(ca.securitySchemes ?? {})) {
       const sb = cb.securitySchemes?.[name];
       if (!sb) continue;
       for (const key of ['type', 'scheme', 'in', 'name', 'bearerFormat']) {
-        if (sa[key] !== sb[key]) this.add('breaking', `components.securitySchemes.${name}`, `${key} changed from ${sa[key]} to ${sb[key]}`);
+        if (sa[key] !== sb[key]) this.add('breaking', `components.securitySchemes.${name}`, `${key} changed from ${String(sa[key])} to ${String(sb[key])}`);
       }
     }
   }
 
   /** Compares two schemas as seen from `direction`; `where` names the place for the report. */
-  compareSchema(where: string, a: any, b: any, direction: Direction, seen = new Set<string>()): void {
+  compareSchema(where: string, a: Schema | undefined, b: Schema | undefined, direction: Direction, seen = new Set<string>()): void {
     if (a === undefined && b === undefined) return;
     if (a === undefined || b === undefined) {
       // No schema means anything goes.
@@ -307,15 +388,15 @@ class DiffContext {
       if (seen.has(key)) return;
       seen.add(key);
       this.add('non-breaking', where, `now refers to ${refName(b.$ref)} instead of ${refName(a.$ref)}`);
-      this.compareSchema(where, resolve(this.before, a.$ref), resolve(this.after, b.$ref), direction, seen);
+      this.compareSchema(where, resolve<Schema>(this.before, a.$ref), resolve<Schema>(this.after, b.$ref), direction, seen);
       return;
     }
     if (a.$ref || b.$ref) {
       const key = `${a.$ref ?? ''}|${b.$ref ?? ''}|${direction}`;
       if (seen.has(key)) return;
       seen.add(key);
-      const ra = a.$ref ? { ...resolve(this.before, a.$ref), ...without(a, '$ref') } : a;
-      const rb = b.$ref ? { ...resolve(this.after, b.$ref), ...without(b, '$ref') } : b;
+      const ra: Schema = a.$ref ? { ...resolve<SchemaNode>(this.before, a.$ref), ...without(a, '$ref') } : a;
+      const rb: Schema = b.$ref ? { ...resolve<SchemaNode>(this.after, b.$ref), ...without(b, '$ref') } : b;
       this.compareSchema(where, ra, rb, direction, seen);
       return;
     }
@@ -345,20 +426,22 @@ class DiffContext {
     } else if (!ea && eb) breakingIf(request, 'now restricted to an enumeration');
     else if (ea && !eb) breakingIf(!request, 'no longer restricted to an enumeration');
 
-    for (const key of ['format', 'pattern']) {
+    for (const key of ['format', 'pattern'] as const) {
       if (a[key] === b[key]) continue;
       if (a[key] === undefined) breakingIf(request, `${key} added (${b[key]})`);
       else if (b[key] === undefined) breakingIf(!request, `${key} removed (was ${a[key]})`);
       else this.add('breaking', where, `${key} changed from ${a[key]} to ${b[key]}`);
     }
+    // Bounds are numbers.
+    const bound = (s: SchemaNode, key: string) => s[key] as number | undefined;
     for (const key of UPPER_BOUNDS) {
       if (a[key] === b[key]) continue;
-      const tighter = b[key] !== undefined && (a[key] === undefined || b[key] < a[key]);
+      const tighter = b[key] !== undefined && (a[key] === undefined || bound(b, key)! < bound(a, key)!);
       breakingIf(request ? tighter : !tighter, `${key} ${describeBound(a[key], b[key])}`);
     }
     for (const key of LOWER_BOUNDS) {
       if (a[key] === b[key]) continue;
-      const tighter = b[key] !== undefined && (a[key] === undefined || b[key] > a[key]);
+      const tighter = b[key] !== undefined && (a[key] === undefined || bound(b, key)! > bound(a, key)!);
       breakingIf(request ? tighter : !tighter, `${key} ${describeBound(a[key], b[key])}`);
     }
     for (const key of ['multipleOf', 'uniqueItems']) {
@@ -375,14 +458,14 @@ class DiffContext {
     const reqA = new Set<string>(a.required ?? []);
     const reqB = new Set<string>(b.required ?? []);
     for (const name of reqB) {
-      if (!reqA.has(name)) breakingIf(request && b.properties?.[name]?.readOnly !== true, `${name} became required`);
+      if (!reqA.has(name)) breakingIf(request && (b.properties?.[name] as SchemaNode | undefined)?.readOnly !== true, `${name} became required`);
     }
     for (const name of reqA) {
       if (!reqB.has(name) && (b.properties?.[name] !== undefined || !request)) breakingIf(!request, `${name} no longer required`);
     }
     const propsA = a.properties ?? {};
     const propsB = b.properties ?? {};
-    const closed = (s: any) => s.additionalProperties === false || s.unevaluatedProperties === false;
+    const closed = (s: SchemaNode) => s.additionalProperties === false || s.unevaluatedProperties === false;
     for (const name of Object.keys(propsA)) {
       if (name in propsB) continue;
       breakingIf(request ? closed(b) : true, `property ${name} removed`);
@@ -397,7 +480,7 @@ class DiffContext {
       const x = a[key];
       const y = b[key];
       if (JSON.stringify(x) === JSON.stringify(y)) continue;
-      if (typeof x === 'object' && typeof y === 'object') this.compareSchema(`${where} ${key}`, x, y, direction, seen);
+      if (typeof x === 'object' && typeof y === 'object') this.compareSchema(`${where} ${key}`, x as Schema, y as Schema, direction, seen);
       else if (y === false) breakingIf(request, `${key} no longer allowed`);
       else this.add('non-breaking', where, `${key} now ${JSON.stringify(y) ?? 'unrestricted'}`);
     }
@@ -410,16 +493,16 @@ class DiffContext {
     }
 
     // Composition: variants are compared by position.
-    for (const key of ['oneOf', 'anyOf']) {
-      const va: any[] = a[key] ?? [];
-      const vb: any[] = b[key] ?? [];
+    for (const key of ['oneOf', 'anyOf'] as const) {
+      const va: Schema[] = a[key] ?? [];
+      const vb: Schema[] = b[key] ?? [];
       if (!va.length && !vb.length) continue;
       if (vb.length < va.length) breakingIf(request, `${key} lost ${va.length - vb.length} variant(s)`);
       if (vb.length > va.length) breakingIf(!request, `${key} gained ${vb.length - va.length} variant(s)`);
       for (let i = 0; i < Math.min(va.length, vb.length); i++) this.compareSchema(`${where} ${key}[${i}]`, va[i], vb[i], direction, seen);
     }
-    const allA: any[] = a.allOf ?? [];
-    const allB: any[] = b.allOf ?? [];
+    const allA: Schema[] = a.allOf ?? [];
+    const allB: Schema[] = b.allOf ?? [];
     if (allA.length !== allB.length) this.add('breaking', where, `allOf changed from ${allA.length} to ${allB.length} parts (not classified)`);
     for (let i = 0; i < Math.min(allA.length, allB.length); i++) this.compareSchema(`${where} allOf[${i}]`, allA[i], allB[i], direction, seen);
 
@@ -434,14 +517,14 @@ class DiffContext {
   }
 }
 
-function operationsOf(doc: Doc): Map<string, any> {
-  const out = new Map<string, any>();
-  for (const [p, item] of Object.entries<any>(doc.paths ?? {})) {
+function operationsOf(doc: Doc): Map<string, Operation> {
+  const out = new Map<string, Operation>();
+  for (const [p, item] of Object.entries(doc.paths ?? {})) {
     for (const m of METHODS) {
-      const op = item?.[m];
+      const op = item?.[m] as Operation | undefined;
       if (!op) continue;
       // Path-item parameters apply to every operation of the path.
-      out.set(`${m.toUpperCase()} ${p}`, { ...op, parameters: [...(item.parameters ?? []), ...(op.parameters ?? [])] });
+      out.set(`${m.toUpperCase()} ${p}`, { ...op, parameters: [...((item.parameters ?? []) as Parameter[]), ...(op.parameters ?? [])] });
     }
   }
   return out;
@@ -450,14 +533,14 @@ function operationsOf(doc: Doc): Map<string, any> {
 /** For each component schema, the directions in which the document's operations use it. */
 function schemaUsage(doc: Doc): Map<string, Set<Direction>> {
   const usage = new Map<string, Set<Direction>>();
-  const visit = (node: any, direction: Direction, seen: Set<string>) => {
+  const visit = (node: unknown, direction: Direction, seen: Set<string>) => {
     if (!node || typeof node !== 'object') return;
     if (Array.isArray(node)) {
-      for (const n of node) visit(n, direction, seen);
+      for (const n of node as unknown[]) visit(n, direction, seen);
       return;
     }
-    if (typeof node.$ref === 'string') {
-      const ref = node.$ref as string;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string') {
       if (seen.has(ref)) return;
       seen.add(ref);
       if (ref.startsWith('#/components/schemas/')) {
@@ -483,26 +566,25 @@ function mergeUsage(a: Map<string, Set<Direction>>, b: Map<string, Set<Direction
   return out;
 }
 
-function resolve(doc: Doc, ref: string): any {
+/** The node a local `$ref` names, read as the kind of node the caller expects there. */
+function resolve<T>(doc: Doc, ref: string): T | undefined {
   if (!ref.startsWith('#/')) return undefined;
-  let node: any = doc;
-  for (const part of ref.slice(2).split('/')) node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
-  return node;
+  return resolvePointer(doc, ref) as T | undefined;
 }
 
 const refName = (ref: string) => ref.slice(ref.lastIndexOf('/') + 1);
-const without = (o: Record<string, any>, key: string) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
+const without = (o: SchemaNode, key: string) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
 const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
 
-function typeSet(schema: any): Set<string> | null {
-  if (Array.isArray(schema.type)) return new Set(schema.type);
+function typeSet(schema: SchemaNode): Set<string> | null {
+  if (Array.isArray(schema.type)) return new Set(schema.type as string[]);
   if (typeof schema.type === 'string') return new Set([schema.type]);
   return null;
 }
 
-function enumOf(schema: any): unknown[] | null {
+function enumOf(schema: SchemaNode): unknown[] | null {
   if ('const' in schema) return [schema.const];
-  return Array.isArray(schema.enum) ? schema.enum : null;
+  return Array.isArray(schema.enum) ? (schema.enum as unknown[]) : null;
 }
 
 function describeBound(before: unknown, after: unknown): string {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedCluster } from '../../db/embedded.js';
+import type { DB } from '../../db/schema.js';
 
 const statementsWanted = () => process.env.BENCH_PG_STATEMENTS === '1' && !process.env.BENCH_DATABASE_URL;
 
@@ -49,7 +50,7 @@ export async function openBenchDatabase(prefix: string): Promise<{ url: string; 
  * With BENCH_PG_STATEMENTS=1: `start()` forgets the statements run so far (call it when the
  * measured phase begins), `print()` lists the costliest since, per call. Otherwise both do nothing.
  */
-export function topStatements(db: Kysely<any>) {
+export function topStatements(db: Kysely<DB>) {
   const on = statementsWanted();
   return {
     async start(): Promise<void> {

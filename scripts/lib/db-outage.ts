@@ -92,8 +92,8 @@ async function startService(dataDir: string, port: number, progress: (l: string)
   });
   const output: string[] = [];
   const collect = (chunk: Buffer) => output.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the service did not start in 120 s:\n${output.slice(-10).join('\n')}`)), 120_000);
     const check = () => {
@@ -102,7 +102,7 @@ async function startService(dataDir: string, port: number, progress: (l: string)
         resolve();
       }
     };
-    child.stdout!.on('data', check);
+    child.stdout.on('data', check);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`the service exited (${code}) while starting:\n${output.slice(-10).join('\n')}`));
@@ -261,7 +261,7 @@ export async function runDatabaseOutage(opts: OutageOptions): Promise<OutageRepo
       .selectFrom('orders')
       .select((e) => e.fn.countAll<number>().as('n'))
       .where('customer_id', 'in', customerIds)
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('order_items').select('order_items.id').whereRef('order_items.order_id', '=', 'orders.id'))))
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('order_items').select('order_items.id').whereRef('order_items.order_id', '=', 'orders.id'))))
       .executeTakeFirstOrThrow();
     const inProgress = await check.db.selectFrom('idempotency_keys').select((e) => e.fn.countAll<number>().as('n')).where('state', '=', 'in_progress').executeTakeFirstOrThrow();
     // Orders per key: every answered order id of a key (first answer and retry) must be one.

@@ -7,11 +7,45 @@
 // caller uses it when an example in the spec does not validate against its own schema.
 // Composition is deterministic: the same schema gives the same value on every run.
 
-export type JsonSchema = Record<string, any> | boolean;
+import { resolvePointer } from '../../server/contract.js';
+
+/** A JSON Schema: the keywords composition reads are typed, any other is kept as it is. */
+export type JsonSchema = SchemaNode | boolean;
+export interface SchemaNode {
+  $ref?: string;
+  const?: unknown;
+  examples?: unknown;
+  example?: unknown;
+  enum?: unknown;
+  default?: unknown;
+  type?: unknown;
+  allOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  anyOf?: JsonSchema[];
+  properties?: Record<string, JsonSchema>;
+  additionalProperties?: JsonSchema;
+  required?: unknown;
+  items?: JsonSchema;
+  prefixItems?: JsonSchema[];
+  readOnly?: boolean;
+  writeOnly?: boolean;
+  minItems?: number;
+  maxItems?: unknown;
+  minimum?: unknown;
+  exclusiveMinimum?: unknown;
+  maximum?: unknown;
+  exclusiveMaximum?: unknown;
+  multipleOf?: unknown;
+  format?: unknown;
+  pattern?: unknown;
+  minLength?: unknown;
+  maxLength?: unknown;
+  [keyword: string]: unknown;
+}
 
 export interface SampleOptions {
   /** The whole document, to resolve `#/components/...` references. */
-  root: Record<string, any>;
+  root: object;
   /** `request` leaves out readOnly properties, `response` leaves out writeOnly ones. */
   direction: 'request' | 'response';
   /** Use the spec's examples/defaults before composing (default true). */
@@ -20,7 +54,8 @@ export interface SampleOptions {
 
 /** Returned (internally) where a recursive schema would nest without end. */
 const OMIT: unique symbol = Symbol('omit');
-type Sampled = unknown | typeof OMIT;
+/** A sampled value, or OMIT (`unknown` includes the symbol; the name says what to check for). */
+type Sampled = unknown;
 
 /** A recursive reference may appear this many times on one path through the document. */
 const MAX_REF_REPEATS = 2;
@@ -42,10 +77,10 @@ const FORMAT_EXAMPLES: Record<string, string> = {
   password: 'example-secret',
 };
 
-export function resolveRef(root: Record<string, any>, ref: string): any {
+/** The node a local `$ref` names in `root` (a schema, a parameter, an example...). */
+export function resolveRef(root: object, ref: string): unknown {
   if (!ref.startsWith('#/')) throw new Error(`only local references are supported, got ${ref}`);
-  let node: any = root;
-  for (const part of ref.slice(2).split('/')) node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  const node = resolvePointer(root, ref);
   if (node === undefined) throw new Error(`unresolved reference ${ref}`);
   return node;
 }
@@ -69,7 +104,7 @@ function sample(schema: JsonSchema | undefined, opts: Required<SampleOptions>, r
   if (typeof schema.$ref === 'string') {
     const repeats = refs.filter((r) => r === schema.$ref).length;
     if (repeats >= MAX_REF_REPEATS) return OMIT;
-    return sample(resolveRef(opts.root, schema.$ref), opts, [...refs, schema.$ref], depth + 1);
+    return sample(resolveRef(opts.root, schema.$ref) as JsonSchema, opts, [...refs, schema.$ref], depth + 1);
   }
   if (Array.isArray(schema.enum) && schema.enum.length > 0) {
     return clone(schema.enum.find((v: unknown) => v !== null) ?? schema.enum[0]);
@@ -87,7 +122,7 @@ function sample(schema: JsonSchema | undefined, opts: Required<SampleOptions>, r
   for (const key of ['oneOf', 'anyOf'] as const) {
     if (!Array.isArray(schema[key])) continue;
     // The first variant that is not plain null and does not recurse without end.
-    const variants = [...schema[key]].sort((a: any, b: any) => Number(isNullSchema(a)) - Number(isNullSchema(b)));
+    const variants = [...schema[key]].sort((a, b) => Number(isNullSchema(a)) - Number(isNullSchema(b)));
     for (const variant of variants) {
       const v = sample(variant, opts, refs, depth + 1);
       if (v !== OMIT) return v;
@@ -115,11 +150,12 @@ function sample(schema: JsonSchema | undefined, opts: Required<SampleOptions>, r
   }
 }
 
-function sampleObject(schema: Record<string, any>, opts: Required<SampleOptions>, refs: string[], depth: number): Sampled {
+function sampleObject(schema: SchemaNode, opts: Required<SampleOptions>, refs: string[], depth: number): Sampled {
   const out: Record<string, unknown> = {};
-  const required = new Set<string>(Array.isArray(schema.required) ? schema.required : []);
-  for (const [name, prop] of Object.entries<any>(schema.properties ?? {})) {
-    const skip = opts.direction === 'request' ? prop?.readOnly === true : prop?.writeOnly === true;
+  const required = new Set<string>(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  for (const [name, prop] of Object.entries(schema.properties ?? {})) {
+    const node = prop as SchemaNode | undefined;
+    const skip = opts.direction === 'request' ? node?.readOnly === true : node?.writeOnly === true;
     if (skip && !required.has(name)) continue;
     const v = sample(prop, opts, refs, depth + 1);
     if (v !== OMIT) out[name] = v;
@@ -138,7 +174,7 @@ function sampleObject(schema: Record<string, any>, opts: Required<SampleOptions>
   return out;
 }
 
-function sampleArray(schema: Record<string, any>, opts: Required<SampleOptions>, refs: string[], depth: number): Sampled {
+function sampleArray(schema: SchemaNode, opts: Required<SampleOptions>, refs: string[], depth: number): Sampled {
   const out: unknown[] = [];
   if (Array.isArray(schema.prefixItems)) {
     for (const item of schema.prefixItems) {
@@ -157,7 +193,7 @@ function sampleArray(schema: Record<string, any>, opts: Required<SampleOptions>,
   return out;
 }
 
-function sampleNumber(schema: Record<string, any>, integer: boolean): number {
+function sampleNumber(schema: SchemaNode, integer: boolean): number {
   let value = 0;
   if (typeof schema.minimum === 'number') value = schema.minimum;
   if (typeof schema.exclusiveMinimum === 'number') value = schema.exclusiveMinimum + (integer ? 1 : 0.5);
@@ -167,10 +203,10 @@ function sampleNumber(schema: Record<string, any>, integer: boolean): number {
   return integer ? Math.ceil(value) : value;
 }
 
-function sampleString(schema: Record<string, any>): string {
+function sampleString(schema: SchemaNode): string {
   if (typeof schema.format === 'string' && FORMAT_EXAMPLES[schema.format]) return FORMAT_EXAMPLES[schema.format];
   if (typeof schema.pattern === 'string') {
-    const matching = stringMatching(schema.pattern, schema.minLength, schema.maxLength);
+    const matching = stringMatching(schema.pattern, schema.minLength as number | undefined, schema.maxLength as number | undefined);
     if (matching !== undefined) return matching;
   }
   const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
@@ -181,15 +217,15 @@ function sampleString(schema: Record<string, any>): string {
 }
 
 /** The emptiest value a schema allows, for a required property that would recurse. */
-function emptyValue(schema: any, root: Record<string, any>): Sampled {
-  const target = typeof schema?.$ref === 'string' ? resolveRef(root, schema.$ref) : schema;
+function emptyValue(schema: JsonSchema | undefined, root: object): Sampled {
+  const target = (schema && typeof schema === 'object' && typeof schema.$ref === 'string' ? resolveRef(root, schema.$ref) : schema) as JsonSchema | undefined;
   const types = typesOf(target);
   if (types.includes('null')) return null;
-  if (types.includes('array') && !(target.minItems > 0)) return [];
+  if (types.includes('array') && !(((target as SchemaNode).minItems as number) > 0)) return [];
   return OMIT;
 }
 
-function typeOf(schema: Record<string, any>): string | undefined {
+function typeOf(schema: SchemaNode): string | undefined {
   const types = typesOf(schema);
   const nonNull = types.filter((t) => t !== 'null');
   if (nonNull.length) return nonNull[0];
@@ -200,13 +236,13 @@ function typeOf(schema: Record<string, any>): string | undefined {
   return undefined;
 }
 
-function typesOf(schema: any): string[] {
+function typesOf(schema: JsonSchema | undefined): string[] {
   if (!schema || typeof schema !== 'object') return [];
-  if (Array.isArray(schema.type)) return schema.type;
+  if (Array.isArray(schema.type)) return schema.type as string[];
   return typeof schema.type === 'string' ? [schema.type] : [];
 }
 
-function isNullSchema(schema: any): boolean {
+function isNullSchema(schema: JsonSchema): boolean {
   const types = typesOf(schema);
   return types.length === 1 && types[0] === 'null';
 }

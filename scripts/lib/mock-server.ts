@@ -15,17 +15,40 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import express from 'express';
-import { OpenAPIBackend, type Context } from 'openapi-backend';
+import { OpenAPIBackend, type Context, type Document, type Request as BackendRequest } from 'openapi-backend';
 import YAML from 'yaml';
 import { createAjv } from '../../server/ajv.js';
 import { projectRoot, type AppEnv } from '../../server/config.js';
-import { loadSpec, ResponseValidator, stampSpec, type OpenApiDocument } from '../../server/contract.js';
+import {
+  loadSpec,
+  ResponseValidator,
+  stampSpec,
+  type MediaTypeObject,
+  type OpenApiDocument,
+  type OperationObject,
+  type ResponseObject,
+} from '../../server/contract.js';
 import { docsHandler } from '../../server/docs.js';
 import { validationIssues } from '../../server/http/responses.js';
 import { installCompiledRouting, routeTableFor } from '../../server/router.js';
-import { resolveRef, sampleSchema } from './examples.js';
+import { resolveRef, sampleSchema, type JsonSchema } from './examples.js';
 
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** A header of a response, as the mock reads it. */
+interface HeaderObject {
+  $ref?: string;
+  example?: unknown;
+  schema?: JsonSchema;
+}
+
+/** A security scheme of the document, as the mock reads it. */
+interface SecuritySchemeObject {
+  type?: string;
+  scheme?: unknown;
+  in?: string;
+  name?: unknown;
+}
 
 export interface MockAnswer {
   status: number;
@@ -59,15 +82,15 @@ export async function createMockApp({ env, buildCommit = currentCommit() }: Mock
   const answers = new Map<string, Map<number, MockAnswer>>();
   const namedExamples = new Map<string, Map<string, unknown>>(); // `${operationId} ${status}` -> name -> value
 
-  for (const [, item] of Object.entries<any>(source.paths ?? {})) {
+  for (const [, item] of Object.entries(source.paths ?? {})) {
     for (const method of METHODS) {
-      const op = item?.[method];
+      const op: OperationObject | undefined = item?.[method];
       if (!op?.operationId) continue;
       const byStatus = new Map<number, MockAnswer>();
-      for (const [key, declared] of Object.entries<any>(op.responses ?? {})) {
+      for (const [key, declared] of Object.entries(op.responses ?? {})) {
         const status = Number(key);
         if (!Number.isInteger(status)) continue; // `default` / `4XX` ranges: not in this contract
-        const response = declared?.$ref ? resolveRef(source, declared.$ref) : declared;
+        const response = declared?.$ref ? (resolveRef(source, declared.$ref) as ResponseObject) : declared;
         const chosen = answerFor(source, validator, op.operationId, status, response, problems);
         byStatus.set(status, chosen.answer);
         if (chosen.named.size) namedExamples.set(`${op.operationId} ${status}`, chosen.named);
@@ -78,7 +101,8 @@ export async function createMockApp({ env, buildCommit = currentCommit() }: Mock
 
   const ajvByContext = new Map<string, ReturnType<typeof createAjv>>();
   const api = new OpenAPIBackend({
-    definition: structuredClone(source) as any,
+    // The document as openapi-backend types it (it reads the same JSON).
+    definition: structuredClone(source) as unknown as Document,
     strict: true,
     quick: true,
     validate: true,
@@ -91,19 +115,20 @@ export async function createMockApp({ env, buildCommit = currentCommit() }: Mock
         ajv = createAjv({ coerceTypes: opts.coerceTypes, useDefaults: false });
         ajvByContext.set(key, ajv);
       }
-      return ajv as any;
+      return ajv;
     },
   });
   // OpenAPI 3.1: openapi-backend's 3.0 meta-schema check would reject it (see server/app.ts).
-  (api as any).validateDefinition = () => undefined;
+  (api as unknown as { validateDefinition: () => void }).validateDefinition = () => undefined;
 
   // Credentials are checked for presence only: the mock has no accounts to verify them against.
-  for (const [name, scheme] of Object.entries<any>(source.components?.securitySchemes ?? {})) {
+  for (const [name, scheme] of Object.entries((source.components?.securitySchemes ?? {}) as Record<string, SecuritySchemeObject>)) {
     api.registerSecurityHandler(name, (c: Context) => {
+      const headers = c.request.headers as Record<string, string | string[] | undefined>;
       if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer') {
-        return /^Bearer\s+\S+/i.test(String(c.request.headers.authorization ?? ''));
+        return /^Bearer\s+\S+/i.test(String(headers.authorization ?? ''));
       }
-      if (scheme.type === 'apiKey' && scheme.in === 'header') return Boolean(c.request.headers[String(scheme.name).toLowerCase()]);
+      if (scheme.type === 'apiKey' && scheme.in === 'header') return Boolean(headers[String(scheme.name).toLowerCase()]);
       return false;
     });
   }
@@ -140,7 +165,7 @@ export async function createMockApp({ env, buildCommit = currentCommit() }: Mock
     notFound: () => errorAnswer(404, 'NOT_FOUND', 'No operation at this path'),
     methodNotAllowed: (_c, req: express.Request) =>
       errorAnswer(405, 'METHOD_NOT_ALLOWED', `Method ${req.method} is not allowed here`, {
-        Allow: routeTableFor((api as any).definition).allowedMethods(req.path).join(', '),
+        Allow: routeTableFor(api.definition).allowedMethods(req.path).join(', '),
       }),
     validationFail: (c) => errorAnswer(422, 'VALIDATION_ERROR', validationIssues(c.validation.errors ?? [])),
     unauthorizedHandler: (c) => {
@@ -176,7 +201,7 @@ export async function createMockApp({ env, buildCommit = currentCommit() }: Mock
       return;
     }
     const answer = (await api.handleRequest(
-      { method: req.method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body },
+      { method: req.method, path: req.path, query: req.query as BackendRequest['query'], headers: req.headers as BackendRequest['headers'], body: req.body as unknown },
       req,
       res,
     )) as MockAnswer;
@@ -185,7 +210,8 @@ export async function createMockApp({ env, buildCommit = currentCommit() }: Mock
   app.use((req, res) => {
     send(res, errorAnswer(404, 'NOT_FOUND', `Nothing at ${req.path}`));
   });
-  app.use((err: any, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+  app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    const err = error as { type?: unknown } | null | undefined; // body-parser's errors name their type
     if (err?.type === 'entity.too.large') send(res, errorAnswer(413, 'PAYLOAD_TOO_LARGE', 'Body larger than 1048576 bytes'));
     else if (err?.type === 'entity.parse.failed') send(res, errorAnswer(400, 'MALFORMED_JSON', 'The body is not valid JSON'));
     else send(res, errorAnswer(500, 'INTERNAL_ERROR', 'Internal server error'));
@@ -235,19 +261,20 @@ function answerFor(
   validator: ResponseValidator,
   operationId: string,
   status: number,
-  response: any,
+  response: ResponseObject | undefined,
   problems: string[],
 ): ChosenAnswer {
-  const headers = headerExamples(doc, response?.headers ?? {});
-  const content = response?.content as Record<string, any> | undefined;
+  const headers = headerExamples(doc, (response?.headers ?? {}) as Record<string, HeaderObject | undefined>);
+  const content = response?.content;
   const named = new Map<string, unknown>();
   if (!content || Object.keys(content).length === 0) return { answer: { status, contentType: null, body: undefined, headers }, named };
   const contentType = Object.keys(content).includes('application/json') ? 'application/json' : Object.keys(content)[0];
-  const media = content[contentType] ?? {};
+  const media: MediaTypeObject = content[contentType] ?? {};
   const conforms = (body: unknown) => validator.check({ operationId, status, contentType, body, hasBody: true });
 
-  for (const [name, example] of Object.entries<any>(media.examples ?? {})) {
-    const value = example?.$ref ? resolveRef(doc, example.$ref).value : example?.value;
+  for (const [name, entry] of Object.entries(media.examples ?? {})) {
+    const example = entry as { $ref?: string; value?: unknown } | null | undefined;
+    const value = example?.$ref ? (resolveRef(doc, example.$ref) as { value?: unknown }).value : example?.value;
     const issues = conforms(value);
     if (issues.length === 0) named.set(name, value);
     else problems.push(`${operationId} ${status} example "${name}": ${issues.join('; ')}`);
@@ -259,8 +286,9 @@ function answerFor(
   // example is a 401's, and an app tested against the mock picks its reaction by `code`.
   if (status >= 400 && GENERIC_ERRORS[status]) candidates.push({ from: 'status error', value: GENERIC_ERRORS[status] });
   if (media.schema) {
-    candidates.push({ from: 'schema examples', value: sampleSchema(media.schema, { root: doc, direction: 'response' }) });
-    candidates.push({ from: 'composed', value: sampleSchema(media.schema, { root: doc, direction: 'response', examplesFirst: false }) });
+    const schema = media.schema as JsonSchema;
+    candidates.push({ from: 'schema examples', value: sampleSchema(schema, { root: doc, direction: 'response' }) });
+    candidates.push({ from: 'composed', value: sampleSchema(schema, { root: doc, direction: 'response', examplesFirst: false }) });
   }
   const failures: string[] = [];
   for (const candidate of candidates) {
@@ -276,12 +304,14 @@ function answerFor(
   return { answer: { status, contentType, body: fallback, headers }, named };
 }
 
-function headerExamples(doc: OpenApiDocument, declared: Record<string, any>): Record<string, string> {
+function headerExamples(doc: OpenApiDocument, declared: Record<string, HeaderObject | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, header] of Object.entries(declared)) {
-    const h = header?.$ref ? resolveRef(doc, header.$ref) : header;
-    const value = 'example' in (h ?? {}) ? h.example : sampleSchema(h?.schema ?? { type: 'string' }, { root: doc, direction: 'response' });
-    if (value !== null && value !== undefined) out[name] = String(value);
+    const h = header?.$ref ? (resolveRef(doc, header.$ref) as HeaderObject) : header;
+    const value = h && 'example' in h ? h.example : sampleSchema(h?.schema ?? { type: 'string' }, { root: doc, direction: 'response' });
+    // Header examples are scalars (the contract has no other); anything else is sent as JSON.
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') out[name] = String(value);
+    else if (value !== null && value !== undefined) out[name] = JSON.stringify(value);
   }
   return out;
 }

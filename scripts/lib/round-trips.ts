@@ -23,13 +23,15 @@ export async function countRoundTrips(): Promise<() => RoundTrips> {
   if (installed) return installed;
   const current = new AsyncLocalStorage<{ queries: number }>();
   const routes = new Map<string, { requests: number; queries: number }>();
-  const query = pg.Client.prototype.query;
-  (pg.Client.prototype as { query: unknown }).query = function (this: unknown, ...args: unknown[]) {
+  // The originals are kept as plain functions, called with the instance as `this`.
+  const client = pg.Client.prototype as unknown as { query: (this: unknown, ...a: unknown[]) => unknown };
+  const query = client.query;
+  client.query = function (this: unknown, ...args: unknown[]) {
     const request = current.getStore();
     if (request) request.queries++;
-    return (query as (...a: unknown[]) => unknown).apply(this, args);
+    return query.apply(this, args);
   };
-  const emit = http.Server.prototype.emit as (this: unknown, event: string, ...args: unknown[]) => boolean;
+  const emit = (http.Server.prototype as { emit: (this: unknown, event: string, ...args: unknown[]) => boolean }).emit;
   http.Server.prototype.emit = function (this: unknown, event: string, ...args: unknown[]) {
     if (event !== 'request') return emit.call(this, event, ...args);
     const [req, res] = args as [http.IncomingMessage, http.ServerResponse];

@@ -43,13 +43,13 @@ export function decodeCursor(secret: string, scope: CursorScope, cursor: string,
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { ok: false, problem: 'malformed' };
   let data: { k?: unknown; s?: unknown; t?: unknown };
   try {
-    data = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    data = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as typeof data;
   } catch {
     return { ok: false, problem: 'malformed' };
   }
   const k = data.k;
   if (!Array.isArray(k) || k.length !== 4 || typeof data.t !== 'number' || typeof data.s !== 'string') return { ok: false, problem: 'malformed' };
-  const [inStock, relevance, name, inventoryId] = k;
+  const [inStock, relevance, name, inventoryId] = k as unknown[];
   if ((inStock !== 0 && inStock !== 1) || typeof relevance !== 'string' || !/^-?[0-9]+(\.[0-9]+)?$/.test(relevance) || typeof name !== 'string'
     || typeof inventoryId !== 'string' || !/^[0-9a-f-]{36}$/i.test(inventoryId)) {
     return { ok: false, problem: 'malformed' };

@@ -43,7 +43,7 @@ export class HttpBankGateway implements BankGateway {
       throw new BankRefusedError(`The bank refused the request (${response.status})`);
     }
     try {
-      const parsed = text ? JSON.parse(text) : {};
+      const parsed: unknown = text ? JSON.parse(text) : {};
       if (typeof parsed !== 'object' || parsed === null) throw new Error('not an object');
       return parsed as Record<string, unknown>;
     } catch {

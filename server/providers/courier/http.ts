@@ -29,10 +29,10 @@ export function readCourierStatus(body: Record<string, unknown>): CourierStatus 
   const eta = body.eta == null ? null : typeof body.eta === 'string' ? new Date(body.eta) : null;
   if (body.eta != null && (eta === null || Number.isNaN(eta.getTime()))) return null;
   const route = body.route;
-  if (route != null && (!Array.isArray(route) || !route.every((p) => Array.isArray(p) && p.length === 2 && isPoint({ lon: p[0], lat: p[1] })))) return null;
+  if (route != null && (!Array.isArray(route) || !route.every((p: unknown) => Array.isArray(p) && p.length === 2 && isPoint({ lon: p[0] as unknown, lat: p[1] as unknown })))) return null;
   return {
     state,
-    comment: (body.comment as string | null | undefined) ?? null,
+    comment: body.comment ?? null,
     courier: c ? { name: c.name as string, phone: (c.phone as string | null | undefined) ?? null, transport: (c.transport as (typeof TRANSPORTS)[number] | null | undefined) ?? null } : null,
     location: body.location ? { lon: (body.location as { lon: number }).lon, lat: (body.location as { lat: number }).lat } : null,
     eta,
@@ -69,7 +69,7 @@ export class HttpCourierService implements CourierService {
     if (response.status === 429 || response.status >= 500) throw new CourierUnavailableError(`The courier service answered ${response.status}`);
     if (!response.ok) throw new CourierRefusedError(`The courier service refused the request (${response.status})`);
     try {
-      const parsed = text ? JSON.parse(text) : {};
+      const parsed: unknown = text ? JSON.parse(text) : {};
       if (typeof parsed !== 'object' || parsed === null) throw new Error('not an object');
       return parsed as Record<string, unknown>;
     } catch {

@@ -38,7 +38,7 @@ function pointOf(feature: MapboxFeature): GeoPoint | null {
   let lat = c?.latitude;
   if (typeof lon !== 'number' || typeof lat !== 'number') {
     const g = feature.geometry?.coordinates;
-    if (Array.isArray(g)) [lon, lat] = g;
+    if (Array.isArray(g)) [lon, lat] = g as unknown[];
   }
   if (typeof lon !== 'number' || typeof lat !== 'number' || Math.abs(lon) > 180 || Math.abs(lat) > 90) return null;
   return { lon, lat };
@@ -71,7 +71,8 @@ function beforeDeadline<T>(work: Promise<T>, signal: AbortSignal, onAbort: () =>
         signal.removeEventListener('abort', abort);
         resolve(value);
       },
-      (err) => {
+      // A rejection of `work` (fetch's body reading) is an Error.
+      (err: Error) => {
         signal.removeEventListener('abort', abort);
         reject(err);
       },
@@ -137,7 +138,9 @@ export class MapboxGeocoder implements Geocoder {
         this.log.warn('geocoder answered with an error', { provider: 'mapbox', mode, status: response.status });
         throw new GeocoderUnavailableError(`geocoder answered ${response.status}`);
       }
-      body = await beforeDeadline(response.json(), signal, () => response.body?.cancel().catch(() => undefined));
+      body = await beforeDeadline(response.json(), signal, () => {
+        void response.body?.cancel().catch(() => undefined);
+      });
     } catch (err) {
       if (err instanceof GeocoderUnavailableError) throw err;
       const reason = (err as Error).name === 'TimeoutError' ? 'timeout' : 'unreachable';

@@ -37,7 +37,6 @@ import {
   type ProviderPurchaseDetail,
   type ProviderTier,
   type ProviderTransaction,
-  type RejectionCode,
 } from './types.js';
 
 export interface CdpHttpOptions {
@@ -414,7 +413,7 @@ export class CdpHttpLoyaltyProvider implements LoyaltyProvider {
     if (status === 404 && options.notFoundIsNull) return NOT_FOUND;
     const code = typeof body === 'object' && body !== null ? (body as Obj).code : undefined;
     if ((status === 404 || status === 409 || status === 422) && typeof code === 'string' && (REJECTION_CODES as readonly string[]).includes(code)) {
-      throw new LoyaltyProviderError('rejected', `provider refused: ${code}`, code as RejectionCode);
+      throw new LoyaltyProviderError('rejected', `provider refused: ${code}`, code);
     }
     this.log.warn('loyalty provider answered with an error', { provider: 'cdp', method, status });
     throw new LoyaltyProviderError('unavailable', `provider answered ${status}`);

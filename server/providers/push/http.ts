@@ -33,7 +33,8 @@ export class HttpPushSender implements PushSender {
     if (response.ok) return { kind: 'sent' };
     let code = '';
     try {
-      code = String((JSON.parse(text) as { error?: unknown }).error ?? '').toUpperCase();
+      const error: unknown = (JSON.parse(text) as { error?: unknown }).error ?? '';
+      code = String(error).toUpperCase();
     } catch {
       /* not JSON: judged by the status alone */
     }
