@@ -191,7 +191,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !inCi)('/docs in a real browser (headle
       }
 
       // Open GET /api/accounts/me/ (getProfile) from the navigation, as a reader would.
-      const summary = spec.paths['/api/accounts/me/'].get.summary as string;
+      const summary = spec.paths['/api/accounts/me/']!.get!.summary as string;
       await page.getByText('Accounts', { exact: true }).first().click();
       await page.getByText(summary, { exact: true }).first().click();
       await expect.poll(() => decodeURIComponent(new URL(page.url()).hash).toLowerCase(), patiently).toContain('getprofile');
