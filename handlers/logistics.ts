@@ -1,7 +1,7 @@
 // Handlers of the Logistics tag, keyed by operationId: map settings and address search, delivery
 // coverage (the serving-store rule), delivery and pickup terms and slots, pickup stores.
 // All public; every operation counts against the caller's per-IP request budget.
-import type { HandlerMap } from '../server/handler-types.js';
+import type { OperationId } from '../generated/operations.js';
 import {
   findDeliveryTerms,
   findPickupStore,
@@ -21,7 +21,7 @@ import {
 import type { Executor } from '../db/executor.js';
 import type { AppDeps } from '../server/deps.js';
 import { badGateway, notFound, tooManyRequests, unprocessable } from '../server/errors.js';
-import type { RequestContext } from '../server/handler-types.js';
+import type { HandlerMap, RequestContext } from '../server/handler-types.js';
 import type { Logger } from '../server/logger.js';
 import { GeocoderUnavailableError } from '../server/providers/geocoder/index.js';
 import { isQueryLongEnough, normalizeAddressQuery } from '../domain/geo/address-search.js';
@@ -234,7 +234,10 @@ async function fromGeocoder<T>(call: Promise<T>): Promise<T> {
 }
 
 const limiters = new WeakMap<AppDeps, TokenBucketLimiter>();
-function enforceRequestBudget(ctx: RequestContext<any>): void {
+/** What the per-IP budget reads of any operation's context. */
+type BudgetContext = Pick<RequestContext<OperationId>, 'deps' | 'req'>;
+
+function enforceRequestBudget(ctx: BudgetContext): void {
   let limiter = limiters.get(ctx.deps);
   if (!limiter) {
     limiter = new TokenBucketLimiter(ctx.deps.config.logistics.requestsPerMinute);
@@ -253,16 +256,16 @@ function enforceRequestBudget(ctx: RequestContext<any>): void {
 }
 
 /** Every handler of the map, with the per-IP budget checked before it runs. */
-function withRequestBudget<T extends Record<string, (ctx: any) => unknown>>(handlers: T): T {
+function withRequestBudget<T extends Record<string, (ctx: never) => unknown>>(handlers: T): T {
   return Object.fromEntries(
     Object.entries(handlers).map(([id, handler]) => [
       id,
-      (ctx: RequestContext<any>) => {
+      (ctx: BudgetContext) => {
         enforceRequestBudget(ctx);
-        return handler(ctx);
+        return (handler as (c: BudgetContext) => unknown)(ctx);
       },
     ]),
-  ) as T;
+  ) as unknown as T;
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // Handlers of the Orders tag, keyed by operationId: checkout (retry-safe, one transaction), the
 // delivery price estimate, the customer's order list, detail and roadmaps, and cancellation.
 // Another customer's order is a 404 everywhere: every read and command is scoped to the caller.
-import type { HandlerMap } from '../server/handler-types.js';
+import type { OperationId } from '../generated/operations.js';
 import { findCustomerOrder, listCustomerOrders, listOrderItems, listStatusHistory, lockCustomerOrder, type OrderRow } from '../db/queries/orders.js';
 import { findPaidInvoices } from '../db/queries/payments.js';
 import { loadItems } from '../db/queries/picking/items.js';
@@ -9,7 +9,7 @@ import { findLatestSessionOfOrder } from '../db/queries/picking/sessions.js';
 import { toPickingResult } from './presenters/picking.js';
 import type { Executor } from '../db/executor.js';
 import { notFound, unprocessable } from '../server/errors.js';
-import { declaredHeader, type OperationsWithHeader, type RequestContext } from '../server/handler-types.js';
+import { declaredHeader, type HandlerMap, type OperationsWithHeader, type RequestContext } from '../server/handler-types.js';
 import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS, settleTakenKey, storeRefusal } from '../server/idempotency.js';
 import { claimIdempotencyKeyWith } from '../db/queries/idempotency.js';
 import type { ServingZoneRow } from '../db/queries/logistics.js';
@@ -40,7 +40,7 @@ function headerOf<N extends string, K extends OperationsWithHeader<N>>(ctx: Requ
 const orderNotFound = () => notFound('No order with this id');
 
 /** Order views differ by language (and by the caller, who is in Authorization). */
-function varyByLanguage(ctx: RequestContext<any>): void {
+function varyByLanguage(ctx: Pick<RequestContext<OperationId>, 'res'>): void {
   ctx.res.vary('Accept-Language');
 }
 
@@ -54,7 +54,7 @@ async function pickingResultOf(db: Executor, o: OrderRow, lang: Lang): Promise<P
   return { state: o.picking_result_state, summary, items, completed_at: o.picking_completed_at ? o.picking_completed_at.toISOString() : null };
 }
 
-async function orderDetail(db: Executor, o: OrderRow, ctx: RequestContext<any>) {
+async function orderDetail(db: Executor, o: OrderRow, ctx: Pick<RequestContext<OperationId>, 'lang' | 'deps'>) {
   const [items, picking] = await Promise.all([listOrderItems(db, o.id), pickingResultOf(db, o, ctx.lang)]);
   return orderDetailView(o, items, picking, ctx.lang, ctx.deps.config.orders.trackingRefreshSeconds);
 }

@@ -2,21 +2,21 @@
 // request validation with Ajv 2020, security handlers) -> typed handler -> Kysely.
 import { createHash, randomUUID } from 'node:crypto';
 import express from 'express';
-import { OpenAPIBackend, type Context } from 'openapi-backend';
+import { OpenAPIBackend, type Context, type Document, type Operation, type Request as RoutedRequest } from 'openapi-backend';
 import YAML from 'yaml';
 import { OPERATIONS, type OperationId } from '../generated/operations.js';
 import { ifNoneMatchMatches } from './http/conditional.js';
 import { createAjv } from './ajv.js';
 import { activePrincipal } from './auth/principal.js';
 import { bearerToken, TokenError, type Principal } from './auth/tokens.js';
-import { loadSpec, ResponseValidator, stampSpec, type OpenApiDocument } from './contract.js';
+import { isOperation, loadSpec, ResponseValidator, stampSpec, type OpenApiDocument } from './contract.js';
 import type { AppDeps } from './deps.js';
 import { docsHandler } from './docs.js';
 import { faviconHandler } from './favicon.js';
 import { AppError, notFound, unauthorized, validationFailed } from './errors.js';
-import { isNotImplemented, type HandlerMap, type RequestContext } from './handler-types.js';
+import { isNotImplemented, type HandlerMap, type PathParams, type QueryParams, type RequestContext } from './handler-types.js';
 import { errorReply, isDatabaseUnavailable, nulCharacterIssues, preferredLanguage, send, serializeBody, validationIssues, type HttpReply } from './http/responses.js';
-import { redactUrl } from './logger.js';
+import { redactUrl, type Logger } from './logger.js';
 import { createMetrics, metricsHandler, type Metrics } from './metrics.js';
 import { installCompiledRouting, routeTableFor, type RouteTable } from './router.js';
 import { trimFields, trimmedBodyFields } from './trim.js';
@@ -61,7 +61,8 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
   // One Ajv per validation context, built once (openapi-backend calls customizeAjv per validator).
   const ajvByContext = new Map<string, ReturnType<typeof createAjv>>();
   const api = new OpenAPIBackend({
-    definition: structuredClone(source) as any,
+    // The bundled spec is the document openapi-backend types as `Document` (OpenAPI 3.1).
+    definition: structuredClone(source) as Document,
     strict: true,
     quick: true, // lazy validator compilation: init in milliseconds; warmValidators() fills the rest
     validate: true,
@@ -74,18 +75,16 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
         ajv = createAjv({ coerceTypes: opts.coerceTypes, useDefaults: false });
         ajvByContext.set(key, ajv);
       }
-      return ajv as any;
+      return ajv;
     },
   });
   // The document is OpenAPI 3.1; openapi-backend validates definitions against the 3.0
   // meta-schema and would reject it. `redocly lint` validates the contract in CI instead.
-  (api as any).validateDefinition = () => undefined;
+  api.validateDefinition = () => api.definition;
 
   const notImplemented = new Set<string>();
   // Only the operations of the served document: PROD lacks the TEST-only ones.
-  const servedIds = new Set(
-    Object.values<Record<string, any>>(source.paths ?? {}).flatMap((item) => Object.values(item).map((op) => op?.operationId)),
-  );
+  const servedIds = new Set(Object.values(source.paths ?? {}).flatMap((item) => Object.values(item).filter(isOperation).map((op) => op.operationId)));
   const operationIds = (Object.keys(OPERATIONS) as OperationId[]).filter((id) => servedIds.has(id));
   for (const id of operationIds) if (!handlers[id] || isNotImplemented(handlers[id])) notImplemented.add(id);
 
@@ -182,8 +181,9 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       const ctx: RequestContext<typeof id> = {
         operationId: id,
         body: c.request.requestBody,
-        path: c.request.params as any,
-        query: c.request.query as any,
+        // Validated (and coerced) against this operation's parameters just before.
+        path: c.request.params as unknown as PathParams<typeof id>,
+        query: c.request.query as unknown as QueryParams<typeof id>,
         headers: declaredHeaders(c.operation, req) as RequestContext<typeof id>['headers'],
         transport: { acceptEncoding: headerText(req.headers['accept-encoding']), recoveryKey: headerText(req.headers['x-recovery-key']) },
         principal,
@@ -199,7 +199,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
   }
 
   await api.init();
-  const routes = () => routeTableFor((api as any).definition);
+  const routes = () => routeTableFor(api.definition as unknown as OpenApiDocument);
 
   let shuttingDown = false;
   let inFlight = 0;
@@ -298,7 +298,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     // HEAD is GET without the body (RFC 9110 9.3.2): routed as GET; node writes no body for it.
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     let reply: Reply;
-    const target = (api as any).router.matchOperation({ method, path: req.path, headers: {} }, false);
+    const target = api.router.matchOperation({ method, path: req.path, headers: {} }, false) as Operation | undefined;
     // A body the JSON parser did not read (no Content-Type, text/plain, a form) is refused by name,
     // rather than validated as if no body had been sent.
     if (target?.requestBody && req.body === undefined && hasBody(req)) {
@@ -309,19 +309,19 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       return;
     }
     if (trimmed.size && req.body && typeof req.body === 'object') {
-      const fields = target && trimmed.get(target.operationId);
+      const fields = target?.operationId ? trimmed.get(target.operationId) : undefined;
       if (fields) trimFields(req.body, fields);
     }
     try {
       reply = (await api.handleRequest(
-        { method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body },
+        { method, path: req.path, query: req.query as RoutedRequest['query'], headers: req.headers as RoutedRequest['headers'], body: req.body as unknown },
         req,
         res,
       )) as Reply;
     } catch (err) {
       reply = errorReply(err, res.locals.requestId, res.locals.log);
     }
-    const op = (api as any).router.matchOperation({ method, path: req.path, headers: {} }, false);
+    const op = api.router.matchOperation({ method, path: req.path, headers: {} }, false) as Operation | undefined;
     res.locals.operationId = op?.operationId;
     if (op?.operationId) deps.telemetry.nameRequest(op.operationId, op.path);
     if (responseValidator && op?.operationId && !(reply.status === 501 && notImplemented.has(op.operationId))) {
@@ -342,18 +342,19 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
   });
 
   // express's final error handler: body-parser failures and anything thrown outside /api.
-  app.use((err: any, req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    const requestId = res.locals.requestId ?? 'unknown';
-    if (err?.type === 'entity.too.large') {
+  app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    const requestId = (res.locals.requestId as string | undefined) ?? 'unknown';
+    // body-parser's errors (http-errors) carry `type`, `status` and `expose`.
+    const parser = (err ?? {}) as { type?: string; status?: number; expose?: boolean; message?: string };
+    if (parser.type === 'entity.too.large') {
       send(res, { status: 413, body: { detail: `Body larger than ${config.bodyLimitBytes} bytes`, code: 'PAYLOAD_TOO_LARGE', request_id: requestId } });
-    } else if (err?.type === 'entity.parse.failed') {
+    } else if (parser.type === 'entity.parse.failed') {
       send(res, { status: 400, body: { detail: 'The body is not valid JSON', code: 'MALFORMED_JSON', request_id: requestId } });
-    } else if (err?.status >= 400 && err?.status < 500 && err?.expose) {
-      send(res, { status: 400, body: { detail: String(err.message), code: 'BAD_REQUEST', request_id: requestId } });
+    } else if (parser.status !== undefined && parser.status >= 400 && parser.status < 500 && parser.expose) {
+      send(res, { status: 400, body: { detail: String(parser.message), code: 'BAD_REQUEST', request_id: requestId } });
     } else {
-      send(res, errorReply(err, requestId, res.locals.log ?? log));
+      send(res, errorReply(err, requestId, (res.locals.log as Logger | undefined) ?? log));
     }
-    void req;
   });
 
   return {
@@ -368,7 +369,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       shuttingDown = true;
     },
     warmValidators: async () => {
-      const validator = (api as any).validator;
+      const validator = api.validator;
       for (const id of operationIds) {
         if (!routes().byId.has(id)) continue;
         validator.getRequestValidatorsForOperation(id);

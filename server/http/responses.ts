@@ -1,4 +1,5 @@
 // Turning results into HTTP: the one place where an error becomes a response body.
+import type { ErrorObject } from 'ajv';
 import type express from 'express';
 import Negotiator from 'negotiator';
 import { promisify } from 'node:util';
@@ -135,23 +136,24 @@ export function errorReply(err: unknown, requestId: string, log: Logger): HttpRe
 }
 
 /** Ajv errors of openapi-backend's request validation as the spec's `{loc, msg, type}` list. */
-export function validationIssues(errors: readonly any[]): ValidationIssue[] {
+export function validationIssues(errors: readonly ErrorObject[]): ValidationIssue[] {
   const out: ValidationIssue[] = [];
   for (const e of errors) {
+    const params = e.params as { missingProperty?: string; additionalProperty?: string; unevaluatedProperty?: string };
     const parts: (string | number)[] = String(e.instancePath ?? '')
       .split('/')
       .filter(Boolean)
       .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
       .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
-    if (e.params?.missingProperty) parts.push(e.params.missingProperty);
-    if (e.params?.additionalProperty) parts.push(e.params.additionalProperty);
-    if (e.params?.unevaluatedProperty) parts.push(e.params.unevaluatedProperty);
+    if (params.missingProperty) parts.push(e.params.missingProperty);
+    if (params.additionalProperty) parts.push(e.params.additionalProperty);
+    if (params.unevaluatedProperty) parts.push(e.params.unevaluatedProperty);
     // openapi-backend nests the body under `requestBody` and parameters under their location.
     if (parts[0] === 'requestBody') parts[0] = 'body';
     let msg = String(e.message ?? 'is invalid');
-    if (e.params?.additionalProperty) msg = 'unexpected property';
+    if (params.additionalProperty) msg = 'unexpected property';
     // No body at all: openapi-backend reports the missing `requestBody` property of its request.
-    const noBody = e.params?.missingProperty === 'requestBody' && parts.length === 1;
+    const noBody = params.missingProperty === 'requestBody' && parts.length === 1;
     if (noBody) msg = 'a JSON body is required (Content-Type: application/json)';
     if (e.keyword === 'parse') parts.splice(0, parts.length, 'body');
     if (noBody) parts.splice(0, parts.length, 'body');
