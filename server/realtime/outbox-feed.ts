@@ -15,15 +15,15 @@
 // catch-up scan is handed out before any notification that came with the new connection.
 import { sql } from 'kysely';
 import pg from 'pg';
+import type { OutboxEvent } from '../../db/queries/outbox.js';
 import type { AppDeps } from '../deps.js';
 
-export interface OutboxRow {
-  id: number;
-  event_id: string;
-  type: string;
-  customer_id: string | null;
-  payload: unknown;
-}
+/**
+ * An outbox row as subscribers get it: its `type` decides its `payload` (db/queries/outbox.ts,
+ * derived from the spec's message schemas). The reads below are where the stored jsonb takes
+ * that type; rows of a type no producer writes any more are handed out too, and ignored.
+ */
+export type OutboxRow = OutboxEvent;
 
 export interface OutboxFeed {
   /** Calls `deliver` with every event from now on; returns the unsubscribe function. */
