@@ -45,7 +45,7 @@ async function customersWithTokens(db: ReturnType<typeof connect>['db'], count: 
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 
-async function benchOrders(
+export async function benchOrders(
   child: BenchService,
   db: ReturnType<typeof connect>['db'],
   seconds: number,
