@@ -2,9 +2,11 @@
 // `npx --no-install tsx scripts/bench-notify.ts`). A transaction that issued NOTIFY takes a
 // database-wide lock at commit (PreCommit_Notify) and holds it until its commit is done, so
 // committing notifiers run one at a time. Order creation (POST /api/orders/, as in
-// scripts/bench-orders.ts) at 32 and 128 clients with the trigger enabled (`notify`, today) and
-// disabled (`none`: the wake-up out of the writing transaction costs the writers nothing, so this
-// is the most moving it could gain), in alternating rounds on one service, on a throwaway
+// scripts/bench-orders.ts) at 32 and 128 clients, old and new side by side in alternating rounds
+// on one service: `notify` - the insert trigger's NOTIFY in the writing transaction (migration
+// 0001's trigger, put back for the round); `none` - no trigger: the wake-up after the commit, on
+// the pool (db/connection.ts, since migration 2101; it runs in both rounds, so `notify` is the old
+// commit path plus the new wake-up's small cost). On a throwaway
 // cluster (fsync and synchronous commit off, as every benchmark) and on a durable one (on, as
 // `npm start` and production). Medians of BENCH_ROUNDS rounds (3) of BENCH_SECONDS (5) each.
 // BENCH_DURABLE=0 / =1 runs only one of the two clusters.
@@ -12,7 +14,7 @@ import { sql } from 'kysely';
 import { connect } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { seedDemoData } from '../db/seed/demo.js';
-import { benchOrders } from './bench-orders.js';
+import { benchOrders, notifyTrigger } from './bench-orders.js';
 import { openBenchDatabase } from './lib/bench-database.js';
 import { startBenchService } from './lib/bench-service.js';
 
@@ -38,7 +40,7 @@ async function measure(durable: boolean): Promise<void> {
       const order = round % 2 ? MODES : [...MODES].reverse();
       for (const clients of CLIENTS) {
         for (const mode of order) {
-          await sql`ALTER TABLE outbox_events ${sql.raw(mode === 'notify' ? 'ENABLE' : 'DISABLE')} TRIGGER outbox_events_notify`.execute(handle.db);
+          await notifyTrigger(handle.db, mode === 'notify');
           const r = await benchOrders(service, handle.db, seconds, clients, false);
           const key = `${clients}/${mode}`;
           rates.set(key, [...(rates.get(key) ?? []), r.orders]);
@@ -50,11 +52,11 @@ async function measure(durable: boolean): Promise<void> {
       const withNotify = median(rates.get(`${clients}/notify`)!);
       const without = median(rates.get(`${clients}/none`)!);
       const cost = 1 - withNotify / without;
-      console.log(`${label}, ${clients} clients: ${Math.round(withNotify)} orders/s with the NOTIFY trigger, ${Math.round(without)} without (cost ${(cost * 100).toFixed(1)} %; medians of ${rounds})`);
+      console.log(`${label}, ${clients} clients: ${Math.round(withNotify)} orders/s with the NOTIFY trigger (old), ${Math.round(without)} with the wake-up after commit (new) (cost ${(cost * 100).toFixed(1)} %; medians of ${rounds})`);
       console.log(`figure order-creation-notify-cost-${label}-${clients} ${cost.toFixed(3)}`);
     }
   } finally {
-    await sql`ALTER TABLE outbox_events ENABLE TRIGGER outbox_events_notify`.execute(handle.db).catch(() => {});
+    await notifyTrigger(handle.db, false).catch(() => {});
     await service.stop();
     await handle.close();
     await database.close();
