@@ -80,6 +80,7 @@ const READ_ONLY = /^\s*(select|show|begin|start|savepoint|release|rollback|set\s
 const COMMIT = /^\s*(commit|end)\b/i;
 const BEGIN = /^\s*(begin|start\s+transaction)\b/i;
 const ROLLBACK = /^\s*rollback\s*;?\s*$/i;
+const WAKE_RETRY_MS = 1000;
 
 /**
  * Wakes the outbox feeds of every instance after this pool commits a write (issue 23 item 3): the
@@ -115,12 +116,17 @@ function wakeOutboxAfterCommit(pool: pg.Pool): void {
       }
     };
     outside.runInAsyncScope(() =>
-      send()
-        .catch(() => {}) // a feed also polls: a lost wake-up delays, never loses, an event
-        .finally(() => {
+      send().then(
+        () => {
           inFlight = false;
           if (again) wake();
-        }),
+        },
+        () => {
+          // Pool exhausted or database away: tried again in a second (the feeds also poll, slowly).
+          inFlight = false;
+          if (!(pool as unknown as { ending: boolean }).ending) setTimeout(wake, WAKE_RETRY_MS).unref();
+        },
+      ),
     );
   };
   pool.on('connect', (client) => {

@@ -49,8 +49,11 @@ const CATCH_UP_LIMIT = 10_000;
 /** created_at is the writing transaction's start: a longer transaction may commit after the break. */
 const CATCH_UP_MARGIN_MS = 60_000;
 const RECONNECT_DELAY_MS = 1000;
-/** A read without a wake-up (writers outside the service's pools, a lost wake-up). */
-const POLL_MS = 1000;
+/**
+ * A read without a wake-up, for writers outside the service's pools (psql) and wake-ups lost with
+ * the listener's connection: every pool of the service wakes the feeds after its commits.
+ */
+const POLL_MS = 10_000;
 /** How long an id skipped by a read is asked for again (a transaction this long after its insert is missed until a catch-up). */
 const GAP_MS = 60_000;
 const GAPS_MAX = 10_000;
