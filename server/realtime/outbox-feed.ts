@@ -150,7 +150,7 @@ export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log'>, connect
     if (reading || !wanted || awaitingCatchUp || lastId === null) return;
     reading = true;
     wanted = false;
-    const now = Date.now();
+    const now = performance.now(); // gap deadlines: a monotonic clock, not the wall clock
     for (const [id, until] of gaps) if (until < now) gaps.delete(id);
     const after = lastId;
     const asked = [...gaps.keys()];
@@ -192,7 +192,7 @@ export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log'>, connect
       SELECT m.last, (SELECT array_agg(g) FROM generate_series(greatest(m.last - ${GAP_WINDOW}, 1), m.last) g
                       WHERE NOT EXISTS (SELECT 1 FROM outbox_events e WHERE e.id = g)) AS missing
       FROM m`.execute(db);
-    const until = Date.now() + GAP_MS;
+    const until = performance.now() + GAP_MS;
     for (const id of rows[0].missing ?? []) gaps.set(Number(id), until);
     lastId = Number(rows[0].last);
   };

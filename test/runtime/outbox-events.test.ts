@@ -7,6 +7,7 @@
 // PostgreSQL and validates every row written against the spec with the project's Ajv: the
 // message a client receives (TrackingEventEnvelope, PickerRealtimeEvent), no field the schema
 // does not declare, and the routing columns and audience agreeing with the payload.
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordOrderChange } from '../../db/queries/order-events.js';
 import {
@@ -129,9 +130,9 @@ describe('outbox events', () => {
     // whose slot start has just come within the horizon.
     await sweepPicking(svc.deps); // the watermark
     const later = await createConfirmedOrder(svc, { lines: [{ inventoryId: pieces[1].inventoryId, quantity: '1' }] });
-    await db.updateTable('order_status_history').set({ occurred_at: new Date(Date.now() - 3 * 24 * 3600_000) }).where('order_id', '=', later.orderId).execute();
-    await db.updateTable('orders').set({ slot_starts_at: new Date(Date.now() + (24 * 60 - 1) * 60_000), is_express: false }).where('id', '=', later.orderId).execute();
-    await db.updateTable('picker_queue_horizon').set({ swept_until: new Date(Date.now() + (24 * 60 - 3) * 60_000) }).execute();
+    await db.updateTable('order_status_history').set({ occurred_at: sql<Date>`now() - interval '3 days'` }).where('order_id', '=', later.orderId).execute();
+    await db.updateTable('orders').set({ slot_starts_at: sql<Date>`now() + interval '24 hours' - interval '1 minute'`, is_express: false }).where('id', '=', later.orderId).execute();
+    await db.updateTable('picker_queue_horizon').set({ swept_until: sql<Date>`now() + interval '24 hours' - interval '3 minutes'` }).execute();
     await sweepPicking(svc.deps);
 
     // The internal event of revoked sessions.
