@@ -1,5 +1,6 @@
 // One way to reach PostgreSQL: a pg Pool wrapped by Kysely. Type parsers are set here, once,
 // so numeric, int8 and dates come back the same way in every query.
+import { AsyncResource } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
@@ -73,6 +74,87 @@ function prepareStatementsOf(client: pg.PoolClient): void {
   };
 }
 
+/** The channel the outbox feeds LISTEN on (server/realtime/outbox-feed.ts). */
+export const OUTBOX_WAKE_CHANNEL = 'outbox_events';
+const READ_ONLY = /^\s*(select|show|begin|start|savepoint|release|rollback|set\s+local|declare|fetch|close)\b/i;
+const COMMIT = /^\s*(commit|end)\b/i;
+const BEGIN = /^\s*(begin|start\s+transaction)\b/i;
+const ROLLBACK = /^\s*rollback\s*;?\s*$/i;
+const WAKE_RETRY_MS = 1000;
+
+/**
+ * Wakes the outbox feeds of every instance after this pool commits a write (issue 23 item 3): the
+ * outbox rows are written in the writing transaction, but the NOTIFY that tells the feeds is sent
+ * after it, on its own (autocommit, through the pool: fine behind a transaction-mode pooler), so
+ * writers no longer queue for the lock a notifying transaction holds at commit. Wake-ups coalesce:
+ * at most one NOTIFY is in flight per pool, and writes committed meanwhile send one more after it.
+ * The feeds read the outbox by id, so a wake-up needs no payload and one covers any number of rows.
+ */
+function wakeOutboxAfterCommit(pool: pg.Pool): void {
+  let inFlight = false;
+  let again = false;
+  // Sent in the context of the pool's creation, not of the request whose commit woke it: no
+  // request waits for it, and none counts it among its round trips.
+  const outside = new AsyncResource('OutboxWake');
+  const wake = () => {
+    if (inFlight) {
+      again = true;
+      return;
+    }
+    inFlight = true;
+    again = false;
+    // A connection taken with `await`, not pool.query's callback: a callback would run in the
+    // context of whichever request released the connection.
+    const send = async () => {
+      const client = await pool.connect();
+      try {
+        await client.query(`SELECT pg_notify('${OUTBOX_WAKE_CHANNEL}', '')`);
+        client.release();
+      } catch (err) {
+        client.release(err as Error); // a broken connection is not handed out again
+        throw err;
+      }
+    };
+    outside.runInAsyncScope(() =>
+      send().then(
+        () => {
+          inFlight = false;
+          if (again) wake();
+        },
+        () => {
+          // Pool exhausted or database away: tried again in a second (the feeds also poll, slowly).
+          inFlight = false;
+          if (!(pool as unknown as { ending: boolean }).ending) setTimeout(wake, WAKE_RETRY_MS).unref();
+        },
+      ),
+    );
+  };
+  pool.on('connect', (client) => {
+    let inTransaction = false;
+    let wrote = false;
+    const plain = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as { query: unknown }).query = (first: unknown, ...rest: unknown[]) => {
+      const text = typeof first === 'string' ? first : typeof first === 'object' && first !== null && 'text' in first ? String((first as { text: unknown }).text) : '';
+      const result = plain(first, ...rest);
+      let wakes = false;
+      if (BEGIN.test(text)) {
+        inTransaction = true;
+        wrote = false;
+      } else if (COMMIT.test(text)) {
+        wakes = inTransaction && wrote;
+        inTransaction = false;
+      } else if (ROLLBACK.test(text)) {
+        inTransaction = false;
+      } else if (!READ_ONLY.test(text)) {
+        if (inTransaction) wrote = true;
+        else wakes = true;
+      }
+      if (wakes && result instanceof Promise) void result.then(wake, () => {});
+      return result;
+    };
+  });
+}
+
 export interface DatabaseHandle {
   db: Database;
   pool: pg.Pool;
@@ -144,6 +226,7 @@ export function connect(
   // fails instead, and that answers 503 (server/http/responses.ts isDatabaseUnavailable).
   pool.on('connect', (client) => client.on('error', () => {}));
   if (options.namedStatements !== false) pool.on('connect', prepareStatementsOf);
+  wakeOutboxAfterCommit(pool);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

@@ -25,6 +25,7 @@ import * as queueHorizon from './2026_11_23_0021_queue_horizon.js';
 import * as noHour24 from './2026_11_23_0022_no_hour_24.js';
 import * as emailOrderUpdatesOff from './2026_11_26_2001_email_order_updates_off.js';
 import * as promotionsConsentPerChannel from './2026_11_26_2002_promotions_consent_per_channel.js';
+import * as outboxWakeAfterCommit from './2026_11_26_2101_outbox_wake_after_commit.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0022_no_hour_24': noHour24,
   '2026_11_26_2001_email_order_updates_off': emailOrderUpdatesOff,
   '2026_11_26_2002_promotions_consent_per_channel': promotionsConsentPerChannel,
+  '2026_11_26_2101_outbox_wake_after_commit': outboxWakeAfterCommit,
 };

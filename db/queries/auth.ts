@@ -1,6 +1,7 @@
 // Sign-in state: sessions (refresh families), one-time codes, recovery tokens, counted events.
 import { sql } from 'kysely';
 import type { Executor } from '../executor.js';
+import { SESSIONS_REVOKED_EVENT, writeOutboxEvent } from './outbox.js';
 
 export type SessionOwner = { kind: 'customer'; customerId: string } | { kind: 'picker'; pickerId: number };
 
@@ -35,12 +36,6 @@ export async function rotateSession(db: Executor, id: string, newJti: string, ex
 }
 
 /**
- * The outbox event of revoked sessions (`payload.session_ids`): every instance's WebSocket
- * channels close the sockets those sessions opened (1008), as the next request would be refused.
- */
-export const SESSIONS_REVOKED_EVENT = 'auth.sessions.revoked';
-
-/**
  * Revokes sessions, drops the push registrations they made (no pushes to a signed-out phone) and
  * tells the WebSocket channels (SESSIONS_REVOKED_EVENT).
  */
@@ -57,7 +52,7 @@ export async function revokeSessions(
   const ids = revoked.map((r) => r.id);
   if (ids.length) {
     await db.deleteFrom('push_devices').where('session_id', 'in', ids).execute();
-    await db.insertInto('outbox_events').values({ type: SESSIONS_REVOKED_EVENT, payload: JSON.stringify({ session_ids: ids }) }).execute();
+    await writeOutboxEvent(db, SESSIONS_REVOKED_EVENT, { session_ids: ids });
   }
   return ids;
 }

@@ -6,8 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Executor } from '../executor.js';
 import type { TrackingState } from '../tables/orders.js';
+import type { OrderChange, TrackingEnvelope, TrackingEventType } from './outbox.js';
 
-export type OrderChange = 'status' | 'picking_result' | 'payment' | 'can_cancel' | 'delivery';
+export type { OrderChange } from './outbox.js';
 
 export interface TrackingChange {
   previous_state: TrackingState;
@@ -17,6 +18,11 @@ export interface TrackingChange {
   /** `display` in each language; the socket sends the one of its connection. */
   display: { ru: string; en: string };
 }
+
+/** What the statement writing an envelope adds to `data`: the order's new version, status (and number). */
+type DataBeforeBump<T extends TrackingEventType> = Omit<TrackingEnvelope<T>['data'], 'order_version' | 'status' | 'order_no'>;
+/** The envelope before the statement adds to `data` and sets the top-level `order_id`/`order_version`. */
+type EnvelopeBeforeBump<T extends TrackingEventType> = Omit<TrackingEnvelope<T>, 'data' | 'order_id' | 'order_version'> & { data: DataBeforeBump<T> };
 
 export interface RecordedEvent {
   event_id: string;
@@ -42,10 +48,11 @@ export async function recordOrderChange(
   const eventId = randomUUID();
   const notificationId = options.notify ? randomUUID() : null;
   const occurredAt = new Date().toISOString();
-  const type = options.tracking ? 'delivery.tracking.changed' : 'order.changed';
+  const type: TrackingEventType = options.tracking ? 'delivery.tracking.changed' : 'order.changed';
   // `data` without what only the version bump knows (new version, status, number): the one
-  // statement below adds those, so a change costs one round trip, not two.
-  const data = options.tracking
+  // statement below adds those, so a change costs one round trip, not two. The statement's
+  // additions are checked against the spec by test/runtime/outbox-events.test.ts.
+  const data: DataBeforeBump<'delivery.tracking.changed'> | DataBeforeBump<'order.changed'> = options.tracking
     ? {
         event_id: eventId,
         order_id: orderId,
@@ -57,7 +64,7 @@ export async function recordOrderChange(
         changes: changes.includes('delivery') ? changes : ['delivery', ...changes],
       }
     : { event_id: eventId, order_id: orderId, changes };
-  const envelope = {
+  const envelope: EnvelopeBeforeBump<TrackingEventType> = {
     type,
     event_id: eventId,
     notification_id: notificationId,
@@ -75,11 +82,12 @@ export async function recordOrderChange(
   const announcement = options.tracking
     ? (() => {
         const id = randomUUID();
-        const announced = { event_id: id, order_id: orderId, changes: data.changes };
+        const announced: DataBeforeBump<'order.changed'> = { event_id: id, order_id: orderId, changes: data.changes };
+        const head: Omit<EnvelopeBeforeBump<'order.changed'>, 'data'> & { order_id: string } = { type: 'order.changed', event_id: id, notification_id: null, occurred_at: occurredAt, order_id: orderId };
         return sql`, announced AS (
             INSERT INTO outbox_events (event_id, type, customer_id, store_id, order_id, payload)
             SELECT ${id}, 'order.changed', o.customer_id, o.store_id, ${orderId},
-                   ${JSON.stringify({ type: 'order.changed', event_id: id, notification_id: null, occurred_at: occurredAt, order_id: orderId })}::jsonb
+                   ${JSON.stringify(head)}::jsonb
                    || jsonb_build_object('order_version', o.order_version,
                         'data', ${JSON.stringify(announced)}::jsonb || jsonb_build_object('order_version', o.order_version, 'status', o.status))
             FROM o
@@ -119,7 +127,7 @@ export async function recordOrderChange(
  */
 export function orderChangedEvent(orderId: string, changes: OrderChange[]): { eventId: string; envelope: string; data: string } {
   const eventId = randomUUID();
-  const data = { event_id: eventId, order_id: orderId, changes };
-  const envelope = { type: 'order.changed', event_id: eventId, notification_id: null, occurred_at: new Date().toISOString(), data };
+  const data: DataBeforeBump<'order.changed'> = { event_id: eventId, order_id: orderId, changes };
+  const envelope: EnvelopeBeforeBump<'order.changed'> = { type: 'order.changed', event_id: eventId, notification_id: null, occurred_at: new Date().toISOString(), data };
   return { eventId, envelope: JSON.stringify(envelope), data: JSON.stringify(data) };
 }

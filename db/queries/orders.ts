@@ -293,6 +293,7 @@ export async function insertPlacedOrder(
       INSERT INTO order_status_history (order_id, status)
       SELECT ${o.id}, s.status FROM unnest(${n.statuses}::text[]) WITH ORDINALITY AS s(status, n) WHERE ${placed} ORDER BY s.n
     ), e AS (
+      -- order.changed (db/queries/outbox.ts), held to the spec by test/runtime/outbox-events.test.ts
       INSERT INTO outbox_events (event_id, type, customer_id, store_id, order_id, payload)
       SELECT ${event.eventId}::uuid, 'order.changed', o.customer_id, o.store_id, o.id,
              jsonb_set(${event.envelope}::jsonb, '{data}', ${event.data}::jsonb || jsonb_build_object('order_version', o.order_version, 'status', o.status))

@@ -15,7 +15,7 @@ import type { DB } from '../../db/schema.js';
 
 const statementsWanted = () => process.env.BENCH_PG_STATEMENTS === '1' && !process.env.BENCH_DATABASE_URL;
 
-export async function openBenchDatabase(prefix: string): Promise<{ url: string; close(): Promise<void> }> {
+export async function openBenchDatabase(prefix: string, opts: { durable?: boolean } = {}): Promise<{ url: string; close(): Promise<void> }> {
   const name = `${prefix}_${randomUUID().slice(0, 8)}`;
   let cluster: EmbeddedCluster | null = null;
   let dir: string | null = null;
@@ -23,8 +23,9 @@ export async function openBenchDatabase(prefix: string): Promise<{ url: string; 
   if (!adminUrl) {
     dir = mkdtempSync(path.join(os.tmpdir(), 'grocery-bench-pg-'));
     chmodSync(dir, 0o755); // the unprivileged PostgreSQL user must enter it
-    // A throwaway cluster: durability off, as in every earlier measurement.
-    cluster = await startEmbeddedPostgres(path.join(dir, 'data'), () => {}, statementsWanted() ? ['shared_preload_libraries=pg_stat_statements'] : [], { durable: false });
+    // A throwaway cluster: durability off, as in every earlier measurement (unless `durable`:
+    // fsync and synchronous commit on, as `npm start` and production run).
+    cluster = await startEmbeddedPostgres(path.join(dir, 'data'), () => {}, statementsWanted() ? ['shared_preload_libraries=pg_stat_statements'] : [], { durable: opts.durable ?? false });
     adminUrl = cluster.adminUrl;
   }
   const admin = new pg.Client(adminUrl);

@@ -9,6 +9,7 @@ import type { Principal } from '../auth/tokens.js';
 import type { AppDeps } from '../deps.js';
 import { isDatabaseUnavailable, preferredLanguage } from '../http/responses.js';
 import { redactUrl } from '../logger.js';
+import { isTrackingEvent, trackingMessage } from '../../db/queries/outbox.js';
 import type { OutboxFeed, OutboxRow } from './outbox-feed.js';
 import { isPickerChannel } from './picker.js';
 import { closeAllSockets, closeAtExpiry, closeDatabaseUnavailable, DATABASE_UNAVAILABLE, keepAlive, revokedSessions, sendUnlessBacklogged, socketsByAccount, upgradeToken } from './socket-channel.js';
@@ -84,15 +85,13 @@ export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed):
       for (const ws of wss.clients) if (revoked.has(sessionOf.get(ws) ?? '')) ws.close(1008, 'session revoked');
       return;
     }
-    if (!row.customer_id) return;
+    // Customers hear the order tracking envelopes of their orders (the rows with a customer).
+    if (!row.customer_id || !isTrackingEvent(row)) return;
     const sockets = byCustomer.of(row.customer_id);
     if (!sockets?.size) return;
     // An envelope may carry per-language overrides of `data` (`i18n`); each socket gets its own
     // language and never sees the `i18n` block itself.
-    const { i18n, ...stored } = row.payload as { i18n?: Record<string, object>; data?: { order_id?: string; order_version?: number }; order_id?: string; order_version?: number };
-    // The event's order_id and order_version at the top level (as the interface spec lists the
-    // event's fields), also for envelopes an older build wrote without them.
-    const envelope = { ...stored, order_id: stored.order_id ?? stored.data?.order_id, order_version: stored.order_version ?? stored.data?.order_version };
+    const { envelope, i18n } = trackingMessage(row.payload);
     const messages = new Map<string, string>();
     const messageFor = (lang: 'ru' | 'en') => {
       let m = messages.get(lang);

@@ -1,8 +1,14 @@
 // The outbox as a live feed for this instance's WebSocket channels (DESIGN.md §5). Events are
-// written to `outbox_events` in the transaction that changes state; the insert trigger NOTIFYs on
-// commit; this feed LISTENs on one dedicated connection, reads the notified rows back in batches
-// and hands every row, once, to each subscriber (order tracking, the picker channel). So N
-// instances behind a load balancer behave as one.
+// written to `outbox_events` in the transaction that changes state; after the commit, the writer's
+// pool sends a NOTIFY of its own (db/connection.ts: not in the writing transaction, whose commit
+// would otherwise take the database-wide notify lock, issue 23 item 3); this feed LISTENs on one
+// dedicated connection and, woken (or every POLL_MS regardless), reads the rows after the last id
+// it read, and hands every row, once, to each subscriber (order tracking, the picker channel). So
+// N instances behind a load balancer behave as one.
+//
+// Ids are taken at insert and commits come in another order: a row with a lower id may become
+// visible after a higher one was read. Ids skipped by a read are gaps, asked for again by every
+// read for GAP_MS (a rolled-back insert leaves one for good).
 //
 // A NOTIFY reaches only listeners connected at commit, so what the instance may have missed is
 // read back from the outbox: rows no instance published (one died between commit and fan-out),
@@ -10,20 +16,20 @@
 //
 // Rows are handed out in the order they were read, batch after batch, so that per order they
 // arrive in version order (OrderTrackingMessage promises it): one order's changes are serialized
-// by its row lock, so their ids and commits, and hence their notifications, come in version order.
-// Reads may overlap, but a batch waits for every batch read before it; after a (re)connect, the
-// catch-up scan is handed out before any notification that came with the new connection.
+// by its row lock, so their ids and commits come in version order, and a read that sees a version
+// sees every earlier one. One read runs at a time; after a (re)connect, the catch-up scan is
+// handed out before any read that follows it.
 import { sql } from 'kysely';
 import pg from 'pg';
+import type { OutboxEvent } from '../../db/queries/outbox.js';
 import type { AppDeps } from '../deps.js';
 
-export interface OutboxRow {
-  id: number;
-  event_id: string;
-  type: string;
-  customer_id: string | null;
-  payload: unknown;
-}
+/**
+ * An outbox row as subscribers get it: its `type` decides its `payload` (db/queries/outbox.ts,
+ * derived from the spec's message schemas). The reads below are where the stored jsonb takes
+ * that type; rows of a type no producer writes any more are handed out too, and ignored.
+ */
+export type OutboxRow = OutboxEvent;
 
 export interface OutboxFeed {
   /** Calls `deliver` with every event from now on; returns the unsubscribe function. */
@@ -43,6 +49,17 @@ const CATCH_UP_LIMIT = 10_000;
 /** created_at is the writing transaction's start: a longer transaction may commit after the break. */
 const CATCH_UP_MARGIN_MS = 60_000;
 const RECONNECT_DELAY_MS = 1000;
+/**
+ * A read without a wake-up, for writers outside the service's pools (psql) and wake-ups lost with
+ * the listener's connection: every pool of the service wakes the feeds after its commits.
+ */
+const POLL_MS = 10_000;
+/** How long an id skipped by a read is asked for again (a transaction this long after its insert is missed until a catch-up). */
+const GAP_MS = 60_000;
+const GAPS_MAX = 10_000;
+/** Rows per read; a full read is followed by the next at once. */
+const READ_LIMIT = 5000;
+const GAP_WINDOW = 1000;
 
 export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log' | 'clock'>, connectionString: string): Promise<OutboxFeed> {
   const { db, log } = deps;
@@ -117,26 +134,67 @@ export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log' | 'clock'
     });
   };
 
-  // Notifications arriving together are read back in one query (at 1,000 events/s, one query
-  // per event would be the fan-out's bottleneck), in id order: per order, the version order.
-  // While a new connection's catch-up scan is not yet queued, notifications wait for it.
-  let notified: number[] = [];
+  // New rows: those after the last id read, and the gaps it left. Wake-ups arriving together (or
+  // during a read) make one read (at 1,000 events/s, one query per event would be the fan-out's
+  // bottleneck). While a new connection's catch-up scan is not yet queued, reads wait for it.
+  let lastId: number | null = null; // set by the first catch-up
+  const gaps = new Map<number, number>(); // id -> until when it is asked for
+  let reading = false;
+  let wanted = false;
   let awaitingCatchUp = true;
-  const fetchSoon = (id: number) => {
-    notified.push(id);
-    if (notified.length === 1 && !awaitingCatchUp) setImmediate(fetchNotified);
+  const readSoon = () => {
+    wanted = true;
+    if (!reading && !awaitingCatchUp && lastId !== null) setImmediate(readNew);
   };
-  const fetchNotified = () => {
-    const ids = notified;
-    notified = [];
-    if (!ids.length) return;
-    const read = db
-      .selectFrom('outbox_events')
-      .select(['id', 'event_id', 'type', 'customer_id', 'payload'])
-      .where('id', 'in', ids)
-      .orderBy('id')
-      .execute() as Promise<OutboxRow[]>;
-    handOutInOrder(read, 'outbox delivery failed');
+  const readNew = () => {
+    if (reading || !wanted || awaitingCatchUp || lastId === null) return;
+    reading = true;
+    wanted = false;
+    const now = performance.now(); // gap deadlines: a monotonic clock, not the wall clock
+    for (const [id, until] of gaps) if (until < now) gaps.delete(id);
+    const after = lastId;
+    const asked = [...gaps.keys()];
+    // Two index scans of the primary key (an OR of both could plan as a scan of a week's events).
+    const read = sql<OutboxRow>`
+      SELECT r.id, r.event_id, r.type, r.customer_id, r.payload FROM (
+        (SELECT id, event_id, type, customer_id, payload FROM outbox_events WHERE id > ${after} ORDER BY id LIMIT ${READ_LIMIT})
+        UNION ALL
+        (SELECT id, event_id, type, customer_id, payload FROM outbox_events WHERE id = ANY(${asked}::bigint[]) AND id <= ${after})
+      ) r ORDER BY r.id`
+      .execute(db)
+      .then((r) => r.rows);
+    handOutInOrder(read, 'outbox delivery failed', (rows) => {
+      let last = after;
+      for (const row of rows) {
+        gaps.delete(row.id);
+        if (row.id > last) {
+          for (let id = last + 1; id < row.id && gaps.size < GAPS_MAX; id++) gaps.set(id, now + GAP_MS);
+          last = row.id;
+        }
+      }
+      lastId = Math.max(lastId ?? last, last);
+      if (rows.length >= READ_LIMIT) wanted = true;
+    });
+    void handedOut.finally(() => {
+      reading = false;
+      if (wanted) readSoon();
+    });
+  };
+  const poller = setInterval(readSoon, POLL_MS);
+  poller.unref();
+  /**
+   * The first read starts after the newest row (older ones are the catch-up's); ids missing among
+   * the last GAP_WINDOW may belong to transactions still open: they are gaps.
+   */
+  const startFromTheEnd = async () => {
+    const { rows } = await sql<{ last: number; missing: string[] | null }>`
+      WITH m AS (SELECT coalesce(max(id), 0) AS last FROM outbox_events)
+      SELECT m.last, (SELECT array_agg(g) FROM generate_series(greatest(m.last - ${GAP_WINDOW}, 1), m.last) g
+                      WHERE NOT EXISTS (SELECT 1 FROM outbox_events e WHERE e.id = g)) AS missing
+      FROM m`.execute(db);
+    const until = performance.now() + GAP_MS;
+    for (const id of rows[0].missing ?? []) gaps.set(Number(id), until);
+    lastId = Number(rows[0].last);
   };
 
   // A dedicated connection for LISTEN (a pooled one could be handed to a query mid-listen).
@@ -162,13 +220,12 @@ export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log' | 'clock'
         reconnectLater();
       }
     });
-    client.on('notification', (msg) => {
-      const id = Number(msg.payload);
-      if (Number.isSafeInteger(id)) fetchSoon(id);
-    });
+    // A wake-up (db/connection.ts OUTBOX_WAKE_CHANNEL); its payload says nothing: rows are read by id.
+    client.on('notification', () => readSoon());
     try {
       await client.connect();
       await client.query('LISTEN outbox_events');
+      if (lastId === null) await startFromTheEnd();
     } catch (err) {
       await client.end().catch(() => {});
       throw err;
@@ -179,7 +236,7 @@ export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log' | 'clock'
     brokenAt = null;
     catchUp(since);
     awaitingCatchUp = false;
-    if (notified.length) setImmediate(fetchNotified);
+    readSoon();
     await handedOut;
   };
   await listen();
@@ -192,6 +249,7 @@ export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log' | 'clock'
     async close() {
       closed = true;
       clearInterval(marker);
+      clearInterval(poller);
       await markPublished();
       const last = listener;
       listener = null;

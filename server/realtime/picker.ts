@@ -13,18 +13,11 @@ import { activePrincipal } from '../auth/principal.js';
 import type { AppDeps } from '../deps.js';
 import { isDatabaseUnavailable } from '../http/responses.js';
 import { redactUrl } from '../logger.js';
+import { isPickerOutboxEvent } from '../../db/queries/outbox.js';
 import type { OutboxFeed, OutboxRow } from './outbox-feed.js';
 import { closeAllSockets, closeAtExpiry, closeDatabaseUnavailable, DATABASE_UNAVAILABLE, keepAlive, revokedSessions, sendUnlessBacklogged, socketsByAccount, upgradeToken } from './socket-channel.js';
 
 export const PICKER_CHANNEL_PATH = '/ws/picker/';
-/** Outbox types of picker events. */
-export const PICKER_EVENT_PREFIX = 'picker.';
-
-interface PickerEventPayload {
-  audience?: { store_id?: string; picker_id?: number };
-  event?: unknown;
-}
-
 export interface PickerRealtime {
   connections(): number;
   /** Closes every socket with 1001 and stops listening. */
@@ -100,12 +93,12 @@ export function attachPickerRealtime(server: Server, deps: AppDeps, feed: Outbox
       for (const [ws, c] of connections) if (revoked.has(c.sessionId)) ws.close(1008, 'session revoked');
       return;
     }
-    if (!row.type.startsWith(PICKER_EVENT_PREFIX) || connections.size === 0) return;
-    const { audience, event } = row.payload as PickerEventPayload;
+    if (!isPickerOutboxEvent(row) || connections.size === 0) return;
+    const { audience, event } = row.payload;
     if (!audience || !event) return;
     const message = JSON.stringify(event);
     for (const [ws, c] of connections) {
-      const addressed = audience.picker_id !== undefined ? c.pickerId === audience.picker_id : audience.store_id !== undefined && c.storeIds.has(audience.store_id);
+      const addressed = 'picker_id' in audience ? c.pickerId === audience.picker_id : c.storeIds.has(audience.store_id);
       if (addressed) sendUnlessBacklogged(ws, message, deps.config.wsMaxBufferedBytes);
     }
   };

@@ -4,7 +4,7 @@
 // socket on shutdown.
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
-import { SESSIONS_REVOKED_EVENT } from '../../db/queries/auth.js';
+import { SESSIONS_REVOKED_EVENT, type OutboxEvent } from '../../db/queries/outbox.js';
 import { bearerToken } from '../auth/tokens.js';
 
 /** The access token of an upgrade request: the bearer header, else the `access_token` query. */
@@ -55,9 +55,9 @@ export async function closeAllSockets(wss: WebSocketServer, graceMs = 2000): Pro
 }
 
 /** The sessions a SESSIONS_REVOKED_EVENT row names, or null for any other row. */
-export function revokedSessions(row: { type: string; payload: unknown }): Set<string> | null {
+export function revokedSessions(row: OutboxEvent): Set<string> | null {
   if (row.type !== SESSIONS_REVOKED_EVENT) return null;
-  const ids = (row.payload as { session_ids?: unknown }).session_ids;
+  const ids: unknown = row.payload.session_ids;
   return new Set(Array.isArray(ids) ? ids.map(String) : []);
 }
 

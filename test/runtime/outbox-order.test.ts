@@ -1,6 +1,7 @@
 // The outbox feed hands events out in id order (per order: version order, as OrderTrackingMessage
 // promises), even when the read of a later batch of notifications ends before the read of an
 // earlier one, and after a reconnect, the catch-up scan goes before what the new connection hears.
+// A row whose transaction commits after a later id was read is delivered when it commits.
 import { sql, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type UnknownRow } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedDatabase } from '../../db/database.js';
@@ -81,5 +82,25 @@ describe('outbox feed order', () => {
     const heard = await writeEvent();
     await eventually(async () => [...got], (ids) => ids.includes(missed) && ids.includes(heard));
     expect(got).toEqual([missed, heard]);
+  });
+
+  it('delivers a row whose transaction commits after a later row was handed out (its id was a gap)', async () => {
+    got.length = 0;
+    let commit!: () => void;
+    const held = new Promise<void>((resolve) => (commit = resolve));
+    let lateId = 0;
+    const late = database.db.transaction().execute(async (trx) => {
+      const row = await trx.insertInto('outbox_events').values({ type: 'test.ordering', payload: JSON.stringify({}) }).returning('id').executeTakeFirstOrThrow();
+      lateId = row.id;
+      await held;
+    });
+    await eventually(async () => lateId, (id) => id > 0);
+    const early = await writeEvent();
+    await eventually(async () => [...got], (ids) => ids.includes(early));
+    expect(got).toEqual([early]);
+    commit();
+    await late;
+    await eventually(async () => [...got], (ids) => ids.includes(lateId));
+    expect(got).toEqual([early, lateId]);
   });
 });

@@ -147,6 +147,8 @@ export async function writeItemCommand(db: Executor, w: ItemCommandWrite): Promi
       UPDATE picking_items SET ${sql.join(Object.entries(columns).map(([k, v]) => sql`${sql.ref(k)} = ${v}`))}
       WHERE id = ${c.itemId} AND session_id = ${w.session.id} AND ${guard}
       RETURNING id)`);
+    // picker.session.changed (db/queries/outbox.ts), built in SQL from the updated session; held to
+    // PickerSessionChangedEvent by test/runtime/outbox-events.test.ts.
     ctes.push(sql`event AS (
       INSERT INTO outbox_events (event_id, type, store_id, order_id, payload)
       SELECT ${eventId}::uuid, 'picker.session.changed', ${w.session.storeId}::uuid, ${w.orderId}::uuid, jsonb_build_object(

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../executor.js';
 import type { SessionStatus } from '../../tables/picking.js';
+import { writeOutboxEvent, type PickerEvent } from '../outbox.js';
 
 /** The picker's own-session event (`session.changed`), through the outbox like every event. */
 export async function recordSessionChanged(
@@ -10,7 +11,7 @@ export async function recordSessionChanged(
   s: { sessionId: number; orderId: string; storeId: string; pickerId: number; version: number; status: SessionStatus },
 ): Promise<void> {
   const eventId = randomUUID();
-  const event = {
+  const event: PickerEvent<'session.changed'> = {
     event_id: eventId,
     kind: 'session.changed',
     occurred_at: new Date().toISOString(),
@@ -21,14 +22,5 @@ export async function recordSessionChanged(
     version: s.version,
     session_status: s.status,
   };
-  await db
-    .insertInto('outbox_events')
-    .values({
-      event_id: eventId,
-      type: 'picker.session.changed',
-      store_id: s.storeId,
-      order_id: s.orderId,
-      payload: JSON.stringify({ audience: { picker_id: s.pickerId }, event }),
-    })
-    .execute();
+  await writeOutboxEvent(db, 'picker.session.changed', { audience: { picker_id: s.pickerId }, event }, { store_id: s.storeId, order_id: s.orderId });
 }

@@ -101,6 +101,7 @@ export async function announceOrdersEnteringQueue(trx: Executor, horizonHours: n
         AND NOT EXISTS (SELECT 1 FROM order_status_history h WHERE h.order_id = o.id AND h.status = 'confirmed'
           AND h.occurred_at > o.slot_starts_at - make_interval(hours => ${horizonHours}))
     ), inserted AS (
+      -- picker.queue.changed (db/queries/outbox.ts), held to the spec by test/runtime/outbox-events.test.ts
       INSERT INTO outbox_events (event_id, type, store_id, order_id, payload)
       SELECT e.event_id, 'picker.queue.changed', e.store_id, e.id, jsonb_build_object(
         'audience', jsonb_build_object('store_id', e.store_id),
