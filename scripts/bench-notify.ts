@@ -30,7 +30,7 @@ async function measure(durable: boolean): Promise<void> {
   const handle = connect(database.url, { max: 4 });
   const service = await (async () => {
     await migrateToLatest(handle.db);
-    await seedDemoData(handle.db);
+    await seedDemoData(handle.db, new Date());
     return startBenchService(database.url);
   })();
   try {
