@@ -15,7 +15,7 @@ export function expiringCache<V>(maxEntries = 10_000): ExpiringCache<V> {
   const byDatabase = new WeakMap<Executor, Map<string, { value: V; until: number }>>();
   const entriesOf = (db: Executor) => {
     let entries = byDatabase.get(db);
-    if (!entries) byDatabase.set(db, (entries = new Map()));
+    if (!entries) byDatabase.set(db, (entries = new Map<string, { value: V; until: number }>()));
     return entries;
   };
   return {

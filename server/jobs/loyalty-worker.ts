@@ -121,7 +121,7 @@ async function runJob(deps: AppDeps, job: JobRow): Promise<void> {
           orderId,
           purchaseAmount: accrual.base_amount,
           points: accrual.points,
-          occurredAt: String(job.payload.completed_at ?? accrual.created_at.toISOString()),
+          occurredAt: typeof job.payload.completed_at === 'string' ? job.payload.completed_at : accrual.created_at.toISOString(),
           idempotencyKey: `accrual:${orderId}`,
         });
         await markAccrualPosted(deps.db, orderId, operation_id);

@@ -77,7 +77,15 @@ export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed):
       ws.on('error', () => ws.terminate());
     });
   };
-  server.on('upgrade', onUpgrade);
+  // The listener of node's 'upgrade' event is not awaited: a rejected upgrade is logged and its
+  // socket destroyed here rather than left as an unhandled rejection.
+  const upgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    onUpgrade(req, socket, head).catch((err: unknown) => {
+      log.warn('websocket upgrade failed', { err: (err as Error).message });
+      socket.destroy();
+    });
+  };
+  server.on('upgrade', upgradeListener);
 
   const deliver = (row: OutboxRow) => {
     const revoked = revokedSessions(row);
@@ -111,7 +119,7 @@ export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed):
     close: async () => {
       unsubscribe();
       heartbeat.stop();
-      server.off('upgrade', onUpgrade);
+      server.off('upgrade', upgradeListener);
       await closeAllSockets(wss);
     },
   };

@@ -96,7 +96,7 @@ describe('GET /docs', () => {
     const plain = await (await fetch(`${testSvc.url}/docs`, { headers: { 'accept-encoding': 'identity' } })).arrayBuffer();
     // node's fetch would decompress transparently; read the raw bytes through node:http instead.
     const raw = await new Promise<{ encoding: string | undefined; body: Buffer }>((resolve, reject) => {
-      import('node:http').then(({ get }) =>
+      void import('node:http').then(({ get }) =>
         get(`${testSvc.url}/docs`, { headers: { 'accept-encoding': 'gzip' } }, (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c) => chunks.push(c));

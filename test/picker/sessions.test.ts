@@ -8,7 +8,7 @@ import { DEMO_STORES } from '../../db/seed/stores.js';
 import { runOrderWorkerOnce } from '../../server/jobs/order-worker.js';
 import { expireIdleSessions, sweepPicking } from '../../server/jobs/picking-expiry.js';
 import { signInCustomer } from '../support/accounts.js';
-import { command, createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';
+import { createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';
 import { createPicker, itemCommand, sessionCommand, signInDemoCustomer, startPicking, type SessionAction, type TestPicker } from '../support/picking.js';
 import type { paths } from '../../generated/api.test.js';
 import { startTestService, type TestService } from '../support/service.js';

@@ -147,7 +147,7 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     const queries = trace.filter((s) => s.kind === CLIENT && (attribute(s, 'db.system') === 'postgresql' || attribute(s, 'db.system.name') === 'postgresql'));
     expect(queries.length).toBeGreaterThan(1);
     for (const query of queries) expect(descendsFrom(query, server, trace), query.name).toBe(true);
-    const statements = queries.map((q) => String(attribute(q, 'db.query.text') ?? attribute(q, 'db.statement') ?? '')).join('\n');
+    const statements = queries.map((q) => `${(attribute(q, 'db.query.text') ?? attribute(q, 'db.statement') ?? '') as string}`).join('\n');
     expect(statements).toMatch(/insert into "?orders"?/i);
     // Statements carry placeholders, never the values bound to them.
     expect(statements).not.toContain(customer.phone);

@@ -5,13 +5,13 @@ import type { RawData } from 'ws';
 import { assertMatchesSchema } from './client.js';
 
 export function trackingMessage(raw: RawData): any {
-  const message = JSON.parse(String(raw));
+  const message = JSON.parse((raw as Buffer).toString());
   assertMatchesSchema('TrackingEventEnvelope', message);
   return message;
 }
 
 export function pickerMessage(raw: RawData): any {
-  const message = JSON.parse(String(raw));
+  const message = JSON.parse((raw as Buffer).toString());
   assertMatchesSchema('PickerRealtimeEvent', message);
   return message;
 }

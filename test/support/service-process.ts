@@ -15,7 +15,7 @@ export function untilListening(child: ChildProcess, what = 'the service'): Promi
   child.stderr?.on('data', (chunk) => (output += chunk));
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk;
+      output += chunk.toString();
       const line = output.split('\n').find((l) => l.includes('"msg":"listening"'));
       if (line) {
         const listening = JSON.parse(line) as Record<string, unknown>;
