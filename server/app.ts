@@ -13,7 +13,7 @@ import { loadSpec, ResponseValidator, stampSpec, type OpenApiDocument } from './
 import type { AppDeps } from './deps.js';
 import { docsHandler } from './docs.js';
 import { faviconHandler } from './favicon.js';
-import { AppError, notFound, unauthorized, validationFailed } from './errors.js';
+import { AppError, badRequest, notFound, unauthorized, validationFailed, type ErrorCode, type StatusOf } from './errors.js';
 import { isNotImplemented, type HandlerMap, type RequestContext } from './handler-types.js';
 import { errorReply, isDatabaseUnavailable, nulCharacterIssues, preferredLanguage, send, serializeBody, validationIssues, type HttpReply } from './http/responses.js';
 import { redactUrl } from './logger.js';
@@ -137,7 +137,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     return { recoveryToken: token };
   });
 
-  const errorBody = (status: number, code: string, detail: string, extraHeaders?: Record<string, string>) =>
+  const errorBody = <C extends ErrorCode>(status: StatusOf<C>, code: C, detail: string, extraHeaders?: Record<string, string>) =>
     (req: express.Request): Reply => ({
       status,
       headers: extraHeaders,
@@ -337,18 +337,18 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
   });
 
   app.use((req, res) => {
-    send(res, { status: 404, body: { detail: `Nothing at ${req.path}`, code: 'NOT_FOUND', request_id: res.locals.requestId } });
+    send(res, errorReply(notFound(`Nothing at ${req.path}`), res.locals.requestId, res.locals.log ?? log));
   });
 
   // express's final error handler: body-parser failures and anything thrown outside /api.
   app.use((err: any, req: express.Request, res: express.Response, _next: express.NextFunction) => {
     const requestId = res.locals.requestId ?? 'unknown';
     if (err?.type === 'entity.too.large') {
-      send(res, { status: 413, body: { detail: `Body larger than ${config.bodyLimitBytes} bytes`, code: 'PAYLOAD_TOO_LARGE', request_id: requestId } });
+      send(res, errorReply(new AppError(413, 'PAYLOAD_TOO_LARGE', `Body larger than ${config.bodyLimitBytes} bytes`), requestId, res.locals.log ?? log));
     } else if (err?.type === 'entity.parse.failed') {
-      send(res, { status: 400, body: { detail: 'The body is not valid JSON', code: 'MALFORMED_JSON', request_id: requestId } });
+      send(res, errorReply(badRequest('MALFORMED_JSON', 'The body is not valid JSON'), requestId, res.locals.log ?? log));
     } else if (err?.status >= 400 && err?.status < 500 && err?.expose) {
-      send(res, { status: 400, body: { detail: String(err.message), code: 'BAD_REQUEST', request_id: requestId } });
+      send(res, errorReply(badRequest('BAD_REQUEST', String(err.message)), requestId, res.locals.log ?? log));
     } else {
       send(res, errorReply(err, requestId, res.locals.log ?? log));
     }

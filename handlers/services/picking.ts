@@ -26,7 +26,7 @@ import {
 import type { DB } from '../../db/schema.js';
 import type { components } from '../../generated/api.test.js';
 import type { OperationId } from '../../generated/operations.js';
-import { AppError, notFound, unprocessable } from '../../server/errors.js';
+import { AppError, notFound, unprocessable, type CodeWithStatus, type StatusOf } from '../../server/errors.js';
 import type { RequestContext } from '../../server/handler-types.js';
 import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS, settleFailedAction, settleTakenKey, withIdempotency } from '../../server/idempotency.js';
 import { serializeBody } from '../../server/http/responses.js';
@@ -95,8 +95,8 @@ export async function sessionView(db: Transaction<DB> | Database, head: SessionH
 }
 
 /** A refused picker command: 409/422 with the current session (PickerErrorResponse). */
-export function refusal(status: 409 | 422, code: string, detail: string, session: PickingSessionView | null, extra: Record<string, unknown> = {}): AppError {
-  return new AppError(status, code, detail, { extra: { session, retry_after_seconds: null, ...extra } });
+export function refusal<C extends CodeWithStatus<409 | 422>>(status: StatusOf<C>, code: C, detail: string, session: PickingSessionView | null, extra: Record<string, unknown> = {}): AppError {
+  return new AppError<C>(status, code, detail, { extra: { session, retry_after_seconds: null, ...extra } });
 }
 
 export interface CommandScope {
