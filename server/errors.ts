@@ -149,7 +149,7 @@ export type CodeWithStatus<S extends ErrorStatus> = { [C in ErrorCode]: S extend
 export type SingleStatusCode = { [C in ErrorCode]: (typeof ERROR_STATUS)[C] extends ErrorStatus ? C : never }[ErrorCode];
 
 /** The status of a code that has one (domain outcomes are mapped through this). */
-export const statusOf = (code: SingleStatusCode): ErrorStatus => ERROR_STATUS[code];
+export const statusOf = <C extends SingleStatusCode>(code: C): StatusOf<C> => ERROR_STATUS[code] as StatusOf<C>;
 
 export interface AppErrorOptions {
   /** Extra fields of the error body (e.g. `lines`, `session`, `retry_after_seconds`). */
@@ -179,7 +179,7 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
 
 /** An error of a code with a single status: the status comes from ERROR_STATUS. */
 export const appError = (code: SingleStatusCode, detail: string, options?: AppErrorOptions) =>
-  new AppError(statusOf(code) as StatusOf<typeof code>, code, detail, options);
+  new AppError(statusOf(code), code, detail, options);
 
 export interface ValidationIssue {
   loc: (string | number)[];

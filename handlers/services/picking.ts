@@ -26,7 +26,7 @@ import {
 import type { DB } from '../../db/schema.js';
 import type { components } from '../../generated/api.test.js';
 import type { OperationId } from '../../generated/operations.js';
-import { AppError, notFound, unprocessable, type CodeWithStatus, type StatusOf } from '../../server/errors.js';
+import { AppError, notFound, statusOf, unprocessable, type CodeWithStatus, type StatusOf } from '../../server/errors.js';
 import type { RequestContext } from '../../server/handler-types.js';
 import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS, settleFailedAction, settleTakenKey, withIdempotency } from '../../server/idempotency.js';
 import { serializeBody } from '../../server/http/responses.js';
@@ -377,7 +377,8 @@ async function decideItemCommand<K extends OperationId>(
   const facts = itemFacts(before);
   const p = await c.prepare({ db, pickerId: c.pickerId, lang, head, items }, before, facts);
   const t = applyItemCommand(facts, p.command);
-  if (!t.ok) throw refusal(t.httpStatus, t.code, REFUSALS[t.code], await view());
+  // The state machine says why it refuses; the table of statuses says how that answers.
+  if (!t.ok) throw refusal(statusOf(t.code), t.code, REFUSALS[t.code], await view());
 
   const at = ctx.deps.clock.now();
   let change: ItemCommandWrite['change'] = null;
