@@ -337,18 +337,19 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
   });
 
   app.use((req, res) => {
-    send(res, errorReply(notFound(`Nothing at ${req.path}`), res.locals.requestId, res.locals.log ?? log));
+    send(res, errorReply(notFound(`Nothing at ${req.path}`), res.locals.requestId, log));
   });
 
-  // express's final error handler: body-parser failures and anything thrown outside /api.
+  // express's final error handler: body-parser failures and anything thrown outside /api. (An
+  // AppError's reply logs nothing, so the app's logger does for those.)
   app.use((err: any, req: express.Request, res: express.Response, _next: express.NextFunction) => {
     const requestId = res.locals.requestId ?? 'unknown';
     if (err?.type === 'entity.too.large') {
-      send(res, errorReply(new AppError(413, 'PAYLOAD_TOO_LARGE', `Body larger than ${config.bodyLimitBytes} bytes`), requestId, res.locals.log ?? log));
+      send(res, errorReply(new AppError(413, 'PAYLOAD_TOO_LARGE', `Body larger than ${config.bodyLimitBytes} bytes`), requestId, log));
     } else if (err?.type === 'entity.parse.failed') {
-      send(res, errorReply(badRequest('MALFORMED_JSON', 'The body is not valid JSON'), requestId, res.locals.log ?? log));
+      send(res, errorReply(badRequest('MALFORMED_JSON', 'The body is not valid JSON'), requestId, log));
     } else if (err?.status >= 400 && err?.status < 500 && err?.expose) {
-      send(res, errorReply(badRequest('BAD_REQUEST', String(err.message)), requestId, res.locals.log ?? log));
+      send(res, errorReply(badRequest('BAD_REQUEST', String(err.message)), requestId, log));
     } else {
       send(res, errorReply(err, requestId, res.locals.log ?? log));
     }

@@ -158,15 +158,14 @@ export interface AppErrorOptions {
   headers?: Record<string, string>;
 }
 
-export class AppError<C extends ErrorCode = ErrorCode> extends Error {
+class ExpectedError extends Error {
   readonly status: ErrorStatus;
-  readonly code: C;
+  readonly code: ErrorCode;
   readonly detail: string | ValidationIssue[];
   readonly extra: Record<string, unknown>;
   readonly headers: Record<string, string>;
 
-  /** `status` must be one ERROR_STATUS lists for `code`. */
-  constructor(status: StatusOf<C>, code: C, detail: string | ValidationIssue[], options: AppErrorOptions = {}) {
+  constructor(status: ErrorStatus, code: ErrorCode, detail: string | ValidationIssue[], options: AppErrorOptions = {}) {
     super(typeof detail === 'string' ? detail : `${code}: ${detail.length} validation issue(s)`);
     this.name = 'AppError';
     this.status = status;
@@ -176,6 +175,18 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
     this.headers = options.headers ?? {};
   }
 }
+
+/**
+ * `new AppError(status, code, detail)`: the construct signature is generic so that `status` must be
+ * one ERROR_STATUS lists for `code` (a compile error otherwise), while the class itself is not
+ * (`err instanceof AppError` is a plain AppError, not AppError<any>).
+ */
+interface AppErrorConstructor {
+  new <C extends ErrorCode = ErrorCode>(status: StatusOf<C>, code: C, detail: string | ValidationIssue[], options?: AppErrorOptions): ExpectedError;
+  readonly prototype: ExpectedError;
+}
+export type AppError = ExpectedError;
+export const AppError = ExpectedError as AppErrorConstructor;
 
 /** An error of a code with a single status: the status comes from ERROR_STATUS. */
 export const appError = (code: SingleStatusCode, detail: string, options?: AppErrorOptions) =>

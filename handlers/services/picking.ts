@@ -96,7 +96,7 @@ export async function sessionView(db: Transaction<DB> | Database, head: SessionH
 
 /** A refused picker command: 409/422 with the current session (PickerErrorResponse). */
 export function refusal<C extends CodeWithStatus<409 | 422>>(status: StatusOf<C>, code: C, detail: string, session: PickingSessionView | null, extra: Record<string, unknown> = {}): AppError {
-  return new AppError<C>(status, code, detail, { extra: { session, retry_after_seconds: null, ...extra } });
+  return new AppError(status, code, detail, { extra: { session, retry_after_seconds: null, ...extra } });
 }
 
 export interface CommandScope {
