@@ -179,7 +179,7 @@ class ExpectedError extends Error {
 /**
  * `new AppError(status, code, detail)`: the construct signature is generic so that `status` must be
  * one ERROR_STATUS lists for `code` (a compile error otherwise), while the class itself is not
- * (`err instanceof AppError` is a plain AppError, not AppError<any>).
+ * (`err instanceof AppError` is a plain AppError, with no `any` type argument).
  */
 interface AppErrorConstructor {
   new <C extends ErrorCode = ErrorCode>(status: StatusOf<C>, code: C, detail: string | ValidationIssue[], options?: AppErrorOptions): ExpectedError;
