@@ -4042,6 +4042,173 @@ export interface components {
          */
         PickerRealtimeEvent: components["schemas"]["PickerQueueChangedEvent"] | components["schemas"]["PickerSessionChangedEvent"] | components["schemas"]["PickerOrderCancelledEvent"];
         /**
+         * @description Every `code` an error body of this service carries, with the HTTP status it comes with. One
+         *     code has one meaning everywhere. A few come with one of two statuses, by operation (both are
+         *     listed; the operation says which). Behaviour is chosen by `code`; codes may be added, so
+         *     handle an unknown code by its status. The service's own table of statuses is tested against
+         *     this one.
+         *
+         *     **General**
+         *
+         *     | `code` | Status | When |
+         *     |---|---|---|
+         *     | `VALIDATION_ERROR` | 422 | The request does not satisfy the contract; `detail` is a list of `{loc, msg, type}` |
+         *     | `MALFORMED_JSON` | 400 | The body is not valid JSON |
+         *     | `BAD_REQUEST` | 400 | The request could not be read (for example a broken body encoding) |
+         *     | `UNSUPPORTED_MEDIA_TYPE` | 415 | A body that is not `application/json` |
+         *     | `PAYLOAD_TOO_LARGE` | 413 | The body is larger than the service accepts (1 MiB) |
+         *     | `NOT_FOUND` | 404 | The object or path does not exist, or is not available to the caller |
+         *     | `METHOD_NOT_ALLOWED` | 405 | The path does not take this method; `Allow` lists those it takes |
+         *     | `NOT_IMPLEMENTED` | 501 | The operation is in the contract but this build does not serve it yet |
+         *     | `RATE_LIMITED` | 429 | Too many requests from this client; retry after `Retry-After` |
+         *     | `TOO_MANY_REQUESTS` | 429 | Too many refreshes of one picker session; retry after `Retry-After` |
+         *     | `INTERNAL_ERROR` | 500 | Unexpected server error; quote `request_id` when reporting it |
+         *     | `DATABASE_UNAVAILABLE` | 503 | The service cannot reach its database; retry after `Retry-After`, stay signed in |
+         *     | `IDEMPOTENCY_KEY_REQUIRED` | 422 | The operation needs an `Idempotency-Key` header |
+         *     | `IDEMPOTENCY_KEY_INVALID` | 422 | The `Idempotency-Key` of a picker command is not a UUID |
+         *     | `IDEMPOTENCY_CONFLICT` | 409 | The `Idempotency-Key` was used with another request; stop retrying |
+         *     | `IDEMPOTENCY_IN_PROGRESS` | 409 | The first request with this `Idempotency-Key` is still running; retry after `retry_after_seconds` |
+         *     | `STORE_REQUIRED` | 422 | The operation needs a store (`X-Store-Id`, `store_id`, or a default store) |
+         *     | `STORE_NOT_FOUND` | 404, 422 | No active store has this id (404 when the store is the path's object) |
+         *     | `STORE_MISMATCH` | 422 | `store_id` and `X-Store-Id` name different stores |
+         *
+         *     **Sign-in and accounts**
+         *
+         *     | `code` | Status | When |
+         *     |---|---|---|
+         *     | `UNAUTHORIZED` | 401 | Missing, invalid, expired or wrong-kind token |
+         *     | `TOKEN_INVALID` | 401 | The token to check or refresh is not valid |
+         *     | `INVALID_REFRESH_TOKEN` | 401 | The picker refresh token is not valid |
+         *     | `REFRESH_TOKEN_REUSED` | 401 | An already rotated refresh token: the session was ended, sign in again |
+         *     | `RECOVERY_TOKEN_INVALID` | 401 | The recovery token is missing, not valid or used; verify a new code |
+         *     | `INVALID_CREDENTIALS` | 401 | Phone and PIN, or login and password, do not match |
+         *     | `ACCOUNT_DISABLED` | 403 | The customer account is disabled |
+         *     | `PICKER_INACTIVE` | 403 | The picker account is disabled |
+         *     | `STORE_NOT_ASSIGNED` | 403 | The picker does not work in this store |
+         *     | `OTP_INVALID` | 422 | Wrong one-time code, or none was sent for this phone and purpose |
+         *     | `OTP_EXPIRED` | 422 | The latest code expired or was already used; request a new one |
+         *     | `OTP_ATTEMPTS_EXCEEDED` | 422 | Too many wrong attempts burned the code; request a new one |
+         *     | `OTP_RESEND_COOLDOWN` | 429 | A code was sent recently; wait `retry_after_seconds` |
+         *     | `OTP_SEND_LIMIT` | 429 | Too many codes for this phone in the last hour |
+         *     | `LOGIN_RATE_LIMITED` | 429 | Too many wrong PINs for this phone |
+         *     | `TOO_MANY_ATTEMPTS` | 429 | Too many failed picker sign-ins for this login or address |
+         *     | `SMS_DELIVERY_FAILED` | 502 | The SMS gateway refused the message |
+         *     | `SMS_PROVIDER_UNAVAILABLE` | 503 | The SMS gateway is not answering; retry later |
+         *     | `PIN_MISMATCH` | 422 | The two PINs differ |
+         *     | `PIN_TOO_WEAK` | 422 | The PIN is a sequence or a repeated digit |
+         *     | `BIRTH_DATE_INVALID` | 422 | `birth_date` is before 1900-01-01 or in the future |
+         *     | `ACCOUNT_HAS_ACTIVE_ORDERS` | 409 | The account cannot be deleted while an order is in progress |
+         *     | `APP_KIND_MISMATCH` | 422 | `app_kind` differs from the kind of the token's account |
+         *     | `PUSH_ENVIRONMENT_MISMATCH` | 409 | The device was registered for another environment than this API's |
+         *
+         *     **Catalog**
+         *
+         *     | `code` | Status | When |
+         *     |---|---|---|
+         *     | `CATALOG_NOT_PUBLISHED` | 503 | No catalog version is published for the store yet; keep the last good snapshot |
+         *     | `CATALOG_VERSION_NOT_FOUND` | 404 | The catalog version is unknown, never published or expired |
+         *     | `INVALID_QUANTITY` | 422 | A quantity breaks the quantity rule of its product |
+         *
+         *     **Logistics**
+         *
+         *     | `code` | Status | When |
+         *     |---|---|---|
+         *     | `LOCATION_NOT_SERVED` | 404 | No store delivers to this location |
+         *     | `QUERY_TOO_SHORT` | 422 | The address search text is too short |
+         *     | `DUPLICATE_LOCATION_UUID` | 422 | A location `uuid` appears more than once |
+         *     | `GEOCODER_UNAVAILABLE` | 502 | Address search is temporarily unavailable |
+         *
+         *     **Orders**
+         *
+         *     | `code` | Status | When |
+         *     |---|---|---|
+         *     | `DELIVERY_CONTEXT_REQUIRED` | 422 | A delivery order needs `delivery_context` and no `pickup_context` |
+         *     | `PICKUP_CONTEXT_REQUIRED` | 422 | A pickup order needs `pickup_context` and no `delivery_context` |
+         *     | `DELIVERY_MODE_INVALID` | 422 | Choose a slot or express delivery, not both or neither |
+         *     | `CHANGE_NOT_ALLOWED` | 422 | `change` is only for cash orders |
+         *     | `INVALID_CHANGE` | 422 | `change` is not an amount from 0.01 to 1000000.00 |
+         *     | `ONLINE_PAYMENT_DISABLED` | 409, 422 | Online payment is not available now; choose cash |
+         *     | `DUPLICATE_ITEM` | 422 | Two lines have the same product and unit |
+         *     | `UNKNOWN_PRODUCT` | 422 | A line's product is not sold in this store in this unit; `lines` lists them |
+         *     | `OUT_OF_STOCK` | 409 | Not enough stock for some lines; `lines` lists them |
+         *     | `LIMIT_EXCEEDED` | 409 | Some lines exceed the product's order limit; `lines` lists them |
+         *     | `ITEM_UNAVAILABLE` | 409 | Some lines cannot be ordered now; `lines` lists them |
+         *     | `BELOW_MINIMUM_ORDER` | 422 | The goods total is below the minimum order of the store |
+         *     | `OUTSIDE_DELIVERY_ZONE` | 422 | The address is outside the store's delivery zones |
+         *     | `EXPRESS_UNAVAILABLE` | 409, 422 | Express delivery is not accepted now |
+         *     | `EXPRESS_ITEMS_LIMIT` | 422 | Too many lines for express delivery |
+         *     | `SLOT_NOT_FOUND` | 422 | No slot of this store has this id |
+         *     | `SLOT_UNAVAILABLE` | 409, 422 | The slot is closed or can no longer be booked |
+         *     | `SLOT_FULL` | 409, 422 | The slot has no capacity left |
+         *     | `COURIER_PROVIDER_ERROR` | 502 | The courier service could not quote an express delivery |
+         *     | `ORDER_ALREADY_CANCELLED` | 409 | The order is already cancelled |
+         *     | `ORDER_NOT_CANCELLABLE` | 409 | The order can no longer be cancelled |
+         *     | `ORDER_HAS_NO_DELIVERY` | 409 | A pickup order has no courier delivery (QA operations) |
+         *     | `DELIVERY_TRANSITION_NOT_ALLOWED` | 409 | The delivery cannot move to this state (QA operations) |
+         *     | `ORDER_NOT_READY_FOR_COURIER` | 409 | The courier can collect the order only once it is picked (QA operations) |
+         *     | `ORDER_CLOSED` | 409 | The order is finished; its delivery cannot be dispatched again (QA operations) |
+         *
+         *     **Payments**
+         *
+         *     | `code` | Status | When |
+         *     |---|---|---|
+         *     | `ORDER_NOT_PAYABLE_ONLINE` | 409 | The order is paid in cash on handover |
+         *     | `ORDER_ALREADY_PAID` | 409 | The order is already paid |
+         *     | `ORDER_NOT_PAYABLE` | 409 | The order can no longer be paid (cancelled, or its payment window is over) |
+         *     | `BANK_PROVIDER_ERROR` | 502 | The bank could not issue the invoice |
+         *     | `NO_OPEN_INVOICE` | 409 | The order has no open sandbox invoice (QA operations) |
+         *
+         *     **Loyalty**
+         *
+         *     | `code` | Status | When |
+         *     |---|---|---|
+         *     | `WALLET_NOT_FOUND` | 404 | The customer has no loyalty wallet yet |
+         *     | `WALLET_NOT_LINKED` | 404, 409 | The wallet's card is not set up yet |
+         *     | `WALLET_SYNC_IN_PROGRESS` | 409 | The wallet is being set up; re-read it |
+         *     | `CARD_NUMBER_INVALID` | 422 | A card number has 6 to 19 digits |
+         *     | `CARD_NOT_FOUND` | 422 | No card has this number, or the wallet has no such card |
+         *     | `CARD_OWNED_BY_ANOTHER_CUSTOMER` | 409 | The card belongs to another customer |
+         *     | `CARD_BLOCKED` | 409 | The card is blocked |
+         *     | `CARD_NOT_ISSUED` | 409 | The card was never issued; issue it as a physical card |
+         *     | `CARD_ALREADY_ISSUED` | 409 | The card is already issued; link it as an existing card |
+         *     | `UNBLOCK_NOT_ALLOWED` | 409 | The loyalty program blocked the card; only support can unblock it |
+         *     | `BLOCK_REASON_INVALID` | 422 | The block reason is not one of the block reasons |
+         *     | `ACCOUNT_NOT_FOUND` | 422 | The wallet has no such account |
+         *     | `ACCOUNT_INACTIVE` | 409 | The account is closed or frozen |
+         *     | `PURCHASE_NOT_FOUND` | 404 | No purchase of the wallet has this id |
+         *     | `QUANTITY_INVALID` | 422 | A quantity is not above 0 with at most three decimals (whole for pieces) |
+         *     | `LOYALTY_PROVIDER_UNAVAILABLE` | 502 | The loyalty service is not available |
+         *
+         *     **Picking**
+         *
+         *     | `code` | Status | When |
+         *     |---|---|---|
+         *     | `order_cancelled` | 409 | The order was cancelled; apply the returned session, then acknowledge it |
+         *     | `ORDER_BUSY` | 409 | Another picker holds the order's open session |
+         *     | `PICKER_HAS_ACTIVE_SESSION` | 409 | The picker has another current session |
+         *     | `ORDER_NOT_PICKABLE` | 409 | The order is not waiting for picking |
+         *     | `SESSION_CLOSED` | 409 | The picker's session of the order is completed or cancelled |
+         *     | `VERSION_CONFLICT` | 409 | `X-Expected-Version` differs from the session's version |
+         *     | `ITEM_STATE_CONFLICT` | 409 | The item's state does not allow the command |
+         *     | `ITEM_NOT_WEIGHT_BASED` | 409 | weight on a piece item |
+         *     | `ITEM_IS_WEIGHT_BASED` | 409 | piece-quantity or manual-pick on a weight item |
+         *     | `CONFIRMED_QUANTITY_MISMATCH` | 409 | clarification/confirm with a value other than `confirmed_quantity` |
+         *     | `CONFIRMED_QUANTITY_REQUIRED` | 422 | clarification/confirm without the value to confirm |
+         *     | `QUANTITY_ABOVE_ORDERED` | 422 | piece-quantity above the ordered count |
+         *     | `WEIGHT_INVALID` | 422 | The weight is not positive with at most three decimals |
+         *     | `QUANTITY_NOT_INTEGER` | 422 | A piece product is added in whole pieces |
+         *     | `INVENTORY_NOT_FOUND` | 422 | The `inventory_id` is not sold in the session's store |
+         *     | `ADDED_ITEMS_LIMIT` | 409 | The session already has `max_added_items` added items |
+         *     | `PRODUCT_ALREADY_IN_SESSION` | 409 | The product is already ordered, added or chosen as a replacement |
+         *     | `NOT_READY_TO_FINISH` | 409 | An item is unresolved; `unresolved_item_ids` lists them |
+         *     | `SESSION_NOT_CANCELLED` | 409 | cancelled/ack on a session not cancelled by the order's cancellation |
+         *     | `INVALID_CURSOR` | 422 | The history cursor is malformed or belongs to another query |
+         *     | `INVALID_PERIOD` | 422 | `ended_at` is earlier than `started_at` |
+         * @example VALIDATION_ERROR
+         * @enum {string}
+         */
+        ErrorCode: "VALIDATION_ERROR" | "MALFORMED_JSON" | "BAD_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_IMPLEMENTED" | "RATE_LIMITED" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "STORE_REQUIRED" | "STORE_NOT_FOUND" | "STORE_MISMATCH" | "UNAUTHORIZED" | "TOKEN_INVALID" | "INVALID_REFRESH_TOKEN" | "REFRESH_TOKEN_REUSED" | "RECOVERY_TOKEN_INVALID" | "INVALID_CREDENTIALS" | "ACCOUNT_DISABLED" | "PICKER_INACTIVE" | "STORE_NOT_ASSIGNED" | "OTP_INVALID" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "OTP_RESEND_COOLDOWN" | "OTP_SEND_LIMIT" | "LOGIN_RATE_LIMITED" | "TOO_MANY_ATTEMPTS" | "SMS_DELIVERY_FAILED" | "SMS_PROVIDER_UNAVAILABLE" | "PIN_MISMATCH" | "PIN_TOO_WEAK" | "BIRTH_DATE_INVALID" | "ACCOUNT_HAS_ACTIVE_ORDERS" | "APP_KIND_MISMATCH" | "PUSH_ENVIRONMENT_MISMATCH" | "CATALOG_NOT_PUBLISHED" | "CATALOG_VERSION_NOT_FOUND" | "INVALID_QUANTITY" | "LOCATION_NOT_SERVED" | "QUERY_TOO_SHORT" | "DUPLICATE_LOCATION_UUID" | "GEOCODER_UNAVAILABLE" | "DELIVERY_CONTEXT_REQUIRED" | "PICKUP_CONTEXT_REQUIRED" | "DELIVERY_MODE_INVALID" | "CHANGE_NOT_ALLOWED" | "INVALID_CHANGE" | "ONLINE_PAYMENT_DISABLED" | "DUPLICATE_ITEM" | "UNKNOWN_PRODUCT" | "OUT_OF_STOCK" | "LIMIT_EXCEEDED" | "ITEM_UNAVAILABLE" | "BELOW_MINIMUM_ORDER" | "OUTSIDE_DELIVERY_ZONE" | "EXPRESS_UNAVAILABLE" | "EXPRESS_ITEMS_LIMIT" | "SLOT_NOT_FOUND" | "SLOT_UNAVAILABLE" | "SLOT_FULL" | "COURIER_PROVIDER_ERROR" | "ORDER_ALREADY_CANCELLED" | "ORDER_NOT_CANCELLABLE" | "ORDER_HAS_NO_DELIVERY" | "DELIVERY_TRANSITION_NOT_ALLOWED" | "ORDER_NOT_READY_FOR_COURIER" | "ORDER_CLOSED" | "ORDER_NOT_PAYABLE_ONLINE" | "ORDER_ALREADY_PAID" | "ORDER_NOT_PAYABLE" | "BANK_PROVIDER_ERROR" | "NO_OPEN_INVOICE" | "WALLET_NOT_FOUND" | "WALLET_NOT_LINKED" | "WALLET_SYNC_IN_PROGRESS" | "CARD_NUMBER_INVALID" | "CARD_NOT_FOUND" | "CARD_OWNED_BY_ANOTHER_CUSTOMER" | "CARD_BLOCKED" | "CARD_NOT_ISSUED" | "CARD_ALREADY_ISSUED" | "UNBLOCK_NOT_ALLOWED" | "BLOCK_REASON_INVALID" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_INACTIVE" | "PURCHASE_NOT_FOUND" | "QUANTITY_INVALID" | "LOYALTY_PROVIDER_UNAVAILABLE" | "order_cancelled" | "ORDER_BUSY" | "PICKER_HAS_ACTIVE_SESSION" | "ORDER_NOT_PICKABLE" | "SESSION_CLOSED" | "VERSION_CONFLICT" | "ITEM_STATE_CONFLICT" | "ITEM_NOT_WEIGHT_BASED" | "ITEM_IS_WEIGHT_BASED" | "CONFIRMED_QUANTITY_MISMATCH" | "CONFIRMED_QUANTITY_REQUIRED" | "QUANTITY_ABOVE_ORDERED" | "WEIGHT_INVALID" | "QUANTITY_NOT_INTEGER" | "INVENTORY_NOT_FOUND" | "ADDED_ITEMS_LIMIT" | "PRODUCT_ALREADY_IN_SESSION" | "NOT_READY_TO_FINISH" | "SESSION_NOT_CANCELLED" | "INVALID_CURSOR" | "INVALID_PERIOD";
+        /**
          * @description The signed-in customer's profile. The service always sends every field; empty text fields
          *     are `""`, unknown dates and choices are null.
          * @example {
@@ -4146,8 +4313,8 @@ export interface components {
         ErrorResponse: {
             /** @description Human-readable explanation, or the list of validation errors. */
             detail: string | components["schemas"]["ValidationErrorItem"][];
-            /** @description Stable machine-readable code, for example `VALIDATION_ERROR`, `UNAUTHORIZED`, `NOT_FOUND`, `IDEMPOTENCY_CONFLICT`, `NOT_IMPLEMENTED`. */
-            code: string;
+            /** @description Stable machine-readable code (see ErrorCode), for example `VALIDATION_ERROR`, `UNAUTHORIZED`, `NOT_FOUND`, `IDEMPOTENCY_CONFLICT`, `NOT_IMPLEMENTED`. */
+            code: components["schemas"]["ErrorCode"];
             /** @description Identifier of the request, as in the `X-Request-Id` header. */
             request_id?: string;
             /**
@@ -7081,8 +7248,8 @@ export interface components {
         OrderCommandError: {
             /** @description Human-readable explanation, safe to show. */
             detail: string;
-            /** @description Stable machine-readable code, for example `OUT_OF_STOCK`, `SLOT_FULL`, `BELOW_MINIMUM_ORDER`, `OUTSIDE_DELIVERY_ZONE`, `IDEMPOTENCY_CONFLICT`. */
-            code: string;
+            /** @description Stable machine-readable code (see ErrorCode), for example `OUT_OF_STOCK`, `SLOT_FULL`, `BELOW_MINIMUM_ORDER`, `OUTSIDE_DELIVERY_ZONE`, `IDEMPOTENCY_CONFLICT`. */
+            code: components["schemas"]["ErrorCode"];
             /** @description The order lines the error is about (for example the lines that are out of stock), when it is about lines. */
             lines?: components["schemas"]["OrderCommandErrorLine"][];
             /** @description Identifier of the request, as in the `X-Request-Id` header. */
@@ -11233,10 +11400,10 @@ export interface components {
             /** @description Human-readable explanation, or for `VALIDATION_ERROR` the list of validation failures. */
             detail: string | components["schemas"]["ValidationErrorItem"][];
             /**
-             * @description Stable machine-readable code (see the table).
+             * @description Stable machine-readable code (see the table and ErrorCode).
              * @example NOT_READY_TO_FINISH
              */
-            code: string;
+            code: components["schemas"]["ErrorCode"];
             /** @description The current state of the session the command addressed, when there is one the caller may see; null or absent otherwise. */
             session?: components["schemas"]["PickingSessionSchema"] | null;
             /** @description Seconds to wait before retrying the same request (also sent as `Retry-After`); null or absent when retrying the same request will not help. */

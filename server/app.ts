@@ -13,7 +13,7 @@ import { isOperation, loadSpec, ResponseValidator, stampSpec, type OpenApiDocume
 import type { AppDeps } from './deps.js';
 import { docsHandler } from './docs.js';
 import { faviconHandler } from './favicon.js';
-import { AppError, notFound, unauthorized, validationFailed } from './errors.js';
+import { AppError, badRequest, notFound, unauthorized, validationFailed, type ErrorCode, type StatusOf } from './errors.js';
 import { isNotImplemented, type HandlerMap, type PathParams, type QueryParams, type RequestContext } from './handler-types.js';
 import { errorReply, isDatabaseUnavailable, nulCharacterIssues, preferredLanguage, send, serializeBody, validationIssues, type HttpReply } from './http/responses.js';
 import { redactUrl, type Logger } from './logger.js';
@@ -136,7 +136,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     return { recoveryToken: token };
   });
 
-  const errorBody = (status: number, code: string, detail: string, extraHeaders?: Record<string, string>) =>
+  const errorBody = <C extends ErrorCode>(status: StatusOf<C>, code: C, detail: string, extraHeaders?: Record<string, string>) =>
     (req: express.Request): Reply => ({
       status,
       headers: extraHeaders,
@@ -338,20 +338,21 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
   });
 
   app.use((req, res) => {
-    send(res, { status: 404, body: { detail: `Nothing at ${req.path}`, code: 'NOT_FOUND', request_id: res.locals.requestId } });
+    send(res, errorReply(notFound(`Nothing at ${req.path}`), res.locals.requestId, log));
   });
 
-  // express's final error handler: body-parser failures and anything thrown outside /api.
+  // express's final error handler: body-parser failures and anything thrown outside /api. (An
+  // AppError's reply logs nothing, so the app's logger does for those.)
   app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
     const requestId = (res.locals.requestId as string | undefined) ?? 'unknown';
     // body-parser's errors (http-errors) carry `type`, `status` and `expose`.
     const parser = (err ?? {}) as { type?: string; status?: number; expose?: boolean; message?: string };
     if (parser.type === 'entity.too.large') {
-      send(res, { status: 413, body: { detail: `Body larger than ${config.bodyLimitBytes} bytes`, code: 'PAYLOAD_TOO_LARGE', request_id: requestId } });
+      send(res, errorReply(new AppError(413, 'PAYLOAD_TOO_LARGE', `Body larger than ${config.bodyLimitBytes} bytes`), requestId, log));
     } else if (parser.type === 'entity.parse.failed') {
-      send(res, { status: 400, body: { detail: 'The body is not valid JSON', code: 'MALFORMED_JSON', request_id: requestId } });
+      send(res, errorReply(badRequest('MALFORMED_JSON', 'The body is not valid JSON'), requestId, log));
     } else if (parser.status !== undefined && parser.status >= 400 && parser.status < 500 && parser.expose) {
-      send(res, { status: 400, body: { detail: String(parser.message), code: 'BAD_REQUEST', request_id: requestId } });
+      send(res, errorReply(badRequest('BAD_REQUEST', String(parser.message)), requestId, log));
     } else {
       send(res, errorReply(err, requestId, (res.locals.log as Logger | undefined) ?? log));
     }

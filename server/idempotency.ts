@@ -18,7 +18,7 @@ import {
 } from '../db/queries/idempotency.js';
 import type { DB } from '../db/schema.js';
 import type { Clock } from './clock.js';
-import { AppError, conflict, type ValidationIssue } from './errors.js';
+import { AppError, conflict, type ErrorCode, type ErrorStatus, type ValidationIssue } from './errors.js';
 import { gunzipBody, serializeBody } from './http/responses.js';
 
 export interface StoredReply {
@@ -178,7 +178,8 @@ function replay<R extends StoredReply>(record: { response_status: number | null;
   const body = (record.response_gzip ? gunzipBody(record.response_gzip) : record.response_body) as StoredErrorBody | null | undefined;
   if (status >= 400) {
     const { detail, code, ...extra } = body?.error ?? {};
-    throw new ReplayedError(status, code ?? 'ERROR', detail ?? 'Replayed error', { extra, headers: body?.headers ?? {} });
+    // A stored error was an AppError when it was saved, so its code and status are the table's.
+    throw new ReplayedError(status as ErrorStatus, (code ?? 'INTERNAL_ERROR') as ErrorCode, detail ?? 'Replayed error', { extra, headers: body?.headers ?? {} });
   }
   return { status, body: status === 204 ? undefined : body } as R;
 }

@@ -3,9 +3,16 @@
 // lines, and the verdict on the lines once the store's facts are known.
 import { decideAvailability, parseRequestedQuantity, QUANTITY_PROBLEMS, type AvailabilityReason, type QuantityUnit } from '../catalog/availability.js';
 import { formatDecimal } from '../money/decimal.js';
+import type { ErrorCode } from '../errors.js';
+
+/** The codes of the request rules below (all refuse the request as it is: ERROR_STATUS says how). */
+export type RuleCode = Extract<
+  ErrorCode,
+  'DELIVERY_MODE_INVALID' | 'DELIVERY_CONTEXT_REQUIRED' | 'PICKUP_CONTEXT_REQUIRED' | 'CHANGE_NOT_ALLOWED' | 'ONLINE_PAYMENT_DISABLED' | 'DUPLICATE_ITEM' | 'INVALID_CHANGE'
+>;
 
 export interface RuleViolation {
-  code: string;
+  code: RuleCode;
   detail: string;
 }
 
@@ -36,7 +43,7 @@ export interface OrderInputShape {
   change?: string | number | null;
 }
 
-/** The first rule of OrderInput that the request breaks (422), or null. */
+/** The first rule of OrderInput that the request breaks, or null. */
 export function orderInputViolation(input: OrderInputShape, onlinePaymentEnabled: boolean): RuleViolation | null {
   if (input.type === 'delivery' && (!input.delivery_context || input.pickup_context)) {
     return { code: 'DELIVERY_CONTEXT_REQUIRED', detail: 'A delivery order needs delivery_context and no pickup_context' };
@@ -103,8 +110,10 @@ export interface FailingLine {
 
 export type LinesVerdict =
   | { ok: true; quantities: bigint[] }
-  | { ok: false; status: 422; code: 'INVALID_QUANTITY'; detail: string }
-  | { ok: false; status: 409; code: 'OUT_OF_STOCK' | 'LIMIT_EXCEEDED' | 'ITEM_UNAVAILABLE'; detail: string; lines: FailingLine[] };
+  /** The request itself is wrong: a quantity breaks its product's rule. */
+  | { ok: false; code: 'INVALID_QUANTITY'; detail: string }
+  /** The store cannot serve the lines now (stock, limits, availability); `lines` says which. */
+  | { ok: false; code: 'OUT_OF_STOCK' | 'LIMIT_EXCEEDED' | 'ITEM_UNAVAILABLE'; detail: string; lines: FailingLine[] };
 
 const CODE_ORDER = ['OUT_OF_STOCK', 'LIMIT_EXCEEDED', 'ITEM_UNAVAILABLE'] as const;
 const codeOf = (reason: AvailabilityReason): (typeof CODE_ORDER)[number] =>
@@ -131,7 +140,7 @@ export function parseLineQuantities(
 
 export function judgeLines(lines: readonly { product_id: string; unit_id: string; quantity: string | number }[], facts: readonly LineFacts[]): LinesVerdict {
   const parsed = parseLineQuantities(lines, facts.map((f) => f.unit));
-  if (!parsed.ok) return { ok: false, status: 422, code: 'INVALID_QUANTITY', detail: parsed.detail };
+  if (!parsed.ok) return { ok: false, code: 'INVALID_QUANTITY', detail: parsed.detail };
   const { quantities } = parsed;
   const failing: FailingLine[] = [];
   for (const [i, line] of lines.entries()) {
@@ -149,7 +158,7 @@ export function judgeLines(lines: readonly { product_id: string; unit_id: string
   if (!failing.length) return { ok: true, quantities };
   const code = CODE_ORDER.find((c) => failing.some((l) => codeOf(l.reason_code) === c))!;
   const detail = `${failing.length} line(s) cannot be ordered: ${failing.map((l) => l.reason_code).join(', ')}`;
-  return { ok: false, status: 409, code, detail, lines: failing };
+  return { ok: false, code, detail, lines: failing };
 }
 
 /** Lines whose product is unknown or not sold in the store in this unit (the estimate's UNKNOWN_PRODUCT). */

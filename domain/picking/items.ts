@@ -1,6 +1,8 @@
-// THE picking item state machine (spec: PickingItemSchema, "Picking item" of the interface spec).
-// Written once here; the handlers apply it and a table-driven test checks every row of the spec's
-// table and every forbidden transition against it. Pure: values in, values out.
+// THE picking item state machine (spec: PickingItemSchema, "Picking item" of the interface spec),
+// written as one table of rows - state, trigger, condition, next state, also - that reads against
+// the spec's table (ITEM_TABLE below). The handlers apply it; a test walks every row and every
+// state x trigger the table leaves out. Pure: values in, values out; a refusal is a domain
+// outcome (its code), whose HTTP status server/errors.ts chooses.
 //
 // Quantities are bigint thousandths: pieces x 1000 ("2.000" is 2000n) and kilograms in grams
 // ("0.930" is 930n). Money is bigint kopecks. No value passes through a JS float.
@@ -12,8 +14,10 @@
 //   - replacement records the substitute and then applies the barcode as a scan of it;
 //   - a full-quantity piece-quantity call picks the item;
 //   - a command that leaves the item exactly as it was answers `ok` with `applied: false`.
-//   - check order inside a command: the item kind (409), the item state (409), then the value
-//     rules that need the item (422: above ordered, confirmed value missing; 409: value differs).
+//   - check order inside a command: the item kind, the item state, then the value rules that
+//     need the item (above ordered, confirmed value missing, value differs): the table's row order.
+
+import type { ErrorCode } from '../errors.js';
 
 export type ItemState = 'pending' | 'awaiting_quantity' | 'picked' | 'missing' | 'clarified';
 export type ClarificationKind = 'removed' | 'quantity_mismatch' | 'weight_mismatch' | 'store_transfer_shortage';
@@ -74,15 +78,13 @@ export type ItemCommand =
   | { type: 'confirm'; resolution: 'quantity_mismatch' | 'weight_mismatch' | null; quantity: bigint | null; quantityKg: bigint | null }
   | { type: 'replacement'; barcode: string; match: ReplacementMatch };
 
-export type RefusalCode =
-  | 'ITEM_STATE_CONFLICT'
-  | 'ITEM_IS_WEIGHT_BASED'
-  | 'ITEM_NOT_WEIGHT_BASED'
-  | 'CONFIRMED_QUANTITY_MISMATCH'
-  | 'QUANTITY_ABOVE_ORDERED'
-  | 'CONFIRMED_QUANTITY_REQUIRED';
+export type RefusalCode = Extract<
+  ErrorCode,
+  'ITEM_STATE_CONFLICT' | 'ITEM_IS_WEIGHT_BASED' | 'ITEM_NOT_WEIGHT_BASED' | 'CONFIRMED_QUANTITY_MISMATCH' | 'QUANTITY_ABOVE_ORDERED' | 'CONFIRMED_QUANTITY_REQUIRED'
+>;
 
-export type Refusal = { ok: false; httpStatus: 409 | 422; code: RefusalCode };
+/** A command the item's state, kind or values do not allow: a domain outcome (server/errors.ts ERROR_STATUS gives its HTTP status). */
+export type Refusal = { ok: false; code: RefusalCode };
 
 /** What happens to the chosen replacement: kept, cleared, or set to the scanned substitute. */
 export type ReplacementEffect = 'keep' | 'clear' | 'set';
@@ -99,24 +101,6 @@ export const stateKey = (f: Pick<ItemFacts, 'state' | 'clarificationKind'>): Sta
 /** Resolved items let the session finish (spec: PickingSessionSchema). */
 export const RESOLVED_STATES: readonly StateKey[] = ['picked', 'clarified/removed', 'clarified/store_transfer_shortage'];
 export const isResolved = (f: Pick<ItemFacts, 'state' | 'clarificationKind'>): boolean => RESOLVED_STATES.includes(stateKey(f));
-
-/** Which item states each command accepts; any other state is 409 ITEM_STATE_CONFLICT. */
-export const ACCEPTING_STATES = {
-  scanPiece: ['pending', 'awaiting_quantity', 'picked'],
-  scanWeight: ['pending', 'awaiting_quantity', 'picked', 'clarified/weight_mismatch'],
-  weight: ['pending', 'awaiting_quantity', 'picked', 'clarified/weight_mismatch'],
-  pieceQuantity: ['pending', 'awaiting_quantity', 'picked', 'clarified/quantity_mismatch'],
-  manualPick: ['pending', 'awaiting_quantity', 'picked', 'clarified/quantity_mismatch'],
-  missing: ['pending', 'awaiting_quantity', 'picked', 'missing', 'clarified/removed', 'clarified/quantity_mismatch', 'clarified/weight_mismatch', 'clarified/store_transfer_shortage'],
-  resolve: ['missing'],
-  reopenRecheck: ['picked', 'clarified/quantity_mismatch', 'clarified/weight_mismatch'],
-  reopenFoundInStore: ['missing', 'clarified/removed', 'clarified/store_transfer_shortage'],
-  confirm: ['clarified/quantity_mismatch', 'clarified/weight_mismatch'],
-  replacement: ['missing'],
-} as const satisfies Record<string, readonly StateKey[]>;
-
-const accepts = (states: readonly StateKey[], f: ItemFacts) => states.includes(stateKey(f));
-const refuse = (code: RefusalCode, httpStatus: 409 | 422 = 409): Refusal => ({ ok: false, httpStatus, code });
 
 /** Tolerance bounds: ordered x (1 -/+ percent/100), rounded half-up to grams. */
 export function toleranceFor(ordered: bigint, percentTenths: bigint): Tolerance {
@@ -181,8 +165,8 @@ const unchanged = (f: ItemFacts, outcome: ItemOutcome, labelWeight: bigint | nul
 
 const as = (f: ItemFacts, state: ItemState, kind: ClarificationKind | null = null): ItemFacts => ({ ...f, state, clarificationKind: kind });
 
-/** The weight rule shared by the weight command, scale-label scans and weighed replacements. */
-function weigh(f: ItemFacts, weight: bigint, source: PickSource, barcode: string | null, labelPlu: string | null): { next: ItemFacts; outcome: ItemOutcome } {
+/** The item weighed (the weight command, a scale label, a weighed substitute): picked inside the tolerance, else a weight mismatch to confirm. */
+function weighed(f: ItemFacts, weight: bigint, source: PickSource, barcode: string | null, labelPlu: string | null): ItemFacts {
   const base: ItemFacts = {
     ...f,
     actual: weight,
@@ -190,115 +174,268 @@ function weigh(f: ItemFacts, weight: bigint, source: PickSource, barcode: string
     lastScannedBarcode: barcode ?? f.lastScannedBarcode,
     labelPlu: source === 'scale_label' ? labelPlu : null,
   };
-  // A weight item always has a tolerance; without one only the exact ordered weight fits.
-  const fits = f.tolerance ? withinTolerance(weight, f.tolerance) : weight === f.ordered;
-  if (fits) return { next: { ...as(base, 'picked'), confirmed: null }, outcome: 'ok' };
-  return { next: { ...as(base, 'clarified', 'weight_mismatch'), confirmed: weight }, outcome: 'clarification_required' };
+  if (fits(f, weight)) return { ...as(base, 'picked'), confirmed: null };
+  return { ...as(base, 'clarified', 'weight_mismatch'), confirmed: weight };
+}
+
+/** A weight item always has a tolerance; without one only the exact ordered weight fits. */
+const fits = (f: ItemFacts, weight: bigint) => (f.tolerance ? withinTolerance(weight, f.tolerance) : weight === f.ordered);
+
+/** The weight on a scale label the barcode is (null for a product's own barcode or another kind of match). */
+const labelOf = (m: ScanMatch | ReplacementMatch): bigint | null => ('labelWeight' in m ? m.labelWeight : null);
+const labelPluOf = (m: ScanMatch | ReplacementMatch): string | null => ('labelPlu' in m ? m.labelPlu : null);
+
+/** A scale label weighs `f` (the item, or the item with its substitute chosen); `before` is the item the command found. */
+function labelWeighed(f: ItemFacts, cmd: { barcode: string; match: ScanMatch | ReplacementMatch }, replacement: ReplacementEffect, before: ItemFacts = f): Transition {
+  const weight = labelOf(cmd.match)!;
+  const next = weighed(f, weight, 'scale_label', cmd.barcode, labelPluOf(cmd.match));
+  return done(before, next.state === 'picked' ? 'ok' : 'clarification_required', next, replacement, weight);
 }
 
 /** A piece counted by a scan of the item's product: one more, picked at the ordered count. */
-function countPiece(f: ItemFacts, barcode: string): { next: ItemFacts; outcome: ItemOutcome } {
+function pieceCounted(f: ItemFacts, barcode: string): ItemFacts {
   const actual = (f.actual ?? 0n) + UNIT;
   const base: ItemFacts = { ...f, actual, confirmed: null, pickSource: 'scan', lastScannedBarcode: barcode, labelPlu: null };
-  return { next: as(base, actual >= f.ordered ? 'picked' : 'awaiting_quantity'), outcome: 'ok' };
+  return as(base, actual >= f.ordered ? 'picked' : 'awaiting_quantity');
 }
 
-/** Applies one command to one item. */
+/** A count typed in keeps `scan` as the source when a scan confirmed the product; otherwise it is manual. */
+const countSource = (f: ItemFacts): PickSource => (f.lastScannedBarcode ? 'scan' : 'manual');
+
+// ---------------------------------------------------------------------------------------------
+// THE table: one row per (states, trigger, condition) -> next state, also
+
+/** The commands, named as the spec's table and paths name them (the Trigger column). */
+export const TRIGGERS = {
+  scan: 'scan',
+  weight: 'weight',
+  piece_quantity: 'piece-quantity',
+  manual_pick: 'manual-pick',
+  missing: 'missing',
+  resolve: 'clarification/resolve',
+  reopen: 'clarification/reopen',
+  confirm: 'clarification/confirm',
+  replacement: 'replacement',
+} as const satisfies Record<ItemCommand['type'], string>;
+export type Trigger = ItemCommand['type'];
+type CommandOf<T extends Trigger> = Extract<ItemCommand, { type: T }>;
+
+/** What a row leads to: a state (`same` = the item as it was), or a refusal of the command. */
+export type RowNext = StateKey | 'same' | { refused: RefusalCode };
+
+export interface ItemRow<T extends Trigger = Trigger> {
+  /** The states the row applies in (State column). */
+  from: readonly StateKey[];
+  /** Which items it applies to: piece items, weight items, or both. */
+  kind: 'piece' | 'weight' | 'any';
+  trigger: T;
+  /** The Condition column, in words; `when` is the same condition as code (absent: always). */
+  condition: string;
+  when?: (f: ItemFacts, cmd: CommandOf<T>) => boolean;
+  /** The Next state column. */
+  next: RowNext;
+  /** The Also column, in words; `apply` computes the item after the row (absent for refusals). */
+  also: string;
+  apply?: (f: ItemFacts, cmd: CommandOf<T>) => Transition;
+  /**
+   * The row of the interface spec's "Picking item" table this one implements (its Trigger and
+   * Condition cells), or null for a row decided in PickingItemSchema (spec rule 8: scan,
+   * replacement and a full piece-quantity are not shown in the table).
+   */
+  spec: string | null;
+}
+
+/** Any row, whatever its trigger. */
+export type AnyItemRow = { [T in Trigger]: ItemRow<T> }[Trigger];
+const row = <T extends Trigger>(r: ItemRow<T>): ItemRow<T> => r;
+
+const ALL_STATES: readonly StateKey[] = ['pending', 'awaiting_quantity', 'picked', 'missing', 'clarified/removed', 'clarified/quantity_mismatch', 'clarified/weight_mismatch', 'clarified/store_transfer_shortage'];
+const WORKABLE_PIECE: readonly StateKey[] = ['pending', 'awaiting_quantity', 'picked', 'clarified/quantity_mismatch'];
+const WORKABLE_WEIGHT: readonly StateKey[] = ['pending', 'awaiting_quantity', 'picked', 'clarified/weight_mismatch'];
+const confirmedValue = (f: ItemFacts, cmd: CommandOf<'confirm'>) => (f.clarificationKind === 'quantity_mismatch' ? cmd.quantity : cmd.quantityKg);
+const onePieceMore = (f: ItemFacts) => (f.actual ?? 0n) + UNIT;
+/** The item once the customer's substitute is chosen (the replacement rows). */
+const withSubstitute = (f: ItemFacts): ItemFacts => ({ ...f, missingAction: null, hasReplacement: true, actual: null, confirmed: null });
+
+/**
+ * Every transition of a picking item. For a command on an item the rows of its trigger and kind
+ * are read in order: none from the item's kind is ITEM_IS_WEIGHT_BASED / ITEM_NOT_WEIGHT_BASED,
+ * none from its state (or none whose condition holds) is ITEM_STATE_CONFLICT, else the first
+ * row whose condition holds decides.
+ */
+export const ITEM_TABLE: readonly AnyItemRow[] = [
+  // piece-quantity (piece items)
+  row({ trigger: 'piece_quantity', kind: 'piece', from: WORKABLE_PIECE, spec: 'piece-quantity: integer quantity from 1 to the ordered quantity',
+    condition: 'quantity above the ordered quantity', when: (f, c) => c.quantity > f.ordered,
+    next: { refused: 'QUANTITY_ABOVE_ORDERED' }, also: 'nothing changes' }),
+  row({ trigger: 'piece_quantity', kind: 'piece', from: WORKABLE_PIECE, spec: null,
+    condition: 'quantity equals the ordered quantity', when: (f, c) => c.quantity === f.ordered,
+    next: 'picked', also: 'actual = quantity; source stays scan after a scan, else manual',
+    apply: (f, c) => done(f, 'ok', { ...as(f, 'picked'), actual: c.quantity, pickSource: countSource(f), labelPlu: null, confirmed: null }) }),
+  row({ trigger: 'piece_quantity', kind: 'piece', from: WORKABLE_PIECE, spec: 'piece-quantity: integer quantity from 1 to the ordered quantity',
+    condition: 'a partial quantity',
+    next: 'clarified/quantity_mismatch', also: 'actual = confirmed_quantity = quantity; the product is not removed (clarification_required)',
+    apply: (f, c) => done(f, 'clarification_required', { ...as(f, 'clarified', 'quantity_mismatch'), actual: c.quantity, pickSource: countSource(f), labelPlu: null, confirmed: c.quantity }) }),
+
+  // weight (weight items)
+  row({ trigger: 'weight', kind: 'weight', from: WORKABLE_WEIGHT, spec: null,
+    condition: 'the barcode sent with it is unknown', when: (_f, c) => c.match?.kind === 'unknown',
+    next: 'same', also: 'outcome not_found', apply: (f) => unchanged(f, 'not_found') }),
+  row({ trigger: 'weight', kind: 'weight', from: WORKABLE_WEIGHT, spec: null,
+    condition: 'the barcode sent with it is another product', when: (_f, c) => c.match?.kind === 'other_product',
+    next: 'same', also: 'outcome mismatch', apply: (f) => unchanged(f, 'mismatch') }),
+  row({ trigger: 'weight', kind: 'weight', from: WORKABLE_WEIGHT, spec: 'weight: weight inside tolerance',
+    condition: 'weight inside tolerance', when: (f, c) => fits(f, c.weight),
+    next: 'picked', also: 'actual = weight; a repeated call on a picked item corrects the weight',
+    apply: (f, c) => done(f, 'ok', weighed(f, c.weight, 'weight', c.barcode, null)) }),
+  row({ trigger: 'weight', kind: 'weight', from: WORKABLE_WEIGHT, spec: 'weight: weight outside tolerance',
+    condition: 'weight outside tolerance',
+    next: 'clarified/weight_mismatch', also: 'actual = confirmed_quantity = weight; needs a separate confirmation (clarification_required)',
+    apply: (f, c) => done(f, 'clarification_required', weighed(f, c.weight, 'weight', c.barcode, null)) }),
+
+  // manual-pick (piece items)
+  row({ trigger: 'manual_pick', kind: 'piece', from: WORKABLE_PIECE, spec: null,
+    condition: 'quantity equals the ordered quantity', when: (f, c) => c.quantity === f.ordered,
+    next: 'picked', also: 'actual = quantity, source manual',
+    apply: (f, c) => done(f, 'ok', { ...as(f, 'picked'), actual: c.quantity, pickSource: 'manual', labelPlu: null, confirmed: null }) }),
+  row({ trigger: 'manual_pick', kind: 'piece', from: WORKABLE_PIECE, spec: 'manual-pick: quantity differs from ordered',
+    condition: 'quantity differs from ordered, `confirm: true`', when: (_f, c) => c.confirm,
+    next: 'picked', also: 'the actual quantity is saved and the discrepancy confirmed (confirmed_quantity = quantity)',
+    apply: (f, c) => done(f, 'ok', { ...as(f, 'picked'), actual: c.quantity, pickSource: 'manual', labelPlu: null, confirmed: c.quantity }) }),
+  row({ trigger: 'manual_pick', kind: 'piece', from: WORKABLE_PIECE, spec: 'manual-pick: quantity differs from ordered',
+    condition: 'quantity differs from ordered, no confirm',
+    next: 'clarified/quantity_mismatch', also: 'the actual quantity is saved, to be confirmed (clarification_required)',
+    apply: (f, c) => done(f, 'clarification_required', { ...as(f, 'clarified', 'quantity_mismatch'), actual: c.quantity, pickSource: 'manual', labelPlu: null, confirmed: c.quantity }) }),
+
+  // clarification/confirm
+  row({ trigger: 'confirm', kind: 'any', from: ['clarified/quantity_mismatch', 'clarified/weight_mismatch'], spec: null,
+    condition: '`resolution` names the other kind of mismatch', when: (f, c) => c.resolution !== null && c.resolution !== f.clarificationKind,
+    next: { refused: 'ITEM_STATE_CONFLICT' }, also: 'nothing changes' }),
+  row({ trigger: 'confirm', kind: 'any', from: ['clarified/quantity_mismatch', 'clarified/weight_mismatch'], spec: null,
+    condition: 'no value to confirm (quantity for a piece item, quantity_kg for a weight item)', when: (f, c) => confirmedValue(f, c) === null,
+    next: { refused: 'CONFIRMED_QUANTITY_REQUIRED' }, also: 'nothing changes' }),
+  row({ trigger: 'confirm', kind: 'any', from: ['clarified/quantity_mismatch', 'clarified/weight_mismatch'], spec: null,
+    condition: 'the value differs from `confirmed_quantity`', when: (f, c) => confirmedValue(f, c) !== f.confirmed,
+    next: { refused: 'CONFIRMED_QUANTITY_MISMATCH' }, also: 'nothing changes' }),
+  row({ trigger: 'confirm', kind: 'any', from: ['clarified/quantity_mismatch', 'clarified/weight_mismatch'], spec: 'clarification/confirm: quantity or weight equals `confirmed_quantity` in the current session',
+    condition: 'quantity or weight equals `confirmed_quantity`',
+    next: 'picked', also: 'the actual value is not changed', apply: (f) => done(f, 'ok', as(f, 'picked')) }),
+
+  // missing
+  row({ trigger: 'missing', kind: 'any', from: ALL_STATES, spec: 'missing: `action` is `call` or `remove`',
+    condition: '`action` is `call` or `remove`',
+    next: 'missing', also: 'records missing_action; clears the actual quantity and a chosen replacement; the item stays in the order',
+    apply: (f, c) =>
+      done(f, 'ok', { ...as(f, 'missing'), missingAction: c.action, actual: null, confirmed: null, pickSource: null, labelPlu: null, hasReplacement: false }, f.hasReplacement ? 'clear' : 'keep') }),
+
+  // clarification/resolve
+  row({ trigger: 'resolve', kind: 'any', from: ['missing'], spec: 'clarification/resolve: `resolution` is `remove`',
+    condition: 'missing with action remove, `resolution` is `remove`', when: (f) => f.missingAction === 'remove',
+    next: 'clarified/removed', also: 'the item is removed from the order before finish', apply: (f) => done(f, 'ok', as(f, 'clarified', 'removed')) }),
+
+  // clarification/reopen
+  row({ trigger: 'reopen', kind: 'any', from: ['picked', 'clarified/quantity_mismatch', 'clarified/weight_mismatch'], spec: 'clarification/reopen: `reason` is `recheck` for picked',
+    condition: '`reason` is `recheck`', when: (_f, c) => c.reason === 'recheck',
+    next: 'pending', also: 'clears the actual quantity; keeps a chosen replacement',
+    apply: (f) => done(f, 'ok', { ...as(f, 'pending'), actual: null, confirmed: null, pickSource: null, labelPlu: null }) }),
+  row({ trigger: 'reopen', kind: 'any', from: ['missing', 'clarified/removed', 'clarified/store_transfer_shortage'], spec: 'clarification/reopen: `found_in_store` for a previously missing item',
+    condition: '`reason` is `found_in_store`', when: (_f, c) => c.reason === 'found_in_store',
+    next: 'pending', also: 'clears the actual quantity and missing_action; back to the ordered product',
+    apply: (f) =>
+      done(f, 'ok', { ...as(f, 'pending'), actual: null, confirmed: null, pickSource: null, labelPlu: null, missingAction: null, hasReplacement: false }, f.hasReplacement ? 'clear' : 'keep') }),
+
+  // scan of a piece item
+  row({ trigger: 'scan', kind: 'piece', from: ['pending', 'awaiting_quantity', 'picked'], spec: null,
+    condition: 'the barcode is unknown or not sold in the store', when: (_f, c) => c.match.kind === 'unknown',
+    next: 'same', also: 'outcome not_found', apply: (f) => unchanged(f, 'not_found') }),
+  row({ trigger: 'scan', kind: 'piece', from: ['pending', 'awaiting_quantity', 'picked'], spec: null,
+    condition: 'the barcode is another product', when: (_f, c) => c.match.kind === 'other_product',
+    next: 'same', also: 'outcome mismatch', apply: (f) => unchanged(f, 'mismatch') }),
+  row({ trigger: 'scan', kind: 'piece', from: ['picked'], spec: null,
+    condition: "the item's product", next: 'same', also: 'outcome already_picked', apply: (f) => unchanged(f, 'already_picked') }),
+  row({ trigger: 'scan', kind: 'piece', from: ['pending', 'awaiting_quantity'], spec: null,
+    condition: "the item's product, one more piece reaches the ordered count", when: (f) => onePieceMore(f) >= f.ordered,
+    next: 'picked', also: 'actual + 1 piece, source scan', apply: (f, c) => done(f, 'ok', pieceCounted(f, c.barcode)) }),
+  row({ trigger: 'scan', kind: 'piece', from: ['pending', 'awaiting_quantity'], spec: null,
+    condition: "the item's product, below the ordered count",
+    next: 'awaiting_quantity', also: 'actual + 1 piece, source scan', apply: (f, c) => done(f, 'ok', pieceCounted(f, c.barcode)) }),
+
+  // scan of a weight item
+  row({ trigger: 'scan', kind: 'weight', from: WORKABLE_WEIGHT, spec: null,
+    condition: 'the barcode is unknown or not sold in the store', when: (_f, c) => c.match.kind === 'unknown',
+    next: 'same', also: 'outcome not_found', apply: (f) => unchanged(f, 'not_found') }),
+  row({ trigger: 'scan', kind: 'weight', from: WORKABLE_WEIGHT, spec: null,
+    condition: 'the barcode is another product', when: (_f, c) => c.match.kind === 'other_product',
+    next: 'same', also: 'outcome mismatch', apply: (f) => unchanged(f, 'mismatch') }),
+  row({ trigger: 'scan', kind: 'weight', from: WORKABLE_WEIGHT, spec: null,
+    condition: 'a scale label with the PLU, weight inside tolerance', when: (f, c) => labelOf(c.match) !== null && fits(f, labelOf(c.match)!),
+    next: 'picked', also: 'weighed as by the weight command, source scale_label', apply: (f, c) => labelWeighed(f, c, 'keep') }),
+  row({ trigger: 'scan', kind: 'weight', from: WORKABLE_WEIGHT, spec: null,
+    condition: 'a scale label with the PLU, weight outside tolerance', when: (_f, c) => labelOf(c.match) !== null,
+    next: 'clarified/weight_mismatch', also: 'weighed as by the weight command, source scale_label', apply: (f, c) => labelWeighed(f, c, 'keep') }),
+  row({ trigger: 'scan', kind: 'weight', from: ['pending'], spec: null,
+    condition: "the item's own barcode", next: 'awaiting_quantity', also: 'the product is confirmed; the weight is still to come',
+    apply: (f, c) => done(f, 'ok', { ...as(f, 'awaiting_quantity'), lastScannedBarcode: c.barcode }) }),
+  row({ trigger: 'scan', kind: 'weight', from: ['picked'], spec: null,
+    condition: "the item's own barcode", next: 'same', also: 'outcome already_picked', apply: (f) => unchanged(f, 'already_picked') }),
+  row({ trigger: 'scan', kind: 'weight', from: ['awaiting_quantity', 'clarified/weight_mismatch'], spec: null,
+    condition: "the item's own barcode", next: 'same', also: 'outcome ok, nothing changes', apply: (f) => unchanged(f, 'ok') }),
+
+  // replacement (the customer agreed to a substitute)
+  row({ trigger: 'replacement', kind: 'any', from: ['missing'], spec: null,
+    condition: 'missing with action call; the barcode is unknown', when: (f, c) => f.missingAction === 'call' && c.match.kind === 'unknown',
+    next: 'same', also: 'outcome not_found', apply: (f) => unchanged(f, 'not_found') }),
+  row({ trigger: 'replacement', kind: 'any', from: ['missing'], spec: null,
+    condition: 'missing with action call; the ordered product itself', when: (f, c) => f.missingAction === 'call' && c.match.kind === 'same_product',
+    next: 'same', also: 'outcome same_product', apply: (f) => unchanged(f, 'same_product') }),
+  row({ trigger: 'replacement', kind: 'any', from: ['missing'], spec: null,
+    condition: 'missing with action call; a substitute of the other kind (piece/weight)', when: (f, c) => f.missingAction === 'call' && c.match.kind === 'substitute' && c.match.isWeightBased !== f.isWeightBased,
+    next: 'same', also: 'outcome kind_mismatch', apply: (f) => unchanged(f, 'kind_mismatch') }),
+  row({ trigger: 'replacement', kind: 'weight', from: ['missing'], spec: null,
+    condition: 'missing with action call; a weight substitute by a scale label inside tolerance', when: (f, c) => f.missingAction === 'call' && labelOf(c.match) !== null && fits(f, labelOf(c.match)!),
+    next: 'picked', also: 'the substitute is chosen and weighed', apply: (f, c) => labelWeighed(withSubstitute(f), c, 'set', f) }),
+  row({ trigger: 'replacement', kind: 'weight', from: ['missing'], spec: null,
+    condition: 'missing with action call; a weight substitute by a scale label outside tolerance', when: (f, c) => f.missingAction === 'call' && labelOf(c.match) !== null,
+    next: 'clarified/weight_mismatch', also: 'the substitute is chosen and weighed', apply: (f, c) => labelWeighed(withSubstitute(f), c, 'set', f) }),
+  row({ trigger: 'replacement', kind: 'weight', from: ['missing'], spec: null,
+    condition: "missing with action call; a weight substitute's own barcode", when: (f) => f.missingAction === 'call',
+    next: 'awaiting_quantity', also: 'the substitute is chosen; its weight is still to come',
+    apply: (f, c) => done(f, 'ok', { ...as(withSubstitute(f), 'awaiting_quantity'), lastScannedBarcode: c.barcode, pickSource: null }, 'set') }),
+  row({ trigger: 'replacement', kind: 'piece', from: ['missing'], spec: null,
+    condition: 'missing with action call; a piece substitute, one piece reaches the ordered count', when: (f) => f.missingAction === 'call' && UNIT >= f.ordered,
+    next: 'picked', also: 'the substitute is chosen and counted as one piece', apply: (f, c) => done(f, 'ok', pieceCounted(withSubstitute(f), c.barcode), 'set') }),
+  row({ trigger: 'replacement', kind: 'piece', from: ['missing'], spec: null,
+    condition: 'missing with action call; a piece substitute, below the ordered count', when: (f) => f.missingAction === 'call',
+    next: 'awaiting_quantity', also: 'the substitute is chosen and counted as one piece', apply: (f, c) => done(f, 'ok', pieceCounted(withSubstitute(f), c.barcode), 'set') }),
+];
+
+/** The states from which a trigger applies to an item of a kind (derived from the table). */
+export function acceptingStates(trigger: Trigger, kind: 'piece' | 'weight'): StateKey[] {
+  const rows = ITEM_TABLE.filter((r) => r.trigger === trigger && (r.kind === 'any' || r.kind === kind));
+  return ALL_STATES.filter((s) => rows.some((r) => r.from.includes(s)));
+}
+
+/**
+ * The row of the table that decides `cmd` on the item, or the refusal when none does: no row for
+ * the item's kind (ITEM_IS_WEIGHT_BASED / ITEM_NOT_WEIGHT_BASED), none from its state or none whose
+ * condition holds (ITEM_STATE_CONFLICT).
+ */
+export function decidingRow(f: ItemFacts, cmd: ItemCommand): AnyItemRow | Refusal {
+  const kind = f.isWeightBased ? 'weight' : 'piece';
+  const rows = ITEM_TABLE.filter((r) => r.trigger === cmd.type && (r.kind === 'any' || r.kind === kind));
+  if (!rows.length) return { ok: false, code: f.isWeightBased ? 'ITEM_IS_WEIGHT_BASED' : 'ITEM_NOT_WEIGHT_BASED' };
+  const key = stateKey(f);
+  // A row of this trigger takes this trigger's command (`r.trigger === cmd.type` above).
+  const holds = (r: AnyItemRow) => !r.when || (r.when as (f: ItemFacts, c: ItemCommand) => boolean)(f, cmd);
+  return rows.find((r) => r.from.includes(key) && holds(r)) ?? { ok: false, code: 'ITEM_STATE_CONFLICT' };
+}
+
+/** Applies one command to one item: the deciding row's next state and effects, or its refusal. */
 export function applyItemCommand(f: ItemFacts, cmd: ItemCommand): Transition {
-  switch (cmd.type) {
-    case 'scan': {
-      if (!accepts(f.isWeightBased ? ACCEPTING_STATES.scanWeight : ACCEPTING_STATES.scanPiece, f)) return refuse('ITEM_STATE_CONFLICT');
-      const m = cmd.match;
-      if (m.kind === 'unknown') return unchanged(f, 'not_found');
-      if (m.kind === 'other_product') return unchanged(f, 'mismatch');
-      if (f.isWeightBased) {
-        if (m.labelWeight !== null) {
-          const w = weigh(f, m.labelWeight, 'scale_label', cmd.barcode, m.labelPlu);
-          return done(f, w.outcome, w.next, 'keep', m.labelWeight);
-        }
-        if (f.state === 'pending') return done(f, 'ok', { ...as(f, 'awaiting_quantity'), lastScannedBarcode: cmd.barcode });
-        return unchanged(f, f.state === 'picked' ? 'already_picked' : 'ok');
-      }
-      if (f.state === 'picked') return unchanged(f, 'already_picked');
-      const c = countPiece(f, cmd.barcode);
-      return done(f, c.outcome, c.next);
-    }
-
-    case 'weight': {
-      if (!f.isWeightBased) return refuse('ITEM_NOT_WEIGHT_BASED');
-      if (!accepts(ACCEPTING_STATES.weight, f)) return refuse('ITEM_STATE_CONFLICT');
-      if (cmd.match?.kind === 'unknown') return unchanged(f, 'not_found');
-      if (cmd.match?.kind === 'other_product') return unchanged(f, 'mismatch');
-      const w = weigh(f, cmd.weight, 'weight', cmd.barcode, null);
-      return done(f, w.outcome, w.next);
-    }
-
-    case 'piece_quantity': {
-      if (f.isWeightBased) return refuse('ITEM_IS_WEIGHT_BASED');
-      if (!accepts(ACCEPTING_STATES.pieceQuantity, f)) return refuse('ITEM_STATE_CONFLICT');
-      if (cmd.quantity > f.ordered) return refuse('QUANTITY_ABOVE_ORDERED', 422);
-      // A product confirmed by a scan keeps `scan` as the source; otherwise the count is manual.
-      const base: ItemFacts = { ...f, actual: cmd.quantity, pickSource: f.lastScannedBarcode ? 'scan' : 'manual', labelPlu: null };
-      if (cmd.quantity === f.ordered) return done(f, 'ok', { ...as(base, 'picked'), confirmed: null });
-      return done(f, 'clarification_required', { ...as(base, 'clarified', 'quantity_mismatch'), confirmed: cmd.quantity });
-    }
-
-    case 'manual_pick': {
-      if (f.isWeightBased) return refuse('ITEM_IS_WEIGHT_BASED');
-      if (!accepts(ACCEPTING_STATES.manualPick, f)) return refuse('ITEM_STATE_CONFLICT');
-      const base: ItemFacts = { ...f, actual: cmd.quantity, pickSource: 'manual', labelPlu: null };
-      if (cmd.quantity === f.ordered) return done(f, 'ok', { ...as(base, 'picked'), confirmed: null });
-      if (cmd.confirm) return done(f, 'ok', { ...as(base, 'picked'), confirmed: cmd.quantity });
-      return done(f, 'clarification_required', { ...as(base, 'clarified', 'quantity_mismatch'), confirmed: cmd.quantity });
-    }
-
-    case 'missing': {
-      if (!accepts(ACCEPTING_STATES.missing, f)) return refuse('ITEM_STATE_CONFLICT');
-      const next: ItemFacts = { ...as(f, 'missing'), missingAction: cmd.action, actual: null, confirmed: null, pickSource: null, labelPlu: null, hasReplacement: false };
-      return done(f, 'ok', next, f.hasReplacement ? 'clear' : 'keep');
-    }
-
-    case 'resolve': {
-      if (!accepts(ACCEPTING_STATES.resolve, f) || f.missingAction !== 'remove') return refuse('ITEM_STATE_CONFLICT');
-      return done(f, 'ok', as(f, 'clarified', 'removed'));
-    }
-
-    case 'reopen': {
-      const recheck = cmd.reason === 'recheck';
-      if (!accepts(recheck ? ACCEPTING_STATES.reopenRecheck : ACCEPTING_STATES.reopenFoundInStore, f)) return refuse('ITEM_STATE_CONFLICT');
-      const cleared: ItemFacts = { ...as(f, 'pending'), actual: null, confirmed: null, pickSource: null, labelPlu: null };
-      // `recheck` keeps a chosen replacement; `found_in_store` returns to the ordered product.
-      if (recheck) return done(f, 'ok', cleared);
-      return done(f, 'ok', { ...cleared, missingAction: null, hasReplacement: false }, f.hasReplacement ? 'clear' : 'keep');
-    }
-
-    case 'confirm': {
-      if (!accepts(ACCEPTING_STATES.confirm, f)) return refuse('ITEM_STATE_CONFLICT');
-      if (cmd.resolution !== null && cmd.resolution !== f.clarificationKind) return refuse('ITEM_STATE_CONFLICT');
-      const sent = f.clarificationKind === 'quantity_mismatch' ? cmd.quantity : cmd.quantityKg;
-      if (sent === null) return refuse('CONFIRMED_QUANTITY_REQUIRED', 422);
-      if (sent !== f.confirmed) return refuse('CONFIRMED_QUANTITY_MISMATCH');
-      return done(f, 'ok', as(f, 'picked'));
-    }
-
-    case 'replacement': {
-      if (!accepts(ACCEPTING_STATES.replacement, f) || f.missingAction !== 'call') return refuse('ITEM_STATE_CONFLICT');
-      const m = cmd.match;
-      if (m.kind === 'unknown') return unchanged(f, 'not_found');
-      if (m.kind === 'same_product') return unchanged(f, 'same_product');
-      if (m.isWeightBased !== f.isWeightBased) return unchanged(f, 'kind_mismatch');
-      const chosen: ItemFacts = { ...f, missingAction: null, hasReplacement: true, actual: null, confirmed: null };
-      if (f.isWeightBased) {
-        if (m.labelWeight !== null) {
-          const w = weigh(chosen, m.labelWeight, 'scale_label', cmd.barcode, m.labelPlu);
-          return done(f, w.outcome, w.next, 'set', m.labelWeight);
-        }
-        return done(f, 'ok', { ...as(chosen, 'awaiting_quantity'), lastScannedBarcode: cmd.barcode, pickSource: null }, 'set');
-      }
-      const c = countPiece(chosen, cmd.barcode);
-      return done(f, c.outcome, c.next, 'set');
-    }
-  }
+  const r = decidingRow(f, cmd);
+  if ('ok' in r) return r;
+  if (typeof r.next === 'object') return { ok: false, code: r.next.refused };
+  return (r.apply as (f: ItemFacts, c: ItemCommand) => Transition)(f, cmd);
 }
 
 // ---------------------------------------------------------------------------------------------

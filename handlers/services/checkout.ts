@@ -21,7 +21,7 @@ import { findActiveStoreCached } from '../support/store.js';
 import type { Executor } from '../../db/executor.js';
 import type { components } from '../../generated/api.test.js';
 import type { AppDeps } from '../../server/deps.js';
-import { AppError, badGateway, conflict, unauthorized, unprocessable } from '../../server/errors.js';
+import { AppError, appError, badGateway, conflict, unauthorized, unprocessable } from '../../server/errors.js';
 import { CourierRefusedError, CourierUnavailableError } from '../../server/providers/courier/index.js';
 import { EDGE_TOLERANCE_DEG, parseArea, type Point } from '../../domain/geo/geometry.js';
 import { quantityUnit } from '../../domain/catalog/availability.js';
@@ -162,7 +162,7 @@ export async function placeOrder(trx: Executor, deps: AppDeps, c: CheckoutReques
   if (!locks.customerActive) throw unauthorized('The account of this token no longer exists');
   const facts = locks.facts;
   const verdict = judgeLines(lines, facts.map(lineFacts));
-  if (!verdict.ok && verdict.status === 422) throw unprocessable(verdict.code, verdict.detail);
+  if (!verdict.ok && verdict.code === 'INVALID_QUANTITY') throw appError(verdict.code, verdict.detail);
 
   let zone: ZoneTerms | null = null;
   let express: ReturnType<typeof expressOffer> = null;
@@ -178,7 +178,7 @@ export async function placeOrder(trx: Executor, deps: AppDeps, c: CheckoutReques
     }
   }
 
-  if (!verdict.ok) throw conflict(verdict.code, verdict.detail, { extra: { lines: verdict.lines } });
+  if (!verdict.ok) throw appError(verdict.code, verdict.detail, { extra: { lines: verdict.lines } });
 
   // Price the lines at the store's current prices.
   const priced = lines.map((line, i) => {

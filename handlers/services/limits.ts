@@ -4,7 +4,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { clearRateEvents, rateEventsSince, recordRateEvent } from '../../db/queries/auth.js';
 import type { Executor } from '../../db/executor.js';
 import type { DB } from '../../db/schema.js';
-import { rateLimited } from '../../server/errors.js';
+import { rateLimited, type CodeWithStatus } from '../../server/errors.js';
 import { secondsUntil } from '../../domain/codes/otp.js';
 
 /** Throws 429 when `subject` already has `max` events inside the window. */
@@ -13,7 +13,7 @@ export async function assertUnderLimit(
   subject: string,
   max: number,
   windowSeconds: number,
-  error: { code: string; detail: string },
+  error: { code: CodeWithStatus<429>; detail: string },
   now: Date,
 ): Promise<void> {
   const events = await rateEventsSince(db, subject, new Date(now.getTime() - windowSeconds * 1000));
@@ -37,7 +37,7 @@ export function countAgainstLimit(
   subject: string,
   max: number,
   windowSeconds: number,
-  error: { code: string; detail: string },
+  error: { code: CodeWithStatus<429>; detail: string },
   now: Date,
 ): Promise<void> {
   return db.transaction().execute(async (trx) => {

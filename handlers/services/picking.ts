@@ -25,7 +25,8 @@ import {
 } from '../presenters/picking.js';
 import type { DB } from '../../db/schema.js';
 import type { components } from '../../generated/api.test.js';
-import { AppError, notFound, unprocessable } from '../../server/errors.js';
+import type { OperationId } from '../../generated/operations.js';
+import { AppError, notFound, statusOf, unprocessable, type CodeWithStatus, type StatusOf } from '../../server/errors.js';
 import { declaredHeader, type OperationsWithHeader, type RequestContext } from '../../server/handler-types.js';
 import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS, settleFailedAction, settleTakenKey, withIdempotency } from '../../server/idempotency.js';
 import { serializeBody } from '../../server/http/responses.js';
@@ -94,7 +95,7 @@ export async function sessionView(db: Transaction<DB> | Database, head: SessionH
 }
 
 /** A refused picker command: 409/422 with the current session (PickerErrorResponse). */
-export function refusal(status: 409 | 422, code: string, detail: string, session: PickingSessionView | null, extra: Record<string, unknown> = {}): AppError {
+export function refusal<C extends CodeWithStatus<409 | 422>>(status: StatusOf<C>, code: C, detail: string, session: PickingSessionView | null, extra: Record<string, unknown> = {}): AppError {
   return new AppError(status, code, detail, { extra: { session, retry_after_seconds: null, ...extra } });
 }
 
@@ -376,7 +377,8 @@ async function decideItemCommand<K extends PickerCommandOperation>(
   const facts = itemFacts(before);
   const p = await c.prepare({ db, pickerId: c.pickerId, lang, head, items }, before, facts);
   const t = applyItemCommand(facts, p.command);
-  if (!t.ok) throw refusal(t.httpStatus, t.code, REFUSALS[t.code], await view());
+  // The state machine says why it refuses; the table of statuses says how that answers.
+  if (!t.ok) throw refusal(statusOf(t.code), t.code, REFUSALS[t.code], await view());
 
   const at = ctx.deps.clock.now();
   let change: ItemCommandWrite['change'] = null;

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { insertSession, isSessionActive, lockSession, revokeSessions, rotateSession, type SessionOwner } from '../../db/queries/auth.js';
 import type { Executor } from '../../db/executor.js';
 import { TokenError, type TokenClaims, type TokenService } from '../../server/auth/tokens.js';
-import { AppError } from '../../server/errors.js';
+import { AppError, type CodeWithStatus } from '../../server/errors.js';
 
 export interface TokenPair {
   access: string;
@@ -36,7 +36,7 @@ export async function startSession(db: Executor, tokens: TokenService, owner: Se
   };
 }
 
-export const invalidRefresh = (code = 'TOKEN_INVALID', detail = 'The refresh token is not valid') =>
+export const invalidRefresh = (code: CodeWithStatus<401> = 'TOKEN_INVALID', detail = 'The refresh token is not valid') =>
   new AppError(401, code, detail, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
 
 /**

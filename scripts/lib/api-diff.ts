@@ -14,7 +14,9 @@
 //   removed property where unknown ones are rejected);
 // - response side (what the client receives): widening what the server may send is breaking
 //   (a new type such as null, a new enum value, a property no longer required or removed, a looser
-//   bound); new optional response properties are not (clients ignore unknown fields);
+//   bound); new optional response properties are not (clients ignore unknown fields), nor new
+//   values of an enum marked `x-open-enum: true` (the spec tells clients to handle unknown
+//   values, as ErrorCode's codes);
 // - names are part of the contract: removed operations, changed operationIds or tags (generated
 //   clients are named after them), removed component names, removed success statuses, and
 //   security that accepts fewer credentials are breaking;
@@ -383,7 +385,14 @@ class DiffContext {
       return;
     }
     if (a.$ref && b.$ref) {
-      if (a.$ref === b.$ref) return; // the component itself is compared once, by name
+      if (a.$ref === b.$ref) {
+        // The component itself is compared once, by name; keywords beside the $ref (OpenAPI 3.1
+        // allows a description there) are this place's own.
+        const ownA = without(a, '$ref');
+        const ownB = without(b, '$ref');
+        if (Object.keys(ownA).length || Object.keys(ownB).length) this.compareSchema(where, ownA, ownB, direction, seen);
+        return;
+      }
       const key = `${a.$ref}|${b.$ref}|${direction}`;
       if (seen.has(key)) return;
       seen.add(key);
@@ -422,7 +431,7 @@ class DiffContext {
       const removed = ea.filter((v) => !eb.some((w) => same(v, w)));
       const added = eb.filter((v) => !ea.some((w) => same(v, w)));
       if (removed.length) breakingIf(request, `enum values removed: ${removed.map((v) => JSON.stringify(v)).join(', ')}`);
-      if (added.length) breakingIf(!request, `enum values added: ${added.map((v) => JSON.stringify(v)).join(', ')}`);
+      if (added.length) breakingIf(!request && b['x-open-enum'] !== true, `enum values added: ${added.map((v) => JSON.stringify(v)).join(', ')}`);
     } else if (!ea && eb) breakingIf(request, 'now restricted to an enumeration');
     else if (ea && !eb) breakingIf(!request, 'no longer restricted to an enumeration');
 

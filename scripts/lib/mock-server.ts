@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import express from 'express';
 import { OpenAPIBackend, type Context, type Document, type Request as BackendRequest } from 'openapi-backend';
 import YAML from 'yaml';
+import type { ErrorCode } from '../../domain/errors.js';
 import { createAjv } from '../../server/ajv.js';
 import { projectRoot, type AppEnv } from '../../server/config.js';
 import {
@@ -238,21 +239,24 @@ interface ChosenAnswer {
   named: Map<string, unknown>;
 }
 
-/** The error body of a status, for responses whose spec gives no example of their own. */
-const GENERIC_ERRORS: Record<number, { detail: string; code: string }> = {
+/**
+ * The error body of a status, for responses whose spec gives no example of their own: a code the
+ * service really answers with that status (ErrorCode), the shared responses' example where there is one.
+ */
+const GENERIC_ERRORS: Record<number, { detail: string; code: ErrorCode }> = {
   400: { detail: 'The body is not valid JSON', code: 'MALFORMED_JSON' },
   401: { detail: 'Authentication credentials were not provided or are invalid', code: 'UNAUTHORIZED' },
-  403: { detail: 'You do not have access to this', code: 'FORBIDDEN' },
+  403: { detail: 'You do not work in this store', code: 'STORE_NOT_ASSIGNED' },
   404: { detail: 'Not found', code: 'NOT_FOUND' },
   405: { detail: 'Method not allowed', code: 'METHOD_NOT_ALLOWED' },
-  409: { detail: 'The state changed; re-read it', code: 'CONFLICT' },
+  409: { detail: 'This Idempotency-Key was used with another request; use a new key for a new action', code: 'IDEMPOTENCY_CONFLICT' },
   413: { detail: 'Body larger than 1048576 bytes', code: 'PAYLOAD_TOO_LARGE' },
   422: { detail: 'The request does not match the contract', code: 'VALIDATION_ERROR' },
   429: { detail: 'Too many requests; retry later', code: 'RATE_LIMITED' },
   500: { detail: 'Internal server error', code: 'INTERNAL_ERROR' },
   501: { detail: 'Not implemented yet', code: 'NOT_IMPLEMENTED' },
-  502: { detail: 'A provider did not answer', code: 'BAD_GATEWAY' },
-  503: { detail: 'Temporarily unavailable; retry after Retry-After seconds', code: 'SERVICE_UNAVAILABLE' },
+  502: { detail: 'A provider did not answer; retry later', code: 'GEOCODER_UNAVAILABLE' },
+  503: { detail: 'The service cannot reach its database right now; retry shortly', code: 'DATABASE_UNAVAILABLE' },
 };
 
 /** The answer of one declared response: the first candidate example that matches the schema. */

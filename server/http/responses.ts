@@ -5,7 +5,7 @@ import Negotiator from 'negotiator';
 import { promisify } from 'node:util';
 import { gunzipSync, gzip } from 'node:zlib';
 import { acceptsGzip } from './conditional.js';
-import { AppError, serviceUnavailable, type ValidationIssue } from '../errors.js';
+import { AppError, serviceUnavailable, type ErrorCode, type ValidationIssue } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 export interface HttpReply {
@@ -131,7 +131,7 @@ export function errorReply(err: unknown, requestId: string, log: Logger): HttpRe
   log.error('unhandled error', { err });
   return {
     status: 500,
-    body: { detail: 'Internal server error', code: 'INTERNAL_ERROR', request_id: requestId },
+    body: { detail: 'Internal server error', code: 'INTERNAL_ERROR' satisfies ErrorCode, request_id: requestId },
   };
 }
 

@@ -97,6 +97,16 @@ describe('compareSpecs', () => {
     expect(newError).toEqual([{ severity: 'non-breaking', where: 'GET /api/accounts/me/ response 429', what: 'response added' }]);
   });
 
+  it('a new value of an open enum (ErrorCode: clients handle unknown codes) is not breaking; of another response enum it is', () => {
+    const newCode = mutated((d) => schemas(d).ErrorCode.enum.push('NEW_CODE'));
+    expect(newCode).toEqual([{ severity: 'non-breaking', where: 'schema ErrorCode', what: 'enum values added: "NEW_CODE"' }]);
+    const newGender = mutated((d) => {
+      const g = schemas(d).ProfileSchema.properties.gender;
+      (g.$ref ? schemas(d)[g.$ref.split('/').pop()] : g).enum.push('other');
+    });
+    expect(breaking(newGender)[0].what).toContain('enum values added: "other"');
+  });
+
   it('reports a change to a shared component once, not once per operation using it', () => {
     const changes = mutated((d) => (schemas(d).ErrorResponse.properties.code.description = 'Reworded.'));
     expect(changes).toEqual([{ severity: 'non-breaking', where: 'schema ErrorResponse .code', what: 'description changed' }]);

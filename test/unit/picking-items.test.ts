@@ -4,8 +4,14 @@
 // read from the module.
 import { describe, expect, it } from 'vitest';
 import {
+  acceptingStates,
   addedQuantityProblem,
   applyItemCommand,
+  decidingRow,
+  ITEM_TABLE,
+  TRIGGERS,
+  type AnyItemRow,
+  type Trigger,
   currentItemIndex,
   currentLineTotal,
   isResolved,
@@ -20,6 +26,7 @@ import {
   type ItemFacts,
   type StateKey,
 } from '../../domain/picking/items.js';
+import { statusOf } from '../../server/errors.js';
 
 const kg = (s: string) => BigInt(Math.round(Number(s) * 1000));
 const pcs = (n: number) => BigInt(n) * 1000n;
@@ -67,13 +74,15 @@ interface Expected {
   missingAction?: 'call' | 'remove' | null;
   hasReplacement?: boolean;
   code?: string;
-  httpStatus?: number;
+  /** The HTTP status the refusal answers with (through server/errors.ts ERROR_STATUS); 409 unless said. */
+  status?: number;
 }
 
 function check(before: ItemFacts, cmd: ItemCommand, want: Expected) {
   const t = applyItemCommand(before, cmd);
   if (want.code) {
-    expect(t).toMatchObject({ ok: false, code: want.code, httpStatus: want.httpStatus ?? 409 });
+    expect(t).toEqual({ ok: false, code: want.code });
+    if (!t.ok) expect(statusOf(t.code)).toBe(want.status ?? 409);
     return;
   }
   if (!t.ok) throw new Error(`refused with ${t.code}`);
@@ -254,7 +263,8 @@ describe('forbidden transitions', () => {
     const t = applyItemCommand(item(kind, s), commandFor(name, kind));
     const expectedCode =
       kind === 'piece' && name === 'weight' ? 'ITEM_NOT_WEIGHT_BASED' : kind === 'weight' && (name === 'piece_quantity' || name === 'manual_pick') ? 'ITEM_IS_WEIGHT_BASED' : 'ITEM_STATE_CONFLICT';
-    expect(t).toMatchObject({ ok: false, httpStatus: 409, code: expectedCode });
+    expect(t).toEqual({ ok: false, code: expectedCode });
+    expect(statusOf(expectedCode)).toBe(409);
   });
 
   it('resolve on missing with action call is refused (mark it missing with remove first)', () => {
@@ -264,20 +274,114 @@ describe('forbidden transitions', () => {
     check(item('piece', 'missing', { missingAction: 'remove' }), commandFor('replacement', 'piece'), { code: 'ITEM_STATE_CONFLICT' });
   });
   it('piece-quantity above the ordered quantity is 422 QUANTITY_ABOVE_ORDERED', () => {
-    check(item('piece', 'pending'), { type: 'piece_quantity', quantity: pcs(3) }, { code: 'QUANTITY_ABOVE_ORDERED', httpStatus: 422 });
+    check(item('piece', 'pending'), { type: 'piece_quantity', quantity: pcs(3) }, { code: 'QUANTITY_ABOVE_ORDERED', status: 422 });
   });
   it('confirm checks the kind, the presence and the value of what is confirmed', () => {
     const qm = item('piece', 'clarified/quantity_mismatch');
     check(qm, { type: 'confirm', resolution: 'weight_mismatch', quantity: pcs(1), quantityKg: null }, { code: 'ITEM_STATE_CONFLICT' });
-    check(qm, { type: 'confirm', resolution: null, quantity: null, quantityKg: null }, { code: 'CONFIRMED_QUANTITY_REQUIRED', httpStatus: 422 });
+    check(qm, { type: 'confirm', resolution: null, quantity: null, quantityKg: null }, { code: 'CONFIRMED_QUANTITY_REQUIRED', status: 422 });
     check(qm, { type: 'confirm', resolution: null, quantity: pcs(2), quantityKg: null }, { code: 'CONFIRMED_QUANTITY_MISMATCH' });
     const wm = item('weight', 'clarified/weight_mismatch');
-    check(wm, { type: 'confirm', resolution: null, quantity: 1000n, quantityKg: null }, { code: 'CONFIRMED_QUANTITY_REQUIRED', httpStatus: 422 });
+    check(wm, { type: 'confirm', resolution: null, quantity: 1000n, quantityKg: null }, { code: 'CONFIRMED_QUANTITY_REQUIRED', status: 422 });
     check(wm, { type: 'confirm', resolution: null, quantity: null, quantityKg: kg('1.250') }, { code: 'CONFIRMED_QUANTITY_MISMATCH' });
   });
   it('marking an item missing again with the same action changes nothing', () => {
     check(item('piece', 'missing', { missingAction: 'call' }), { type: 'missing', action: 'call' }, { outcome: 'ok', applied: false });
     check(item('piece', 'missing', { missingAction: 'call' }), { type: 'missing', action: 'remove' }, { applied: true, missingAction: 'remove' });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The table itself (domain/picking/items.ts ITEM_TABLE): every row is reachable and does what it
+// says; every state x trigger it leaves out is refused; the spec's rows are all in it.
+
+describe('the item table', () => {
+  const KINDS = ['piece', 'weight'] as const;
+  const statesOf = (kind: 'piece' | 'weight'): readonly StateKey[] => (kind === 'piece' ? PIECE_STATES : WEIGHT_STATES);
+  /** Items to try a row on: the state as `item` builds it, with the other missing action, and lines of one and of three pieces. */
+  const itemsIn = (kind: 'piece' | 'weight', s: StateKey) => [
+    item(kind, s),
+    item(kind, s, { missingAction: s === 'missing' ? 'remove' : 'call' }),
+    ...(kind === 'piece' ? [item(kind, s, { ordered: pcs(1) }), item(kind, s, { ordered: pcs(3) })] : []),
+  ];
+  const substitute = (isWeightBased: boolean, labelWeight: bigint | null) => ({ kind: 'substitute', isWeightBased, labelWeight, labelPlu: labelWeight ? '03011' : null }) as const;
+  /** Commands of each trigger covering its conditions. */
+  const COMMANDS: Record<Trigger, ItemCommand[]> = {
+    scan: [scan(own), scan(label('1.020')), scan(label('1.260')), scan({ kind: 'other_product' }), scan({ kind: 'unknown' })],
+    weight: [
+      { type: 'weight', weight: kg('1.020'), barcode: null, match: null },
+      { type: 'weight', weight: kg('1.260'), barcode: null, match: null },
+      { type: 'weight', weight: kg('1.020'), barcode: '2203000010203', match: { kind: 'other_product' } },
+      { type: 'weight', weight: kg('1.020'), barcode: '2203000010203', match: { kind: 'unknown' } },
+    ],
+    piece_quantity: [1, 2, 3].map((n) => ({ type: 'piece_quantity', quantity: pcs(n) })),
+    manual_pick: [1, 2].flatMap((n) => [true, false].map((confirm) => ({ type: 'manual_pick', quantity: pcs(n), confirm }) as const)),
+    missing: [{ type: 'missing', action: 'call' }, { type: 'missing', action: 'remove' }],
+    resolve: [{ type: 'resolve', resolution: 'remove' }],
+    reopen: [{ type: 'reopen', reason: 'recheck' }, { type: 'reopen', reason: 'found_in_store' }],
+    confirm: [
+      { type: 'confirm', resolution: null, quantity: pcs(1), quantityKg: null },
+      { type: 'confirm', resolution: 'quantity_mismatch', quantity: pcs(1), quantityKg: null },
+      { type: 'confirm', resolution: 'weight_mismatch', quantity: null, quantityKg: kg('1.260') },
+      { type: 'confirm', resolution: null, quantity: null, quantityKg: kg('1.260') },
+      { type: 'confirm', resolution: null, quantity: null, quantityKg: null },
+      { type: 'confirm', resolution: null, quantity: pcs(2), quantityKg: kg('1.250') },
+    ],
+    replacement: [substitute(false, null), substitute(true, null), substitute(true, kg('0.980')), substitute(true, kg('1.300')), { kind: 'same_product' } as const, { kind: 'unknown' } as const].map(
+      (match) => ({ type: 'replacement', barcode: '4601234567893', match }) as const,
+    ),
+  };
+  const rowName = (r: AnyItemRow) => `${TRIGGERS[r.trigger]} (${r.kind}) from ${r.from.join('|')} when ${r.condition}`;
+
+  it.each(ITEM_TABLE.map((r) => [rowName(r), r] as const))('%s: allowed, and leads where the row says', (_name, r) => {
+    for (const kind of KINDS.filter((k) => r.kind === 'any' || r.kind === k)) {
+      for (const s of r.from.filter((x) => statesOf(kind).includes(x))) {
+        const decided = itemsIn(kind, s).flatMap((f) => COMMANDS[r.trigger].map((cmd) => ({ f, cmd }))).filter(({ f, cmd }) => decidingRow(f, cmd) === r);
+        expect(decided.length, `${kind} item in ${s}: no case reaches the row`).toBeGreaterThan(0);
+        for (const { f, cmd } of decided) {
+          const t = applyItemCommand(f, cmd);
+          if (typeof r.next === 'object') {
+            expect(t).toEqual({ ok: false, code: r.next.refused });
+            continue;
+          }
+          if (!t.ok) throw new Error(`refused with ${t.code}`);
+          expect(stateKey(t.next), `${kind} ${s} ${JSON.stringify(cmd, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`).toBe(r.next === 'same' ? s : r.next);
+          if (r.next === 'same') expect(t.applied).toBe(false);
+        }
+      }
+    }
+  });
+
+  const outside = (Object.keys(TRIGGERS) as Trigger[]).flatMap((trigger) =>
+    KINDS.flatMap((kind) => statesOf(kind).filter((s) => !acceptingStates(trigger, kind).includes(s)).map((s) => [TRIGGERS[trigger], kind, s, trigger] as const)),
+  );
+  it.each(outside)('%s on a %s item in %s is in no row: refused', (_name, kind, s, trigger) => {
+    const rowsForKind = ITEM_TABLE.some((r) => r.trigger === trigger && (r.kind === 'any' || r.kind === kind));
+    const code = rowsForKind ? 'ITEM_STATE_CONFLICT' : kind === 'weight' ? 'ITEM_IS_WEIGHT_BASED' : 'ITEM_NOT_WEIGHT_BASED';
+    for (const f of itemsIn(kind, s)) for (const cmd of COMMANDS[trigger]) expect(applyItemCommand(f, cmd)).toEqual({ ok: false, code });
+  });
+
+  // The interface spec's "Picking item" table, row by row (State, Trigger, Next state): each of its
+  // states is the start of a row of ITEM_TABLE citing it, for that trigger, leading to that state.
+  const SPEC_ROWS: { states: StateKey[]; kinds: ('piece' | 'weight')[]; trigger: Trigger; next: StateKey | null }[] = [
+    { states: ['pending', 'awaiting_quantity', 'picked', 'clarified/quantity_mismatch'], kinds: ['piece'], trigger: 'piece_quantity', next: 'clarified/quantity_mismatch' },
+    { states: ['pending', 'awaiting_quantity', 'picked', 'clarified/weight_mismatch'], kinds: ['weight'], trigger: 'weight', next: 'picked' }, // "any workable state", inside tolerance
+    { states: ['pending', 'awaiting_quantity', 'picked', 'clarified/weight_mismatch'], kinds: ['weight'], trigger: 'weight', next: 'clarified/weight_mismatch' }, // outside tolerance
+    { states: ['pending', 'awaiting_quantity', 'picked', 'clarified/quantity_mismatch'], kinds: ['piece'], trigger: 'manual_pick', next: null }, // "saved actual quantity"
+    { states: ['clarified/quantity_mismatch', 'clarified/weight_mismatch'], kinds: ['piece', 'weight'], trigger: 'confirm', next: 'picked' },
+    { states: ALL, kinds: ['piece', 'weight'], trigger: 'missing', next: 'missing' }, // "item in the session"
+    { states: ['missing'], kinds: ['piece', 'weight'], trigger: 'resolve', next: 'clarified/removed' },
+    { states: ['missing', 'clarified/removed', 'clarified/quantity_mismatch', 'clarified/weight_mismatch', 'clarified/store_transfer_shortage', 'picked'], kinds: ['piece', 'weight'], trigger: 'reopen', next: 'pending' },
+  ];
+  it.each(SPEC_ROWS.map((r) => [TRIGGERS[r.trigger], r.next ?? 'a saved quantity', r] as const))("the spec's row %s -> %s is in the table", (_t, _n, spec) => {
+    for (const kind of spec.kinds) {
+      for (const s of spec.states.filter((x) => statesOf(kind).includes(x))) {
+        const citing = ITEM_TABLE.filter((r) => r.spec !== null && r.trigger === spec.trigger && (r.kind === 'any' || r.kind === kind) && r.from.includes(s));
+        expect(citing.length, `${kind} in ${s}`).toBeGreaterThan(0);
+        if (spec.next) expect(citing.map((r) => r.next), `${kind} in ${s}`).toContain(spec.next);
+      }
+    }
+    expect(ITEM_TABLE.filter((r) => r.spec !== null && r.trigger === spec.trigger).every((r) => r.spec!.startsWith(`${TRIGGERS[spec.trigger]}:`))).toBe(true);
   });
 });
 
