@@ -256,10 +256,10 @@ export const catalogHandlers = {
     const facts = await availabilityFacts(ctx.deps.db, store.id, lines);
     const verdicts = ctx.body.map((sent, i) => {
       const line = lines[i];
-      const fact = facts.get(`${line.product_id}/${line.unit_id}`);
-      const quantity = parseRequestedQuantity(line.quantity, quantityUnit(fact));
+      const fact = facts.get(`${line!.product_id}/${line!.unit_id}`);
+      const quantity = parseRequestedQuantity(line!.quantity, quantityUnit(fact));
       if (!quantity.ok) {
-        throw unprocessable('INVALID_QUANTITY', `Line ${i + 1}: quantity ${JSON.stringify(line.quantity)} ${QUANTITY_PROBLEMS[quantity.problem]}`);
+        throw unprocessable('INVALID_QUANTITY', `Line ${i + 1}: quantity ${JSON.stringify(line!.quantity)} ${QUANTITY_PROBLEMS[quantity.problem]}`);
       }
       const inventory = fact?.has_inventory ? { stock: fact.stock, orderQuantityLimit: fact.order_quantity_limit } : null;
       return { product_id: sent.product_id, unit_id: sent.unit_id, ...decideAvailability(quantity.thousandths, fact?.product_exists ?? false, inventory) };

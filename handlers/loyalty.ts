@@ -316,10 +316,10 @@ export const loyaltyHandlers = {
           unit_id: l.item.unit_id,
           quantity: formatDecimal(l.quantityThousandths, 3),
           unit_price: normalizeDecimal(l.unitPrice, 2),
-          subtotal: formatMoney(preview.lines[i].subtotal),
-          discount_amount: formatMoney(preview.lines[i].discount),
-          total: formatMoney(preview.lines[i].total),
-          points_to_accrue: preview.lines[i].points.toString(),
+          subtotal: formatMoney(preview.lines[i]!.subtotal),
+          discount_amount: formatMoney(preview.lines[i]!.discount),
+          total: formatMoney(preview.lines[i]!.total),
+          points_to_accrue: preview.lines[i]!.points.toString(),
         })),
         applied_discounts:
           preview.accrual.outcome === 'accrued' && preview.accrual.accrualPercent !== null

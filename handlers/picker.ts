@@ -443,9 +443,9 @@ export const pickerHandlers = {
         throw refusal(409, 'PRODUCT_ALREADY_IN_SESSION', 'This product is already an item of the session; change that item instead', await s.view());
       }
       const [row] = await insertItems(s.trx, s.head.id, [addedItem(inventory, quantity, nextItemPosition(s.items), ctx.deps.config.picking.weightTolerancePercent)]);
-      s.items.push(row);
+      s.items.push(row!);
       await commitSessionChange(s, 1);
-      return { status: 200 as const, body: actionOutput('ok', true, actionMessage('ok', ctx.lang, { command: 'add' }), await s.answer(row)) };
+      return { status: 200 as const, body: actionOutput('ok', true, actionMessage('ok', ctx.lang, { command: 'add' }), await s.answer(row!)) };
     });
   },
   // POST /api/picker/orders/{order_id}/cancel

@@ -16,7 +16,7 @@ import { BREAKING_MARKER, commitMessagesSay, compareSpecs, formatChanges } from 
 
 function option(name: string, fallback: string | null): string | null {
   const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 && process.argv[at + 1] ? process.argv[at + 1] : fallback;
+  return at >= 0 && process.argv[at + 1] ? process.argv[at + 1]! : fallback;
 }
 
 /** The repository to read (default: this project; the tests point it at a scratch repository). */

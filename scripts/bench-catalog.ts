@@ -47,7 +47,7 @@ const TARGETS: Partial<Record<Scenario, number>> = { listing: 0.5, detail: 0.5, 
 const UNCACHED: Scenario[] = ['listing', 'detail', 'search'];
 const KEEP_NOTHING = { CATALOG_PRODUCTS_CACHE_SECONDS: '0' };
 const SEARCHES = ['молоко', 'малоко', 'moloko', 'хлеб ржаной', 'сыр гауда', 'kefir', 'йогрут', 'яблоки', 'coffee', 'шампиньоны'];
-const STORE = DEMO_STORES[0].id;
+const STORE = DEMO_STORES[0]!.id;
 
 interface Fixture {
   leafCategory: string;
@@ -82,7 +82,7 @@ async function fixtureOf(url: string): Promise<Fixture> {
     const snapshot = await sql<{ version_id: string; etag: string }>`
       SELECT s.version_id, s.etag FROM catalog_snapshots s JOIN catalog_versions v ON v.id = s.version_id
       WHERE v.replaced_at IS NULL AND s.store_id = ${STORE} AND s.language = 'ru'`.execute(handle.db);
-    return { leafCategory: leaf.rows[0].id, productIds: products.rows.map((r) => r.id), version: snapshot.rows[0].version_id, etag: snapshot.rows[0].etag };
+    return { leafCategory: leaf.rows[0]!.id, productIds: products.rows.map((r) => r.id), version: snapshot.rows[0]!.version_id, etag: snapshot.rows[0]!.etag };
   } finally {
     await handle.close();
   }
@@ -109,7 +109,7 @@ async function load(port: number, scenario: Scenario, f: Fixture, seconds: numbe
     requests: [{
       setupRequest: (req) => {
         const v = variants[next++ % variants.length];
-        return { ...req, path: v.path, headers: { ...req.headers, ...v.headers } };
+        return { ...req, path: v!.path, headers: { ...req.headers, ...v!.headers } };
       },
     }],
   });
@@ -142,7 +142,7 @@ async function sequentialLatencyMs(port: number, scenario: Scenario, f: Fixture,
   const times: number[] = [];
   const deadline = performance.now() + seconds * 1000;
   try {
-    for (let n = 0; performance.now() < deadline; n++) times.push(await get(variants[n % variants.length]));
+    for (let n = 0; performance.now() < deadline; n++) times.push(await get(variants[n % variants.length]!));
   } finally {
     agent.destroy();
   }
@@ -241,17 +241,17 @@ async function main(): Promise<void> {
     console.log(`catalog throughput (demo catalog, median of ${rounds} rounds, ratio to the trivial operation of the same round):`);
     for (const s of SCENARIOS) {
       const target = TARGETS[s];
-      console.log(`  ${s.padEnd(13)} ${String(Math.round(median(rps[s]))).padStart(6)} req/s   ratio ${median(ratios[s]).toFixed(2)}${target ? `   (target >= ${target.toFixed(2)})` : ''}`);
+      console.log(`  ${s.padEnd(13)} ${String(Math.round(median(rps[s])!)).padStart(6)} req/s   ratio ${median(ratios[s])!.toFixed(2)}${target ? `   (target >= ${target.toFixed(2)})` : ''}`);
     }
     console.log('the same on a service that keeps no listing page or product card (every answer read from PostgreSQL):');
     for (const s of UNCACHED) {
-      console.log(`  ${s.padEnd(13)} ${String(Math.round(median(uncachedRps[s]))).padStart(6)} req/s   ratio ${median(uncachedRatios[s]).toFixed(2)}`);
+      console.log(`  ${s.padEnd(13)} ${String(Math.round(median(uncachedRps[s])!)).padStart(6)} req/s   ratio ${median(uncachedRatios[s])!.toFixed(2)}`);
     }
     console.log(`single-client mean latency, keeping nothing, ${largeProducts} products against 2,000 (target <= 1.50):`);
     for (const s of ['listing', 'search'] as const) {
       const a = median(latency.small[s]);
       const b = median(latency.large[s]);
-      console.log(`  ${s.padEnd(13)} ${a.toFixed(2)} ms -> ${b.toFixed(2)} ms   ratio ${(b / a).toFixed(2)}`);
+      console.log(`  ${s.padEnd(13)} ${a!.toFixed(2)} ms -> ${b!.toFixed(2)} ms   ratio ${(b! / a!).toFixed(2)}`);
     }
   } finally {
     for (const db of Object.values(names)) await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);

@@ -158,10 +158,10 @@ function serveVariant(variant: Variant, url: string): void {
       await client.query('BEGIN');
       const locked = await client.query<{ customer: unknown; slot: unknown; stock: string; price: string; name: string }>({ name: 'floor_order_lock', text: ORDER_LOCK, values: [customerId] });
       const row = locked.rows[0];
-      if (!row.customer || !row.slot || Number(row.stock) < 2) throw new Error('refused');
+      if (!row!.customer || !row!.slot || Number(row!.stock) < 2) throw new Error('refused');
       const body = JSON.stringify(orderId);
-      const placed = await client.query<{ placed: boolean }>({ name: 'floor_order_write', text: ORDER_WRITE, values: [orderId, customerId, '2.000', (Number(row.price) * 2).toFixed(2), row.price, row.name, body, key] });
-      if (!placed.rows[0].placed) throw new Error('not placed');
+      const placed = await client.query<{ placed: boolean }>({ name: 'floor_order_write', text: ORDER_WRITE, values: [orderId, customerId, '2.000', (Number(row!.price) * 2).toFixed(2), row!.price, row!.name, body, key] });
+      if (!placed.rows[0]!.placed) throw new Error('not placed');
       await client.query('COMMIT');
       return { body: Buffer.from(body), gzipped: false };
     } catch (err) {
@@ -184,7 +184,7 @@ function serveVariant(variant: Variant, url: string): void {
       // As the service: a session that moved on since the read is read again.
       for (let attempt = 0; attempt < 5; attempt++) {
         if (attempt) read = await pool.query<{ claimed?: boolean; version: number }>({ name: 'floor_delta_reread', text: DELTA_CLAIM_READ.replace('EXISTS (SELECT 1 FROM k)', 'true'), values: [sessionId, key, fingerprint] });
-        const version = read.rows[0].version;
+        const version = read.rows[0]!.version;
         const body = Buffer.from(JSON.stringify({ status: 'ok', applied: true, representation: 'delta', session: deltaHeader(version + 1), item: sessionItems(version + 1)[itemId % ITEMS] }));
         const written = await pool.query({ name: 'floor_delta_write', text: DELTA_WRITE, values: [sessionId, key, quantity, itemId, version, body] });
         if (written.rows.length) return { body, gzipped: false };
@@ -198,7 +198,7 @@ function serveVariant(variant: Variant, url: string): void {
       if (!read.rows[0]?.claimed) throw new Error('key taken');
       for (let attempt = 0; attempt < 3; attempt++) {
         if (attempt) read = await pool.query<{ claimed?: boolean; version: number }>({ name: 'floor_read', text: OPTIMISTIC_READ, values: [sessionId] });
-        const version = read.rows[0].version;
+        const version = read.rows[0]!.version;
         const body = await gzipAsync(JSON.stringify({ applied: true, version: version + 1, items: sessionItems(version + 1) }), { level: 1 });
         const written = await pool.query({ name: 'floor_write', text: OPTIMISTIC_WRITE, values: [sessionId, key, quantity, itemId, version, body] });
         if (written.rows.length) return { body, gzipped: true };
@@ -215,9 +215,9 @@ function serveVariant(variant: Variant, url: string): void {
       const items = await client.query({ name: 'floor_items', text: 'SELECT id, session_id, quantity, state, name, pad FROM floor_items WHERE session_id = $1 ORDER BY id', values: [sessionId] });
       const item = await client.query<Record<string, unknown>>({ name: 'floor_item', text: "UPDATE floor_items SET quantity = $1, state = 'picked' WHERE id = $2 RETURNING id, quantity, state", values: [quantity, itemId] });
       const v = await client.query<{ version: number }>({ name: 'floor_version', text: 'UPDATE floor_sessions SET version = version + 1 WHERE id = $1 RETURNING version', values: [sessionId] });
-      await client.query({ name: 'floor_event', text: 'INSERT INTO floor_outbox (payload) VALUES ($1)', values: [JSON.stringify({ session: sessionId, version: v.rows[0].version })] });
+      await client.query({ name: 'floor_event', text: 'INSERT INTO floor_outbox (payload) VALUES ($1)', values: [JSON.stringify({ session: sessionId, version: v.rows[0]!.version })] });
       const text = JSON.stringify(
-        variant === 'session' ? { applied: true, items: sessionItems(v.rows[0].version) } : { applied: true, item: item.rows[0], items: items.rows.length },
+        variant === 'session' ? { applied: true, items: sessionItems(v.rows[0]!.version) } : { applied: true, item: item.rows[0], items: items.rows.length },
       );
       const body = variant === 'session' ? await gzipAsync(text, { level: 1 }) : Buffer.from(text);
       await client.query({ name: 'floor_answer', text: 'UPDATE floor_keys SET answer = $2 WHERE key = $1', values: [key, body] });
@@ -352,5 +352,5 @@ async function main(): Promise<void> {
 }
 
 const at = process.argv.indexOf('--floor-variant');
-if (at >= 0) serveVariant(process.argv[at + 1] as Variant, process.argv[at + 2]);
+if (at >= 0) serveVariant(process.argv[at + 1] as Variant, process.argv[at + 2]!);
 else if (process.argv[1] && import.meta.filename === (await import('node:path')).resolve(process.argv[1])) await main();

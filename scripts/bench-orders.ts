@@ -79,7 +79,7 @@ export async function benchOrders(
       VALUES (${slotId}, ${STORE}, 'delivery', (now() AT TIME ZONE 'Europe/Moscow')::date + 2, now() + interval '2 days' + make_interval(mins => ${i}),
               now() + interval '2 days 2 hours' + make_interval(mins => ${i}), 1000000)`.execute(db);
     lanes.push({
-      auth: `Bearer ${customers[i].token}`,
+      auth: `Bearer ${customers[i]!.token}`,
       body: JSON.stringify({
         type: 'delivery',
         payment_method: 'cash',
@@ -113,8 +113,8 @@ export async function benchOrders(
           const lane = ((context as { lane?: { auth: string; body: string } }).lane ??= lanes[nextLane++ % lanes.length]);
           return {
             ...req,
-            headers: { 'content-type': 'application/json', authorization: lane.auth, 'x-store-id': STORE, 'idempotency-key': randomUUID() },
-            body: lane.body,
+            headers: { 'content-type': 'application/json', authorization: lane!.auth, 'x-store-id': STORE, 'idempotency-key': randomUUID() },
+            body: lane!.body,
           };
         },
         onResponse: (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1),
@@ -127,7 +127,7 @@ export async function benchOrders(
   if (created !== orders.requests.total || orders.errors) {
     throw new Error(`orders: statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${orders.errors} errors`);
   }
-  return { trivial: trivialRps, orders: created / seconds, roundTrips: trips.perRequest, p99: orders.latency.p99 };
+  return { trivial: trivialRps, orders: created / seconds, roundTrips: trips!.perRequest, p99: orders.latency.p99 };
 }
 
 async function benchSockets(child: BenchService, db: ReturnType<typeof connect>['db'], count: number, eventsPerSecond: number, seconds: number) {
@@ -175,7 +175,7 @@ async function benchSockets(child: BenchService, db: ReturnType<typeof connect>[
         rows.push({
           event_id: eventId,
           type: 'order.changed',
-          customer_id: c.customerId,
+          customer_id: c!.customerId,
           order_id: orderId,
           payload: JSON.stringify({ type: 'order.changed', event_id: eventId, notification_id: null, occurred_at: new Date().toISOString(), data: { event_id: eventId, order_id: orderId, order_version: 2, status: 'confirmed', changes: ['status'] } }),
         });
@@ -245,8 +245,8 @@ export async function benchOrdersAndSockets(): Promise<{ ordersPerSecond: number
         for (const clients of [32, 128]) {
           const withNotify = rates[`${clients}/notify`];
           const without = rates[`${clients}/none`];
-          console.log(`order creation, ${clients} clients: ${Math.round(withNotify)} orders/s with the NOTIFY trigger, ${Math.round(without)} without (cost ${((1 - withNotify / without) * 100).toFixed(1)} %)`);
-          console.log(`figure order-creation-notify-cost-${clients} ${(1 - withNotify / without).toFixed(3)}`);
+          console.log(`order creation, ${clients} clients: ${Math.round(withNotify!)} orders/s with the NOTIFY trigger, ${Math.round(without!)} without (cost ${((1 - withNotify! / without!) * 100).toFixed(1)} %)`);
+          console.log(`figure order-creation-notify-cost-${clients} ${(1 - withNotify! / without!).toFixed(3)}`);
         }
       } finally {
         await service.stop();

@@ -24,7 +24,7 @@ import { openBenchDatabase, topStatements } from './lib/bench-database.js';
 import { BENCH_JWT_SECRET, startBenchService, type BenchService } from './lib/bench-service.js';
 
 const TRIVIAL = '/api/logistics/map/config';
-const STORE = DEMO_STORES[0].id;
+const STORE = DEMO_STORES[0]!.id;
 const PICKERS = 32;
 const LINES = 40;
 
@@ -113,7 +113,7 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number }> {
     const starts = await Promise.all(lanes.map((lane) => post(base, lane, `/api/picker/orders/${lane.orderId}/start`)));
     starts.forEach((s, i) => {
       if (s.status !== 200) throw new Error(`start answered ${s.status}: ${JSON.stringify(s.body)}`);
-      lanes[i].items = s.body!.items!.map((it) => ({ id: it.item_id, ordered: Number(it.ordered_quantity) }));
+      lanes[i]!.items = s.body!.items!.map((it) => ({ id: it.item_id, ordered: Number(it.ordered_quantity) }));
     });
 
     await autocannon({ url: `${base}${TRIVIAL}`, connections: PICKERS, duration: 1 });
@@ -122,15 +122,15 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number }> {
 
     // The answer of one item command on a 40-line order, as sent to a client without gzip.
     const sample = lanes[0];
-    const sampleItem = sample.items[0];
-    const sized = await fetch(`${base}/api/picker/orders/${sample.orderId}/items/${sampleItem.id}/piece-quantity`, {
+    const sampleItem = sample!.items[0];
+    const sized = await fetch(`${base}/api/picker/orders/${sample!.orderId}/items/${sampleItem!.id}/piece-quantity`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: sample.auth, 'idempotency-key': randomUUID(), 'accept-encoding': 'identity' },
-      body: JSON.stringify({ quantity: sampleItem.ordered - 1 }),
+      headers: { 'content-type': 'application/json', authorization: sample!.auth, 'idempotency-key': randomUUID(), 'accept-encoding': 'identity' },
+      body: JSON.stringify({ quantity: sampleItem!.ordered - 1 }),
     });
     const answerBytes = (await sized.arrayBuffer()).byteLength;
     if (sized.status !== 200) throw new Error(`piece-quantity answered ${sized.status}`);
-    sample.next = sample.items.length; // the next round sets that item back to the full count
+    sample!.next = sample!.items.length; // the next round sets that item back to the full count
 
     let nextLane = 0;
     const statuses = new Map<number, number>();
@@ -146,15 +146,15 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number }> {
           method: 'POST',
           setupRequest: (req, context) => {
             const lane = ((context as { lane?: Lane }).lane ??= lanes[nextLane++ % lanes.length]);
-            const k = lane.next++;
-            const item = lane.items[k % lane.items.length];
+            const k = lane!.next++;
+            const item = lane!.items[k % lane!.items.length];
             // Each round over the items alternates the full count and one less: every command changes the item.
-            const quantity = Math.floor(k / lane.items.length) % 2 === 0 ? item.ordered - 1 : item.ordered;
+            const quantity = Math.floor(k / lane!.items.length) % 2 === 0 ? item!.ordered - 1 : item!.ordered;
             return {
               ...req,
-              path: `/api/picker/orders/${lane.orderId}/items/${item.id}/piece-quantity`,
+              path: `/api/picker/orders/${lane!.orderId}/items/${item!.id}/piece-quantity`,
               // As the apps' HTTP stacks (OkHttp, URLSession) do: the session answer comes gzipped.
-              headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip', authorization: lane.auth, 'idempotency-key': randomUUID() },
+              headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip', authorization: lane!.auth, 'idempotency-key': randomUUID() },
               body: JSON.stringify({ quantity }),
             };
           },
@@ -190,7 +190,7 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number }> {
     console.log(`figure picker-commands-per-second ${Math.round(perSecond)}`);
     console.log(`figure picker-command-p99-ms ${commands.latency.p99}`);
     console.log(`figure picker-command-answer-bytes ${answerBytes}`);
-    console.log(`figure picker-command-round-trips ${+trips.perRequest.toFixed(2)}`);
+    console.log(`figure picker-command-round-trips ${+trips!.perRequest.toFixed(2)}`);
     return { commandsPerSecond: perSecond };
   } finally {
     await child?.stop();

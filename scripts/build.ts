@@ -10,7 +10,7 @@ import { gitCommit } from '../server/config.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const outFlag = process.argv.indexOf('--out');
-const dist = path.resolve(outFlag >= 0 ? process.argv[outFlag + 1] : path.join(root, 'dist'));
+const dist = path.resolve(outFlag >= 0 ? process.argv[outFlag + 1]! : path.join(root, 'dist'));
 
 rmSync(dist, { recursive: true, force: true });
 execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', dist], { cwd: root, stdio: 'inherit' });

@@ -8,7 +8,8 @@ import { createMockApp } from './lib/mock-server.js';
 
 function option(name: string, fallback: string): string {
   const at = process.argv.indexOf(`--${name}`);
-  if (at >= 0 && process.argv[at + 1] !== undefined) return process.argv[at + 1];
+  const value = at >= 0 ? process.argv[at + 1] : undefined;
+  if (value !== undefined) return value;
   const inline = process.argv.find((a) => a.startsWith(`--${name}=`));
   return inline ? inline.slice(name.length + 3) : fallback;
 }

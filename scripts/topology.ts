@@ -375,13 +375,13 @@ async function pickerJourney(access: string, orderIds: () => string[], stopAt: n
     // The same command twice at once with one key, as a handheld retrying on a flaky network.
     const key = randomUUID();
     const [a, b] = await Promise.all([0, 1].map(() => callRetrying('POST', `/api/picker/orders/${id}/start`, { headers: { ...auth, 'idempotency-key': key } })));
-    const session = [a, b].find((r) => r.status === 200 || r.status === 201)?.body;
+    const session = [a, b].find((r) => r!.status === 200 || r!.status === 201)?.body;
     if (!session?.items?.length) continue;
     results.commands++;
     const item = session.items[0];
     const pickKey = randomUUID();
     const before = session.version as number;
-    await Promise.all([0, 1].map(() => callRetrying('POST', `/api/picker/orders/${id}/items/${item.item_id}/manual-pick`, { headers: { ...auth, 'idempotency-key': pickKey }, body: { quantity: Number(item.quantity ?? item.ordered_quantity ?? 1) } })));
+    await Promise.all([0, 1].map(() => callRetrying('POST', `/api/picker/orders/${id}/items/${item!.item_id}/manual-pick`, { headers: { ...auth, 'idempotency-key': pickKey }, body: { quantity: Number(item!.quantity ?? item!.ordered_quantity ?? 1) } })));
     results.commands++;
     const after = await callRetrying('GET', `/api/picker/orders/${id}/session`, { headers: auth });
     if (after.status === 200 && after.body!.version !== before + 1) results.doubleEffects++;
@@ -503,15 +503,15 @@ async function main(): Promise<void> {
 
   // Faults, mid-load.
   await sleep(6000);
-  log(`SIGKILL ${instances[1].name}`);
-  instances[1].proc.kill('SIGKILL');
+  log(`SIGKILL ${instances[1]!.name}`);
+  instances[1]!.proc.kill('SIGKILL');
   await sleep(6000);
   const drainStartedAt = performance.now();
-  log(`SIGTERM ${instances[2].name} (drain: /readyz 503 for ${DRAIN_DELAY_MS} ms, then close)`);
-  instances[2].proc.kill('SIGTERM');
-  const drained = new Promise<number>((resolve) => instances[2].proc.once('exit', () => resolve(performance.now())));
+  log(`SIGTERM ${instances[2]!.name} (drain: /readyz 503 for ${DRAIN_DELAY_MS} ms, then close)`);
+  instances[2]!.proc.kill('SIGTERM');
+  const drained = new Promise<number>((resolve) => instances[2]!.proc.once('exit', () => resolve(performance.now())));
   const drainEndedAt = await drained;
-  log(`${instances[2].name} drained and exited after ${((drainEndedAt - drainStartedAt) / 1000).toFixed(1)} s`);
+  log(`${instances[2]!.name} drained and exited after ${((drainEndedAt - drainStartedAt) / 1000).toFixed(1)} s`);
 
   await journeys;
   await picking;

@@ -304,7 +304,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     if (target?.requestBody && req.body === undefined && hasBody(req)) {
       const sent = req.headers['content-type'];
       send(res, errorReply(new AppError(415, 'UNSUPPORTED_MEDIA_TYPE',
-        `The body must be JSON: send it with Content-Type: application/json (${sent ? `it was ${sent.split(';')[0].trim()}` : 'no Content-Type was sent'})`),
+        `The body must be JSON: send it with Content-Type: application/json (${sent ? `it was ${sent.split(';')[0]!.trim()}` : 'no Content-Type was sent'})`),
         res.locals.requestId, res.locals.log));
       return;
     }
@@ -439,7 +439,7 @@ function looseIntegerIssues(operation: { path: string; parameters?: unknown[] },
   const pattern = template.map((part) => {
     const m = /^\{([^}]+)\}$/.exec(part);
     if (!m) return part.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
-    order.push(m[1]);
+    order.push(m[1]!);
     return '([^/]*)';
   });
   const match = new RegExp(`^${pattern.join('')}$`).exec(path);

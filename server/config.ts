@@ -226,7 +226,7 @@ function catalogConfig(env: NodeJS.ProcessEnv): CatalogConfig {
     const max = env[`MOBILE_${name}_LATEST_VERSION`] ?? latest;
     if (min === '' && max === '') return null; // both set empty: the platform is not configured
     for (const [key, v] of [[`MOBILE_${name}_MIN_VERSION`, min], [`MOBILE_${name}_LATEST_VERSION`, max]]) {
-      if (!isVersion(v)) throw new Error(`${key} must be a version like 2.14.0, got "${v}"`);
+      if (!isVersion(v!)) throw new Error(`${key} must be a version like 2.14.0, got "${v}"`);
     }
     if (compareVersions(min, max) > 0) throw new Error(`MOBILE_${name}_MIN_VERSION (${min}) is above MOBILE_${name}_LATEST_VERSION (${max})`);
     return { minimum: min, latest: max };

@@ -166,7 +166,7 @@ export class ResponseValidator {
     if (!content || Object.keys(content).length === 0) {
       return r.hasBody ? [`${r.operationId} ${r.status} declares no body but one was sent`] : [];
     }
-    const mediaType = (r.contentType ?? '').split(';')[0].trim().toLowerCase();
+    const mediaType = (r.contentType ?? '').split(';')[0]!.trim().toLowerCase();
     if (!(mediaType in content)) {
       return [`${r.operationId} ${r.status}: content type "${mediaType}" is not declared (${Object.keys(content).join(', ')})`];
     }

@@ -137,8 +137,8 @@ export function createMetrics({ pool, log, config }: MetricsSources): Metrics {
       });
       query.catch(() => {}); // settled later than the timeout: nothing waits for it any more
       const { rows } = await Promise.race([query, timeout]);
-      backlog.set(Number(rows[0].backlog));
-      lag.set(Math.max(0, Number(rows[0].lag_seconds ?? 0)));
+      backlog.set(Number(rows[0]!.backlog));
+      lag.set(Math.max(0, Number(rows[0]!.lag_seconds ?? 0)));
     } catch (err) {
       const reason = err instanceof Error && err.message === 'timeout' ? 'timeout' : 'query_failed';
       collectFailures.inc({ source: 'outbox', reason });
@@ -186,8 +186,8 @@ export class RequestFigures {
       this.byOperation.set(operationId, figures);
     }
     let bucket = 0;
-    while (bucket < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[bucket]) bucket++;
-    figures.buckets[bucket]++; // the last slot is +Inf
+    while (bucket < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[bucket]!) bucket++;
+    figures.buckets[bucket]!++; // the last slot is +Inf
     figures.sum += seconds;
     figures.count++;
     figures.byStatus.set(status, (figures.byStatus.get(status) ?? 0) + 1);
@@ -204,7 +204,7 @@ export class RequestFigures {
       const f = this.byOperation.get(op)!;
       let cumulative = 0;
       for (let i = 0; i <= LATENCY_BUCKETS.length; i++) {
-        cumulative += f.buckets[i];
+        cumulative += f.buckets[i]!;
         const le = i < LATENCY_BUCKETS.length ? String(LATENCY_BUCKETS[i]) : '+Inf';
         lines.push(`grocery_http_request_duration_seconds_bucket{le="${le}",operation_id="${label(op)}"} ${cumulative}`);
       }

@@ -52,6 +52,6 @@ export function startFailureLine(err: unknown, env: NodeJS.ProcessEnv = process.
   if (lines.length === 0) return `${e.name}.`;
   // The embedded PostgreSQL's own words: its first line, and what the server said last that matters.
   const said = lines.slice(1).reverse().find((l) => /FATAL|ERROR|PANIC|error:/.test(l));
-  const first = lines[0].replace(/:$/, '');
+  const first = lines[0]!.replace(/:$/, '');
   return `${first}${said ? `: ${said}` : ''}${/[.!?]$/.test(first) || said ? '' : '.'}`;
 }

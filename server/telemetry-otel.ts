@@ -61,7 +61,7 @@ export function startOpenTelemetry(serviceName: string, serviceVersion: string):
     tracerProvider: provider,
     instrumentations: [
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]),
+        ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]!),
         applyCustomAttributesOnSpan: (span) => redactUrlAttributes(span),
       }),
       // Queries outside a request or a pass (the outbox feed's LISTEN connection) are not traced.

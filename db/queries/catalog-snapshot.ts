@@ -77,7 +77,7 @@ export async function publishCatalogVersion(trx: Executor, retentionHours: numbe
   // Two publications at once would race for "current"; the second one stops instead of waiting
   // (waiting inside REPEATABLE READ would build from a state older than the first's result).
   const { rows: lock } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtext('catalog_publication')) AS locked`.execute(trx);
-  if (!lock[0].locked) throw new PublicationInProgressError();
+  if (!lock[0]!.locked) throw new PublicationInProgressError();
 
   const version = randomUUID();
   const publishedAt = now.toISOString();
@@ -139,6 +139,6 @@ export async function whySnapshotMissing(db: Executor, version: string, retentio
     SELECT EXISTS (SELECT 1 FROM catalog_versions WHERE replaced_at IS NULL) AS has_current,
            EXISTS (SELECT 1 FROM catalog_versions WHERE id = ${version}
                    AND (replaced_at IS NULL OR replaced_at > now() - make_interval(hours => ${retentionHours}))) AS servable`.execute(db);
-  if (!rows[0].has_current) return 'not_published';
-  return rows[0].servable ? 'store_not_published' : 'unknown_version';
+  if (!rows[0]!.has_current) return 'not_published';
+  return rows[0]!.servable ? 'store_not_published' : 'unknown_version';
 }

@@ -398,10 +398,10 @@ async function searchPageFromPostings(db: Executor, q: ProductPageQuery, words: 
     JOIN products p ON p.id = f.product_id
     JOIN inventories i ON i.store_id = ${q.storeId} AND i.product_id = f.product_id AND i.is_default
     ORDER BY ${order}`.execute(db);
-  if (rows.length > 0) return { items: rows.map(toProductCard), count: rows[0].total };
+  if (rows.length > 0) return { items: rows.map(toProductCard), count: rows[0]!.total };
   if (q.offset === 0) return { items: [], count: 0 };
   const { rows: counted } = await sql<{ total: number }>`WITH ${matchCtes} ${found} SELECT count(*)::int AS total FROM found`.execute(db);
-  return { items: [], count: counted[0].total };
+  return { items: [], count: counted[0]!.total };
 }
 
 /** One page of cards and the total, in the spec's order (in stock first, then the sort). */
@@ -437,11 +437,11 @@ export async function listProductPage(db: Executor, q: ProductPageQuery): Promis
     WHERE ${where}
     ORDER BY i.in_stock DESC, ${sortKey} ${relevance} ${rank}
     ${pageBounds(q)}`.execute(db);
-  if (rows.length > 0) return { items: rows.map(toProductCard), count: rows[0].total };
+  if (rows.length > 0) return { items: rows.map(toProductCard), count: rows[0]!.total };
   if (q.offset === 0) return { items: [], count: 0 };
   // Past the last page there is no row to carry the total.
   const { rows: counted } = await sql<{ total: number }>`SELECT count(*)::int AS total FROM ${from} WHERE ${where}`.execute(db);
-  return { items: [], count: counted[0].total };
+  return { items: [], count: counted[0]!.total };
 }
 
 /** Every card of the store in catalog order (the snapshot's `products`), anonymous. */

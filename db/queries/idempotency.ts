@@ -65,7 +65,7 @@ export async function claimIdempotencyKeyWith<Row>(
     SELECT EXISTS (SELECT 1 FROM k) AS claimed, ${sql.join(read.columns.map((c) => sql.ref(`r.${c}`)))}
     FROM (SELECT 1) one LEFT JOIN (${read.query}) r ON true`.execute(db);
   const first = read.columns[0];
-  return { claimed: rows[0].claimed, rows: rows.filter((r) => r[first] !== null).map(({ claimed: _, ...r }) => r as Row) };
+  return { claimed: rows[0]!.claimed, rows: rows.filter((r) => r[first!] !== null).map(({ claimed: _, ...r }) => r as Row) };
 }
 
 // The claim-first protocol of the lean write paths (order creation, picker item commands: issue 23),

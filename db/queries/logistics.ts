@@ -453,7 +453,7 @@ async function reserveSlot(db: Executor, kind: SlotKind, request: SlotHoldReques
     WITH ${slotTakeCtes(kind, request)}
     SELECT ${SLOT_TAKE_COLUMNS}
     FROM (SELECT 1) AS one LEFT JOIN taken t ON true LEFT JOIN existing e ON true`.execute(db);
-  return slotHoldOutcome(db, kind, request, rows[0]);
+  return slotHoldOutcome(db, kind, request, rows[0]!);
 }
 
 async function releaseSlot(db: Executor, kind: SlotKind, orderId: string): Promise<{ released: boolean; slotId: string | null }> {
@@ -482,7 +482,7 @@ const GAZETTEER_COLUMNS = ['id', 'category', 'title_ru', 'title_en', 'place_name
 /** The text as the gazetteer indexes it (see gazetteer_fold in the logistics migration). */
 export async function foldSearchText(db: Executor, text: string): Promise<string> {
   const { rows } = await sql<{ folded: string }>`SELECT gazetteer_fold(${text}) AS folded`.execute(db);
-  return rows[0].folded;
+  return rows[0]!.folded;
 }
 
 /**

@@ -262,7 +262,7 @@ export async function listPurchasePage(db: Executor, walletId: string, customerI
     sql<PurchaseRow>`SELECT * FROM ${all} p ORDER BY occurred_at DESC, id LIMIT ${limit} OFFSET ${offset}`.execute(db),
     sql<{ n: number }>`SELECT count(*)::int AS n FROM ${all} p`.execute(db),
   ]);
-  return { items: page.rows, count: total.rows[0].n };
+  return { items: page.rows, count: total.rows[0]!.n };
 }
 
 /** A completed online order of the customer as a purchase, or undefined. */
@@ -373,7 +373,7 @@ export async function localTransactionPage(db: Executor, walletId: string, custo
       ORDER BY t.created_at DESC, t.id DESC LIMIT ${limit} OFFSET ${offset}`.execute(db),
     sql<{ n: number }>`SELECT count(*)::int AS n FROM ${all} t`.execute(db),
   ]);
-  return { items: page.rows, count: total.rows[0].n };
+  return { items: page.rows, count: total.rows[0]!.n };
 }
 
 // ---- discount preview -------------------------------------------------------------------------

@@ -116,7 +116,7 @@ export async function recordOrderChange(
     FROM o${options.tracking ? sql`, (SELECT count(*) FROM announced) AS first_announced` : sql``}
     RETURNING (payload #>> '{data,order_version}')::int AS order_version, payload ->> 'notification_id' AS notification_id`.execute(db);
   if (!rows.length) throw new Error(`recordOrderChange: no order ${orderId}`);
-  return { event_id: eventId, notification_id: rows[0].notification_id, order_version: rows[0].order_version };
+  return { event_id: eventId, notification_id: rows[0]!.notification_id, order_version: rows[0]!.order_version };
 }
 
 /**

@@ -104,16 +104,16 @@ export async function lockCheckout(
     LEFT JOIN locked l ON true
     ORDER BY l.inventory_id`.execute(db);
   const first = rows[0];
-  const customerActive = first.customer_active;
+  const customerActive = first!.customer_active;
   const slot: SlotTakeRow | null = c.slot
     ? {
-        slot_taken_id: first.slot_taken_id,
-        slot_store_id: first.slot_store_id,
-        slot_date: first.slot_date,
-        slot_starts_at: first.slot_starts_at,
-        slot_ends_at: first.slot_ends_at,
-        held_slot_id: first.held_slot_id,
-        held_kind: first.held_kind,
+        slot_taken_id: first!.slot_taken_id,
+        slot_store_id: first!.slot_store_id,
+        slot_date: first!.slot_date,
+        slot_starts_at: first!.slot_starts_at,
+        slot_ends_at: first!.slot_ends_at,
+        held_slot_id: first!.held_slot_id,
+        held_kind: first!.held_kind,
       }
     : null;
   const locked = rows.filter((r) => r.inventory_id !== null);
@@ -300,7 +300,7 @@ export async function insertPlacedOrder(
       FROM o
     )${delivery}${key}
     SELECT ${placed} AS stocked`.execute(db);
-  return { stocked: rows[0].stocked };
+  return { stocked: rows[0]!.stocked };
 }
 
 /** Moves the purchase status and writes the move into the roadmap history. */

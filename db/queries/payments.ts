@@ -121,7 +121,7 @@ export async function refundedDifferences(db: Executor, orderId: string): Promis
   const { rows } = await sql<{ total: string }>`
     SELECT coalesce(sum((payload->>'amount')::numeric), 0)::numeric(12, 2)::text AS total FROM provider_commands
     WHERE order_id = ${orderId} AND kind = 'bank.refund' AND state = 'done' AND payload ? 'amount' AND NOT payload ? 'moot'`.execute(db);
-  return rows[0].total;
+  return rows[0]!.total;
 }
 
 /** A picking difference's refund left to the order's whole refund (nothing was asked of the bank). */

@@ -7,10 +7,10 @@ import { DEMO_STORES } from './stores.js';
 
 export const DEMO_CUSTOMER = { id: stableUuid('customer:demo'), phone: '+79990000001', pin: '1357' };
 export const DEMO_PICKERS = [
-  { login: 'picker1', password: 'picker-demo-1', display_name: 'Анна Сборщикова', stores: [DEMO_STORES[0].id, DEMO_STORES[1].id] },
+  { login: 'picker1', password: 'picker-demo-1', display_name: 'Анна Сборщикова', stores: [DEMO_STORES[0]!.id, DEMO_STORES[1]!.id] },
   // Works at the third store and, like picker1, at the first: two demo pickers on one store let
   // picker-app developers see another picker holding an order (409 ORDER_BUSY).
-  { login: 'picker2', password: 'picker-demo-2', display_name: 'Борис Комплектов', stores: [DEMO_STORES[2].id, DEMO_STORES[0].id] },
+  { login: 'picker2', password: 'picker-demo-2', display_name: 'Борис Комплектов', stores: [DEMO_STORES[2]!.id, DEMO_STORES[0]!.id] },
 ];
 
 export async function seedAccounts(trx: Transaction<DB>): Promise<void> {

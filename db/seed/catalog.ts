@@ -26,7 +26,7 @@ function prng(seed: number) {
     next,
     int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
     chance: (p: number) => next() < p,
-    pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)],
+    pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!,
   };
 }
 type Rng = ReturnType<typeof prng>;
@@ -344,9 +344,9 @@ function productRow(rng: Rng, leaf: Leaf, index: number, ordinal: number): Produ
     code,
     id,
     category: leaf.code,
-    name: { ru: `${base[0]} ${brand} ${variant[0]}${series}`, en: `${base[1]} ${latinBrand(brand)} ${variant[1]}${seriesEn}` },
+    name: { ru: `${base![0]} ${brand} ${variant![0]}${series}`, en: `${base![1]} ${latinBrand(brand!)} ${variant![1]}${seriesEn}` },
     description: rng.chance(0.85)
-      ? { ru: `${base[0]} от «${brand}». Хранить при температуре от +2 до +6 °C.`, en: `${base[1]} by ${latinBrand(brand)}. Keep at +2 to +6 °C.` }
+      ? { ru: `${base![0]} от «${brand}». Хранить при температуре от +2 до +6 °C.`, en: `${base![1]} by ${latinBrand(brand!)}. Keep at +2 to +6 °C.` }
       : null,
     composition: rng.chance(0.7) ? { ru: `${leaf.name[0]}: 100%`, en: `${leaf.name[1]}: 100%` } : null,
     country: { ru: country[0], en: country[1] },
@@ -392,7 +392,7 @@ export function demoCatalogFile(options: { products?: number } = {}): CatalogFil
   const cursors = plan.map(() => 0);
   while (products.length < total) {
     plan.forEach((p, i) => {
-      if (cursors[i] < p.count) products.push(productRow(rng, p.leaf, products.length, cursors[i]++));
+      if (cursors[i]! < p.count) products.push(productRow(rng, p.leaf, products.length, cursors[i]!++));
     });
   }
   return { units: DEMO_UNITS, categories: categoryRows(), products };

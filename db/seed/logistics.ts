@@ -394,8 +394,8 @@ export function gazetteerRows(): Insertable<GazetteerEntriesTable>[] {
       title_en: p.en,
       place_name_ru: p.ruPlace,
       place_name_en: p.enPlace,
-      lon: p.at[0],
-      lat: p.at[1],
+      lon: p.at[0]!,
+      lat: p.at[1]!,
     });
   }
   return rows;

@@ -92,14 +92,14 @@ function receipts(random: () => number, customer: string, card: string, idPrefix
     for (let l = 0; l < lines; l++) {
       const g = GOODS[Math.floor(random() * GOODS.length)];
       const quantity = (1 + Math.floor(random() * 2)) * scale;
-      const amount = g.price * quantity;
-      positions.push({ name: g.name, code: g.code, quantity, price: money(g.price), amount: money(amount), discount: '0.00' });
+      const amount = g!.price * quantity;
+      positions.push({ name: g!.name, code: g!.code, quantity, price: money(g!.price), amount: money(amount), discount: '0.00' });
     }
     out.push({
       id: `${idPrefix}-${String(i + 1).padStart(4, '0')}`,
       customer,
       card,
-      shop: SHOPS[i % SHOPS.length],
+      shop: SHOPS[i % SHOPS.length]!,
       // Oldest first, the newest a few days ago.
       daysAgo: Math.round(spanDays - (i * (spanDays - 3)) / Math.max(1, count - 1)),
       positions,

@@ -77,7 +77,7 @@ export async function seedOrders(trx: Transaction<DB>): Promise<void> {
       .limit(spec.pieces.length)
       .execute();
     const lines = stocked.map((inv, n) => {
-      const quantity = BigInt(spec.pieces[n]) * 1000n;
+      const quantity = BigInt(spec.pieces[n]!) * 1000n;
       return { inv, quantity, total: lineTotal(quantity, parseDecimal(inv.unit_price, 2)!) };
     });
     const goods = lines.reduce((sum, l) => sum + l.total, 0n);
@@ -91,9 +91,9 @@ export async function seedOrders(trx: Transaction<DB>): Promise<void> {
         store_id: spec.store.id,
         type: spec.type,
         payment_method: spec.payment,
-        status: last[0],
-        status_reason: last[2],
-        payment_status: spec.payment === 'cash' ? 'not_required' : last[0] === 'cancelled' ? 'awaiting' : 'paid',
+        status: last![0],
+        status_reason: last![2],
+        payment_status: spec.payment === 'cash' ? 'not_required' : last![0] === 'cancelled' ? 'awaiting' : 'paid',
         address_line: spec.type === 'delivery' ? 'Tverskaya St, 7, Moscow' : spec.store.address_en,
         delivery_lon: spec.type === 'delivery' ? 37.6106 : null,
         delivery_lat: spec.type === 'delivery' ? 55.7579 : null,
@@ -102,13 +102,13 @@ export async function seedOrders(trx: Transaction<DB>): Promise<void> {
         delivery_cost: formatDecimal(delivery, 2),
         total_price: formatDecimal(goods + delivery, 2),
         items_count: lines.length,
-        picking_result_state: last[0] === 'completed' ? 'completed' : 'cancelled',
+        picking_result_state: last![0] === 'completed' ? 'completed' : 'cancelled',
         order_version: spec.statuses.length + (spec.tracking?.length ?? 0),
         created_at: placed,
-        updated_at: at(last[1]),
-        completed_at: last[0] === 'completed' ? at(last[1]) : null,
-        cancelled_at: last[0] === 'cancelled' ? at(last[1]) : null,
-        cancellation_reason: last[2],
+        updated_at: at(last![1]),
+        completed_at: last![0] === 'completed' ? at(last![1]) : null,
+        cancelled_at: last![0] === 'cancelled' ? at(last![1]) : null,
+        cancellation_reason: last![2],
       })
       .execute();
     await trx
@@ -138,7 +138,7 @@ export async function seedOrders(trx: Transaction<DB>): Promise<void> {
       .values(spec.statuses.map(([status, minutes, reason]) => ({ order_id: id, status, reason, occurred_at: at(minutes) })))
       .execute();
     if (spec.tracking) {
-      const [state, minutes] = spec.tracking[spec.tracking.length - 1];
+      const [state, minutes] = spec.tracking[spec.tracking.length - 1]!;
       const delivered = state === 'delivered';
       await trx
         .insertInto('order_deliveries')

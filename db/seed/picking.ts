@@ -209,12 +209,12 @@ async function stockedProducts(trx: Transaction<DB>, storeId: string, weightBase
 export async function seedPicking(trx: Transaction<DB>, now: Date): Promise<void> {
   const random = prng(7_2026_11);
   for (const [storeIndex, type, express, absence, pieceLines, weightLines, comment] of DEMO_ORDERS) {
-    const storeId = DEMO_STORES[storeIndex].id;
+    const storeId = DEMO_STORES[storeIndex]!.id;
     const pieces = await stockedProducts(trx, storeId, false);
     const weights = await stockedProducts(trx, storeId, true);
     const pick = <T>(xs: T[], n: number): T[] => {
       const pool = [...xs];
-      return Array.from({ length: Math.min(n, pool.length) }, () => pool.splice(Math.floor(random() * pool.length), 1)[0]);
+      return Array.from({ length: Math.min(n, pool.length) }, () => pool.splice(Math.floor(random() * pool.length), 1)[0]!);
     };
     const lines: ConfirmedOrderLine[] = [
       ...pick(pieces, pieceLines).map((p) => ({ inventoryId: p.id, quantity: String(1 + Math.floor(random() * 3)) })),

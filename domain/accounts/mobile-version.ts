@@ -22,7 +22,7 @@ export const isVersion = (v: string): boolean => VERSION.test(v);
 /** The numeric parts an installed version name starts with; null when it starts with none. */
 export function installedVersionParts(name: string): bigint[] | null {
   const m = LEADING_VERSION.exec(name.trim());
-  return m ? m[1].split('.').map(BigInt) : null;
+  return m ? m[1]!.split('.').map(BigInt) : null;
 }
 
 function compareParts(pa: bigint[], pb: bigint[]): number {

@@ -57,7 +57,7 @@ export function sendLimit(
   if (sendsInLastHourOldestFirst.length >= cfg.maxPerHour) {
     // A send slot frees when the oldest send that keeps the count at the cap leaves the window.
     const oldest = sendsInLastHourOldestFirst[sendsInLastHourOldestFirst.length - cfg.maxPerHour];
-    return { code: 'OTP_SEND_LIMIT', retryAfterSeconds: secondsUntil(new Date(oldest.getTime() + 3600_000), now) };
+    return { code: 'OTP_SEND_LIMIT', retryAfterSeconds: secondsUntil(new Date(oldest!.getTime() + 3600_000), now) };
   }
   return null;
 }

@@ -24,8 +24,8 @@ export async function verifySecret(secret: string, stored: string | null): Promi
   const parts = (stored ?? DUMMY).split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [, n, r, p, saltB64, hashB64] = parts;
-  const expected = Buffer.from(hashB64, 'base64url');
-  const key = await scrypt(secret, Buffer.from(saltB64, 'base64url'), expected.length, {
+  const expected = Buffer.from(hashB64!, 'base64url');
+  const key = await scrypt(secret, Buffer.from(saltB64!, 'base64url'), expected.length, {
     N: Number(n),
     r: Number(r),
     p: Number(p),

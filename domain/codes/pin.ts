@@ -6,7 +6,7 @@ export function pinProblem(pin: string): PinProblem | null {
   if (!/^[0-9]{4,8}$/.test(pin)) return 'PIN_FORMAT';
   const digits = [...pin].map(Number);
   if (digits.every((d) => d === digits[0])) return 'PIN_TOO_WEAK';
-  const steps = digits.slice(1).map((d, i) => d - digits[i]);
+  const steps = digits.slice(1).map((d, i) => d - digits[i]!);
   if (steps.every((s) => s === 1) || steps.every((s) => s === -1)) return 'PIN_TOO_WEAK';
   return null;
 }

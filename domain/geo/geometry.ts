@@ -38,14 +38,14 @@ export function ringPosition(point: Point, ring: readonly Position[], tolerance 
   if (n === 0) return 'outside';
   // The boundary first: the crossing count below is unreliable for points on an edge.
   for (let i = 0, j = n - 1; i < n; j = i++) {
-    if (distanceToSegment(point, ring[j], ring[i]) <= tolerance) return 'boundary';
+    if (distanceToSegment(point, ring[j]!, ring[i]!) <= tolerance) return 'boundary';
   }
   // Even-odd rule with a horizontal ray to +lon. The half-open test (yi > y) !== (yj > y) counts
   // a vertex the ray passes through exactly once and skips horizontal edges.
   let inside = false;
   for (let i = 0, j = n - 1; i < n; j = i++) {
-    const [xi, yi] = ring[i];
-    const [xj, yj] = ring[j];
+    const [xi, yi] = ring[i]!;
+    const [xj, yj] = ring[j]!;
     if (yi > point.lat !== yj > point.lat) {
       const crossingLon = ((xj - xi) * (point.lat - yi)) / (yj - yi) + xi;
       if (point.lon < crossingLon) inside = !inside;
@@ -57,11 +57,11 @@ export function ringPosition(point: Point, ring: readonly Position[], tolerance 
 /** A point on the outer edge or on a hole's edge is inside; strictly inside a hole is outside. */
 export function polygonContains(rings: PolygonRings, point: Point, tolerance = EDGE_TOLERANCE_DEG): boolean {
   if (rings.length === 0) return false;
-  const outer = ringPosition(point, rings[0], tolerance);
+  const outer = ringPosition(point, rings[0]!, tolerance);
   if (outer === 'outside') return false;
   if (outer === 'boundary') return true;
   for (let h = 1; h < rings.length; h++) {
-    if (ringPosition(point, rings[h], tolerance) === 'inside') return false;
+    if (ringPosition(point, rings[h]!, tolerance) === 'inside') return false;
   }
   return true;
 }
@@ -86,7 +86,7 @@ function isRing(r: unknown): r is Position[] {
   if (!Array.isArray(r) || r.length < 4 || !r.every(isPosition)) return false;
   const first = r[0];
   const last = r[r.length - 1];
-  return first[0] === last[0] && first[1] === last[1];
+  return first![0] === last![0] && first![1] === last![1];
 }
 
 const isPolygonRings = (p: unknown): p is Position[][] => Array.isArray(p) && p.length > 0 && p.every(isRing);

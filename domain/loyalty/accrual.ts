@@ -75,7 +75,7 @@ export function pointsShares(lineKopecks: bigint[], points: bigint): bigint[] {
   const shares = exact.map((e) => e.floor);
   for (const { i } of order) {
     if (left === 0n) break;
-    shares[i] += 1n;
+    shares[i]! += 1n;
     left -= 1n;
   }
   return shares;
@@ -117,7 +117,7 @@ export function previewCart(lines: PreviewLineInput[], member: LoyaltyMember | n
   const accrual = loyaltyAccrualFor(formatMoney(subtotal), member);
   const shares = pointsShares(subtotals, accrual.points);
   return {
-    lines: subtotals.map((s, i) => ({ subtotal: s, discount: 0n, total: s, points: shares[i] })),
+    lines: subtotals.map((s, i) => ({ subtotal: s, discount: 0n, total: s, points: shares[i]! })),
     subtotal,
     discount: 0n,
     total: subtotal,

@@ -131,7 +131,7 @@ export function parseLineQuantities(
 ): { ok: true; quantities: bigint[] } | { ok: false; detail: string } {
   const quantities: bigint[] = [];
   for (const [i, line] of lines.entries()) {
-    const q = parseRequestedQuantity(line.quantity, units[i]);
+    const q = parseRequestedQuantity(line.quantity, units[i]!);
     if (!q.ok) return { ok: false, detail: `Line ${i + 1}: quantity ${JSON.stringify(line.quantity)} ${QUANTITY_PROBLEMS[q.problem]}` };
     quantities.push(q.thousandths);
   }
@@ -144,12 +144,12 @@ export function judgeLines(lines: readonly { product_id: string; unit_id: string
   const { quantities } = parsed;
   const failing: FailingLine[] = [];
   for (const [i, line] of lines.entries()) {
-    const verdict = decideAvailability(quantities[i], facts[i].productExists, facts[i].inventory);
+    const verdict = decideAvailability(quantities[i]!, facts[i]!.productExists, facts[i]!.inventory);
     if (verdict.reason_code) {
       failing.push({
         product_id: line.product_id,
         unit_id: line.unit_id,
-        requested_quantity: formatDecimal(quantities[i], 3),
+        requested_quantity: formatDecimal(quantities[i]!, 3),
         available_quantity: verdict.max_quantity,
         reason_code: verdict.reason_code,
       });
@@ -168,15 +168,15 @@ export function unsoldLines(
   facts: readonly LineFacts[],
 ): FailingLine[] {
   return lines.flatMap((line, i) =>
-    facts[i].productExists && facts[i].inventory
+    facts[i]!.productExists && facts[i]!.inventory
       ? []
       : [
           {
             product_id: line.product_id,
             unit_id: line.unit_id,
-            requested_quantity: formatDecimal(quantities[i], 3),
+            requested_quantity: formatDecimal(quantities[i]!, 3),
             available_quantity: '0.000',
-            reason_code: facts[i].productExists ? ('NOT_SOLD_IN_STORE' as const) : ('UNKNOWN_PRODUCT' as const),
+            reason_code: facts[i]!.productExists ? ('NOT_SOLD_IN_STORE' as const) : ('UNKNOWN_PRODUCT' as const),
           },
         ],
   );

@@ -70,7 +70,7 @@ export function syncErrorMessage(code: string, lang: Lang): string {
     PROVIDER_REJECTED: { en: 'The loyalty service could not register you. Contact support.', ru: 'Сервис лояльности не смог вас зарегистрировать. Обратитесь в поддержку.' },
     CARD_ISSUE_FAILED: { en: 'We could not issue a card for you. Try again later.', ru: 'Не удалось выпустить карту. Попробуйте позже.' },
   };
-  return (texts[code] ?? texts.PROVIDER_UNAVAILABLE)[lang];
+  return (texts[code] ?? texts.PROVIDER_UNAVAILABLE!)[lang];
 }
 
 /** Display text of a point movement (TransactionSchema.description). */

@@ -12,13 +12,13 @@ export function parseDateTime(text: string): Date | null {
   const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
   const offsetHours = m[10] === undefined ? 0 : Number(m[10]);
   const offsetMinutes = m[11] === undefined ? 0 : Number(m[11]);
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return null;
-  if (hour > 23 || minute > 59 || second > 60 || offsetHours > 23 || offsetMinutes > 59) return null;
+  const daysInMonth = new Date(Date.UTC(year!, month, 0)).getUTCDate();
+  if (month! < 1 || month! > 12 || day! < 1 || day! > daysInMonth) return null;
+  if (hour! > 23 || minute! > 59 || second! > 60 || offsetHours > 23 || offsetMinutes > 59) return null;
   // A leap second is the instant after :59 (Date.UTC carries second 60 into the next minute).
   const millis = m[7] === undefined ? 0 : Math.floor(Number(`0.${m[7]}`) * 1000);
   const sign = m[9] === '-' ? -1 : 1;
-  const local = Date.UTC(year, month - 1, day, hour, minute, second, millis);
+  const local = Date.UTC(year!, month! - 1, day, hour, minute, second, millis);
   const utc = local - sign * (offsetHours * 60 + offsetMinutes) * 60_000;
   const date = new Date(utc);
   return Number.isNaN(date.getTime()) ? null : date;

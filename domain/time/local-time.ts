@@ -82,7 +82,7 @@ export function secondsOfTime(time: string): number {
 /** "10:00:00" and "+03:00" -> "10:00:00+03:00" (seconds kept, fractions dropped). */
 export function timeWithOffset(time: string, offset: string): string {
   const [h, m, s = '00'] = time.split(':');
-  return `${h.padStart(2, '0')}:${m.padStart(2, '0')}:${s.slice(0, 2).padStart(2, '0')}${offset}`;
+  return `${h!.padStart(2, '0')}:${m!.padStart(2, '0')}:${s.slice(0, 2).padStart(2, '0')}${offset}`;
 }
 
 /** An instant as store-local RFC 3339 date-time with offset ("2025-03-14T10:00:00+03:00"). */

@@ -184,7 +184,7 @@ export async function placeOrder(trx: Executor, deps: AppDeps, c: CheckoutReques
   const priced = lines.map((line, i) => {
     const f = facts[i];
     const quantity = verdict.quantities[i];
-    return { line, f, quantity, total: lineTotal(quantity, kopecks(f.unit_price!)) };
+    return { line, f, quantity, total: lineTotal(quantity!, kopecks(f!.unit_price!)) };
   });
   const goodsTotal = priced.reduce((sum, p) => sum + p.total, 0n);
 
@@ -222,7 +222,7 @@ export async function placeOrder(trx: Executor, deps: AppDeps, c: CheckoutReques
         store_id: store.id,
         type: body.type,
         payment_method: body.payment_method,
-        status: statuses[statuses.length - 1],
+        status: statuses[statuses.length - 1]!,
         payment_status: body.payment_method === 'cash' ? 'not_required' : 'awaiting',
         absence_action: body.absence_action ?? 'call',
         comment: body.comment ?? null,
@@ -253,26 +253,26 @@ export async function placeOrder(trx: Executor, deps: AppDeps, c: CheckoutReques
         line_no: i + 1,
         product_id: p.line.product_id,
         unit_id: p.line.unit_id,
-        inventory_id: p.f.inventory_id,
-        name_ru: p.f.name_ru!,
-        name_en: p.f.name_en!,
-        unit_name_ru: p.f.unit_name_ru!,
-        unit_name_en: p.f.unit_name_en!,
-        image: p.f.image,
-        barcode: p.f.barcode,
-        plu_code: p.f.plu,
-        weight_based: p.f.weight_based ?? false,
-        weight: p.f.weight ?? '0',
-        quantity: formatDecimal(p.quantity, 3),
-        unit_price: p.f.unit_price!,
-        old_price: p.f.old_price,
+        inventory_id: p.f!.inventory_id,
+        name_ru: p.f!.name_ru!,
+        name_en: p.f!.name_en!,
+        unit_name_ru: p.f!.unit_name_ru!,
+        unit_name_en: p.f!.unit_name_en!,
+        image: p.f!.image,
+        barcode: p.f!.barcode,
+        plu_code: p.f!.plu,
+        weight_based: p.f!.weight_based ?? false,
+        weight: p.f!.weight ?? '0',
+        quantity: formatDecimal(p.quantity!, 3),
+        unit_price: p.f!.unit_price!,
+        old_price: p.f!.old_price,
         line_total: money(p.total),
       })),
       statuses,
       withDelivery: delivery !== null,
       paymentWindowMinutes: body.payment_method === 'online' ? deps.config.orders.bank.paymentWindowMinutes : null,
     },
-    priced.map((p) => ({ inventoryId: p.f.inventory_id!, quantity: formatDecimal(p.quantity, 3) })),
+    priced.map((p) => ({ inventoryId: p.f!.inventory_id!, quantity: formatDecimal(p.quantity!, 3) })),
     // The answer is the order's id: known now, stored with the order by the same statement.
     options.answerOf ? { scope: options.answerOf, status: 201, stored: await serializeBody(orderId) } : null,
   );
@@ -312,7 +312,7 @@ export async function estimateDelivery(db: Executor, deps: AppDeps, storeHeader:
   // Stock is not checked by an estimate: only whether each line is sold here at all.
   const unsold = unsoldLines(lines, parsed.quantities, facts.map(lineFacts));
   if (unsold.length) throw unprocessable('UNKNOWN_PRODUCT', `${unsold.length} line(s) are not sold in this store`, { extra: { lines: unsold } });
-  const goodsTotal = facts.reduce((sum, f, i) => sum + lineTotal(parsed.quantities[i], kopecks(f.unit_price!)), 0n);
+  const goodsTotal = facts.reduce((sum, f, i) => sum + lineTotal(parsed.quantities[i]!, kopecks(f.unit_price!)), 0n);
 
   let express: { cost: string } | null = null;
   let etaMinutes: number | null = null;

@@ -18,10 +18,10 @@ export async function assertUnderLimit(
 ): Promise<void> {
   const events = await rateEventsSince(db, subject, new Date(now.getTime() - windowSeconds * 1000));
   if (events.length < max) return;
-  const frees = new Date(events[events.length - max].occurred_at.getTime() + windowSeconds * 1000);
+  const frees = new Date(events[events.length - max]!.occurred_at.getTime() + windowSeconds * 1000);
   const retryAfter = secondsUntil(frees, now);
   // The policy is named after the kind of subject ("ip", "pin", "picker-refresh"), never its value.
-  throw rateLimited(error.code, error.detail, retryAfter, { name: subject.split(':')[0], quota: max, windowSeconds });
+  throw rateLimited(error.code, error.detail, retryAfter, { name: subject.split(':')[0]!, quota: max, windowSeconds });
 }
 
 /**

@@ -374,8 +374,8 @@ async function decideItemCommand<K extends PickerCommandOperation>(
   await checkCommandTarget(head, items, c.itemId, c.pickerId, c.expected, view);
   const index = items.findIndex((i) => i.id === c.itemId);
   const before = items[index];
-  const facts = itemFacts(before);
-  const p = await c.prepare({ db, pickerId: c.pickerId, lang, head, items }, before, facts);
+  const facts = itemFacts(before!);
+  const p = await c.prepare({ db, pickerId: c.pickerId, lang, head, items }, before!, facts);
   const t = applyItemCommand(facts, p.command);
   // The state machine says why it refuses; the table of statuses says how that answers.
   if (!t.ok) throw refusal(statusOf(t.code), t.code, REFUSALS[t.code], await view());
@@ -387,13 +387,13 @@ async function decideItemCommand<K extends PickerCommandOperation>(
   let itemsAfter: readonly ItemRow[] = items;
   if (t.applied) {
     const price =
-      t.replacement === 'set' ? parseDecimal(p.replacement!.unit_price, 2)! : t.replacement === 'clear' ? parseDecimal(before.unit_price, 2)! : chargedPrice(before);
+      t.replacement === 'set' ? parseDecimal(p.replacement!.unit_price, 2)! : t.replacement === 'clear' ? parseDecimal(before!.unit_price, 2)! : chargedPrice(before!);
     const lineTotal = currentLineTotal(t.next, price);
     // The session's status and total with this item changed, derived before the one write.
     const allFacts = items.map((i, n) => (n === index ? t.next : itemFacts(i)));
     const total = formatDecimal(items.reduce((sum, i, n) => sum + (n === index ? lineTotal : parseDecimal(i.current_line_total, 2)!), 0n), 2);
     change = {
-      itemId: before.id,
+      itemId: before!.id,
       facts: t.next,
       currentLineTotal: formatDecimal(lineTotal, 2),
       replacement: t.replacement === 'set' ? { set: p.replacement! } : t.replacement,
@@ -402,17 +402,17 @@ async function decideItemCommand<K extends PickerCommandOperation>(
     };
     // The rows as the write will leave them: the answer is stored by the same statement.
     after = { ...before, ...changedItemColumns(change, at) } as ItemRow;
-    itemsAfter = items.map((i, n) => (n === index ? after : i));
+    itemsAfter = items.map((i, n) => (n === index ? after! : i));
     headAfter = { ...head, version: head.version + 1, updated_at: at, status: change.status, current_total: total };
   }
-  const answer = await actionAnswer(db, headAfter, itemsAfter, after, c.pickerId, lang, wantsFullSession(ctx));
+  const answer = await actionAnswer(db, headAfter, itemsAfter, after!, c.pickerId, lang, wantsFullSession(ctx));
   const scanned = p.scanned?.found ? toPickerCatalogProduct(p.scanned.found.row, lang) : null;
   // The weight a scale label carried, when the code was read as a label (not as a product's own barcode).
   const labelKg = p.scanned && !(p.scanned.found && !p.scanned.found.byLabel) ? labelWeight(p.scanned.code) : null;
   const message = actionMessage(t.outcome, lang, {
     command: c.command,
     confirmed: t.next.confirmed,
-    isWeightBased: before.is_weight_based,
+    isWeightBased: before!.is_weight_based,
     scannedName: scanned?.name ?? null,
   });
   const body = actionOutput(t.outcome, t.applied, message, answer, scanned, labelKg === null ? null : formatDecimal(labelKg, 3));
@@ -425,7 +425,7 @@ async function decideItemCommand<K extends PickerCommandOperation>(
     scan:
       p.scanned && p.log
         ? {
-            itemId: before.id,
+            itemId: before!.id,
             command: p.log,
             barcode: p.scanned.barcode,
             outcome: t.outcome,
@@ -433,7 +433,7 @@ async function decideItemCommand<K extends PickerCommandOperation>(
             labelWeight: labelWeight(p.scanned.code),
           }
         : null,
-    orderChanged: t.applied && customerView(before) !== customerView(after),
+    orderChanged: t.applied && customerView(before!) !== customerView(after!),
     // Written (and gzipped when large) once: stored, and sent as is (server/http/responses.ts).
     answer: { scope: c.scope, status: 200, stored: await serializeBody(body) },
   });
@@ -593,14 +593,14 @@ export async function finishSession(s: CommandScope): Promise<void> {
   await lockInventoryRows(trx, items.flatMap((item) => (item.replacement_inventory_id ? [item.inventory_id, item.replacement_inventory_id] : [item.inventory_id])));
   for (const [i, item] of items.entries()) {
     const f = facts[i];
-    const taken = takenQuantity(f);
+    const taken = takenQuantity(f!);
     if (item.is_added) {
       if (taken) await adjustStock(trx, item.inventory_id, formatDecimal(-taken, 3));
       continue;
     }
     // Checkout reserved the ordered quantity of the line's product.
     const takenOfOrdered = item.replacement_inventory_id ? 0n : taken;
-    if (takenOfOrdered !== f.ordered) await adjustStock(trx, item.inventory_id, formatDecimal(f.ordered - takenOfOrdered, 3));
+    if (takenOfOrdered !== f!.ordered) await adjustStock(trx, item.inventory_id, formatDecimal(f!.ordered - takenOfOrdered, 3));
     if (item.replacement_inventory_id && taken) await adjustStock(trx, item.replacement_inventory_id, formatDecimal(-taken, 3));
   }
 

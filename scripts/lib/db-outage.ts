@@ -174,7 +174,7 @@ export async function runDatabaseOutage(opts: OutageOptions): Promise<OutageRepo
       delivery_context: { address_line: 'Tverskaya St, 7, Moscow', location: ADDRESS, slot_id: slotId },
     });
     const headersOf = (lane: number, key: string) => ({
-      authorization: `Bearer ${tokens.sign('customer_access', customers[lane].customerId, customers[lane].sessionId)}`,
+      authorization: `Bearer ${tokens.sign('customer_access', customers[lane]!.customerId, customers[lane]!.sessionId)}`,
       'x-store-id': STORE,
       'idempotency-key': key,
       'content-type': 'application/json',
@@ -221,7 +221,7 @@ export async function runDatabaseOutage(opts: OutageOptions): Promise<OutageRepo
     while (Date.now() - backAt < 60_000) {
       const ok = sent.find((s) => s.status === 201 && s.at >= backAt);
       if (ok) {
-        recoveredAt = sent.filter((s) => s.status === 201 && s.at >= backAt).map((s) => s.at).sort((a, b) => a - b)[0];
+        recoveredAt = sent.filter((s) => s.status === 201 && s.at >= backAt).map((s) => s.at).sort((a, b) => a - b)[0]!;
         break;
       }
       await sleep(50);
@@ -245,7 +245,7 @@ export async function runDatabaseOutage(opts: OutageOptions): Promise<OutageRepo
     for (let i = 0; i < sent.length; i += lanes) {
       const batch = sent.slice(i, i + lanes);
       const answers = await Promise.all(batch.map((s) => checkout(s.lane, s.key, service!.base)));
-      batch.forEach((original, j) => retries.push({ original, answer: answers[j] }));
+      batch.forEach((original, j) => retries.push({ original, answer: answers[j]! }));
     }
     const acked = sent.filter((s) => s.status === 201);
     const sameOrder = retries.filter((r) => r.original.orderId && r.answer.status === 201 && r.answer.body === r.original.orderId).length;

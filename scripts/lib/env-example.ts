@@ -23,14 +23,14 @@ export function configurationTable(readme: string): EnvVariable[] {
   const rows = section.split('\n').filter((line) => line.startsWith('| `'));
   const variables: EnvVariable[] = [];
   for (const row of rows) {
-    const [names, defaults, meaning] = cells(row);
-    const nameList = [...names.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((m) => m[1]);
+    const [names = '', defaults = '', meaning = ''] = cells(row);
+    const nameList = [...names.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((m) => m[1]!);
     const separator = names.includes(' / ') ? ' / ' : ', ';
     const defaultParts = nameList.length > 1 ? defaults.split(separator) : [defaults];
     nameList.forEach((name, i) => {
-      const defaultText = (defaultParts.length === nameList.length ? defaultParts[i] : defaults).trim();
+      const defaultText = ((defaultParts.length === nameList.length ? defaultParts[i] : defaults) ?? '').trim();
       const literal = /^`([^`]*)`$/.exec(defaultText);
-      variables.push({ name, value: literal ? literal[1] : null, defaultText, meaning });
+      variables.push({ name, value: literal ? literal[1]! : null, defaultText, meaning });
     });
   }
   return variables;

@@ -204,7 +204,7 @@ function sampleNumber(schema: SchemaNode, integer: boolean): number {
 }
 
 function sampleString(schema: SchemaNode): string {
-  if (typeof schema.format === 'string' && FORMAT_EXAMPLES[schema.format]) return FORMAT_EXAMPLES[schema.format];
+  if (typeof schema.format === 'string' && FORMAT_EXAMPLES[schema.format]) return FORMAT_EXAMPLES[schema.format]!;
   if (typeof schema.pattern === 'string') {
     const matching = stringMatching(schema.pattern, schema.minLength as number | undefined, schema.maxLength as number | undefined);
     if (matching !== undefined) return matching;
@@ -286,7 +286,7 @@ function generate(node: Node, variant: number): string {
       return node.chars[Math.min(node.chars.length - 1, variant % 3 === 1 ? 1 : variant % 3 === 2 ? node.chars.length >> 1 : 0)] ?? '';
     case 'group': {
       const alternative = node.alternatives[variant % node.alternatives.length];
-      return alternative.map((n) => generate(n, variant)).join('');
+      return alternative!.map((n) => generate(n, variant)).join('');
     }
     case 'repeat': {
       const extra = variant >= 6 ? 2 : variant % 2;
@@ -356,7 +356,7 @@ class PatternParser {
       if (this.src[this.i++] !== ')') throw new Error('unclosed group');
       return lookaround ? { kind: 'empty' } : inner;
     }
-    return { kind: 'chars', chars: [c] };
+    return { kind: 'chars', chars: [c!] };
   }
 
   private quantified(node: Node): Node {
@@ -385,7 +385,7 @@ class PatternParser {
     if (c === 'D' || c === 'W' || c === 'S') return c === 'D' ? ['a'] : c === 'W' ? ['-'] : ['a'];
     if (c === 'n') return ['\n'];
     if (c === 't') return ['\t'];
-    return [c];
+    return [c!];
   }
 
   private charClass(): Node {
@@ -402,12 +402,12 @@ class PatternParser {
       if (this.src[this.i] === '\\') {
         this.i++;
         from = this.escape();
-      } else from = [this.src[this.i++]];
+      } else from = [this.src[this.i++]!];
       if (from.length === 1 && this.src[this.i] === '-' && this.src[this.i + 1] !== ']' && this.i + 1 < this.src.length) {
         this.i++;
         let to = this.src[this.i++];
         if (to === '\\') to = this.escape()[0];
-        for (let code = from[0].codePointAt(0)!; code <= to.codePointAt(0)!; code++) members.push(String.fromCodePoint(code));
+        for (let code = from[0]!.codePointAt(0)!; code <= to!.codePointAt(0)!; code++) members.push(String.fromCodePoint(code));
       } else members.push(...from);
     }
     if (this.src[this.i++] !== ']') throw new Error('unclosed class');

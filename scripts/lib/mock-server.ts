@@ -272,9 +272,9 @@ function answerFor(
   const content = response?.content;
   const named = new Map<string, unknown>();
   if (!content || Object.keys(content).length === 0) return { answer: { status, contentType: null, body: undefined, headers }, named };
-  const contentType = Object.keys(content).includes('application/json') ? 'application/json' : Object.keys(content)[0];
-  const media: MediaTypeObject = content[contentType] ?? {};
-  const conforms = (body: unknown) => validator.check({ operationId, status, contentType, body, hasBody: true });
+  const contentType = Object.keys(content).includes('application/json') ? 'application/json' : (Object.keys(content)[0] ?? null);
+  const media: MediaTypeObject = content[contentType!] ?? {};
+  const conforms = (body: unknown) => validator.check({ operationId, status, contentType: contentType ?? undefined, body, hasBody: true });
 
   for (const [name, entry] of Object.entries(media.examples ?? {})) {
     const example = entry as { $ref?: string; value?: unknown } | null | undefined;
@@ -304,7 +304,7 @@ function answerFor(
     failures.push(`${candidate.from}: ${issues.slice(0, 3).join('; ')}`);
   }
   problems.push(`${operationId} ${status}: no candidate matches the schema (${failures.join(' | ')})`);
-  const fallback = candidates.length ? candidates[candidates.length - 1].value : {};
+  const fallback = candidates.length ? candidates[candidates.length - 1]!.value : {};
   return { answer: { status, contentType, body: fallback, headers }, named };
 }
 
@@ -334,7 +334,7 @@ export function parsePrefer(header: string | string[] | undefined): { code?: num
 
 function lowestSuccess(statuses: number[]): number {
   const sorted = [...statuses].sort((a, b) => a - b);
-  return sorted.find((s) => s >= 200 && s < 300) ?? sorted[0];
+  return sorted.find((s) => s >= 200 && s < 300) ?? sorted[0]!;
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

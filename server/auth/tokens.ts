@@ -93,5 +93,5 @@ export function bearerToken(header: string | string[] | undefined): string | nul
   const value = Array.isArray(header) ? header[0] : header;
   if (!value) return null;
   const m = /^Bearer\s+([A-Za-z0-9\-_.~+/]+=*)\s*$/i.exec(value);
-  return m ? m[1] : null;
+  return m ? m[1]! : null;
 }

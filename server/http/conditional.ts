@@ -23,8 +23,8 @@ export function acceptsGzip(header: string | undefined): boolean {
     const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
     const q = qParam ? Number(qParam.slice(2)) : 1;
     const weight = Number.isFinite(q) ? q : 0;
-    if (name.trim() === 'gzip' || name.trim() === 'x-gzip') gzip = weight;
-    else if (name.trim() === '*') star = weight;
+    if (name!.trim() === 'gzip' || name!.trim() === 'x-gzip') gzip = weight;
+    else if (name!.trim() === '*') star = weight;
   }
   return (gzip ?? star ?? 0) > 0;
 }

@@ -88,10 +88,10 @@ async function runCommand(trx: Executor, deps: AppDeps, cmd: ProviderCommandRow)
         // One refund id per invoice and command: a command run again asks the bank the same.
         const result = await deps.bank.refund({
           refundId: n === 0 ? `refund-${cmd.id}` : `refund-${cmd.id}-${n}`,
-          invoiceId: invoice.id,
-          providerRef: invoice.provider_ref,
+          invoiceId: invoice!.id,
+          providerRef: invoice!.provider_ref,
           amount,
-          currency: invoice.currency,
+          currency: invoice!.currency,
         });
         if (result.status === 'pending') pending = true;
       }

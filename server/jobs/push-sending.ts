@@ -20,11 +20,11 @@ export async function sendPushes(deps: AppDeps): Promise<number> {
       [...byDevice.values()].map(async (indexes) => {
         for (const i of indexes) {
           const d = due[i];
-          if (d.superseded) outcomes[i] = 'superseded';
-          else if (!d.push_token || !d.platform) outcomes[i] = 'no_device';
+          if (d!.superseded) outcomes[i] = 'superseded';
+          else if (!d!.push_token || !d!.platform) outcomes[i] = 'no_device';
           else {
             outcomes[i] = await sender
-              .send({ token: d.push_token, platform: d.platform, notificationId: d.notification_id, title: d.title, body: d.body, data: d.data })
+              .send({ token: d!.push_token, platform: d!.platform, notificationId: d!.notification_id, title: d!.title, body: d!.body, data: d!.data })
               .catch((err: Error) => ({ kind: 'retry' as const, error: err.message }));
           }
         }
@@ -38,17 +38,17 @@ export async function sendPushes(deps: AppDeps): Promise<number> {
         await finishPushDelivery(trx, key, { state: 'skipped', error: 'the installation was removed' });
       } else if (outcome === 'superseded') {
         await finishPushDelivery(trx, key, { state: 'skipped', error: 'superseded by a later notification about the order' });
-      } else if (outcome.kind === 'sent') {
+      } else if (outcome!.kind === 'sent') {
         sent++;
         await finishPushDelivery(trx, key, { state: 'sent' });
-      } else if (outcome.kind === 'invalid_token') {
-        await finishPushDelivery(trx, key, { state: 'stale_token', error: outcome.error });
+      } else if (outcome!.kind === 'invalid_token') {
+        await finishPushDelivery(trx, key, { state: 'stale_token', error: outcome!.error });
         await forgetPushDevice(trx, d.device_id, d.push_token!);
-      } else if (outcome.kind === 'rejected') {
-        await finishPushDelivery(trx, key, { state: 'failed', error: outcome.error });
+      } else if (outcome!.kind === 'rejected') {
+        await finishPushDelivery(trx, key, { state: 'failed', error: outcome!.error });
       } else {
         const next = afterFailure(d.attempts + 1, maxAttempts, retryBaseSeconds);
-        await finishPushDelivery(trx, key, next.retry ? { state: 'pending', error: outcome.error, delaySeconds: next.delaySeconds } : { state: 'failed', error: outcome.error });
+        await finishPushDelivery(trx, key, next.retry ? { state: 'pending', error: outcome!.error, delaySeconds: next.delaySeconds } : { state: 'failed', error: outcome!.error });
       }
     }
     return sent;

@@ -193,8 +193,8 @@ export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log' | 'clock'
                       WHERE NOT EXISTS (SELECT 1 FROM outbox_events e WHERE e.id = g)) AS missing
       FROM m`.execute(db);
     const until = performance.now() + GAP_MS;
-    for (const id of rows[0].missing ?? []) gaps.set(Number(id), until);
-    lastId = Number(rows[0].last);
+    for (const id of rows[0]!.missing ?? []) gaps.set(Number(id), until);
+    lastId = Number(rows[0]!.last);
   };
 
   // A dedicated connection for LISTEN (a pooled one could be handed to a query mid-listen).

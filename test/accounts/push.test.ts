@@ -40,7 +40,7 @@ describe('registerPushDevice', () => {
     expect(again.body.app_version).toBe('3.15.0');
     const rows = await svc.deps.db.selectFrom('push_devices').selectAll().where('customer_id', '=', c.customerId).execute();
     expect(rows).toHaveLength(1);
-    expect(rows[0].push_token).toBe('tok-rotated');
+    expect(rows[0]!.push_token).toBe('tok-rotated');
   });
 
   it('registers a picker installation with a picker token', async () => {

@@ -41,7 +41,7 @@ describe('HTTP SMS gateway', () => {
     expect((await send(phone)).status).toBe(200);
     expect(received).toHaveLength(1);
     expect(received[0]).toMatchObject({ to: phone, auth: 'Bearer gw-token' });
-    expect(received[0].text).toMatch(/^Код для входа: [0-9]{6}\./);
+    expect(received[0]!.text).toMatch(/^Код для входа: [0-9]{6}\./);
   });
 
   it('answers 502 SMS_DELIVERY_FAILED when the gateway refuses, and keeps nothing', async () => {

@@ -27,7 +27,7 @@ describe('obtainTokenPair', () => {
   it('answers 401 INVALID_CREDENTIALS for a wrong PIN, an unknown phone or an account without PIN', async () => {
     const noPin = await signInCustomer(svc);
     for (const [phone, pin] of [[DEMO_CUSTOMER.phone, '9999'], ['+79160000000', '1357'], [noPin.phone, '1357']]) {
-      const r = await pair(phone, pin);
+      const r = await pair(phone!, pin!);
       expect(r.status, phone).toBe(401);
       expect(r.body.code).toBe('INVALID_CREDENTIALS');
     }

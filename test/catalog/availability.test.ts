@@ -19,10 +19,10 @@ beforeAll(async () => {
 afterAll(() => svc?.close());
 
 type Lines = NonNullable<operations['checkProductsAvailability']['requestBody']>['content']['application/json'];
-const check = (lines: Lines, headers: Record<string, string> = storeHeaders(STORE_A.id)) =>
+const check = (lines: Lines, headers: Record<string, string> = storeHeaders(STORE_A!.id)) =>
   svc.client.call.POST('/api/catalog/products/check-availability', { headers, body: lines });
 /** Deliberately invalid: bodies the schema refuses, too large, or no store. */
-const checkInvalid = (body: unknown, headers: Record<string, string> = storeHeaders(STORE_A.id)) =>
+const checkInvalid = (body: unknown, headers: Record<string, string> = storeHeaders(STORE_A!.id)) =>
   svc.client.invalid('POST', '/api/catalog/products/check-availability', { headers, body: body as object });
 
 describe('checkProductsAvailability', () => {
@@ -70,7 +70,7 @@ describe('checkProductsAvailability', () => {
       { product_id: P.M1, unit_id: pc, quantity: 5 },
       { product_id: P.B1, unit_id: pc, quantity: 1 },
       { product_id: P.M3, unit_id: pc, quantity: 1 },
-    ], storeHeaders(STORE_B.id));
+    ], storeHeaders(STORE_B!.id));
     expect(r.body.map((v: { reason_code: string | null; max_quantity: string }) => [v.reason_code, v.max_quantity])).toEqual([
       ['OUT_OF_STOCK', '4.000'], ['OUT_OF_STOCK', '0.000'], ['NOT_SOLD_IN_STORE', '0.000'],
     ]);

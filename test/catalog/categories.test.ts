@@ -20,11 +20,11 @@ type ListPath =
   | '/api/catalog/groups/categories/menu'
   | '/api/catalog/groups/categories/main-page'
   | '/api/catalog/groups/categories/own-production';
-const get = (path: ListPath, headers: Record<string, string> = storeHeaders(STORE_A.id)) => svc.client.call.GET(path, { headers });
+const get = (path: ListPath, headers: Record<string, string> = storeHeaders(STORE_A!.id)) => svc.client.call.GET(path, { headers });
 const category = (id: string, headers: Record<string, string>) =>
   svc.client.call.GET('/api/catalog/groups/categories/{category_id}', { params: { path: { category_id: id } }, headers });
 /** Deliberately invalid: a bad header or query value, or no store. */
-const invalid = (path: string, headers: Record<string, string> = storeHeaders(STORE_A.id)) => svc.client.invalid('GET', path, { headers });
+const invalid = (path: string, headers: Record<string, string> = storeHeaders(STORE_A!.id)) => svc.client.invalid('GET', path, { headers });
 const idsOf = (cards: { id: string }[]) => cards.map((c) => c.id);
 
 describe('listMeasurementUnits', () => {
@@ -53,9 +53,9 @@ describe('listRootCategories', () => {
       { id: CATEGORY.food, name: 'Food', level: 0, color: '#FFF4D6', parent_id: null, children_count: 2, image: null },
       { id: CATEGORY.household, name: 'Household', level: 0, color: '#E8E4F7', parent_id: null, children_count: 1, image: null },
     ]);
-    expect(idsOf((await get('/api/catalog/groups/categories/root', storeHeaders(STORE_B.id))).body)).toEqual([CATEGORY.food]);
-    expect((await get('/api/catalog/groups/categories/root', storeHeaders(STORE_C.id))).body).toEqual([]);
-    expect((await get('/api/catalog/groups/categories/root', storeHeaders(STORE_A.id, 'ru'))).body[0].name).toBe('Еда');
+    expect(idsOf((await get('/api/catalog/groups/categories/root', storeHeaders(STORE_B!.id))).body)).toEqual([CATEGORY.food]);
+    expect((await get('/api/catalog/groups/categories/root', storeHeaders(STORE_C!.id))).body).toEqual([]);
+    expect((await get('/api/catalog/groups/categories/root', storeHeaders(STORE_A!.id, 'ru'))).body[0].name).toBe('Еда');
   });
 
   it('answers 422 STORE_REQUIRED and STORE_NOT_FOUND', async () => {
@@ -74,7 +74,7 @@ describe('listMenuCategories', () => {
       [CATEGORY.household, [CATEGORY.soap]],
     ]);
     expect(a.body[0].children[0]).toEqual({ id: CATEGORY.dairy, name: 'Dairy', level: 1, color: '#FFF4D6', parent_id: CATEGORY.food, children_count: 2, image: null });
-    const b = await get('/api/catalog/groups/categories/menu', storeHeaders(STORE_B.id));
+    const b = await get('/api/catalog/groups/categories/menu', storeHeaders(STORE_B!.id));
     expect(b.body).toHaveLength(1);
     expect(b.body[0].children.find((c: { id: string }) => c.id === CATEGORY.dairy).children_count).toBe(1); // milk only
   });
@@ -93,7 +93,7 @@ describe('listMainPageCategories', () => {
       [CATEGORY.bakery, 'carousel', null],
       [CATEGORY.household, 'tiles', [expect.objectContaining({ id: CATEGORY.soap })]],
     ]);
-    expect(idsOf((await get('/api/catalog/groups/categories/main-page', storeHeaders(STORE_B.id))).body)).toEqual([CATEGORY.bakery]);
+    expect(idsOf((await get('/api/catalog/groups/categories/main-page', storeHeaders(STORE_B!.id))).body)).toEqual([CATEGORY.bakery]);
   });
 
   it('answers 422 without a store', async () => {
@@ -107,8 +107,8 @@ describe('listOwnProductionCategories', () => {
     expect(a.status).toBe(200);
     expect(a.body).toEqual([{ id: CATEGORY.bakery, name: 'Bakery', level: 1, color: '#F3E3CF', parent_id: CATEGORY.food, children_count: 0, image: null, products_count: 1 }]);
     // Store B sells the bread but has none in stock.
-    expect((await get('/api/catalog/groups/categories/own-production', storeHeaders(STORE_B.id))).body[0].products_count).toBe(0);
-    expect((await get('/api/catalog/groups/categories/own-production', storeHeaders(STORE_C.id))).body).toEqual([]);
+    expect((await get('/api/catalog/groups/categories/own-production', storeHeaders(STORE_B!.id))).body[0].products_count).toBe(0);
+    expect((await get('/api/catalog/groups/categories/own-production', storeHeaders(STORE_C!.id))).body).toEqual([]);
   });
 
   it('answers 422 without a store', async () => {
@@ -137,7 +137,7 @@ describe('getCategory', () => {
 });
 
 describe('listCategoryChildren', () => {
-  const children = (id: string, level?: number, headers: Record<string, string> = storeHeaders(STORE_A.id)) =>
+  const children = (id: string, level?: number, headers: Record<string, string> = storeHeaders(STORE_A!.id)) =>
     svc.client.call.GET('/api/catalog/groups/categories/{category_id}/children', { params: { path: { category_id: id }, query: { level } }, headers });
 
   it('returns the direct children, or the descendants at an absolute level, that the store sells in', async () => {
@@ -147,7 +147,7 @@ describe('listCategoryChildren', () => {
     expect((await children(CATEGORY.food, 0)).body).toEqual([]);
     expect((await children(CATEGORY.dairy, 1)).body).toEqual([]);
     expect((await children(CATEGORY.milk)).body).toEqual([]);
-    expect(idsOf((await children(CATEGORY.food, 2, storeHeaders(STORE_B.id))).body)).toEqual([CATEGORY.milk]);
+    expect(idsOf((await children(CATEGORY.food, 2, storeHeaders(STORE_B!.id))).body)).toEqual([CATEGORY.milk]);
   });
 
   it('answers 404 for an unknown category, 422 for a bad level or without a store', async () => {

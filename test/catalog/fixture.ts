@@ -45,22 +45,22 @@ export function fixtureCatalog(): CatalogFile {
     ],
     products: [
       { code: 'T-M1', id: P.M1, category: 't-milk', name: { ru: 'Молоко 3,2%', en: 'Milk 3.2%' }, brand: 'Meadow', top: true, fresh: true, popularity: 50,
-        inventories: [store(STORE_A.code, { unit: 'pc', stock: 10, price: '89.90', old_price: '99.90' }), store(STORE_B.code, { unit: 'pc', stock: 4, price: '92.00' })] },
+        inventories: [store(STORE_A!.code, { unit: 'pc', stock: 10, price: '89.90', old_price: '99.90' }), store(STORE_B!.code, { unit: 'pc', stock: 4, price: '92.00' })] },
       { code: 'T-M2', id: P.M2, category: 't-milk', name: { ru: 'Молоко топлёное', en: 'Baked milk' }, new: true, popularity: 10,
-        inventories: [store(STORE_A.code, { unit: 'pc', stock: 0, price: '75.00' })] },
+        inventories: [store(STORE_A!.code, { unit: 'pc', stock: 0, price: '75.00' })] },
       { code: 'T-M3', id: P.M3, category: 't-milk', name: { ru: 'Кефир', en: 'Kefir' }, fresh: true, popularity: 30, barcodes: [KEFIR_BARCODE],
-        inventories: [store(STORE_A.code, { unit: 'pc', stock: 5, price: '59.50', old_price: '70.00' })] },
+        inventories: [store(STORE_A!.code, { unit: 'pc', stock: 5, price: '59.50', old_price: '70.00' })] },
       { code: 'T-M4', id: P.M4, category: 't-milk', name: { ru: 'Молоко овсяное', en: 'Oat milk' }, popularity: 20,
-        inventories: [store(STORE_A.code, { unit: 'pc', stock: 3, price: '149.00', old_price: '199.00', order_limit: 2 })] },
+        inventories: [store(STORE_A!.code, { unit: 'pc', stock: 3, price: '149.00', old_price: '199.00', order_limit: 2 })] },
       { code: 'T-C1', id: P.C1, category: 't-cheese', name: { ru: 'Сыр Гауда', en: 'Gouda cheese' }, weight_based: true, weight: '0.300', plu: GOUDA_PLU,
         top: true, popularity: 40, nutrition: { calories: '356', protein: '25', fats: '27.5', carbohydrates: null },
         description: { ru: 'Полутвёрдый сыр.', en: 'Semi-hard cheese.' }, country: { ru: 'Нидерланды', en: 'Netherlands' }, manufacturer: 'Kaasfabriek',
         image: { original: 'https://cdn.example/c1.jpg', detail: 'https://cdn.example/c1-d.webp', listing: 'https://cdn.example/c1-l.webp', thumbnail: 'https://cdn.example/c1-t.webp' },
-        inventories: [store(STORE_A.code, { unit: 'kg', default: true, stock: '2.500', price: '899.00' }), store(STORE_A.code, { unit: 'g100', stock: '25.000', price: '89.90' })] },
+        inventories: [store(STORE_A!.code, { unit: 'kg', default: true, stock: '2.500', price: '899.00' }), store(STORE_A!.code, { unit: 'g100', stock: '25.000', price: '89.90' })] },
       { code: 'T-B1', id: P.B1, category: 't-bakery', name: { ru: 'Хлеб ржаной', en: 'Rye bread' }, fresh: true, new: true, popularity: 60,
-        inventories: [store(STORE_A.code, { unit: 'pc', stock: 20, price: '45.00' }), store(STORE_B.code, { unit: 'pc', stock: 0, price: '47.00' })] },
+        inventories: [store(STORE_A!.code, { unit: 'pc', stock: 20, price: '45.00' }), store(STORE_B!.code, { unit: 'pc', stock: 0, price: '47.00' })] },
       { code: 'T-S1', id: P.S1, category: 't-soap', name: { ru: 'Мыло детское', en: 'Baby soap' }, popularity: 5,
-        inventories: [store(STORE_A.code, { unit: 'pc', stock: null, price: '120.00' })] },
+        inventories: [store(STORE_A!.code, { unit: 'pc', stock: null, price: '120.00' })] },
     ],
   };
 }
@@ -73,7 +73,7 @@ export async function loadFixture(svc: TestService): Promise<void> {
 /** The unit id of a unit code. */
 export async function unitId(svc: TestService, code: string): Promise<string> {
   const { rows } = await sql<{ id: string }>`SELECT id FROM measurement_units WHERE code = ${code}`.execute(svc.deps.db);
-  return rows[0].id;
+  return rows[0]!.id;
 }
 
 export const storeHeaders = (storeId: string, lang: 'ru' | 'en' = 'en') => ({ 'x-store-id': storeId, 'accept-language': lang });

@@ -27,7 +27,7 @@ afterAll(async () => {
   await svc?.close();
 });
 
-const count = async (query: ReturnType<typeof sql<{ n: number }>>) => (await query.execute(svc.deps.db)).rows[0].n;
+const count = async (query: ReturnType<typeof sql<{ n: number }>>) => (await query.execute(svc.deps.db)).rows[0]!.n;
 const runImport = (...args: string[]) =>
   promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/catalog-import.ts', ...args], {
     cwd: projectRoot,
@@ -66,26 +66,26 @@ describe('the demo catalog', () => {
 describe('importCatalog', () => {
   it('imports nothing from a file with bad rows, and names every bad row', async () => {
     const file = demoCatalogFile();
-    file.products[0].name.ru = 'Переименовано';
-    file.products[4].inventories[0].price = '12.345';
-    file.products[9].barcodes = ['4600000000001'];
+    file.products[0]!.name.ru = 'Переименовано';
+    file.products[4]!.inventories[0]!.price = '12.345';
+    file.products[9]!.barcodes = ['4600000000001'];
     (file.products[12] as { category: string }).category = 'no-such-category';
-    file.categories[3].color = 'green';
+    file.categories[3]!.color = 'green';
     const before = await count(sql`SELECT count(*)::int AS n FROM products WHERE name_ru = 'Переименовано'`);
     const error = await svc.deps.db.transaction().execute((trx) => importCatalog(trx, file)).catch((e) => e);
     expect(error).toBeInstanceOf(CatalogImportError);
     expect((error as CatalogImportError).problems.map((p) => `${p.row} ${p.field}`)).toEqual([
-      `categories[3] ${file.categories[3].code} color`,
-      `products[4] ${file.products[4].code} inventories[0].price`,
-      `products[9] ${file.products[9].code} barcodes[0]`,
-      `products[12] ${file.products[12].code} category`,
+      `categories[3] ${file.categories[3]!.code} color`,
+      `products[4] ${file.products[4]!.code} inventories[0].price`,
+      `products[9] ${file.products[9]!.code} barcodes[0]`,
+      `products[12] ${file.products[12]!.code} category`,
     ]);
     expect(await count(sql`SELECT count(*)::int AS n FROM products WHERE name_ru = 'Переименовано'`)).toBe(before);
   });
 
   it('rejects a file that changes the id of an existing code', async () => {
     const file = fixtureCatalog();
-    file.products[0].code = 'P000001'; // a demo product, with another id
+    file.products[0]!.code = 'P000001'; // a demo product, with another id
     const error = await svc.deps.db.transaction().execute((trx) => importCatalog(trx, file)).catch((e) => e);
     expect(error).toBeInstanceOf(CatalogImportError);
     expect((error as CatalogImportError).problems[0]).toMatchObject({ row: 'products P000001', field: 'id' });
@@ -95,7 +95,7 @@ describe('importCatalog', () => {
 describe('npm run catalog:import', () => {
   it('reports the bad rows of a file and exits 1', async () => {
     const file = fixtureCatalog();
-    file.products[1].inventories[0].unit = 'kg';
+    file.products[1]!.inventories[0]!.unit = 'kg';
     const bad = path.join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify(file));
     const r = await runImport(bad);
@@ -116,20 +116,20 @@ describe('npm run catalog:import', () => {
     expect(r.stdout).toMatch(/products: 7,/);
     expect(r.stdout).toMatch(/withdrawn_products: 2000/);
     expect(r.stdout).toMatch(/published catalog version/);
-    const listing = await svc.client.call.GET('/api/catalog/products/', { headers: storeHeaders(STORE_A.id) });
+    const listing = await svc.client.call.GET('/api/catalog/products/', { headers: storeHeaders(STORE_A!.id) });
     expect(listing.body.count).toBe(7);
     // The published snapshot holds the new catalog.
-    const v = (await svc.client.call.GET('/api/catalog/version', { headers: storeHeaders(STORE_A.id) })).body;
-    const snapshot = await svc.client.call.GET('/api/catalog/bootstrap/{version}', { params: { path: { version: v.version } }, headers: storeHeaders(STORE_A.id) });
+    const v = (await svc.client.call.GET('/api/catalog/version', { headers: storeHeaders(STORE_A!.id) })).body;
+    const snapshot = await svc.client.call.GET('/api/catalog/bootstrap/{version}', { params: { path: { version: v.version } }, headers: storeHeaders(STORE_A!.id) });
     expect(snapshot.body.products.map((p: { id: string }) => p.id).sort()).toEqual(Object.values(P).sort());
 
     const inventoryIds = async () => (await svc.deps.db.selectFrom('inventories').select('id').where('product_id', '=', P.C1).orderBy('id').execute()).map((i) => i.id);
     const before = await inventoryIds();
     const changed = fixtureCatalog();
-    changed.products[4].inventories[0].price = '999.00';
+    changed.products[4]!.inventories[0]!.price = '999.00';
     await svc.deps.db.transaction().execute((trx) => importCatalog(trx, changed));
     expect(await inventoryIds()).toEqual(before);
-    const cheese = await svc.client.call.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: P.C1 } }, headers: storeHeaders(STORE_A.id) });
+    const cheese = await svc.client.call.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: P.C1 } }, headers: storeHeaders(STORE_A!.id) });
     expect(cheese.body.inventories[0].unit_price).toBe('999.00');
   }, 60_000);
 });

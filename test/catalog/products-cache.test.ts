@@ -37,13 +37,13 @@ interface Page {
 
 type ListQuery = NonNullable<operations['listCatalogProducts']['parameters']['query']>;
 async function list(svc: TestService, query: ListQuery, opts: { store?: string; lang?: string; auth?: Record<string, string> } = {}): Promise<Page> {
-  const r = await svc.client.call.GET('/api/catalog/products/', { params: { query }, headers: { 'x-store-id': opts.store ?? STORE_A.id, 'accept-language': opts.lang ?? 'en', ...opts.auth } });
+  const r = await svc.client.call.GET('/api/catalog/products/', { params: { query }, headers: { 'x-store-id': opts.store ?? STORE_A!.id, 'accept-language': opts.lang ?? 'en', ...opts.auth } });
   expect(r.status).toBe(200);
   return r.body as Page;
 }
 
 const setStock = (svc: TestService, productId: string, stock: string) =>
-  svc.deps.db.updateTable('inventories').set({ stock }).where('product_id', '=', productId).where('store_id', '=', STORE_A.id).where('is_default', '=', true).execute();
+  svc.deps.db.updateTable('inventories').set({ stock }).where('product_id', '=', productId).where('store_id', '=', STORE_A!.id).where('is_default', '=', true).execute();
 const stockOf = (page: Page, id: string) => page.items.find((c) => c.id === id)?.stock;
 
 describe('a kept listing page', () => {
@@ -69,7 +69,7 @@ describe('a kept listing page', () => {
     const base: ListQuery = { category_id: CATEGORY.dairy };
     const variants: [ListQuery, { store?: string; lang?: string }][] = [
       [base, { lang: 'ru' }],
-      [base, { store: STORE_B.id }],
+      [base, { store: STORE_B!.id }],
       [{ ...base, only_discount: true }, {}],
       [{ ...base, is_top: true }, {}],
       [{ ...base, is_new: true }, {}],
@@ -129,7 +129,7 @@ interface Product {
 }
 
 async function product(svc: TestService, id: string, opts: { store?: string; lang?: string; auth?: Record<string, string> } = {}) {
-  return svc.client.call.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: id } }, headers: { 'x-store-id': opts.store ?? STORE_A.id, 'accept-language': opts.lang ?? 'en', ...opts.auth } });
+  return svc.client.call.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: id } }, headers: { 'x-store-id': opts.store ?? STORE_A!.id, 'accept-language': opts.lang ?? 'en', ...opts.auth } });
 }
 const productBody = async (svc: TestService, id: string, opts: Parameters<typeof product>[2] = {}) => {
   const r = await product(svc, id, opts);
@@ -140,7 +140,7 @@ const productBody = async (svc: TestService, id: string, opts: Parameters<typeof
 describe('a kept product card', () => {
   it('serves the stock and price it read until it is older than the setting, then reads again', async () => {
     expect((await productBody(kept, P.M4)).inventories[0]).toMatchObject({ stock: '3.000', unit_price: '149.00' });
-    await kept.deps.db.updateTable('inventories').set({ stock: '1.000', unit_price: '139.00' }).where('product_id', '=', P.M4).where('store_id', '=', STORE_A.id).execute();
+    await kept.deps.db.updateTable('inventories').set({ stock: '1.000', unit_price: '139.00' }).where('product_id', '=', P.M4).where('store_id', '=', STORE_A!.id).execute();
     expect((await productBody(kept, P.M4)).inventories[0]).toMatchObject({ stock: '3.000', unit_price: '149.00' });
     kept.clock.advance(KEPT_SECONDS * 1000 + 100);
     expect((await productBody(kept, P.M4)).inventories[0]).toMatchObject({ stock: '1.000', unit_price: '139.00' });
@@ -150,7 +150,7 @@ describe('a kept product card', () => {
     await productBody(kept, P.M1);
     for (const [id, opts] of [
       [P.M1, { lang: 'ru' }],
-      [P.M1, { store: STORE_B.id }],
+      [P.M1, { store: STORE_B!.id }],
       [P.M3, {}],
     ] as const) {
       // Inventory ids are the import's own in each database; the rest must be equal.
@@ -158,7 +158,7 @@ describe('a kept product card', () => {
       expect({ id, opts, body: comparable(await productBody(kept, id, opts)) }).toEqual({ id, opts, body: comparable(await productBody(unkept, id, opts)) });
     }
     expect((await productBody(kept, P.M1, { lang: 'ru' })).name).toBe('Молоко 3,2%');
-    expect((await productBody(kept, P.M1, { store: STORE_B.id })).inventories[0].unit_price).toBe('92.00');
+    expect((await productBody(kept, P.M1, { store: STORE_B!.id })).inventories[0]!.unit_price).toBe('92.00');
   });
 
   it("shows each customer's favourite as it is now", async () => {
@@ -188,7 +188,7 @@ describe('how old an answer is', () => {
     await loadFixture(slow);
   });
   afterAll(() => slow?.close());
-  const headers = { 'x-store-id': STORE_A.id, 'accept-language': 'en' };
+  const headers = { 'x-store-id': STORE_A!.id, 'accept-language': 'en' };
 
   it('says so on listings and cards: Age since the read, Cache-Control max-age the setting', async () => {
     const reads = {

@@ -17,10 +17,10 @@ beforeAll(async () => {
 afterAll(() => svc?.close());
 
 type ListQuery = NonNullable<operations['listCatalogProducts']['parameters']['query']>;
-const list = (query: ListQuery, headers: Record<string, string> = storeHeaders(STORE_A.id)) =>
+const list = (query: ListQuery, headers: Record<string, string> = storeHeaders(STORE_A!.id)) =>
   svc.client.call.GET('/api/catalog/products/', { params: { query }, headers });
 /** Deliberately invalid query values, sent as they are. */
-const listInvalid = (query: Record<string, string | number | boolean>, headers: Record<string, string> = storeHeaders(STORE_A.id)) => {
+const listInvalid = (query: Record<string, string | number | boolean>, headers: Record<string, string> = storeHeaders(STORE_A!.id)) => {
   const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
   return svc.client.invalid('GET', `/api/catalog/products/${qs ? `?${qs}` : ''}`, { headers });
 };
@@ -47,7 +47,7 @@ describe('listCatalogProducts', () => {
     expect(cheese).toMatchObject({ unit_id: await unitId(svc, 'kg'), stock: '2.500', unit_price: '899.00', old_price: null, discount_percent: null });
     expect(en.body.items.find((i: { id: string }) => i.id === P.S1)).toMatchObject({ stock: '0.000' }); // stock not reported
     expect(en.body.items.find((i: { id: string }) => i.id === P.M4)).toMatchObject({ user_order_quantity_limit: '2.000', is_user_order_quantity_limit_enabled: true });
-    const ru = await list({}, storeHeaders(STORE_A.id, 'ru'));
+    const ru = await list({}, storeHeaders(STORE_A!.id, 'ru'));
     expect(ru.body.items.find((i: { id: string }) => i.id === P.M1).name).toBe('Молоко 3,2%');
   });
 
@@ -82,10 +82,10 @@ describe('listCatalogProducts', () => {
   });
 
   it('lists only what the selected store sells, at its prices', async () => {
-    const b = await list({}, storeHeaders(STORE_B.id));
+    const b = await list({}, storeHeaders(STORE_B!.id));
     expect(ids(b.body)).toEqual([P.M1, P.B1]);
     expect(b.body.items[0]).toMatchObject({ unit_price: '92.00', stock: '4.000', old_price: null });
-    expect((await list({}, storeHeaders(STORE_C.id))).body).toEqual({ items: [], count: 0, has_next: false });
+    expect((await list({}, storeHeaders(STORE_C!.id))).body).toEqual({ items: [], count: 0, has_next: false });
   });
 
   it('searches names in both languages, with typos and transliteration, and codes exactly', async () => {
@@ -114,18 +114,18 @@ describe('listCatalogProducts', () => {
   it('keeps the signed-in customer\'s favorites with is_favorite=true and marks the cards', async () => {
     const c = await signInCustomer(svc);
     await svc.client.call.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.B1 } }, headers: c.auth });
-    const r = await list({ is_favorite: true }, { ...storeHeaders(STORE_A.id), ...c.auth });
+    const r = await list({ is_favorite: true }, { ...storeHeaders(STORE_A!.id), ...c.auth });
     expect(r.status).toBe(200);
     expect(ids(r.body)).toEqual([P.B1]);
     expect(r.body.items[0].is_favorite).toBe(true);
-    const all = await list({}, { ...storeHeaders(STORE_A.id), ...c.auth });
+    const all = await list({}, { ...storeHeaders(STORE_A!.id), ...c.auth });
     expect(all.body.items.filter((i: { is_favorite: boolean }) => i.is_favorite).map((i: { id: string }) => i.id)).toEqual([P.B1]);
   });
 
   it('answers 401 for is_favorite=true without a customer token, and for an invalid token', async () => {
     expect((await list({ is_favorite: true })).status).toBe(401);
     const picker = tokensFor(svc.config).sign('picker_access');
-    const r = await list({}, { ...storeHeaders(STORE_A.id), authorization: `Bearer ${picker}` });
+    const r = await list({}, { ...storeHeaders(STORE_A!.id), authorization: `Bearer ${picker}` });
     expect(r.status).toBe(401);
     expect(r.body.code).toBe('UNAUTHORIZED');
   });
@@ -146,7 +146,7 @@ describe('listCatalogProducts', () => {
 });
 
 describe('getCatalogProduct', () => {
-  const get = (id: string, headers: Record<string, string> = storeHeaders(STORE_A.id)) =>
+  const get = (id: string, headers: Record<string, string> = storeHeaders(STORE_A!.id)) =>
     svc.client.call.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: id } }, headers });
 
   it('returns the product screen with the store\'s inventories, default unit first', async () => {
@@ -163,12 +163,12 @@ describe('getCatalogProduct', () => {
         { id: expect.any(String), unit_id: await unitId(svc, 'g100'), stock: '25.000', unit_price: '89.90', old_price: null, discount_percent: null },
       ],
     });
-    const ru = await get(P.C1, storeHeaders(STORE_A.id, 'ru'));
+    const ru = await get(P.C1, storeHeaders(STORE_A!.id, 'ru'));
     expect(ru.body).toMatchObject({ name: 'Сыр Гауда', category_name: 'Сыр', made_country: 'Нидерланды', description: 'Полутвёрдый сыр.' });
   });
 
   it('returns empty inventories in a store that does not sell the product, and the limit of the default unit', async () => {
-    expect((await get(P.C1, storeHeaders(STORE_B.id))).body.inventories).toEqual([]);
+    expect((await get(P.C1, storeHeaders(STORE_B!.id))).body.inventories).toEqual([]);
     expect((await get(P.S1)).body.inventories[0].stock).toBeNull();
     expect((await get(P.M4)).body).toMatchObject({ is_user_order_quantity_limit_enabled: true, user_order_quantity_limit: '2.000' });
   });
@@ -176,7 +176,7 @@ describe('getCatalogProduct', () => {
   it('sets is_favorite for the signed-in customer', async () => {
     const c = await signInCustomer(svc);
     await svc.client.call.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.M3 } }, headers: c.auth });
-    expect((await get(P.M3, { ...storeHeaders(STORE_A.id), ...c.auth })).body.is_favorite).toBe(true);
+    expect((await get(P.M3, { ...storeHeaders(STORE_A!.id), ...c.auth })).body.is_favorite).toBe(true);
     expect((await get(P.M3)).body.is_favorite).toBe(false);
   });
 
@@ -191,7 +191,7 @@ describe('getCatalogProduct', () => {
 
   it('answers 401 for a token that is not a customer access token, 422 without a store', async () => {
     const refresh = tokensFor(svc.config).sign('customer_refresh');
-    expect((await get(P.M1, { ...storeHeaders(STORE_A.id), authorization: `Bearer ${refresh}` })).status).toBe(401);
+    expect((await get(P.M1, { ...storeHeaders(STORE_A!.id), authorization: `Bearer ${refresh}` })).status).toBe(401);
     const r = await get(P.M1, {});
     expect(r.status).toBe(422);
     expect(r.body.code).toBe('STORE_REQUIRED');
@@ -199,11 +199,11 @@ describe('getCatalogProduct', () => {
 });
 
 describe('listProductRecommendations', () => {
-  const recommend = (productIds: string[], headers: Record<string, string> = storeHeaders(STORE_A.id)) =>
+  const recommend = (productIds: string[], headers: Record<string, string> = storeHeaders(STORE_A!.id)) =>
     svc.client.call.GET('/api/catalog/products/recommendations', { params: { query: { product_ids: productIds } }, headers });
   /** Deliberately invalid ids (too many, not UUIDs), sent as they are. */
   const recommendInvalid = (productIds: string[]) =>
-    svc.client.invalid('GET', `/api/catalog/products/recommendations?${productIds.map((id) => `product_ids=${id}`).join('&')}`, { headers: storeHeaders(STORE_A.id) });
+    svc.client.invalid('GET', `/api/catalog/products/recommendations?${productIds.map((id) => `product_ids=${id}`).join('&')}`, { headers: storeHeaders(STORE_A!.id) });
 
   it('recommends in-stock best sellers, those of the given products\' categories first', async () => {
     // Best sellers of store A in stock: M1 (milk, popularity 50) and C1 (cheese, 40).
@@ -213,17 +213,17 @@ describe('listProductRecommendations', () => {
     expect(ids({ items: (await recommend([P.B1, randomUUID()])).body })).toEqual([P.M1, P.C1]); // unknown ids are ignored
     expect((await recommend([P.M1, P.C1])).body).toEqual([]);
     // Store B has M1 in stock but no other best seller.
-    expect(ids({ items: (await recommend([P.B1], storeHeaders(STORE_B.id))).body })).toEqual([P.M1]);
+    expect(ids({ items: (await recommend([P.B1], storeHeaders(STORE_B!.id))).body })).toEqual([P.M1]);
   });
 
   it('answers 422 without ids, with more than 50 or with a non-UUID id, and without a store', async () => {
-    expect((await svc.client.invalid('GET', '/api/catalog/products/recommendations', { headers: storeHeaders(STORE_A.id) })).status).toBe(422);
+    expect((await svc.client.invalid('GET', '/api/catalog/products/recommendations', { headers: storeHeaders(STORE_A!.id) })).status).toBe(422);
     expect((await recommendInvalid(Array.from({ length: 51 }, () => randomUUID()))).status).toBe(422);
     expect((await recommendInvalid(['milk'])).status).toBe(422);
     expect((await recommend([P.M1], {})).body.code).toBe('STORE_REQUIRED');
   });
 
   it('answers 401 for an invalid token', async () => {
-    expect((await recommend([P.M1], { ...storeHeaders(STORE_A.id), authorization: 'Bearer nope' })).status).toBe(401);
+    expect((await recommend([P.M1], { ...storeHeaders(STORE_A!.id), authorization: 'Bearer nope' })).status).toBe(401);
   });
 });

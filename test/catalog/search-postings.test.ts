@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const STORE = DEMO_STORES[0].id;
+const STORE = DEMO_STORES[0]!.id;
 /** Texts whose candidates fall in several score tiers (so relevance orders their matches). */
 const ranked = new Set<string>();
 
@@ -30,7 +30,7 @@ async function postingsDrift(): Promise<number> {
     stored AS (SELECT store_id, word, product_id, in_stock, sort_rank_ru, sort_rank_en FROM catalog_search_postings)
     SELECT ((SELECT count(*) FROM (SELECT * FROM stored EXCEPT SELECT * FROM derived) a)
           + (SELECT count(*) FROM (SELECT * FROM derived EXCEPT SELECT * FROM stored) b))::int AS n`.execute(svc.deps.db);
-  return rows[0].n;
+  return rows[0]!.n;
 }
 
 type Filters = ProductPageQuery['filters'];
@@ -58,7 +58,7 @@ describe('search postings', () => {
   it('start equal to the inventories and products they are derived from', async () => {
     expect(await postingsDrift()).toBe(0);
     const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM catalog_search_postings`.execute(svc.deps.db);
-    expect(rows[0].n).toBeGreaterThan(10_000);
+    expect(rows[0]!.n).toBeGreaterThan(10_000);
   });
 
   it('give the same page, order and total as the product-driven search', async () => {
@@ -94,13 +94,13 @@ describe('search postings', () => {
     const { rows: customer } = await sql<{ id: string }>`INSERT INTO customers (phone) VALUES (NULL) RETURNING id`.execute(db);
     // Favourites: every third milk of the store.
     await sql`INSERT INTO favorite_products (customer_id, product_id)
-      SELECT ${customer[0].id}, product_id FROM (
+      SELECT ${customer[0]!.id}, product_id FROM (
         SELECT i.product_id, row_number() OVER (ORDER BY i.product_id) AS n FROM inventories i JOIN products p ON p.id = i.product_id
         WHERE i.store_id = ${STORE} AND i.is_default AND 'moloko' = ANY(p.search_words)) t WHERE n % 3 = 0`.execute(db);
     const variants: { sortBy?: ProductPageQuery['sortBy']; filters?: Partial<Filters> }[] = [
       { sortBy: 'cheap' }, { sortBy: 'expensive' }, { sortBy: 'more_discount' },
       { filters: { onlyDiscount: true } }, { filters: { isTop: true } }, { filters: { isNew: true } }, { filters: { isFresh: true } },
-      { filters: { favoritesOf: customer[0].id } }, { sortBy: 'cheap', filters: { onlyDiscount: true, isTop: true } },
+      { filters: { favoritesOf: customer[0]!.id } }, { sortBy: 'cheap', filters: { onlyDiscount: true, isTop: true } },
     ];
     let nonEmpty = 0;
     for (const text of ['молоко', 'сыр', 'хлеб ржаной', 'кефир']) {
@@ -112,11 +112,11 @@ describe('search postings', () => {
         }
       }
       // With a customer, favourites are marked on the cards.
-      const marked = await bothWays(text, { customerId: customer[0].id, sortBy: 'cheap' });
+      const marked = await bothWays(text, { customerId: customer[0]!.id, sortBy: 'cheap' });
       expect(marked.fromPostings).toEqual(marked.fromProducts);
     }
     expect(nonEmpty).toBeGreaterThan(30);
-    expect((await bothWays('молоко', { filters: { favoritesOf: customer[0].id } })).fromPostings.count).toBeGreaterThan(3);
+    expect((await bothWays('молоко', { filters: { favoritesOf: customer[0]!.id } })).fromPostings.count).toBeGreaterThan(3);
   });
 
   it('give the same answer within a category', async () => {
@@ -156,36 +156,36 @@ describe('search postings', () => {
       SELECT i.id, i.product_id FROM inventories i JOIN products p ON p.id = i.product_id
       WHERE i.store_id = ${STORE} AND i.is_default AND i.in_stock AND 'moloko' = ANY(p.search_words) ORDER BY i.sort_rank_ru LIMIT 3`.execute(db);
     expect(milk).toHaveLength(3);
-    const first = async () => (await bothWays('молоко')).fromPostings.items[0].id;
-    expect(await first()).toBe(milk[0].product_id);
+    const first = async () => (await bothWays('молоко')).fromPostings.items[0]!.id;
+    expect(await first()).toBe(milk[0]!.product_id);
 
     // The first match sells out: in-stock matches come first, so it leaves the top.
-    await sql`UPDATE inventories SET stock = 0 WHERE id = ${milk[0].id}`.execute(db);
-    expect(await first()).toBe(milk[1].product_id);
+    await sql`UPDATE inventories SET stock = 0 WHERE id = ${milk[0]!.id}`.execute(db);
+    expect(await first()).toBe(milk[1]!.product_id);
     expect(await postingsDrift()).toBe(0);
-    await sql`UPDATE inventories SET stock = 5 WHERE id = ${milk[0].id}`.execute(db);
-    expect(await first()).toBe(milk[0].product_id);
+    await sql`UPDATE inventories SET stock = 5 WHERE id = ${milk[0]!.id}`.execute(db);
+    expect(await first()).toBe(milk[0]!.product_id);
 
     // A new rank puts the third before the others.
-    await sql`UPDATE inventories SET sort_rank_ru = -1 WHERE id = ${milk[2].id}`.execute(db);
-    expect(await first()).toBe(milk[2].product_id);
+    await sql`UPDATE inventories SET sort_rank_ru = -1 WHERE id = ${milk[2]!.id}`.execute(db);
+    expect(await first()).toBe(milk[2]!.product_id);
     expect(await postingsDrift()).toBe(0);
 
     // Renamed: found by its new word, no longer by its old one.
-    await sql`UPDATE products SET name_ru = 'Простокваша деревенская', name_en = 'Village prostokvasha' WHERE id = ${milk[2].product_id}`.execute(db);
-    expect((await bothWays('молоко')).fromPostings.items.map((c) => c.id)).not.toContain(milk[2].product_id);
-    expect((await bothWays('деревенская')).fromPostings.items.map((c) => c.id)).toContain(milk[2].product_id);
+    await sql`UPDATE products SET name_ru = 'Простокваша деревенская', name_en = 'Village prostokvasha' WHERE id = ${milk[2]!.product_id}`.execute(db);
+    expect((await bothWays('молоко')).fromPostings.items.map((c) => c.id)).not.toContain(milk[2]!.product_id);
+    expect((await bothWays('деревенская')).fromPostings.items.map((c) => c.id)).toContain(milk[2]!.product_id);
     expect(await postingsDrift()).toBe(0);
 
     // Its default unit moves to another inventory row, then the product is withdrawn.
-    const { rows: unit } = await sql<{ id: string }>`SELECT id FROM measurement_units WHERE id <> (SELECT unit_id FROM inventories WHERE id = ${milk[1].id}) LIMIT 1`.execute(db);
-    await sql`UPDATE inventories SET is_default = false WHERE id = ${milk[1].id}`.execute(db);
+    const { rows: unit } = await sql<{ id: string }>`SELECT id FROM measurement_units WHERE id <> (SELECT unit_id FROM inventories WHERE id = ${milk[1]!.id}) LIMIT 1`.execute(db);
+    await sql`UPDATE inventories SET is_default = false WHERE id = ${milk[1]!.id}`.execute(db);
     await sql`INSERT INTO inventories (product_id, store_id, unit_id, is_default, stock, unit_price, sort_rank_ru, sort_rank_en)
-      SELECT product_id, store_id, ${unit[0].id}, true, 3, unit_price, sort_rank_ru, sort_rank_en FROM inventories WHERE id = ${milk[1].id}`.execute(db);
+      SELECT product_id, store_id, ${unit[0]!.id}, true, 3, unit_price, sort_rank_ru, sort_rank_en FROM inventories WHERE id = ${milk[1]!.id}`.execute(db);
     expect(await postingsDrift()).toBe(0);
-    expect((await bothWays('молоко')).fromPostings.items.map((c) => c.id)).toContain(milk[1].product_id);
-    await sql`UPDATE products SET is_active = false WHERE id = ${milk[1].product_id}`.execute(db);
-    expect((await bothWays('молоко')).fromPostings.items.map((c) => c.id)).not.toContain(milk[1].product_id);
+    expect((await bothWays('молоко')).fromPostings.items.map((c) => c.id)).toContain(milk[1]!.product_id);
+    await sql`UPDATE products SET is_active = false WHERE id = ${milk[1]!.product_id}`.execute(db);
+    expect((await bothWays('молоко')).fromPostings.items.map((c) => c.id)).not.toContain(milk[1]!.product_id);
     expect(await postingsDrift()).toBe(0);
 
     const after = await bothWays('молоко');
@@ -202,10 +202,10 @@ describe('search postings under concurrent writers', () => {
     const [order, admin] = [await svc.deps.pool.connect(), await svc.deps.pool.connect()];
     try {
       await order.query('BEGIN');
-      await order.query('UPDATE inventories SET stock = 0 WHERE id = $1', [rows[0].id]);
+      await order.query('UPDATE inventories SET stock = 0 WHERE id = $1', [rows[0]!.id]);
       await admin.query('BEGIN');
       // The rename's trigger must wait for the order's lock on the inventory row.
-      const renamed = admin.query(`UPDATE products SET name_ru = 'Ряженка топлёная', name_en = 'Baked milk ryazhenka' WHERE id = $1`, [rows[0].product_id]);
+      const renamed = admin.query(`UPDATE products SET name_ru = 'Ряженка топлёная', name_en = 'Baked milk ryazhenka' WHERE id = $1`, [rows[0]!.product_id]);
       await new Promise((r) => setTimeout(r, 200));
       await order.query('COMMIT');
       await renamed;
@@ -216,9 +216,9 @@ describe('search postings under concurrent writers', () => {
     }
     expect(await postingsDrift()).toBe(0);
     const found = (await bothWays('ряженка')).fromPostings;
-    expect(found.items.map((c) => c.id)).toContain(rows[0].product_id);
-    expect(found.items.find((c) => c.id === rows[0].product_id)!.stock).toBe('0.000');
-    expect((await bothWays('kefir')).fromPostings.items.map((c) => c.id)).not.toContain(rows[0].product_id);
+    expect(found.items.map((c) => c.id)).toContain(rows[0]!.product_id);
+    expect(found.items.find((c) => c.id === rows[0]!.product_id)!.stock).toBe('0.000');
+    expect((await bothWays('kefir')).fromPostings.items.map((c) => c.id)).not.toContain(rows[0]!.product_id);
   });
 });
 
@@ -227,6 +227,6 @@ describe('search postings and TRUNCATE', () => {
   it('go with the inventories when those are truncated', async () => {
     await sql`TRUNCATE inventories CASCADE`.execute(svc.deps.db);
     const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM catalog_search_postings`.execute(svc.deps.db);
-    expect(rows[0].n).toBe(0);
+    expect(rows[0]!.n).toBe(0);
   });
 });

@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const STORE = DEMO_STORES[0].id;
+const STORE = DEMO_STORES[0]!.id;
 type Card = { id: string; name: string; stock: string };
 const search = async (text: string, lang: 'ru' | 'en' = 'ru', extra: { only_discount?: boolean } = {}) => {
   const r = await svc.client.call.GET('/api/catalog/products/', { params: { query: { search: text, page_size: 100, ...extra } }, headers: { 'x-store-id': STORE, 'accept-language': lang } });
@@ -21,7 +21,7 @@ const search = async (text: string, lang: 'ru' | 'en' = 'ru', extra: { only_disc
 /** The store's products whose Russian name has the word, counted by PostgreSQL itself. */
 const withWord = async (pattern: string) =>
   (await sql<{ n: number }>`SELECT count(*)::int AS n FROM products p JOIN inventories i ON i.product_id = p.id AND i.store_id = ${STORE} AND i.is_default
-    WHERE p.is_active AND p.name_ru ~* ${pattern}`.execute(svc.deps.db)).rows[0].n;
+    WHERE p.is_active AND p.name_ru ~* ${pattern}`.execute(svc.deps.db)).rows[0]!.n;
 
 describe('search', () => {
   it('finds the milk for "молоко", and for the misspelt "малоко" and the Latin "moloko" alike', async () => {
@@ -81,12 +81,12 @@ describe('search', () => {
     const { rows } = await sql<{ barcode: string; product_id: string }>`
       SELECT b.barcode, b.product_id FROM product_barcodes b JOIN inventories i ON i.product_id = b.product_id AND i.store_id = ${STORE}
       ORDER BY b.barcode LIMIT 1`.execute(svc.deps.db);
-    const byBarcode = await search(rows[0].barcode);
-    expect(byBarcode.items[0].id).toBe(rows[0].product_id);
+    const byBarcode = await search(rows[0]!.barcode);
+    expect(byBarcode.items[0]!.id).toBe(rows[0]!.product_id);
     const { rows: plu } = await sql<{ plu: string; id: string }>`
       SELECT p.plu, p.id FROM products p JOIN inventories i ON i.product_id = p.id AND i.store_id = ${STORE} WHERE p.plu IS NOT NULL
       ORDER BY p.plu LIMIT 1`.execute(svc.deps.db);
-    expect((await search(plu[0].plu)).items[0].id).toBe(plu[0].id);
+    expect((await search(plu[0]!.plu)).items[0]!.id).toBe(plu[0]!.id);
   });
 
   it('combines search with filters and pages', async () => {

@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const STORE = DEMO_STORES[0].id;
+const STORE = DEMO_STORES[0]!.id;
 const headers = (lang: 'ru' | 'en' = 'en', store = STORE) => ({ 'x-store-id': store, 'accept-language': lang });
 const version = (h: Record<string, string> = headers()) => svc.client.call.GET('/api/catalog/version', { headers: h });
 const bootstrap = (v: string, h: Record<string, string> = headers()) => svc.client.call.GET('/api/catalog/bootstrap/{version}', { params: { path: { version: v } }, headers: h });
@@ -27,7 +27,7 @@ describe('getCatalogVersion', () => {
     expect(r.headers.get('cache-control')).toBe('no-cache');
     expect(r.headers.get('vary')).toMatch(/X-Store-Id.*Accept-Language/);
     const ru = await version(headers('ru'));
-    const other = await version(headers('en', DEMO_STORES[1].id));
+    const other = await version(headers('en', DEMO_STORES[1]!.id));
     expect(ru.body.version).toBe(r.body.version);
     expect(new Set([r.body.etag, ru.body.etag, other.body.etag]).size).toBe(3);
   });
@@ -51,7 +51,7 @@ describe('getCatalogSnapshot', () => {
     // Every product the store sells, as listing cards, all anonymous.
     const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM inventories i JOIN products p ON p.id = i.product_id
       WHERE i.store_id = ${STORE} AND i.is_default AND p.is_active`.execute(svc.deps.db);
-    expect(s.products).toHaveLength(rows[0].n);
+    expect(s.products).toHaveLength(rows[0]!.n);
     expect(s.products.every((p: { is_favorite: boolean }) => p.is_favorite === false)).toBe(true);
     const productIds = new Set(s.products.map((p: { id: string }) => p.id));
     for (const section of ['top', 'new', 'fresh', 'discounted']) {
@@ -151,9 +151,9 @@ describe('publication', () => {
     let reads = 0;
     const reader = async () => {
       while (publishing) {
-        const v = await version(headers('ru', DEMO_STORES[2].id));
+        const v = await version(headers('ru', DEMO_STORES[2]!.id));
         if (v.status !== 200) failures.push(`version ${v.status}`);
-        const r = await bootstrap(v.body.version, { ...headers('ru', DEMO_STORES[2].id), 'if-none-match': v.body.etag });
+        const r = await bootstrap(v.body.version, { ...headers('ru', DEMO_STORES[2]!.id), 'if-none-match': v.body.etag });
         if (r.status !== 304) failures.push(`bootstrap ${r.status} ${r.body?.code}`);
         reads++;
       }

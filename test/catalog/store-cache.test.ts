@@ -17,15 +17,15 @@ const roots = (storeId: string) => svc.client.call.GET('/api/catalog/groups/cate
 
 describe('the store of X-Store-Id', () => {
   it('is reused for the cache window after a deactivation, then refused', async () => {
-    expect((await roots(STORE_A.id)).status).toBe(200);
-    await svc.deps.db.updateTable('stores').set({ is_active: false }).where('id', '=', STORE_A.id).execute();
+    expect((await roots(STORE_A!.id)).status).toBe(200);
+    await svc.deps.db.updateTable('stores').set({ is_active: false }).where('id', '=', STORE_A!.id).execute();
     // Within the window the remembered row still answers.
-    expect((await roots(STORE_A.id)).status).toBe(200);
+    expect((await roots(STORE_A!.id)).status).toBe(200);
     svc.clock.advance(1100);
-    const refused = await roots(STORE_A.id);
+    const refused = await roots(STORE_A!.id);
     expect(refused.status).toBe(422);
     expect(refused.body.code).toBe('STORE_NOT_FOUND');
-    await svc.deps.db.updateTable('stores').set({ is_active: true }).where('id', '=', STORE_A.id).execute();
+    await svc.deps.db.updateTable('stores').set({ is_active: true }).where('id', '=', STORE_A!.id).execute();
   });
 
   it('is looked up again when it was not found, so a store opened a moment ago is served', async () => {
@@ -33,7 +33,7 @@ describe('the store of X-Store-Id', () => {
     expect((await roots(id)).body.code).toBe('STORE_NOT_FOUND');
     await svc.deps.db
       .insertInto('stores')
-      .values({ ...(await svc.deps.db.selectFrom('stores').selectAll().where('id', '=', STORE_A.id).executeTakeFirstOrThrow()), id, code: `NEW-${id.slice(0, 8)}` })
+      .values({ ...(await svc.deps.db.selectFrom('stores').selectAll().where('id', '=', STORE_A!.id).executeTakeFirstOrThrow()), id, code: `NEW-${id.slice(0, 8)}` })
       .execute();
     expect((await roots(id)).status).toBe(200);
   });

@@ -113,15 +113,15 @@ describe('checkMultipleDeliveryLocations', () => {
     expect(r.body.results).toHaveLength(CASES.length);
     r.body.results.forEach((res: any, i: number) => {
       const c = CASES[i];
-      expect(res.uuid).toBe(items[i].uuid);
-      expect(res.location).toEqual(items[i].location);
-      expect(res.is_served).toBe(c.store !== null);
-      if (c.store === null) {
+      expect(res.uuid).toBe(items[i]!.uuid);
+      expect(res.location).toEqual(items[i]!.location);
+      expect(res.is_served).toBe(c!.store !== null);
+      if (c!.store === null) {
         expect(res).toMatchObject({ store: null, zone_id: null, distance_km: null });
       } else {
-        expect(res.store.id).toBe(c.store);
-        expect(res.zone_id).toBe(zoneId(c.zone!));
-        expect(res.distance_km).toBe(roundKm(haversineKm(res.store.location, c)));
+        expect(res.store.id).toBe(c!.store);
+        expect(res.zone_id).toBe(zoneId(c!.zone!));
+        expect(res.distance_km).toBe(roundKm(haversineKm(res.store.location, c!)));
       }
     });
   });

@@ -81,17 +81,17 @@ describe('MapboxGeocoder.suggest', () => {
       { title: 'Tver', category: 'locality', location: { lon: 35.9119, lat: 56.8587 }, place_name: 'Tver, Moscow, Russia' },
     ]);
     const url = seen[0];
-    expect(url.searchParams.get('q')).toBe('tver 7');
-    expect(url.searchParams.get('proximity')).toBe('37.6103,55.7616');
-    expect(url.searchParams.get('language')).toBe('ru');
-    expect(url.searchParams.get('limit')).toBe('7');
-    expect(url.searchParams.get('access_token')).toBe('sk.unit');
+    expect(url!.searchParams.get('q')).toBe('tver 7');
+    expect(url!.searchParams.get('proximity')).toBe('37.6103,55.7616');
+    expect(url!.searchParams.get('language')).toBe('ru');
+    expect(url!.searchParams.get('limit')).toBe('7');
+    expect(url!.searchParams.get('access_token')).toBe('sk.unit');
   });
 
   it('never asks for more than the provider allows, and cuts to the limit', async () => {
     provider.use(http.get(FORWARD, () => HttpResponse.json(collection(...Array.from({ length: 10 }, (_, i) => feature('address', `House ${i}`, 37.61 + i / 1000, 55.76))))));
     const result = await adapter().suggest({ query: 'house', near: NEAR, limit: 20, lang: 'en' });
-    expect(seen[0].searchParams.get('limit')).toBe('10');
+    expect(seen[0]!.searchParams.get('limit')).toBe('10');
     expect(result).toHaveLength(10);
     const three = await adapter().suggest({ query: 'house', near: NEAR, limit: 3, lang: 'en' });
     expect(three.map((s) => s.title)).toEqual(['House 0', 'House 1', 'House 2']);
@@ -159,9 +159,9 @@ describe('MapboxGeocoder.reverse', () => {
     const found = await adapter().reverse({ point: at, radiusMeters: 100, lang: 'en' });
     expect(found).toMatchObject({ title: 'Tverskaya Street 7', category: 'address' });
     const url = seen[0];
-    expect(url.searchParams.get('longitude')).toBe(String(at.lon));
-    expect(url.searchParams.get('latitude')).toBe(String(at.lat));
-    expect(url.searchParams.get('types')).toBe('address,street');
+    expect(url!.searchParams.get('longitude')).toBe(String(at.lon));
+    expect(url!.searchParams.get('latitude')).toBe(String(at.lat));
+    expect(url!.searchParams.get('types')).toBe('address,street');
     expect(await adapter().reverse({ point: at, radiusMeters: 50, lang: 'en' })).toMatchObject({ title: 'Tverskaya Street', category: 'street' });
     expect(await adapter().reverse({ point: at, radiusMeters: 5, lang: 'en' })).toBeNull();
   });
@@ -176,8 +176,8 @@ describe('the operations with the HTTP geocoder', () => {
     const s = await svc.client.call.GET('/api/logistics/map/address-suggestions', { params: { query: { lon: 37.61, lat: 55.76, query: 'tver 7' } } });
     expect(s.status).toBe(200);
     expect(s.body).toEqual([{ title: 'Tverskaya Street 7', category: 'address', location: { lon: 37.6106, lat: 55.7579 }, place_name: 'Tverskaya Street 7, Moscow, Russia' }]);
-    expect(seen[0].searchParams.get('access_token')).toBe('sk.test-token');
-    expect(seen[0].searchParams.get('limit')).toBe('7');
+    expect(seen[0]!.searchParams.get('access_token')).toBe('sk.test-token');
+    expect(seen[0]!.searchParams.get('limit')).toBe('7');
     const r = await svc.client.call.POST('/api/logistics/map/reverse-geocode', { body: { lon: 37.6106, lat: 55.7579 } });
     expect(r.status).toBe(200);
     expect(r.body.address.title).toBe('Tverskaya Street 7');

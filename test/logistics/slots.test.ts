@@ -166,7 +166,7 @@ describe('listDeliverySlots', () => {
     const inactive = await createStore(svc.deps.db, { is_active: false });
     expect((await deliverySlots(inactive)).body.code).toBe('STORE_NOT_FOUND');
     for (const [store, query] of [['not-a-uuid', ''], [TVERSKAYA.id, '?date=2025-02-30'], [TVERSKAYA.id, '?date=tomorrow']]) {
-      const r = await invalid(`/api/logistics/stores/delivery/slots${query}`, store);
+      const r = await invalid(`/api/logistics/stores/delivery/slots${query}`, store!);
       expect(r.status, `${store} ${query}`).toBe(422);
       expect(r.body.code).toBe('VALIDATION_ERROR');
     }

@@ -29,7 +29,7 @@ const stockCard = () => C.stock[stock++];
 /** A plastic card handed out at a till: issued, with no registered holder. */
 async function tillCard() {
   const card = stockCard();
-  await svc.deps.db.updateTable('loyalty_ledger_cards').set({ issued_at: new Date() }).where('id', '=', card.id).execute();
+  await svc.deps.db.updateTable('loyalty_ledger_cards').set({ issued_at: new Date() }).where('id', '=', card!.id).execute();
   return card;
 }
 
@@ -53,7 +53,7 @@ describe('previewLoyaltyCardLink', () => {
   it('tells BLOCKED, NOT_ISSUED and NOT_FOUND', async () => {
     const c = await signInCustomer(svc);
     expect((await preview(c, C.blocked.number)).body).toMatchObject({ status: 'BLOCKED', can_link: false, reason_code: 'CARD_BLOCKED' });
-    expect((await preview(c, C.stock[19].number)).body).toMatchObject({ status: 'NOT_ISSUED', can_link: false, reason_code: 'CARD_NOT_ISSUED', card_balance: '0.00' });
+    expect((await preview(c, C.stock[19]!.number)).body).toMatchObject({ status: 'NOT_ISSUED', can_link: false, reason_code: 'CARD_NOT_ISSUED', card_balance: '0.00' });
     expect((await preview(c, '1234567890')).body).toMatchObject({ status: 'NOT_FOUND', can_link: false, reason_code: 'CARD_NOT_FOUND', owner_match: null, is_virtual: null, card_balance: null });
   });
 
@@ -85,7 +85,7 @@ describe('previewLoyaltyPhysicalCardLink', () => {
     const demo = await signInDemoCustomer(svc);
     const w = await readyWallet(svc, demo);
     const card = C.stock[18];
-    const r = await previewPhysical(demo, card.number);
+    const r = await previewPhysical(demo, card!.number);
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'NOT_ISSUED', can_link: true, reason_code: null, is_virtual: false, transfer_amount: w.balance });
     expect(r.body.message).toContain(w.balance);
@@ -94,7 +94,7 @@ describe('previewLoyaltyPhysicalCardLink', () => {
   it('refuses an issued card (CARD_ALREADY_ISSUED) and shows nothing to transfer without a wallet', async () => {
     const c = await signInCustomer(svc);
     expect((await previewPhysical(c, C.unregisteredWithPoints.number)).body).toMatchObject({ status: 'ISSUED', can_link: false, reason_code: 'CARD_ALREADY_ISSUED', transfer_amount: null });
-    expect((await previewPhysical(c, C.stock[17].number)).body).toMatchObject({ status: 'NOT_ISSUED', can_link: true, transfer_amount: '0.00' });
+    expect((await previewPhysical(c, C.stock[17]!.number)).body).toMatchObject({ status: 'NOT_ISSUED', can_link: true, transfer_amount: '0.00' });
   });
 
   it('answers 422 CARD_NUMBER_INVALID and 401', async () => {
@@ -124,9 +124,9 @@ describe('linkLoyaltyCard', () => {
     const c = await signInCustomer(svc);
     const w = await readyWallet(svc, c);
     const card = await tillCard();
-    const r = await link(c, card.number);
+    const r = await link(c, card!.number);
     expect(r.body).toMatchObject({ outcome: 'applied', wallet: { main_card_id: w.main_card_id } });
-    expect(r.body.wallet.cards.map((x: { id: string }) => x.id)).toEqual([w.main_card_id, card.id]);
+    expect(r.body.wallet.cards.map((x: { id: string }) => x.id)).toEqual([w.main_card_id, card!.id]);
   });
 
   it('answers 409 CARD_OWNED_BY_ANOTHER_CUSTOMER with nothing changed: no wallet, the card still the other\'s', async () => {
@@ -148,7 +148,7 @@ describe('linkLoyaltyCard', () => {
   it('answers 409 CARD_BLOCKED, CARD_NOT_ISSUED and WALLET_SYNC_IN_PROGRESS; 422 CARD_NOT_FOUND and CARD_NUMBER_INVALID', async () => {
     const c = await signInCustomer(svc);
     expect((await link(c, C.blocked.number)).body.code).toBe('CARD_BLOCKED');
-    expect((await link(c, C.stock[16].number)).body.code).toBe('CARD_NOT_ISSUED');
+    expect((await link(c, C.stock[16]!.number)).body.code).toBe('CARD_NOT_ISSUED');
     const unknown = await link(c, '99999999');
     expect([unknown.status, unknown.body.code]).toEqual([422, 'CARD_NOT_FOUND']);
     expect((await link(c, 'abc')).body.code).toBe('CARD_NUMBER_INVALID');
@@ -165,9 +165,9 @@ describe('linkLoyaltyCard', () => {
     const limited = await preview(c, C.unregisteredWithPoints.number);
     expect([limited.status, limited.body.code]).toEqual([429, 'RATE_LIMITED']);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect((await previewPhysical(c, C.stock[15].number)).status).toBe(429);
+    expect((await previewPhysical(c, C.stock[15]!.number)).status).toBe(429);
     expect((await link(c, C.unregisteredWithPoints.number)).status).toBe(429);
-    expect((await linkPhysical(c, C.stock[15].number)).status).toBe(429);
+    expect((await linkPhysical(c, C.stock[15]!.number)).status).toBe(429);
     // Another customer is not affected.
     expect((await preview(await signInCustomer(svc), '1234567890')).status).toBe(200);
   });
@@ -178,23 +178,23 @@ describe('linkLoyaltyPhysicalCard', () => {
     const demo = await signInDemoCustomer(svc);
     const w = await readyWallet(svc, demo);
     const card = stockCard();
-    const r = await linkPhysical(demo, card.number);
+    const r = await linkPhysical(demo, card!.number);
     expect(r.status).toBe(200);
     expect(r.body.outcome).toBe('applied');
-    expect(r.body.wallet).toMatchObject({ main_card_id: card.id, balance: w.balance, is_blocked: false });
-    expect(r.body.wallet.cards[0]).toMatchObject({ id: card.id, is_virtual: false, is_active: true, qrcode: null });
+    expect(r.body.wallet).toMatchObject({ main_card_id: card!.id, balance: w.balance, is_blocked: false });
+    expect(r.body.wallet.cards[0]).toMatchObject({ id: card!.id, is_virtual: false, is_active: true, qrcode: null });
     const previous = r.body.wallet.cards.find((x: { id: string }) => x.id === w.main_card_id);
     expect(previous).toMatchObject({ is_active: false, qrcode: null });
-    expect(await ledgerCard(card.id)).toMatchObject({ customer_id: 'LC-000001' });
+    expect(await ledgerCard(card!.id)).toMatchObject({ customer_id: 'LC-000001' });
     // Repeating the command with the card now in the wallet changes nothing.
-    expect((await linkPhysical(demo, card.number)).body.outcome).toBe('unchanged');
+    expect((await linkPhysical(demo, card!.number)).body.outcome).toBe('unchanged');
   });
 
   it('creates the wallet with the card when the caller has none, transferring nothing', async () => {
     const c = await signInCustomer(svc);
     const card = stockCard();
-    const r = await linkPhysical(c, card.number);
-    expect(r.body).toMatchObject({ outcome: 'applied', wallet: { status: 'ready', is_linked: true, main_card_id: card.id, balance: '0.00' } });
+    const r = await linkPhysical(c, card!.number);
+    expect(r.body).toMatchObject({ outcome: 'applied', wallet: { status: 'ready', is_linked: true, main_card_id: card!.id, balance: '0.00' } });
   });
 
   it('answers 409 CARD_OWNED_BY_ANOTHER_CUSTOMER (nothing changed), CARD_ALREADY_ISSUED and CARD_BLOCKED; 422 CARD_NOT_FOUND', async () => {
@@ -204,7 +204,7 @@ describe('linkLoyaltyPhysicalCard', () => {
     expect([owned.status, owned.body.code]).toEqual([409, 'CARD_OWNED_BY_ANOTHER_CUSTOMER']);
     expect(await ledgerCard(C.ownedByAnother.id)).toEqual(before);
     expect((await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).status).toBe(404);
-    expect((await linkPhysical(c, (await tillCard()).number)).body.code).toBe('CARD_ALREADY_ISSUED');
+    expect((await linkPhysical(c, (await tillCard())!.number)).body.code).toBe('CARD_ALREADY_ISSUED');
     expect((await linkPhysical(c, C.blocked.number)).body.code).toBe('CARD_BLOCKED');
     expect((await linkPhysical(c, '55555555')).body.code).toBe('CARD_NOT_FOUND');
     expect((await svc.client.invalid('POST', '/api/loaylty/wallet/link-physical/', { body: { card_number: '7770000000001001' } })).status).toBe(401);
@@ -213,7 +213,7 @@ describe('linkLoyaltyPhysicalCard', () => {
   it('answers 409 WALLET_SYNC_IN_PROGRESS while the wallet is pending', async () => {
     const c = await signInCustomer(svc);
     await create(c);
-    const r = await linkPhysical(c, stockCard().number);
+    const r = await linkPhysical(c, stockCard()!.number);
     expect([r.status, r.body.code]).toEqual([409, 'WALLET_SYNC_IN_PROGRESS']);
     await runLoyaltyWorkerOnce(svc.deps);
   });

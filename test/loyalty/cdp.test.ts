@@ -248,7 +248,7 @@ describe('purchases over HTTP', () => {
 
   it('merges the CDP\'s in-store purchases with completed online orders', async () => {
     const c = await linkedCustomer('CDP-P1');
-    const [line] = await storeLines(svc, 'piece', 1);
+    const line = (await storeLines(svc, 'piece', 1))[0]!;
     const order = await createOrder(svc, { customerId: c.customerId, lines: [{ line, quantity: '2' }], finalTotal: null, status: 'picking' });
     await completeOrder(svc, order.id, order.totalPrice);
     cdp.use(on('get', '/customers/CDP-P1/purchases', () => json({ items: [RECEIPT] })));
@@ -260,7 +260,7 @@ describe('purchases over HTTP', () => {
 
   it('answers an empty page when the CDP is unreachable during a needed refresh', async () => {
     const c = await linkedCustomer('CDP-P2');
-    const [line] = await storeLines(svc, 'piece', 1);
+    const line = (await storeLines(svc, 'piece', 1))[0]!;
     const order = await createOrder(svc, { customerId: c.customerId, lines: [{ line, quantity: '1' }], finalTotal: null, status: 'picking' });
     await completeOrder(svc, order.id, order.totalPrice);
     for (const answer of [() => new HttpResponse(null, { status: 502 }), slow, () => json({ items: [{ id: 1 }] })]) {
@@ -308,7 +308,7 @@ describe('transactions over HTTP', () => {
     expect(seen.find((s) => s.path === '/customers/CDP-T1/operations')).toBeDefined();
 
     // A completed online order whose accrual could not reach the CDP yet.
-    const [line] = await storeLines(svc, 'piece', 1);
+    const line = (await storeLines(svc, 'piece', 1))[0]!;
     const order = await createOrder(svc, { customerId: c.customerId, lines: [{ line, quantity: '10' }], finalTotal: null, status: 'picking' });
     await completeOrder(svc, order.id, order.totalPrice);
     answerWith(on('post', '/customers/CDP-T1/accruals', () => new HttpResponse(null, { status: 503 })), on('get', '/customers/CDP-T1/operations', () => HttpResponse.error()));
@@ -419,9 +419,9 @@ describe('card commands over HTTP', () => {
 describe('accrual pushed to the CDP', () => {
   it('is sent with the order as idempotency key, retried until the CDP takes it, and posted once', async () => {
     const c = await linkedCustomer('CDP-A1');
-    const [line] = await storeLines(svc, 'piece', 1);
+    const line = (await storeLines(svc, 'piece', 1))[0]!;
     const order = await createOrder(svc, { customerId: c.customerId, lines: [{ line, quantity: '10' }], deliveryCost: '99.00', finalTotal: null, status: 'picking' });
-    const finalTotal = (Number(order.totalPrice) - Number(line.unit_price)).toFixed(2); // one piece was missing
+    const finalTotal = (Number(order.totalPrice) - Number(line!.unit_price)).toFixed(2); // one piece was missing
     await completeOrder(svc, order.id, finalTotal);
     let calls = 0;
     cdp.use(
@@ -438,7 +438,7 @@ describe('accrual pushed to the CDP', () => {
     for (const s of sent) expect(s).toMatchObject({ key: `accrual:${order.id}`, body: { order_id: order.id, purchase_amount: base, points: `${points}.00` } });
     const [accrual] = await svc.deps.db.selectFrom('loyalty_accruals').selectAll().where('order_id', '=', order.id).execute();
     expect(accrual).toMatchObject({ provider_operation_id: 'op-777', outcome: 'accrued' });
-    expect(accrual.posted_at).not.toBeNull();
+    expect(accrual!.posted_at).not.toBeNull();
     expect((await svc.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).body.loyalty_status.last_purchase_points).toBe('99');
   });
 });

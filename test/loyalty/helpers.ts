@@ -39,7 +39,7 @@ export interface StockLine {
 }
 
 /** Products the store sells in piece (or weight) units, with their shelf prices. */
-export async function storeLines(svc: TestService, kind: 'piece' | 'weight', count: number, storeId = STORE.id): Promise<StockLine[]> {
+export async function storeLines(svc: TestService, kind: 'piece' | 'weight', count: number, storeId = STORE!.id): Promise<StockLine[]> {
   const { rows } = await sql<StockLine>`
     SELECT i.product_id::text, i.unit_id::text, i.unit_price, p.name_ru, p.name_en, u.kind
     FROM inventories i JOIN products p ON p.id = i.product_id JOIN measurement_units u ON u.id = i.unit_id
@@ -74,7 +74,7 @@ export async function createOrder(svc: TestService, spec: OrderSpec): Promise<{ 
     .insertInto('orders')
     .values({
       customer_id: spec.customerId,
-      store_id: spec.storeId ?? STORE.id,
+      store_id: spec.storeId ?? STORE!.id,
       type: 'delivery',
       payment_method: 'cash',
       status: spec.status,
@@ -129,7 +129,7 @@ export async function createOrder(svc: TestService, spec: OrderSpec): Promise<{ 
         quantity: l.quantity,
         unit_price: l.line.unit_price,
         old_price: null,
-        line_total: rub(lineTotals[i]),
+        line_total: rub(lineTotals[i]!),
       })),
     )
     .execute();

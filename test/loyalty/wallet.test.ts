@@ -89,7 +89,7 @@ describe('createLoyaltyWallet', () => {
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(new Set(answers.map((a) => a.body.wallet.id)).size).toBe(1);
     expect(answers.filter((a) => a.body.outcome === 'accepted')).toHaveLength(1);
-    const jobs = await svc.deps.db.selectFrom('loyalty_jobs').select('id').where('wallet_id', '=', answers[0].body.wallet.id).execute();
+    const jobs = await svc.deps.db.selectFrom('loyalty_jobs').select('id').where('wallet_id', '=', answers[0]!.body.wallet.id).execute();
     expect(jobs).toHaveLength(1);
   });
 
@@ -304,12 +304,12 @@ describe('listLoyaltyPrograms on the local ledger', () => {
       expect(r.data).toHaveLength(1);
       const [program] = r.data!;
       expect(program).toMatchObject({ id: DEMO_LOYALTY_PROGRAM.id, name: DEMO_LOYALTY_PROGRAM.name });
-      expect(program.levels!.map((l) => [l.order, l.name, l.boundary, l.range_label])).toEqual(DEMO_LOYALTY_PROGRAM.levels.map((l) => [l.position, l.name, l.boundary, l.range_label]));
+      expect(program!.levels!.map((l) => [l.order, l.name, l.boundary, l.range_label])).toEqual(DEMO_LOYALTY_PROGRAM.levels.map((l) => [l.position, l.name, l.boundary, l.range_label]));
       // Each customer counts at the highest level its turnover of the last year reaches.
-      const total = program.levels!.reduce((n, l) => n + (l.clients_count ?? 0), 0);
+      const total = program!.levels!.reduce((n, l) => n + (l.clients_count ?? 0), 0);
       const customers = await svc.deps.db.selectFrom('loyalty_ledger_customers').select('id').execute();
       expect(total).toBe(customers.length);
-      expect(program.levels![1].clients_count).toBeGreaterThanOrEqual(1); // the demo customer (Silver)
+      expect(program!.levels![1]!.clients_count).toBeGreaterThanOrEqual(1); // the demo customer (Silver)
     }
   });
 });

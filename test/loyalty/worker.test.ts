@@ -55,7 +55,7 @@ describe('the worker started by the runtime', () => {
 
 describe('several workers on one database', () => {
   it('credit each of many completed orders exactly once and run each job once', async () => {
-    const [line] = await storeLines(svc, 'piece', 1);
+    const line = (await storeLines(svc, 'piece', 1))[0]!;
     const customers = await Promise.all(Array.from({ length: 4 }, () => signInCustomer(svc)));
     for (const c of customers) {
       await svc.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
@@ -64,7 +64,7 @@ describe('several workers on one database', () => {
     const orders = [];
     for (let i = 0; i < 12; i++) {
       const c = customers[i % customers.length];
-      const o = await createOrder(svc, { customerId: c.customerId, lines: [{ line, quantity: String(5 + i) }], finalTotal: null, status: 'picking' });
+      const o = await createOrder(svc, { customerId: c!.customerId, lines: [{ line, quantity: String(5 + i) }], finalTotal: null, status: 'picking' });
       await completeOrder(svc, o.id, o.totalPrice);
       orders.push(o);
     }

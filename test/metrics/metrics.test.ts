@@ -24,8 +24,8 @@ function parseExposition(text: string): Sample[] {
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)$/.exec(line);
     if (!m) throw new Error(`not an exposition line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const pair of (m[3] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1]] = pair[2];
-    out.push({ name: m[1], labels, value: Number(m[4] === '+Inf' ? Infinity : m[4]) });
+    for (const pair of (m[3] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1]!] = pair[2]!;
+    out.push({ name: m[1]!, labels, value: Number(m[4] === '+Inf' ? Infinity : m[4]) });
   }
   return out;
 }
@@ -80,7 +80,7 @@ describe('GET /metrics', () => {
       .map((s) => ({ le: Number(s.labels.le === '+Inf' ? Infinity : s.labels.le), value: s.value }))
       .sort((a, b) => a.le - b.le);
     expect(buckets.length).toBeGreaterThanOrEqual(10);
-    for (let i = 1; i < buckets.length; i++) expect(buckets[i].value).toBeGreaterThanOrEqual(buckets[i - 1].value);
+    for (let i = 1; i < buckets.length; i++) expect(buckets[i]!.value).toBeGreaterThanOrEqual(buckets[i - 1]!.value);
     expect(buckets.at(-1)).toEqual({ le: Infinity, value: histogram(after, 'count') });
   });
 
@@ -106,9 +106,9 @@ describe('GET /metrics', () => {
     const sockets = [0, 1].map(() => new WebSocket(`${svc.url.replace('http', 'ws')}/ws/orders/tracking/`, { headers: customer.auth }));
     await Promise.all(sockets.map((ws) => new Promise((resolve) => ws.once('open', resolve))));
     expect(await gauge()).toBe(2);
-    sockets[0].close();
+    sockets[0]!.close();
     await expect.poll(gauge).toBe(1);
-    sockets[1].close();
+    sockets[1]!.close();
     await expect.poll(gauge).toBe(0);
   });
 
@@ -178,7 +178,7 @@ describe('GET /metrics', () => {
       expect(text).not.toContain(secret);
     }
     const operationIds = new Set([...Object.keys(OPERATIONS), 'none']);
-    for (const s of samples.filter((x) => x.labels.operation_id !== undefined)) expect(operationIds.has(s.labels.operation_id), s.labels.operation_id).toBe(true);
+    for (const s of samples.filter((x) => x.labels.operation_id !== undefined)) expect(operationIds.has(s.labels.operation_id!), s.labels.operation_id).toBe(true);
     for (const s of samples.filter((x) => x.labels.status !== undefined)) expect(s.labels.status).toMatch(/^[1-5][0-9]{2}$/);
   });
 });

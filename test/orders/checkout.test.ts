@@ -96,7 +96,7 @@ describe('createOrder', () => {
     expect(detail.pickup).toEqual({ date: expect.any(String), start_time: expect.stringMatching(/^\d\d:\d\d:\d\d\+03:00$/), end_time: expect.any(String) });
     expect(await reservedOf(svc, slot)).toBe(1);
     const [row] = await ordersOf(c.customerId);
-    expect(row.change_amount).toBe('1000.00');
+    expect(row!.change_amount).toBe('1000.00');
   });
 
   it('keeps an online order in created, awaiting payment within the payment window', async () => {
@@ -106,7 +106,7 @@ describe('createOrder', () => {
     expect(r.status).toBe(201);
     const [row] = await ordersOf(c.customerId);
     expect(row).toMatchObject({ status: 'created', payment_status: 'awaiting' });
-    const windowMinutes = (row.payment_due_at!.getTime() - row.created_at.getTime()) / 60_000;
+    const windowMinutes = (row!.payment_due_at!.getTime() - row!.created_at.getTime()) / 60_000;
     expect(Math.round(windowMinutes)).toBe(svc.config.orders.bank.paymentWindowMinutes);
   });
 
@@ -223,7 +223,7 @@ describe('createOrder', () => {
     }
     await expressAlwaysOpen(svc, TVERSKAYA, false);
     try {
-      const closed = await createOrder(svc, c.auth, deliveryBody([line(lines[0], 2)], null));
+      const closed = await createOrder(svc, c.auth, deliveryBody([line(lines[0]!, 2)], null));
       expect([closed.status, closed.body.code]).toEqual([409, 'EXPRESS_UNAVAILABLE']);
     } finally {
       await expressAlwaysOpen(svc);

@@ -35,12 +35,12 @@ describe('checkout under concurrency', () => {
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     }
     const orders = await svc.deps.db.selectFrom('orders').select('id').where('customer_id', '=', c.customerId).execute();
-    expect(orders).toEqual([{ id: created[0].body }]);
+    expect(orders).toEqual([{ id: created[0]!.body }]);
     expect(await stockOf(svc, p)).toBe('99.000');
     expect(await reservedOf(svc, slot)).toBe(1);
     // A retry after the first finished gets the stored answer.
     const late = await createOrder(svc, c.auth, body, { key });
-    expect([late.status, late.body]).toEqual([201, created[0].body]);
+    expect([late.status, late.body]).toEqual([201, created[0]!.body]);
   });
 
   it('sells the last 10 units exactly once to 200 parallel orders; stock never goes below zero', async () => {
@@ -57,7 +57,7 @@ describe('checkout under concurrency', () => {
       }
     })();
     const replies = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => createOrder(svc, customers[i % customers.length].auth, pickupBody([line(p, 1)], slot))),
+      Array.from({ length: 200 }, (_, i) => createOrder(svc, customers[i % customers.length]!.auth, pickupBody([line(p, 1)], slot))),
     );
     running = false;
     await sampler;
@@ -109,14 +109,14 @@ describe('stock rows locked in one order by every writer', () => {
     for (let n = 0; n < ROUNDS; n++) {
       const c = customers[n % customers.length];
       // Lines in descending id order: the cancellation's join meets them that way.
-      const r = await createOrder(svc, c.auth, deliveryBody([line(high, '1'), line(low, '1')], slot));
+      const r = await createOrder(svc, c!.auth, deliveryBody([line(high, '1'), line(low, '1')], slot));
       expect(r.status).toBe(201);
-      placed.push({ auth: c.auth, id: r.body as string });
+      placed.push({ auth: c!.auth, id: r.body as string });
     }
     const statuses = await Promise.all(
       placed.flatMap(({ auth, id }, n) => [
         cancelOrder(svc, auth, id).then((r) => r.status),
-        createOrder(svc, customers[(n + 1) % customers.length].auth, deliveryBody([line(low, '1'), line(high, '1')], slot)).then((r) => r.status),
+        createOrder(svc, customers[(n + 1) % customers.length]!.auth, deliveryBody([line(low, '1'), line(high, '1')], slot)).then((r) => r.status),
       ]),
     );
     expect(countBy(statuses)).toEqual({ 200: ROUNDS, 201: ROUNDS });

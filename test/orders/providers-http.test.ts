@@ -92,7 +92,7 @@ describe('HTTP bank', () => {
     expect(seen[0]).toMatchObject({ auth: 'Bearer bank-token', body: { amount: { value: '1699.00', currency: 'RUB' }, order_id: id } });
     const row = await svc.deps.db.selectFrom('bank_invoices').select(['id', 'provider', 'provider_ref']).where('order_id', '=', id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ provider: 'http', provider_ref: 'inv-777' });
-    expect(seen[0].key).toBe(row.id);
+    expect(seen[0]!.key).toBe(row.id);
     // Only the sandbox settles through the QA operation; a real bank's invoice is the bank's to settle.
     const qa = await settleSandboxInvoice(svc, c.auth, id, 'paid');
     expect([qa.status, qa.body.code]).toEqual([409, 'NO_OPEN_INVOICE']);
@@ -339,8 +339,8 @@ describe('HTTP bank: a payment on an invoice closed here before the bank had its
     await dueNow(id);
     await drainWorker(2);
     const [first, second] = await invoicesOf(id);
-    expect([first.status, first.bank_word_pending, second.status]).toEqual(['surplus', false, 'paid']);
-    expect(refunds).toEqual([expect.objectContaining({ invoice_id: ref1, amount: { value: first.amount, currency: 'RUB' } })]);
+    expect([first!.status, first!.bank_word_pending, second!.status]).toEqual(['surplus', false, 'paid']);
+    expect(refunds).toEqual([expect.objectContaining({ invoice_id: ref1, amount: { value: first!.amount, currency: 'RUB' } })]);
     // The order keeps its own payment.
     expect(await statusOf(id)).toEqual({ status: 'confirmed', payment_status: 'paid' });
     const commands = await svc.deps.db.selectFrom('provider_commands').select(['kind', 'state']).where('order_id', '=', id).where('kind', '=', 'bank.refund_surplus').execute();
@@ -361,8 +361,8 @@ describe('HTTP bank: a payment on an invoice closed here before the bank had its
     await dueNow(id);
     await drainWorker(2);
     const [first] = await invoicesOf(id);
-    expect([first.status, first.bank_word_pending]).toEqual(['surplus', false]);
-    expect(refunds).toEqual([expect.objectContaining({ invoice_id: ref1, amount: { value: first.amount, currency: 'RUB' } })]);
+    expect([first!.status, first!.bank_word_pending]).toEqual(['surplus', false]);
+    expect(refunds).toEqual([expect.objectContaining({ invoice_id: ref1, amount: { value: first!.amount, currency: 'RUB' } })]);
     // Still owed: the difference, through an invoice of its own.
     expect(await statusOf(id)).toEqual({ status: 'picked', payment_status: 'awaiting' });
   });

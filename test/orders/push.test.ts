@@ -144,7 +144,7 @@ describe('push dispatch', () => {
       ['Courier is heading to the store', 'skipped'],
       ['Courier delivery cancelled', 'sent'],
     ]);
-    expect(rows[1].last_error).toMatch(/superseded/);
+    expect(rows[1]!.last_error).toMatch(/superseded/);
   });
 
   it('puts a notification_id on the socket\'s event only when a push goes out', async () => {
@@ -174,7 +174,7 @@ describe('push dispatch', () => {
         ids.push(await orderWithCourier(c.auth));
       }
       await Promise.all([runOrderWorkerOnce(svc.deps), runOrderWorkerOnce(second.deps), runOrderWorkerOnce(svc.deps), runOrderWorkerOnce(second.deps)]);
-      const all = [...recorded().sent, ...recorded(second.deps).sent].filter((m) => ids.includes(m.data.order_id));
+      const all = [...recorded().sent, ...recorded(second.deps).sent].filter((m) => ids.includes(m.data.order_id!));
       expect(all.length).toBe(ids.length);
       expect(new Set(all.map((m) => m.notificationId)).size).toBe(ids.length);
       const states = await svc.deps.db.selectFrom('push_deliveries').select('state').where('order_id', 'in', ids).execute();

@@ -49,7 +49,7 @@ describe('listOrders', () => {
     const ids = [];
     for (let i = 0; i < 3; i++) ids.push((await cashDelivery(c.auth)).id);
     await cashDelivery(other.auth);
-    expect((await cancel(c.auth, ids[0])).status).toBe(200);
+    expect((await cancel(c.auth, ids[0]!)).status).toBe(200);
 
     const first = await list({ page: 1, page_size: 2 }, c.auth);
     expect(first.status).toBe(200);

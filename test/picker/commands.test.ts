@@ -16,7 +16,7 @@ type AdditionalItemInput = components['schemas']['AdditionalItemInput'];
 let svc: TestService;
 let pieces: StockedProduct[];
 let weights: StockedProduct[];
-const STORE = DEMO_STORES[0].id;
+const STORE = DEMO_STORES[0]!.id;
 /** A valid EAN-13 that no demo product carries (demo barcodes start 460-469). */
 const UNKNOWN_BARCODE = ean13('400000000001');
 
@@ -43,14 +43,14 @@ async function fixture(): Promise<Fixture> {
   const picker = await createPicker(svc, [STORE]);
   const order = await createConfirmedOrder(svc, {
     lines: [
-      { inventoryId: pieces[0].inventoryId, quantity: '2' },
-      { inventoryId: pieces[1].inventoryId, quantity: '1' },
-      { inventoryId: weights[0].inventoryId, quantity: '1.000' },
+      { inventoryId: pieces[0]!.inventoryId, quantity: '2' },
+      { inventoryId: pieces[1]!.inventoryId, quantity: '1' },
+      { inventoryId: weights[0]!.inventoryId, quantity: '1.000' },
     ],
   });
   const session = await startPicking(svc, picker, order.orderId);
   const idOf = (productId: string) => session.items.find((i: any) => i.product_id === productId)!.item_id as number;
-  return { picker, orderId: order.orderId, session, two: idOf(pieces[0].productId), one: idOf(pieces[1].productId), kg: idOf(weights[0].productId) };
+  return { picker, orderId: order.orderId, session, two: idOf(pieces[0]!.productId), one: idOf(pieces[1]!.productId), kg: idOf(weights[0]!.productId) };
 }
 
 const send = <A extends ItemAction>(f: Fixture, itemId: number, action: A, body: ItemBody<A>, headers: Record<string, string> = {}) => itemCommand(svc, f.picker, f.orderId, itemId, action, body, headers);
@@ -63,23 +63,23 @@ const version = async (f: Fixture) => (await svc.client.call.GET('/api/picker/or
 describe('scanPickingItem', () => {
   it('counts pieces of the item\'s product, then answers already_picked', async () => {
     const f = await fixture();
-    const first = await send(f, f.two, 'scan', { barcode: pieces[0].barcode! });
+    const first = await send(f, f.two, 'scan', { barcode: pieces[0]!.barcode! });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ status: 'ok', applied: true, label_weight_kg: null, session: { version: 2 } });
-    expect(first.body.item).toMatchObject({ state: 'awaiting_quantity', actual_quantity: '1.000', pick_source: 'scan', last_scanned_barcode: pieces[0].barcode });
-    expect(first.body.scanned_product).toMatchObject({ product_id: pieces[0].productId, kind: 'piece', barcode: pieces[0].barcode });
-    const second = await send(f, f.two, 'scan', { barcode: pieces[0].barcode! });
+    expect(first.body.item).toMatchObject({ state: 'awaiting_quantity', actual_quantity: '1.000', pick_source: 'scan', last_scanned_barcode: pieces[0]!.barcode });
+    expect(first.body.scanned_product).toMatchObject({ product_id: pieces[0]!.productId, kind: 'piece', barcode: pieces[0]!.barcode });
+    const second = await send(f, f.two, 'scan', { barcode: pieces[0]!.barcode! });
     expect(second.body.item).toMatchObject({ state: 'picked', actual_quantity: '2.000', is_resolved: true });
-    const third = await send(f, f.two, 'scan', { barcode: pieces[0].barcode! });
+    const third = await send(f, f.two, 'scan', { barcode: pieces[0]!.barcode! });
     expect(third.body).toMatchObject({ status: 'already_picked', applied: false, session: { version: 3 } });
   });
 
   it('weighs a weight item by its scale label', async () => {
     const f = await fixture();
-    const inside = await send(f, f.kg, 'scan', { barcode: scaleLabel(weights[0].plu!, 1020) });
+    const inside = await send(f, f.kg, 'scan', { barcode: scaleLabel(weights[0]!.plu!, 1020) });
     expect(inside.body).toMatchObject({ status: 'ok', applied: true, label_weight_kg: '1.020' });
     expect(inside.body.item).toMatchObject({ state: 'picked', actual_quantity: '1.020', pick_source: 'scale_label' });
-    const outside = await send(f, f.kg, 'scan', { barcode: scaleLabel(weights[0].plu!, 1260) });
+    const outside = await send(f, f.kg, 'scan', { barcode: scaleLabel(weights[0]!.plu!, 1260) });
     expect(outside.body).toMatchObject({ status: 'clarification_required', applied: true, label_weight_kg: '1.260' });
     expect(outside.body.item).toMatchObject({ state: 'clarified', clarification_kind: 'weight_mismatch', confirmed_quantity: '1.260' });
     expect(outside.body.message).toContain('1.260');
@@ -87,13 +87,13 @@ describe('scanPickingItem', () => {
 
   it('answers mismatch for another product and not_found for an unknown barcode, changing nothing', async () => {
     const f = await fixture();
-    const other = await send(f, f.two, 'scan', { barcode: pieces[1].barcode! });
-    expect(other.body).toMatchObject({ status: 'mismatch', applied: false, session: { version: 1 }, scanned_product: { product_id: pieces[1].productId } });
-    const label = await send(f, f.two, 'scan', { barcode: scaleLabel(weights[0].plu!, 500) });
-    expect(label.body).toMatchObject({ status: 'mismatch', scanned_product: { product_id: weights[0].productId, kind: 'weight' }, label_weight_kg: '0.500' });
+    const other = await send(f, f.two, 'scan', { barcode: pieces[1]!.barcode! });
+    expect(other.body).toMatchObject({ status: 'mismatch', applied: false, session: { version: 1 }, scanned_product: { product_id: pieces[1]!.productId } });
+    const label = await send(f, f.two, 'scan', { barcode: scaleLabel(weights[0]!.plu!, 500) });
+    expect(label.body).toMatchObject({ status: 'mismatch', scanned_product: { product_id: weights[0]!.productId, kind: 'weight' }, label_weight_kg: '0.500' });
     const unknown = await send(f, f.two, 'scan', { barcode: UNKNOWN_BARCODE });
     expect(unknown.body).toMatchObject({ status: 'not_found', applied: false, scanned_product: null });
-    const badCheck = await send(f, f.two, 'scan', { barcode: pieces[0].barcode!.slice(0, 12) + String((Number(pieces[0].barcode!.at(-1)) + 1) % 10) });
+    const badCheck = await send(f, f.two, 'scan', { barcode: pieces[0]!.barcode!.slice(0, 12) + String((Number(pieces[0]!.barcode!.at(-1)) + 1) % 10) });
     expect(badCheck.body.status).toBe('not_found');
     const log = await svc.deps.db.selectFrom('picking_scans').select(['outcome']).where('item_id', '=', f.two).orderBy('id').execute();
     expect(log.map((l) => l.outcome)).toEqual(['mismatch', 'mismatch', 'not_found', 'not_found']);
@@ -102,11 +102,11 @@ describe('scanPickingItem', () => {
   it('answers 409 ITEM_STATE_CONFLICT on a missing item, 404 for an item of another session, 422 without a barcode, 401', async () => {
     const f = await fixture();
     await send(f, f.two, 'missing', { action: 'call' });
-    const conflict = await send(f, f.two, 'scan', { barcode: pieces[0].barcode! });
+    const conflict = await send(f, f.two, 'scan', { barcode: pieces[0]!.barcode! });
     expect(conflict.status).toBe(409);
     expect(conflict.body).toMatchObject({ code: 'ITEM_STATE_CONFLICT', session: { version: 2 } });
     const g = await fixture();
-    expect((await send(f, g.two, 'scan', { barcode: pieces[0].barcode! })).status).toBe(404);
+    expect((await send(f, g.two, 'scan', { barcode: pieces[0]!.barcode! })).status).toBe(404);
     const invalid = await sendInvalid(f, f.one, 'scan', {});
     expect(invalid.status).toBe(422);
     expect(invalid.body.code).toBe('VALIDATION_ERROR');
@@ -119,38 +119,38 @@ describe('replacePickingItem', () => {
     const f = await fixture();
     const missing = await send(f, f.two, 'missing', { action: 'call' });
     expect(itemOf(missing, f.two).replacement_options.length).toBeGreaterThan(0);
-    const r = await send(f, f.two, 'replacement', { barcode: pieces[2].barcode! });
+    const r = await send(f, f.two, 'replacement', { barcode: pieces[2]!.barcode! });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ status: 'ok', applied: true, scanned_product: { product_id: pieces[2].productId } });
+    expect(r.body).toMatchObject({ status: 'ok', applied: true, scanned_product: { product_id: pieces[2]!.productId } });
     expect(r.body.item).toMatchObject({
       state: 'awaiting_quantity',
       actual_quantity: '1.000',
       missing_action: null,
-      replacement: { product_id: pieces[2].productId, inventory_id: pieces[2].inventoryId, unit_price: pieces[2].unitPrice, is_weight_based: false },
+      replacement: { product_id: pieces[2]!.productId, inventory_id: pieces[2]!.inventoryId, unit_price: pieces[2]!.unitPrice, is_weight_based: false },
       replacement_options: [],
     });
     // Its barcode now matches the item; the ordered product's does not.
-    expect((await send(f, f.two, 'scan', { barcode: pieces[0].barcode! })).body.status).toBe('mismatch');
-    const done = await send(f, f.two, 'scan', { barcode: pieces[2].barcode! });
+    expect((await send(f, f.two, 'scan', { barcode: pieces[0]!.barcode! })).body.status).toBe('mismatch');
+    const done = await send(f, f.two, 'scan', { barcode: pieces[2]!.barcode! });
     expect(done.body.item).toMatchObject({ state: 'picked', actual_quantity: '2.000' });
-    const price = Math.round(Number(pieces[2].unitPrice) * 200) / 100;
+    const price = Math.round(Number(pieces[2]!.unitPrice) * 200) / 100;
     expect(done.body.item.current_line_total).toBe(price.toFixed(2));
   });
 
   it('answers same_product, kind_mismatch and not_found without a change', async () => {
     const f = await fixture();
     await send(f, f.two, 'missing', { action: 'call' });
-    expect((await send(f, f.two, 'replacement', { barcode: pieces[0].barcode! })).body).toMatchObject({ status: 'same_product', applied: false });
-    expect((await send(f, f.two, 'replacement', { barcode: scaleLabel(weights[1].plu!, 700) })).body).toMatchObject({ status: 'kind_mismatch', applied: false });
+    expect((await send(f, f.two, 'replacement', { barcode: pieces[0]!.barcode! })).body).toMatchObject({ status: 'same_product', applied: false });
+    expect((await send(f, f.two, 'replacement', { barcode: scaleLabel(weights[1]!.plu!, 700) })).body).toMatchObject({ status: 'kind_mismatch', applied: false });
     expect((await send(f, f.two, 'replacement', { barcode: UNKNOWN_BARCODE })).body).toMatchObject({ status: 'not_found', applied: false });
     expect(await version(f)).toBe(2);
   });
 
   it('answers 409 ITEM_STATE_CONFLICT unless the item is missing with action call', async () => {
     const f = await fixture();
-    expect((await send(f, f.two, 'replacement', { barcode: pieces[2].barcode! })).body.code).toBe('ITEM_STATE_CONFLICT');
+    expect((await send(f, f.two, 'replacement', { barcode: pieces[2]!.barcode! })).body.code).toBe('ITEM_STATE_CONFLICT');
     await send(f, f.two, 'missing', { action: 'remove' });
-    expect((await send(f, f.two, 'replacement', { barcode: pieces[2].barcode! })).body.code).toBe('ITEM_STATE_CONFLICT');
+    expect((await send(f, f.two, 'replacement', { barcode: pieces[2]!.barcode! })).body.code).toBe('ITEM_STATE_CONFLICT');
   });
 });
 
@@ -208,9 +208,9 @@ describe('weighPickingItem', () => {
 
   it('changes nothing when the barcode sent with the weight is another product\'s', async () => {
     const f = await fixture();
-    const r = await send(f, f.kg, 'weight', { weight_kg: '1.000', barcode: scaleLabel(weights[1].plu!, 1000) });
-    expect(r.body).toMatchObject({ status: 'mismatch', applied: false, scanned_product: { product_id: weights[1].productId } });
-    const own = await send(f, f.kg, 'weight', { weight_kg: '1.000', barcode: scaleLabel(weights[0].plu!, 990) });
+    const r = await send(f, f.kg, 'weight', { weight_kg: '1.000', barcode: scaleLabel(weights[1]!.plu!, 1000) });
+    expect(r.body).toMatchObject({ status: 'mismatch', applied: false, scanned_product: { product_id: weights[1]!.productId } });
+    const own = await send(f, f.kg, 'weight', { weight_kg: '1.000', barcode: scaleLabel(weights[0]!.plu!, 990) });
     expect(own.body.item).toMatchObject({ state: 'picked', actual_quantity: '1.000', pick_source: 'weight' });
   });
 
@@ -238,7 +238,7 @@ describe('markPickingItemMissing, resolvePickingItemClarification, reopenPicking
     const item = itemOf(call, f.two);
     expect(item).toMatchObject({ state: 'missing', missing_action: 'call', actual_quantity: null, current_line_total: '0.00' });
     expect(item.replacement_options.length).toBeLessThanOrEqual(5);
-    expect(item.replacement_options.every((o: any) => o.id !== pieces[0].inventoryId)).toBe(true);
+    expect(item.replacement_options.every((o: any) => o.id !== pieces[0]!.inventoryId)).toBe(true);
     expect((await send(f, f.two, 'clarification/resolve', { resolution: 'remove' })).body.code).toBe('ITEM_STATE_CONFLICT');
     const again = await send(f, f.two, 'missing', { action: 'call' });
     expect(again.body).toMatchObject({ status: 'ok', applied: false });
@@ -299,33 +299,33 @@ describe('addPickingItem', () => {
 
   it('adds a product of the store as a pending item, up to max_added_items', async () => {
     const f = await fixture();
-    const r = await add(f, { inventory_id: pieces[3].inventoryId, quantity: '2' });
+    const r = await add(f, { inventory_id: pieces[3]!.inventoryId, quantity: '2' });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'ok', applied: true, session: { added_items_count: 1, max_added_items: 2, version: 2 } });
-    expect(r.body.item).toMatchObject({ is_added: true, state: 'pending', ordered_quantity: '2.000', ordered_line_total: '0.00', unit_price: pieces[3].unitPrice, product_id: pieces[3].productId });
-    const weighed = await add(f, { inventory_id: weights[1].inventoryId, quantity: 0.455 });
+    expect(r.body.item).toMatchObject({ is_added: true, state: 'pending', ordered_quantity: '2.000', ordered_line_total: '0.00', unit_price: pieces[3]!.unitPrice, product_id: pieces[3]!.productId });
+    const weighed = await add(f, { inventory_id: weights[1]!.inventoryId, quantity: 0.455 });
     expect(weighed.body.item).toMatchObject({ is_weight_based: true, ordered_quantity: '0.455', unit: 'kg', tolerance: { min_quantity: '0.410', max_quantity: '0.501' } });
-    const limit = await add(f, { inventory_id: pieces[4].inventoryId, quantity: '1' });
+    const limit = await add(f, { inventory_id: pieces[4]!.inventoryId, quantity: '1' });
     expect(limit.status).toBe(409);
     expect(limit.body).toMatchObject({ code: 'ADDED_ITEMS_LIMIT', session: { added_items_count: 2 } });
   });
 
   it('refuses a product already in the session (409), another store\'s inventory and bad quantities (422)', async () => {
     const f = await fixture();
-    expect((await add(f, { inventory_id: pieces[0].inventoryId, quantity: '1' })).body.code).toBe('PRODUCT_ALREADY_IN_SESSION');
-    const elsewhere = await stockedProducts(svc, { storeId: DEMO_STORES[2].id, weight: false, count: 1 });
-    const inventory = await add(f, { inventory_id: elsewhere[0].inventoryId, quantity: '1' });
+    expect((await add(f, { inventory_id: pieces[0]!.inventoryId, quantity: '1' })).body.code).toBe('PRODUCT_ALREADY_IN_SESSION');
+    const elsewhere = await stockedProducts(svc, { storeId: DEMO_STORES[2]!.id, weight: false, count: 1 });
+    const inventory = await add(f, { inventory_id: elsewhere[0]!.inventoryId, quantity: '1' });
     expect(inventory.status).toBe(422);
     expect(inventory.body).toMatchObject({ code: 'INVENTORY_NOT_FOUND', session: { version: 1 } });
-    expect((await add(f, { inventory_id: pieces[3].inventoryId, quantity: '1.5' })).body.code).toBe('QUANTITY_NOT_INTEGER');
-    expect((await add(f, { inventory_id: weights[1].inventoryId, quantity: 0.0005 })).body.code).toBe('QUANTITY_INVALID');
-    expect((await add(f, { inventory_id: weights[1].inventoryId, quantity: '0' })).body.code).toBe('VALIDATION_ERROR');
+    expect((await add(f, { inventory_id: pieces[3]!.inventoryId, quantity: '1.5' })).body.code).toBe('QUANTITY_NOT_INTEGER');
+    expect((await add(f, { inventory_id: weights[1]!.inventoryId, quantity: 0.0005 })).body.code).toBe('QUANTITY_INVALID');
+    expect((await add(f, { inventory_id: weights[1]!.inventoryId, quantity: '0' })).body.code).toBe('VALIDATION_ERROR');
     // Beyond what an item stores: a clear 422, not a 500.
     for (const quantity of ['1000', '100000000', 1000.5]) {
-      const big = await add(f, { inventory_id: weights[1].inventoryId, quantity });
+      const big = await add(f, { inventory_id: weights[1]!.inventoryId, quantity });
       expect([big.status, big.body.code]).toEqual([422, 'QUANTITY_INVALID']);
     }
-    expect((await add(f, { inventory_id: weights[1].inventoryId, quantity: '999.999' })).status).toBe(200);
+    expect((await add(f, { inventory_id: weights[1]!.inventoryId, quantity: '999.999' })).status).toBe(200);
   });
 });
 
@@ -375,7 +375,7 @@ describe('rules common to picker commands', () => {
   it('applies a command sent many times at once exactly once', async () => {
     const f = await fixture();
     const key = randomUUID();
-    const answers = await Promise.all(Array.from({ length: 8 }, () => send(f, f.two, 'scan', { barcode: pieces[0].barcode! }, { 'idempotency-key': key })));
+    const answers = await Promise.all(Array.from({ length: 8 }, () => send(f, f.two, 'scan', { barcode: pieces[0]!.barcode! }, { 'idempotency-key': key })));
     for (const a of answers) {
       if (a.status === 409) {
         expect(a.body).toMatchObject({ code: 'IDEMPOTENCY_IN_PROGRESS', retry_after_seconds: 1 });
@@ -384,7 +384,7 @@ describe('rules common to picker commands', () => {
     }
     expect(answers.some((a) => a.status === 200)).toBe(true);
     expect(await version(f)).toBe(2);
-    expect(itemOf((await send(f, f.two, 'scan', { barcode: pieces[1].barcode! })), f.two).actual_quantity).toBe('1.000');
+    expect(itemOf((await send(f, f.two, 'scan', { barcode: pieces[1]!.barcode! })), f.two).actual_quantity).toBe('1.000');
   });
 
   it('needs a UUID key and a known order; another picker\'s session is busy', async () => {
@@ -397,7 +397,7 @@ describe('rules common to picker commands', () => {
     const busy = await itemCommand(svc, other, f.orderId, f.two, 'missing', { action: 'call' });
     expect(busy.status).toBe(409);
     expect(busy.body).toMatchObject({ code: 'ORDER_BUSY', session: null });
-    const stranger = await createPicker(svc, [DEMO_STORES[2].id]);
+    const stranger = await createPicker(svc, [DEMO_STORES[2]!.id]);
     expect((await itemCommand(svc, stranger, f.orderId, f.two, 'missing', { action: 'call' })).status).toBe(404);
   });
 });
@@ -426,7 +426,7 @@ describe('answer representation: delta by default, the whole session on request'
       () => send(f, f.two, 'piece-quantity', { quantity: 1 }),
       () => send(f, f.kg, 'weight', { weight_kg: '1.500' }),
       () => send(f, f.one, 'missing', { action: 'call' }),
-      () => svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', { params: { path: { order_id: f.orderId } }, headers: command(f.picker.auth), body: { inventory_id: pieces[3].inventoryId, quantity: '1' } }),
+      () => svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', { params: { path: { order_id: f.orderId } }, headers: command(f.picker.auth), body: { inventory_id: pieces[3]!.inventoryId, quantity: '1' } }),
       () => send(f, f.kg, 'clarification/confirm', { quantity_kg: '1.500' }),
     ];
     for (const step of steps) {

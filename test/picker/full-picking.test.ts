@@ -11,7 +11,7 @@ import { createPicker, itemCommand, signInDemoCustomer, startPicking, type ItemA
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
-const STORE = DEMO_STORES[0].id;
+const STORE = DEMO_STORES[0]!.id;
 
 beforeAll(async () => {
   svc = await startTestService();
@@ -37,16 +37,16 @@ describe('a full picking of an order', () => {
     picker = await createPicker(svc, [STORE], 'Anna Picker');
     // a: 2 pcs picked as ordered; c: missing, removed; d: replaced by e; f: added by the picker.
     p = await stockedProducts(svc, { weight: false, count: 5, skip: 10 });
-    [w] = await stockedProducts(svc, { weight: true, count: 1, skip: 3 });
+    w = (await stockedProducts(svc, { weight: true, count: 1, skip: 3 }))[0]!;
     stockBefore = Object.fromEntries(await Promise.all([...p, w].map(async (x) => [x.inventoryId, Number(await stockOf(x.inventoryId))])));
     const order = await createConfirmedOrder(svc, {
       comment: 'Call me if something is missing',
       absenceAction: 'call',
       lines: [
-        { inventoryId: p[0].inventoryId, quantity: '2' },
+        { inventoryId: p[0]!.inventoryId, quantity: '2' },
         { inventoryId: w.inventoryId, quantity: '1.000' },
-        { inventoryId: p[1].inventoryId, quantity: '1' },
-        { inventoryId: p[2].inventoryId, quantity: '2' },
+        { inventoryId: p[1]!.inventoryId, quantity: '1' },
+        { inventoryId: p[2]!.inventoryId, quantity: '2' },
       ],
     });
     orderId = order.orderId;
@@ -59,21 +59,21 @@ describe('a full picking of an order', () => {
     const send = <A extends ItemAction>(item: number, action: A, body: ItemBody<A>) => itemCommand(svc, picker, orderId, item, action, body);
 
     // As ordered: two scans.
-    await send(idOf(p[0]), 'scan', { barcode: p[0].barcode! });
-    expect((await send(idOf(p[0]), 'scan', { barcode: p[0].barcode! })).body.item.state).toBe('picked');
+    await send(idOf(p[0]!), 'scan', { barcode: p[0]!.barcode! });
+    expect((await send(idOf(p[0]!), 'scan', { barcode: p[0]!.barcode! })).body.item.state).toBe('picked');
     // Weight outside the 10 % tolerance, by scale label, confirmed.
     const heavy = await send(idOf(w), 'scan', { barcode: scaleLabel(w.plu!, 1260) });
     expect(heavy.body).toMatchObject({ status: 'clarification_required', label_weight_kg: '1.260' });
     expect((await send(idOf(w), 'clarification/confirm', { resolution: 'weight_mismatch', quantity_kg: '1.260' })).body.item.state).toBe('picked');
     // Missing; the customer chose removal.
-    await send(idOf(p[1]), 'missing', { action: 'remove' });
-    expect((await send(idOf(p[1]), 'clarification/resolve', { resolution: 'remove' })).body.item.clarification_kind).toBe('removed');
+    await send(idOf(p[1]!), 'missing', { action: 'remove' });
+    expect((await send(idOf(p[1]!), 'clarification/resolve', { resolution: 'remove' })).body.item.clarification_kind).toBe('removed');
     // Missing; the customer agreed to a substitute, scanned twice.
-    await send(idOf(p[2]), 'missing', { action: 'call' });
-    await send(idOf(p[2]), 'replacement', { barcode: p[3].barcode! });
-    expect((await send(idOf(p[2]), 'scan', { barcode: p[3].barcode! })).body.item).toMatchObject({ state: 'picked', replacement: { product_id: p[3].productId } });
+    await send(idOf(p[2]!), 'missing', { action: 'call' });
+    await send(idOf(p[2]!), 'replacement', { barcode: p[3]!.barcode! });
+    expect((await send(idOf(p[2]!), 'scan', { barcode: p[3]!.barcode! })).body.item).toMatchObject({ state: 'picked', replacement: { product_id: p[3]!.productId } });
     // Added at the customer's request, then picked.
-    const added = await svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', { params: { path: { order_id: orderId } }, headers: command(picker.auth), body: { inventory_id: p[4].inventoryId, quantity: '1' } });
+    const added = await svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', { params: { path: { order_id: orderId } }, headers: command(picker.auth), body: { inventory_id: p[4]!.inventoryId, quantity: '1' } });
     expect(added.status).toBe(200);
     const ready = await send(added.body.item.item_id, 'manual-pick', { quantity: 1, confirm: false });
     expect(ready.body.session.session_status).toBe('ready_to_finish');
@@ -81,8 +81,8 @@ describe('a full picking of an order', () => {
     finish = await svc.client.call.POST('/api/picker/orders/{order_id}/finish', { params: { path: { order_id: orderId } }, headers: command(picker.auth) });
     expect(finish.status).toBe(200);
     const expected =
-      2 * Number(p[0].unitPrice) + Math.round(1.26 * Number(w.unitPrice) * 100) / 100 + 2 * Number(p[3].unitPrice) + Number(p[4].unitPrice);
-    const original = 2 * Number(p[0].unitPrice) + Number(w.unitPrice) + Number(p[1].unitPrice) + 2 * Number(p[2].unitPrice);
+      2 * Number(p[0]!.unitPrice) + Math.round(1.26 * Number(w.unitPrice) * 100) / 100 + 2 * Number(p[3]!.unitPrice) + Number(p[4]!.unitPrice);
+    const original = 2 * Number(p[0]!.unitPrice) + Number(w.unitPrice) + Number(p[1]!.unitPrice) + 2 * Number(p[2]!.unitPrice);
     expect(finish.body.session).toMatchObject({
       session_status: 'completed',
       closure_source: 'picker_finish',
@@ -118,8 +118,8 @@ describe('a full picking of an order', () => {
     expect(weighed.original).toMatchObject({ quantity: '1.000', weight: '1.000' });
     expect(weighed.final).toMatchObject({ quantity: '1.260', weight: '1.260', line_total: money(Math.round(1.26 * Number(w.unitPrice) * 100) / 100) });
     const replaced = r.body.picking_result.items.find((i: any) => i.reason?.code === 'replaced');
-    expect(replaced.final).toMatchObject({ product_id: p[3].productId, quantity: '2.000', barcode: p[3].barcode });
-    expect(replaced.original).toMatchObject({ product_id: p[2].productId });
+    expect(replaced.final).toMatchObject({ product_id: p[3]!.productId, quantity: '2.000', barcode: p[3]!.barcode });
+    expect(replaced.original).toMatchObject({ product_id: p[2]!.productId });
   });
 
   it('told the customer through order.changed events, with a push for the status moves', async () => {
@@ -140,13 +140,13 @@ describe('a full picking of an order', () => {
   });
 
   it('gave back the stock of what was not taken and took what was', async () => {
-    const delta = async (x: StockedProduct) => Math.round((Number(await stockOf(x.inventoryId)) - stockBefore[x.inventoryId]) * 1000) / 1000;
-    expect(await delta(p[0])).toBe(-2);
+    const delta = async (x: StockedProduct) => Math.round((Number(await stockOf(x.inventoryId)) - stockBefore[x.inventoryId]!) * 1000) / 1000;
+    expect(await delta(p[0]!)).toBe(-2);
     expect(await delta(w)).toBe(-1.26);
-    expect(await delta(p[1])).toBe(0);
-    expect(await delta(p[2])).toBe(0);
-    expect(await delta(p[3])).toBe(-2);
-    expect(await delta(p[4])).toBe(-1);
+    expect(await delta(p[1]!)).toBe(0);
+    expect(await delta(p[2]!)).toBe(0);
+    expect(await delta(p[3]!)).toBe(-2);
+    expect(await delta(p[4]!)).toBe(-1);
   });
 
   it('is in the picker\'s history with its items as they ended', async () => {
@@ -172,9 +172,9 @@ describe('a full picking of an order', () => {
     expect(detail.status).toBe(200);
     const byProduct = (name: string) => detail.body.items.find((i: any) => i.original_name === name);
     expect(byProduct(w.name)).toMatchObject({ source: 'scale_label', state: 'picked', resolution_type: 'weight_confirmed', actual_quantity: '1.260', plu_code: w.plu!.padStart(5, '0') });
-    expect(byProduct(p[1].name)).toMatchObject({ state: 'clarified/removed', is_removed: true, resolution_type: 'removed', actual_quantity: '0.000', source: 'none' });
-    expect(byProduct(p[2].name)).toMatchObject({ final_name: p[3].name, resolution_type: 'replaced', final_unit_price: p[3].unitPrice, final_barcode: p[3].barcode });
-    expect(byProduct(p[4].name)).toMatchObject({ is_added: true, resolution_type: 'picked', source: 'manual' });
+    expect(byProduct(p[1]!.name)).toMatchObject({ state: 'clarified/removed', is_removed: true, resolution_type: 'removed', actual_quantity: '0.000', source: 'none' });
+    expect(byProduct(p[2]!.name)).toMatchObject({ final_name: p[3]!.name, resolution_type: 'replaced', final_unit_price: p[3]!.unitPrice, final_barcode: p[3]!.barcode });
+    expect(byProduct(p[4]!.name)).toMatchObject({ is_added: true, resolution_type: 'picked', source: 'manual' });
 
     const summary = await svc.client.call.GET('/api/picker/history/summary', { headers: picker.auth });
     expect(summary.status).toBe(200);

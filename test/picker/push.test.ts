@@ -15,8 +15,8 @@ import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
 let pieces: StockedProduct[];
-const STORE = DEMO_STORES[0].id;
-const OTHER_STORE = DEMO_STORES[2].id;
+const STORE = DEMO_STORES[0]!.id;
+const OTHER_STORE = DEMO_STORES[2]!.id;
 
 beforeAll(async () => {
   svc = await startTestService({ env: { ORDER_WORKER_ENABLED: 'false' } });
@@ -29,7 +29,7 @@ afterEach(() => {
 
 const recorded = () => svc.deps.push as RecordingPushSender;
 const sentTo = (token: string) => recorded().sent.filter((m) => m.token === token);
-const anOrder = (express = false) => createConfirmedOrder(svc, { express, lines: [{ inventoryId: pieces[0].inventoryId, quantity: '1' }] });
+const anOrder = (express = false) => createConfirmedOrder(svc, { express, lines: [{ inventoryId: pieces[0]!.inventoryId, quantity: '1' }] });
 /** The worker's fan-out, then its sending. */
 const drain = async () => {
   await runOrderWorkerOnce(svc.deps);
@@ -61,7 +61,7 @@ describe('picker push notifications', () => {
     expect(sentTo(busyPhone.push_token)).toEqual([]);
     expect(sentTo(elsewherePhone.push_token)).toEqual([]);
     // A customer's installation hears nothing of it.
-    expect(recorded().sent.every((m) => m.data.kind.startsWith('picker_'))).toBe(true);
+    expect(recorded().sent.every((m) => m.data.kind!.startsWith('picker_'))).toBe(true);
   });
 
   it('tells the picker whose order the customer cancelled during picking', async () => {
@@ -106,7 +106,7 @@ describe('a slot order entering the queue', () => {
     expect((await sweepPicking(svc.deps)).announced).toBeGreaterThanOrEqual(1);
     const events = await added();
     expect(events).toHaveLength(2);
-    assertMatchesSchema('PickerRealtimeEvent', (events[1].payload as { event: object }).event);
+    assertMatchesSchema('PickerRealtimeEvent', (events[1]!.payload as { event: object }).event);
     await drain();
     expect(sentTo(phone.push_token).filter((m) => m.data.order_id === order.orderId).map((m) => m.data.kind)).toEqual(['picker_queue']);
     // The next sweep does not announce it again.

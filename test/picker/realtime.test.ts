@@ -16,7 +16,7 @@ import { tokensFor } from '../support/tokens.js';
 
 let svc: TestService;
 let pieces: StockedProduct[];
-const STORE = DEMO_STORES[0].id;
+const STORE = DEMO_STORES[0]!.id;
 
 beforeAll(async () => {
   svc = await startTestService();
@@ -48,11 +48,11 @@ async function listen(picker: TestPicker) {
   return { ws, received, waitFor };
 }
 
-const anOrder = () => createConfirmedOrder(svc, { lines: [{ inventoryId: pieces[0].inventoryId, quantity: '1' }, { inventoryId: pieces[1].inventoryId, quantity: '1' }] });
+const anOrder = () => createConfirmedOrder(svc, { lines: [{ inventoryId: pieces[0]!.inventoryId, quantity: '1' }, { inventoryId: pieces[1]!.inventoryId, quantity: '1' }] });
 
 describe('getPickerRealtimeMetadata', () => {
   it('describes the channel and the caller\'s queue scope', async () => {
-    const picker = await createPicker(svc, [STORE, DEMO_STORES[1].id]);
+    const picker = await createPicker(svc, [STORE, DEMO_STORES[1]!.id]);
     const r = await svc.client.call.GET('/api/picker/realtime/metadata', { headers: picker.auth });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
@@ -63,7 +63,7 @@ describe('getPickerRealtimeMetadata', () => {
       heartbeat_interval_seconds: 30,
       protocol_version: 1,
     });
-    expect([...r.body.store_ids].sort()).toEqual([STORE, DEMO_STORES[1].id].sort());
+    expect([...r.body.store_ids].sort()).toEqual([STORE, DEMO_STORES[1]!.id].sort());
   });
 
   it('answers 401 without a picker token', async () => {
@@ -108,7 +108,7 @@ describe('/ws/picker/', () => {
     const picker = await createPicker(svc, [STORE]);
     const sockets = [];
     for (let i = 0; i < 10; i++) sockets.push((await listen(picker)).ws);
-    const oldestClosed = closeCode(sockets[0]);
+    const oldestClosed = closeCode(sockets[0]!);
     const newest = await listen(picker);
     expect(await oldestClosed).toBe(4000);
     for (const ws of [...sockets.slice(1), newest.ws]) expect(ws.readyState).toBe(WebSocket.OPEN);
@@ -130,7 +130,7 @@ describe('/ws/picker/', () => {
 
   it('tells the store\'s pickers about queue changes, and only them', async () => {
     const here = await listen(await createPicker(svc, [STORE]));
-    const there = await listen(await createPicker(svc, [DEMO_STORES[2].id]));
+    const there = await listen(await createPicker(svc, [DEMO_STORES[2]!.id]));
     const order = await anOrder();
     const added = await here.waitFor((e) => e.kind === 'queue.changed' && e.order_id === order.orderId);
     expect(added).toMatchObject({ store_id: STORE, reason: 'order_added' });
@@ -155,7 +155,7 @@ describe('/ws/picker/', () => {
       session_status: 'active',
       store_id: STORE,
     });
-    await itemCommand(svc, owner, order.orderId, session.items[0].item_id, 'piece-quantity', { quantity: 1 });
+    await itemCommand(svc, owner, order.orderId, session.items[0]!.item_id, 'piece-quantity', { quantity: 1 });
     await mine.waitFor((e) => e.kind === 'session.changed' && e.version === 2);
 
     const customer = await signInDemoCustomer(svc);

@@ -11,11 +11,11 @@ import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
 let picker: TestPicker;
-const STORE = DEMO_STORES[0].id;
+const STORE = DEMO_STORES[0]!.id;
 
 beforeAll(async () => {
   svc = await startTestService();
-  picker = await createPicker(svc, [STORE, DEMO_STORES[1].id]);
+  picker = await createPicker(svc, [STORE, DEMO_STORES[1]!.id]);
 });
 afterAll(() => svc?.close());
 
@@ -47,12 +47,12 @@ describe('searchPickerProducts', () => {
 
   it('finds a product by barcode and a weight product by a scale label\'s PLU', async () => {
     const [piece] = await stockedProducts(svc, { weight: false, count: 1 });
-    const byBarcode = await search({ barcode: piece.barcode! });
-    expect(byBarcode.body).toMatchObject({ total: 1, items: [{ product_id: piece.productId, barcode: piece.barcode, kind: 'piece', price: piece.unitPrice }] });
+    const byBarcode = await search({ barcode: piece!.barcode! });
+    expect(byBarcode.body).toMatchObject({ total: 1, items: [{ product_id: piece!.productId, barcode: piece!.barcode, kind: 'piece', price: piece!.unitPrice }] });
     const [weighed] = await stockedProducts(svc, { weight: true, count: 1 });
-    const byLabel = await search({ barcode: scaleLabel(weighed.plu!, 640) });
-    expect(byLabel.body).toMatchObject({ total: 1, items: [{ product_id: weighed.productId, kind: 'weight', plu_code: weighed.plu, barcode: '' }] });
-    expect((await search({ barcode: piece.barcode!, query: 'zzzz' })).body.total).toBe(0);
+    const byLabel = await search({ barcode: scaleLabel(weighed!.plu!, 640) });
+    expect(byLabel.body).toMatchObject({ total: 1, items: [{ product_id: weighed!.productId, kind: 'weight', plu_code: weighed!.plu, barcode: '' }] });
+    expect((await search({ barcode: piece!.barcode!, query: 'zzzz' })).body.total).toBe(0);
     expect((await search({ barcode: '123' })).body.total).toBe(0);
   });
 
@@ -65,14 +65,14 @@ describe('searchPickerProducts', () => {
   });
 
   it('searches the store of the current session, else the default store', async () => {
-    const roaming = await createPicker(svc, [STORE, DEMO_STORES[1].id]);
-    const [elsewhere] = await stockedProducts(svc, { storeId: DEMO_STORES[1].id, weight: false, count: 1 });
-    const order = await createConfirmedOrder(svc, { storeId: DEMO_STORES[1].id, lines: [{ inventoryId: elsewhere.inventoryId, quantity: '1' }] });
-    const before = await search({ barcode: elsewhere.barcode! }, roaming);
-    expect(before.body.items[0]?.inventory_id).not.toBe(elsewhere.inventoryId);
+    const roaming = await createPicker(svc, [STORE, DEMO_STORES[1]!.id]);
+    const [elsewhere] = await stockedProducts(svc, { storeId: DEMO_STORES[1]!.id, weight: false, count: 1 });
+    const order = await createConfirmedOrder(svc, { storeId: DEMO_STORES[1]!.id, lines: [{ inventoryId: elsewhere!.inventoryId, quantity: '1' }] });
+    const before = await search({ barcode: elsewhere!.barcode! }, roaming);
+    expect(before.body.items[0]?.inventory_id).not.toBe(elsewhere!.inventoryId);
     await startPicking(svc, roaming, order.orderId);
-    const during = await search({ barcode: elsewhere.barcode! }, roaming);
-    expect(during.body.items[0].inventory_id).toBe(elsewhere.inventoryId);
+    const during = await search({ barcode: elsewhere!.barcode! }, roaming);
+    expect(during.body.items[0].inventory_id).toBe(elsewhere!.inventoryId);
   });
 
   it('answers 422 STORE_REQUIRED without a store, 422 for a limit above 100, 401 without a token', async () => {

@@ -16,8 +16,8 @@ import { startTestService, type TestService } from '../support/service.js';
 let svc: TestService;
 let pieces: StockedProduct[];
 let weights: StockedProduct[];
-const STORE = DEMO_STORES[0].id;
-const OTHER_STORE = DEMO_STORES[2].id;
+const STORE = DEMO_STORES[0]!.id;
+const OTHER_STORE = DEMO_STORES[2]!.id;
 
 beforeAll(async () => {
   // The tests drive the orders worker's passes themselves: a background pass would claim an order
@@ -31,9 +31,9 @@ afterAll(() => svc?.close());
 const anOrder = (spec: Partial<Parameters<typeof createConfirmedOrder>[1]> = {}) =>
   createConfirmedOrder(svc, {
     lines: [
-      { inventoryId: pieces[0].inventoryId, quantity: '2' },
-      { inventoryId: weights[0].inventoryId, quantity: '0.800' },
-      { inventoryId: pieces[1].inventoryId, quantity: '1' },
+      { inventoryId: pieces[0]!.inventoryId, quantity: '2' },
+      { inventoryId: weights[0]!.inventoryId, quantity: '0.800' },
+      { inventoryId: pieces[1]!.inventoryId, quantity: '1' },
     ],
     ...spec,
   });
@@ -79,7 +79,7 @@ describe('listPickerOrders', () => {
       picker: null,
       is_mine: false,
       can_start: true,
-      store: { id: STORE, name: DEMO_STORES[0].name_en },
+      store: { id: STORE, name: DEMO_STORES[0]!.name_en },
     });
     expect(card.slot).not.toBeNull();
     expect(new Date(card.pick_deadline).getTime()).toBe(new Date(card.slot.starts_at).getTime() - 30 * 60_000);
@@ -282,7 +282,7 @@ describe('cancelPicking', () => {
     expect((await queue(picker)).body.find((c: any) => c.order_id === order.orderId)).toMatchObject({ queue_status: 'waiting', can_start: true });
     expect((await get('/api/picker/session/active', picker.auth)).status).toBe(204);
     // The closed session refuses commands; a new start is a new session.
-    const late = await itemCommand(svc, picker, order.orderId, session.items[1].item_id, 'missing', { action: 'call' });
+    const late = await itemCommand(svc, picker, order.orderId, session.items[1]!.item_id, 'missing', { action: 'call' });
     expect(late.status).toBe(409);
     expect(late.body).toMatchObject({ code: 'SESSION_CLOSED', session: { session_id: session.session_id } });
     const again = await startPicking(svc, picker, order.orderId);
@@ -320,7 +320,7 @@ describe('the customer cancels the order during picking', () => {
     const cancel = await svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: order.orderId } }, headers: customer.auth });
     expect(cancel.status).toBe(200);
 
-    const r = await itemCommand(svc, picker, order.orderId, session.items[0].item_id, 'piece-quantity', { quantity: 1 });
+    const r = await itemCommand(svc, picker, order.orderId, session.items[0]!.item_id, 'piece-quantity', { quantity: 1 });
     expect(r.status).toBe(409);
     expect(r.body).toMatchObject({
       code: 'order_cancelled',
@@ -355,7 +355,7 @@ describe('the customer cancels the order during picking', () => {
     expect(cancel.body.status.value).toBe('cancellation_requested');
 
     // The store stops at once: the picker can neither go on nor finish, and is told why.
-    const r = await itemCommand(svc, picker, order.orderId, session.items[0].item_id, 'piece-quantity', { quantity: 1 });
+    const r = await itemCommand(svc, picker, order.orderId, session.items[0]!.item_id, 'piece-quantity', { quantity: 1 });
     expect(r.status).toBe(409);
     expect(r.body).toMatchObject({ code: 'order_cancelled', session: { session_status: 'cancelled', closure_source: 'order_cancelled', is_locked: true } });
     for (const path of ['finish', 'cancel'] as const) expect((await post(order.orderId, path, picker)).body.code).toBe('order_cancelled');
@@ -378,7 +378,7 @@ describe('the customer cancels the order during picking', () => {
     const offStore = () => svc.deps.db.deleteFrom('picker_stores').where('picker_id', '=', picker.pickerId).where('store_id', '=', STORE).execute();
     const onStore = () => svc.deps.db.insertInto('picker_stores').values({ picker_id: picker.pickerId, store_id: STORE }).execute();
     const [there] = await stockedProducts(svc, { storeId: OTHER_STORE, weight: false, count: 1 });
-    const elsewhere = await createConfirmedOrder(svc, { storeId: OTHER_STORE, lines: [{ inventoryId: there.inventoryId, quantity: '1' }] });
+    const elsewhere = await createConfirmedOrder(svc, { storeId: OTHER_STORE, lines: [{ inventoryId: there!.inventoryId, quantity: '1' }] });
 
     // A session cancelled by its order, then the picker is moved: the ack still goes through.
     const cancelled = await anOrder();
@@ -451,7 +451,7 @@ describe('finishPicking', () => {
     expect(o.final_total).toBe((Number(order.goodsTotal) + Number(o.delivery_cost)).toFixed(2));
     // Commands after finish answer 409 SESSION_CLOSED, finish too.
     for (const [action, body] of [['piece-quantity', { quantity: 1 }], ['missing', { action: 'call' }]] as const) {
-      const late = await itemCommand(svc, picker, order.orderId, session.items[0].item_id, action, body);
+      const late = await itemCommand(svc, picker, order.orderId, session.items[0]!.item_id, action, body);
       expect(late.status).toBe(409);
       expect(late.body).toMatchObject({ code: 'SESSION_CLOSED', session: { session_status: 'completed' } });
     }
@@ -512,7 +512,7 @@ describe('finishPicking', () => {
       for (const item of session.items) {
         const r = item.is_weight_based
           ? await itemCommand(svc, picker, order.orderId, item.item_id, 'weight', { weight_kg: '0.801' }) // ordered 0.800, tolerance 10 %
-          : await itemCommand(svc, picker, order.orderId, item.item_id, 'manual-pick', { quantity: item.item_id === session.items[0].item_id ? pieceQuantity : Number(item.ordered_quantity), confirm: true });
+          : await itemCommand(svc, picker, order.orderId, item.item_id, 'manual-pick', { quantity: item.item_id === session.items[0]!.item_id ? pieceQuantity : Number(item.ordered_quantity), confirm: true });
         expect(r.body.item.state).toBe('picked');
       }
       expect((await post(order.orderId, 'finish', picker)).status).toBe(200);
@@ -540,7 +540,7 @@ describe('finishPicking', () => {
       svc.deps.db.updateTable('orders').set({ slot_ends_at: new Date(Date.now() - hours * 3_600_000) }).where('id', '=', id).execute();
     await endedAgo(late.orderId, 25);
     await endedAgo(waiting.orderId, 23);
-    const stock = async () => (await svc.deps.db.selectFrom('inventories').select('stock').where('id', '=', pieces[0].inventoryId).executeTakeFirstOrThrow()).stock;
+    const stock = async () => (await svc.deps.db.selectFrom('inventories').select('stock').where('id', '=', pieces[0]!.inventoryId).executeTakeFirstOrThrow()).stock;
     const before = Number(await stock());
     await runOrderWorkerOnce(svc.deps);
     expect(await orderRow(late.orderId)).toMatchObject({ status: 'cancelled', status_reason: 'not_collected' });
@@ -567,7 +567,7 @@ describe('expiry', () => {
     const r = await getSession(order.orderId, picker.auth);
     expect(r.body).toMatchObject({ session_status: 'cancelled', closure_source: 'expired', version: 2 });
     expect(await orderRow(order.orderId)).toMatchObject({ status: 'confirmed' });
-    const late = await itemCommand(svc, picker, order.orderId, session.items[0].item_id, 'missing', { action: 'call' });
+    const late = await itemCommand(svc, picker, order.orderId, session.items[0]!.item_id, 'missing', { action: 'call' });
     expect(late.body.code).toBe('SESSION_CLOSED');
   });
 

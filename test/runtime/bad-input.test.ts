@@ -135,7 +135,7 @@ for (const [path, item] of Object.entries<any>(doc.paths)) {
 
 async function headersFor(op: Operation): Promise<Record<string, string>> {
   const schemes = new Set(op.security.flatMap((s) => Object.keys(s)));
-  const headers: Record<string, string> = { 'x-store-id': DEMO_STORES[0].id, 'accept-language': 'ru' };
+  const headers: Record<string, string> = { 'x-store-id': DEMO_STORES[0]!.id, 'accept-language': 'ru' };
   // A fresh principal per operation: one whose junk happens to be accepted (a sign-out) must not
   // turn the rest into 401s.
   if (schemes.has('PickerJWTAuth')) Object.assign(headers, (await signInPicker(svc)).auth);
@@ -195,7 +195,7 @@ function leafPaths(value: unknown, path: (string | number)[] = []): (string | nu
 function withLeaf(value: unknown, path: (string | number)[], replacement: unknown): unknown {
   if (path.length === 0) return replacement;
   const copy: any = Array.isArray(value) ? [...value] : { ...(value as object) };
-  copy[path[0]] = withLeaf(copy[path[0]], path.slice(1), replacement);
+  copy[path[0]!] = withLeaf(copy[path[0]!], path.slice(1), replacement);
   return copy;
 }
 
@@ -205,7 +205,7 @@ describe('bad input', () => {
     const profile = await svc.client.invalid('PATCH', '/api/accounts/me/', { headers: customer.auth, body: { first_name: 'An\u0000na' } });
     expect(profile.status).toBe(422);
     expect(profile.body).toMatchObject({ code: 'VALIDATION_ERROR', detail: [{ loc: ['body', 'first_name'], type: 'pattern' }] });
-    const search = await svc.client.invalid('GET', '/api/catalog/products/?search=%00milk', { headers: { 'x-store-id': DEMO_STORES[0].id } });
+    const search = await svc.client.invalid('GET', '/api/catalog/products/?search=%00milk', { headers: { 'x-store-id': DEMO_STORES[0]!.id } });
     expect(search.status).toBe(422);
     expect(search.body.detail).toEqual([expect.objectContaining({ loc: ['query', 'search'] })]);
     const login = await svc.client.invalid('POST', '/api/picker/auth/login', { body: { login: '\u0000', password: 'secret-password' } });
@@ -267,7 +267,7 @@ describe('bad input', () => {
     const customer = await signInCustomer(svc);
     const products = [await makeProduct(svc, { stock: '100000' }), await makeProduct(svc, { unit: 'kg', stock: '100000' })];
     const slot = await makeSlot(svc, { capacity: 100_000 });
-    const order = deliveryBody([line(products[0], '2'), line(products[1], '1.5')], slot);
+    const order = deliveryBody([line(products[0]!, '2'), line(products[1]!, '1.5')], slot);
     expect((await createOrder(svc, customer.auth, order)).status).toBe(201);
     const placed = new Map<number | null, number>();
     for (const path of leafPaths(order)) {
@@ -285,9 +285,9 @@ describe('bad input', () => {
     const [piece] = await stockedProducts(svc, { weight: false, count: 1, skip: 30 });
     const [weighed] = await stockedProducts(svc, { weight: true, count: 1, skip: 5 });
     const confirmed = await createConfirmedOrder(svc, {
-      lines: [{ inventoryId: piece.inventoryId, quantity: '3' }, { inventoryId: weighed.inventoryId, quantity: '1.2' }],
+      lines: [{ inventoryId: piece!.inventoryId, quantity: '3' }, { inventoryId: weighed!.inventoryId, quantity: '1.2' }],
     });
-    const picker = await createPicker(svc, [DEMO_STORES[0].id]);
+    const picker = await createPicker(svc, [DEMO_STORES[0]!.id]);
     const session = await startPicking(svc, picker, confirmed.orderId);
     const commands = operations.filter((op) => op.path.startsWith('/api/picker/orders/{order_id}/items/{item_id}/') || op.path.endsWith('/additional-items'));
     expect(commands.length).toBeGreaterThanOrEqual(10);
@@ -295,8 +295,8 @@ describe('bad input', () => {
     const statuses = new Map<number | null, number>();
     for (const op of commands) {
       const base = plausible(op.body!) as Record<string, unknown>;
-      if ('barcode' in base) base.barcode = piece.barcode;
-      if ('inventory_id' in base) base.inventory_id = weighed.inventoryId;
+      if ('barcode' in base) base.barcode = piece!.barcode;
+      if ('inventory_id' in base) base.inventory_id = weighed!.inventoryId;
       for (const item of session.items) {
         const url = op.path.replace('{order_id}', confirmed.orderId).replace('{item_id}', String(item.item_id));
         for (const path of leafPaths(base)) {

@@ -34,7 +34,7 @@ function getOverWire(path: string, headers: Record<string, string>): Promise<Wir
 }
 
 const LISTING = '/api/catalog/products/?page_size=20';
-const catalogHeaders = { 'x-store-id': DEMO_STORES[0].id, 'accept-language': 'ru' };
+const catalogHeaders = { 'x-store-id': DEMO_STORES[0]!.id, 'accept-language': 'ru' };
 
 describe('response compression', () => {
   it('gzips the served spec (half a megabyte of JSON) for a client that accepts gzip', async () => {
@@ -101,7 +101,7 @@ function postOverWire(path: string, headers: Record<string, string>): Promise<Wi
 
 describe('the answer of a retry-safe command', () => {
   it('is gzipped once: the bytes sent are the bytes stored, and a replay sends them again', async () => {
-    const picker = await createPicker(svc, [DEMO_STORES[0].id]);
+    const picker = await createPicker(svc, [DEMO_STORES[0]!.id]);
     const products = await stockedProducts(svc, { weight: false, count: 12 });
     const order = await createConfirmedOrder(svc, { lines: products.map((p) => ({ inventoryId: p.inventoryId, quantity: '2' })) });
     const key = '0b7c3f1e-5d0a-4c55-9a39-6f3f6f1f2a11';

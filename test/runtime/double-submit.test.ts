@@ -38,7 +38,7 @@ describe('double submits', () => {
     const statuses = await atOnce(() => svc.client.call.POST('/api/auth/otp/confirm', { body: { phone, code } }));
     expect(count(statuses, 200)).toBe(1);
     const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM customers WHERE phone = ${phone}`.execute(svc.deps.db);
-    expect(rows[0].n).toBe(1);
+    expect(rows[0]!.n).toBe(1);
   });
 
   it('PIN recovery: the recovery token changes the PIN once', async () => {
@@ -61,7 +61,7 @@ describe('double submits', () => {
     const registered = await atOnce(() => svc.client.call.PUT('/api/accounts/me/push-devices', { headers: c.auth, body: device }));
     expect(registered.every((s) => s === 200 || s === 201), JSON.stringify(registered)).toBe(true);
     const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM push_devices WHERE device_id = ${deviceId}`.execute(svc.deps.db);
-    expect(rows[0].n).toBe(1);
+    expect(rows[0]!.n).toBe(1);
     const removed = await atOnce(() => svc.client.call.DELETE('/api/accounts/me/push-devices/{device_id}', { params: { path: { device_id: deviceId } }, headers: c.auth }));
     expect(removed.every((s) => s === 204 || s === 404)).toBe(true);
   });
@@ -75,7 +75,7 @@ describe('double submits', () => {
       const statuses = await atOnce(() => svc.client.call.PUT('/api/accounts/me/push-devices', { headers: c.auth, body: device }));
       expect(statuses).toEqual(Array(COPIES).fill(200));
       const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM push_devices WHERE push_token = ${device.push_token}`.execute(svc.deps.db);
-      expect(rows[0].n).toBe(1);
+      expect(rows[0]!.n).toBe(1);
     }
   });
 
@@ -105,12 +105,12 @@ describe('double submits', () => {
 
   it('picker: one added item, one finish, one cancellation', async () => {
     const [piece, extra] = await stockedProducts(svc, { weight: false, count: 2, skip: 50 });
-    const picker = await createPicker(svc, [DEMO_STORES[0].id]);
-    const first = await createConfirmedOrder(svc, { lines: [{ inventoryId: piece.inventoryId, quantity: '1' }] });
+    const picker = await createPicker(svc, [DEMO_STORES[0]!.id]);
+    const first = await createConfirmedOrder(svc, { lines: [{ inventoryId: piece!.inventoryId, quantity: '1' }] });
     const session = await startPicking(svc, picker, first.orderId);
     const order = { order_id: first.orderId };
     const added = await atOnce(() =>
-      svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', { params: { path: order }, headers: command(picker.auth), body: { inventory_id: extra.inventoryId, quantity: 1 } }),
+      svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', { params: { path: order }, headers: command(picker.auth), body: { inventory_id: extra!.inventoryId, quantity: 1 } }),
     );
     expect(count(added, 200)).toBe(1);
     expect(count(added, 409)).toBe(COPIES - 1);
@@ -124,7 +124,7 @@ describe('double submits', () => {
     expect(count(finished, 200)).toBe(1);
     expect(count(finished, 409)).toBe(COPIES - 1);
 
-    const second = await createConfirmedOrder(svc, { lines: [{ inventoryId: piece.inventoryId, quantity: '1' }] });
+    const second = await createConfirmedOrder(svc, { lines: [{ inventoryId: piece!.inventoryId, quantity: '1' }] });
     await startPicking(svc, picker, second.orderId);
     const cancelled = await atOnce(() => svc.client.call.POST('/api/picker/orders/{order_id}/cancel', { params: { path: { order_id: second.orderId } }, headers: command(picker.auth), body: { reason: 'other' } }));
     expect(count(cancelled, 200)).toBe(1);

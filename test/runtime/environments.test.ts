@@ -22,7 +22,7 @@ describe('the two specs', () => {
     // Components PROD uses are the same as TEST's.
     for (const [kind, entries] of Object.entries<Record<string, unknown>>(prod.components)) {
       for (const [name, value] of Object.entries(entries)) {
-        expect(isDeepStrictEqual(value, test.components[kind][name]), `components.${kind}.${name}`).toBe(true);
+        expect(isDeepStrictEqual(value, test.components[kind]![name]), `components.${kind}.${name}`).toBe(true);
       }
     }
   });

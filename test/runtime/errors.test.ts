@@ -52,7 +52,7 @@ describe('request errors', () => {
     try {
       const outcome = handle.db.transaction().execute(async (trx) => {
         const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
-        await sql`SELECT pg_terminate_backend(${rows[0].pid})`.execute(svc.deps.db);
+        await sql`SELECT pg_terminate_backend(${rows[0]!.pid})`.execute(svc.deps.db);
         await new Promise((r) => setTimeout(r, 300)); // the FATAL arrives while no query runs
         await sql`SELECT 1`.execute(trx);
       });

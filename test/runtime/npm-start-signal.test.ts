@@ -28,7 +28,7 @@ describe('npm start', () => {
       const seen = (d: Buffer) => {
         output += String(d);
         const m = until.exec(output);
-        if (m) resolve(m[1]);
+        if (m) resolve(m[1]!);
       };
       npm.stdout!.on('data', seen);
       npm.stderr!.on('data', seen);

@@ -138,7 +138,7 @@ describe('order states', () => {
       // The actions on one state run side by side, each on its own order.
       await Promise.all(
         (Object.keys(steps) as StepName[]).map(async (action) => {
-          const lines = [line(products[0], '2'), line(products[1], '1')];
+          const lines = [line(products[0]!, '2'), line(products[1]!, '1')];
           const body = recipe.pickup
             ? pickupBody(lines, pickupSlot, { payment_method: recipe.payment })
             : deliveryBody(lines, slot, { payment_method: recipe.payment });

@@ -33,7 +33,7 @@ import { createPicker, itemCommand, startPicking } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { deliveryBody, line, makeProduct, makeSlot, placedOrder } from '../orders/fixtures.js';
 
-const STORE = DEMO_STORES[0].id;
+const STORE = DEMO_STORES[0]!.id;
 const doc = loadSpec('TEST');
 const validator = new ResponseValidator(doc);
 const schemas = doc.components.schemas as Record<string, { properties?: Record<string, unknown> }>;
@@ -113,9 +113,9 @@ describe('outbox events', () => {
     // (writeItemCommand's CTE: session.changed and order.changed), then the order is cancelled
     // (trigger: queue.changed order_cancelled, order.cancelled, session.changed cancelled).
     const picker = await createPicker(svc, [STORE]);
-    const order = await createConfirmedOrder(svc, { lines: [{ inventoryId: pieces[0].inventoryId, quantity: '2' }, { inventoryId: pieces[1].inventoryId, quantity: '1' }] });
+    const order = await createConfirmedOrder(svc, { lines: [{ inventoryId: pieces[0]!.inventoryId, quantity: '2' }, { inventoryId: pieces[1]!.inventoryId, quantity: '1' }] });
     const session = await startPicking(svc, picker, order.orderId);
-    expect((await itemCommand(svc, picker, order.orderId, session.items[0].item_id, 'piece-quantity', { quantity: 1 })).status).toBe(200);
+    expect((await itemCommand(svc, picker, order.orderId, session.items[0]!.item_id, 'piece-quantity', { quantity: 1 })).status).toBe(200);
     await db.updateTable('orders').set({ status: 'cancelled', cancellation_reason: 'Cancelled by the customer' }).where('id', '=', order.orderId).execute();
 
     // recordOrderChange's CTE: an order.changed, and a tracking change (an order.changed
@@ -129,7 +129,7 @@ describe('outbox events', () => {
     // The queue horizon sweep (announceOrdersEnteringQueue's CTE): a slot order confirmed days ago
     // whose slot start has just come within the horizon.
     await sweepPicking(svc.deps); // the watermark
-    const later = await createConfirmedOrder(svc, { lines: [{ inventoryId: pieces[1].inventoryId, quantity: '1' }] });
+    const later = await createConfirmedOrder(svc, { lines: [{ inventoryId: pieces[1]!.inventoryId, quantity: '1' }] });
     await db.updateTable('order_status_history').set({ occurred_at: sql<Date>`now() - interval '3 days'` }).where('order_id', '=', later.orderId).execute();
     await db.updateTable('orders').set({ slot_starts_at: sql<Date>`now() + interval '24 hours' - interval '1 minute'`, is_express: false }).where('id', '=', later.orderId).execute();
     await db.updateTable('picker_queue_horizon').set({ swept_until: sql<Date>`now() + interval '24 hours' - interval '3 minutes'` }).execute();

@@ -20,7 +20,7 @@ class SlowReads implements KyselyPlugin {
   }
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
     const rows = args.result.rows;
-    if (this.holds > 0 && rows.length && 'event_id' in rows[0]) {
+    if (this.holds > 0 && rows.length && 'event_id' in rows[0]!) {
       this.holds--;
       await new Promise((r) => setTimeout(r, this.ms));
     }
@@ -75,9 +75,9 @@ describe('outbox feed order', () => {
     const listening = await eventually(
       () => sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
         WHERE application_name = ${LISTENER_APPLICATION_NAME} AND datname = current_database()`.execute(database.db),
-      (r) => r.rows[0].n === 1,
+      (r) => r.rows[0]!.n === 1,
     );
-    expect(listening.rows[0].n).toBe(1);
+    expect(listening.rows[0]!.n).toBe(1);
     await new Promise((r) => setTimeout(r, 150)); // LISTEN has run; the scan is being held back
     const heard = await writeEvent();
     await eventually(async () => [...got], (ids) => ids.includes(missed) && ids.includes(heard));

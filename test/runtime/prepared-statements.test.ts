@@ -47,7 +47,7 @@ describe('named statements', () => {
     try {
       expect(await store()).toMatchObject({ id: before!.id, prepared_statements_probe: null });
       expect((await named())!.id).toBe(before!.id);
-      expect((await nested()).rows[0].id).toBe(before!.id);
+      expect((await nested()).rows[0]!.id).toBe(before!.id);
     } finally {
       await sql`ALTER TABLE stores DROP COLUMN prepared_statements_probe`.execute(database.db);
     }

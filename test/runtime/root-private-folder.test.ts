@@ -44,7 +44,7 @@ describe.runIf(asRoot)('npm start as root in a 0700 folder', () => {
       const seen = (d: Buffer) => {
         output += String(d);
         const m = /is listening on (http:\/\/\S+)/.exec(output);
-        if (m) resolve(m[1]);
+        if (m) resolve(m[1]!);
       };
       npm.stdout!.on('data', seen);
       npm.stderr!.on('data', seen);

@@ -22,8 +22,8 @@ afterAll(() => svc?.close());
 
 describe('round trips to PostgreSQL', () => {
   it('a picker item command makes at most 3', async () => {
-    const pieces = await stockedProducts(svc, { storeId: DEMO_STORES[0].id, weight: false, count: 2 });
-    const picker = await createPicker(svc, [DEMO_STORES[0].id]);
+    const pieces = await stockedProducts(svc, { storeId: DEMO_STORES[0]!.id, weight: false, count: 2 });
+    const picker = await createPicker(svc, [DEMO_STORES[0]!.id]);
     const order = await createConfirmedOrder(svc, { lines: pieces.map((p) => ({ inventoryId: p.inventoryId, quantity: '2' })) });
     const session = await startPicking(svc, picker, order.orderId);
     counts();
@@ -32,8 +32,8 @@ describe('round trips to PostgreSQL', () => {
       expect(r.status).toBe(200);
     }
     const trips = counts()['POST /api/picker/orders/{id}/items/{id}/piece-quantity'];
-    expect(trips.requests).toBe(2);
-    expect(trips.perRequest).toBeLessThanOrEqual(3);
+    expect(trips!.requests).toBe(2);
+    expect(trips!.perRequest).toBeLessThanOrEqual(3);
   });
 
   it('order creation makes at most 6', async () => {
@@ -47,7 +47,7 @@ describe('round trips to PostgreSQL', () => {
     const r = await createOrder(svc, c.auth, deliveryBody([line(bread, 3)], slot));
     expect(r.status).toBe(201);
     const trips = counts()['POST /api/orders/'];
-    expect(trips.requests).toBe(1);
-    expect(trips.perRequest).toBeLessThanOrEqual(6);
+    expect(trips!.requests).toBe(1);
+    expect(trips!.perRequest).toBeLessThanOrEqual(6);
   });
 });

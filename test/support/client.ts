@@ -76,7 +76,7 @@ function answering<M extends HttpMethod>(seen: WeakMap<Response, Seen>, send: (u
 function typedCalls(api: Client<paths>, seen: WeakMap<Response, Seen>) {
   // openapi-fetch's methods are generic over the path; called here with the caller's checked arguments.
   const methods = api as unknown as Record<string, (url: string, init?: object) => Promise<{ response: Response }>>;
-  const send = (m: string) => (url: string, init?: object) => methods[m](url, init);
+  const send = (m: string) => (url: string, init?: object) => methods[m]!(url, init);
   return {
     GET: answering<'get'>(seen, send('GET')),
     PUT: answering<'put'>(seen, send('PUT')),

@@ -28,7 +28,7 @@ export async function stockedProducts(svc: TestService, opts: { storeId?: string
            (SELECT min(b.barcode) FROM product_barcodes b WHERE b.product_id = p.id) AS barcode, p.plu,
            i.unit_price AS "unitPrice", i.stock
     FROM inventories i JOIN products p ON p.id = i.product_id
-    WHERE i.store_id = ${opts.storeId ?? DEMO_STORES[0].id} AND i.is_default AND p.is_active AND p.weight_based = ${opts.weight}
+    WHERE i.store_id = ${opts.storeId ?? DEMO_STORES[0]!.id} AND i.is_default AND p.is_active AND p.weight_based = ${opts.weight}
       AND i.stock >= ${opts.minStock ?? (opts.weight ? '5' : '10')}::numeric
     ORDER BY p.code
     OFFSET ${opts.skip ?? 0} LIMIT ${opts.count}`.execute(svc.deps.db);
@@ -39,7 +39,7 @@ export async function stockedProducts(svc: TestService, opts: { storeId?: string
 /** A confirmed order of the demo customer (or another) in a demo store, ready for picking. */
 export async function createConfirmedOrder(svc: TestService, spec: Partial<ConfirmedOrderSpec> & Pick<ConfirmedOrderSpec, 'lines'>) {
   return svc.deps.db.transaction().execute((trx) =>
-    insertConfirmedOrder(trx, { customerId: DEMO_CUSTOMER.id, storeId: DEMO_STORES[0].id, type: 'delivery', ...spec }, svc.deps.clock.now()),
+    insertConfirmedOrder(trx, { customerId: DEMO_CUSTOMER.id, storeId: DEMO_STORES[0]!.id, type: 'delivery', ...spec }, svc.deps.clock.now()),
   );
 }
 

@@ -27,10 +27,10 @@ describe('compareSpecs', () => {
     expect(breaking(mutated((d) => delete d.paths['/api/accounts/me/'].get))).toEqual([
       { severity: 'breaking', where: 'GET /api/accounts/me/', what: 'operation removed (getProfile)' },
     ]);
-    expect(breaking(mutated((d) => (d.paths['/api/accounts/me/'].get.operationId = 'readProfile')))[0].what).toContain(
+    expect(breaking(mutated((d) => (d.paths['/api/accounts/me/'].get.operationId = 'readProfile')))[0]!.what).toContain(
       'operationId changed from getProfile to readProfile',
     );
-    expect(breaking(mutated((d) => (d.paths['/api/accounts/me/'].get.tags = ['Profile'])))[0].what).toContain('tags changed');
+    expect(breaking(mutated((d) => (d.paths['/api/accounts/me/'].get.tags = ['Profile'])))[0]!.what).toContain('tags changed');
     const renamed = mutated((d) => {
       const text = JSON.stringify(d).replaceAll('#/components/schemas/ProfileSchema"', '#/components/schemas/CustomerProfile"');
       Object.assign(d, JSON.parse(text));
@@ -57,11 +57,11 @@ describe('compareSpecs', () => {
       d.paths['/api/accounts/me/'].get.parameters = [{ name: 'fields', in: 'query', required: true, schema: { type: 'string' } }];
     });
     expect(breaking(param)).toEqual([{ severity: 'breaking', where: 'GET /api/accounts/me/', what: 'required query parameter fields added' }]);
-    expect(breaking(mutated((d) => schemas(d).PushDeviceInput.required.push('app_kind')))[0].what).toBe('app_kind became required');
-    expect(breaking(mutated((d) => (schemas(d).PushDeviceInput.properties.platform.enum = ['ios'])))[0].what).toBe(
+    expect(breaking(mutated((d) => schemas(d).PushDeviceInput.required.push('app_kind')))[0]!.what).toBe('app_kind became required');
+    expect(breaking(mutated((d) => (schemas(d).PushDeviceInput.properties.platform.enum = ['ios'])))[0]!.what).toBe(
       'enum values removed: "android"',
     );
-    expect(breaking(mutated((d) => (schemas(d).PushDeviceInput.properties.push_token.maxLength = 100)))[0].what).toBe(
+    expect(breaking(mutated((d) => (schemas(d).PushDeviceInput.properties.push_token.maxLength = 100)))[0]!.what).toBe(
       'maxLength changed from 255 to 100',
     );
     // Loosening what the server accepts is fine.
@@ -70,7 +70,7 @@ describe('compareSpecs', () => {
   });
 
   it('response side: new types (null), changed types, new enum values, removed or optional fields are breaking', () => {
-    expect(breaking(mutated((d) => (schemas(d).ProfileSchema.properties.phone.type = ['string', 'null'])))[0].what).toBe(
+    expect(breaking(mutated((d) => (schemas(d).ProfileSchema.properties.phone.type = ['string', 'null'])))[0]!.what).toBe(
       'type now also allows null',
     );
     // string -> integer: the client now receives integers it cannot read as strings.
@@ -83,14 +83,14 @@ describe('compareSpecs', () => {
       const target = g.$ref ? schemas(d)[g.$ref.split('/').pop()] : g;
       target.enum = [...target.enum, 'other'];
     });
-    expect(breaking(withGender)[0].what).toContain('enum values added: "other"');
+    expect(breaking(withGender)[0]!.what).toContain('enum values added: "other"');
     expect(breaking(mutated((d) => (schemas(d).ProfileSchema.required = []))).map((c) => c.what)).toContain('phone no longer required');
     expect(breaking(mutated((d) => delete schemas(d).ProfileSchema.properties.email)).map((c) => c.what)).toContain('property email removed');
   });
 
   it('security that accepts fewer callers and a removed success status are breaking; a new error status is not', () => {
     const secured = mutated((d) => (d.paths['/api/logistics/map/config'].get.security = [{ CustomerJWTAuth: [] }]));
-    expect(breaking(secured)[0].what).toBe('now requires authentication');
+    expect(breaking(secured)[0]!.what).toBe('now requires authentication');
     const noSuccess = mutated((d) => delete d.paths['/api/accounts/me/'].get.responses['200']);
     expect(breaking(noSuccess)[0]).toMatchObject({ where: 'GET /api/accounts/me/ response 200', what: 'success response removed' });
     const newError = mutated((d) => (d.paths['/api/accounts/me/'].get.responses['429'] = { $ref: '#/components/responses/TooManyRequests' }));
@@ -104,7 +104,7 @@ describe('compareSpecs', () => {
       const g = schemas(d).ProfileSchema.properties.gender;
       (g.$ref ? schemas(d)[g.$ref.split('/').pop()] : g).enum.push('other');
     });
-    expect(breaking(newGender)[0].what).toContain('enum values added: "other"');
+    expect(breaking(newGender)[0]!.what).toContain('enum values added: "other"');
   });
 
   it('reports a change to a shared component once, not once per operation using it', () => {

@@ -18,7 +18,7 @@ function tableRows(markdown: string, columns: { code: number; status: number }):
     const cells = line.split('|').slice(1, -1).map((c) => c.trim());
     const status = cells[columns.status]?.split(',').map((s) => Number(s.trim()));
     if (!status || status.some((s) => !Number.isInteger(s) || s < 400)) continue;
-    for (const [, code] of cells[columns.code].matchAll(/`([A-Za-z_]+)`/g)) rows.set(code, status);
+    for (const [, code] of cells[columns.code]!.matchAll(/`([A-Za-z_]+)`/g)) rows.set(code!, status);
   }
   return rows;
 }

@@ -47,7 +47,7 @@ function validRequest(doc: any, template: string, item: any, op: any) {
   const security: Record<string, string[]>[] = op.security ?? doc.security ?? [];
   const anonymous = security.length === 0 || security.some((req) => Object.keys(req).length === 0);
   if (!anonymous) {
-    for (const scheme of Object.keys(security[0])) {
+    for (const scheme of Object.keys(security[0]!)) {
       const s = doc.components.securitySchemes[scheme];
       if (s.type === 'http') headers.authorization = 'Bearer mock-access-token';
       else headers[s.name] = 'mock-key';

@@ -43,9 +43,9 @@ describe('catalog file', () => {
     const r = plan(file());
     if (!r.ok) throw new Error('unexpected');
     const [a, b] = r.plan.products;
-    expect(a.inventories.map((i) => [i.unit_code, i.is_default, i.stock, i.unit_price])).toEqual([['kg', false, '12.500', '149.90'], ['g100', true, '125.000', '14.99']]);
-    expect(b.inventories[0]).toMatchObject({ is_default: true, stock: '3.000', unit_price: '99.00', old_price: '120.00', order_quantity_limit: '2.000', store_id: 'store-1' });
-    expect(b.inventories[1]).toMatchObject({ is_default: true, stock: null, store_id: 'store-2' });
+    expect(a!.inventories.map((i) => [i.unit_code, i.is_default, i.stock, i.unit_price])).toEqual([['kg', false, '12.500', '149.90'], ['g100', true, '125.000', '14.99']]);
+    expect(b!.inventories[0]).toMatchObject({ is_default: true, stock: '3.000', unit_price: '99.00', old_price: '120.00', order_quantity_limit: '2.000', store_id: 'store-1' });
+    expect(b!.inventories[1]).toMatchObject({ is_default: true, stock: null, store_id: 'store-2' });
   });
 
   it('ranks products in catalog order per language: category position, then name', () => {
@@ -62,12 +62,12 @@ describe('catalog file', () => {
 
   it('names each bad row and field', () => {
     const f = file();
-    f.products[0].inventories[0].unit = 'pc';
-    f.products[1].barcodes = ['4006381333932'];
-    f.products[1].inventories[0].old_price = '98';
-    f.products[1].inventories[0].stock = '2.5';
-    f.products[1].inventories[1].store = 'S9';
-    f.products[2].plu = '4133';
+    f.products[0]!.inventories[0]!.unit = 'pc';
+    f.products[1]!.barcodes = ['4006381333932'];
+    f.products[1]!.inventories[0]!.old_price = '98';
+    f.products[1]!.inventories[0]!.stock = '2.5';
+    f.products[1]!.inventories[1]!.store = 'S9';
+    f.products[2]!.plu = '4133';
     expect(problems(f)).toEqual([
       'products[0] A | inventories[0].unit | a weight-based product is sold in weight units',
       'products[1] B | barcodes[0] | must be an EAN-13, EAN-8, UPC-A or GTIN-14 with a correct check digit',
@@ -81,8 +81,8 @@ describe('catalog file', () => {
   it('finds cycles, unknown parents and duplicate codes without cascading', () => {
     const f = file();
     f.categories.push({ code: 'x', parent: 'y', name: { ru: 'x', en: 'x' }, color: '#000000' }, { code: 'y', parent: 'x', name: { ru: 'y', en: 'y' }, color: '#000000' });
-    f.categories[1].parent = 'nowhere';
-    f.products.push({ ...f.products[1], barcodes: [] });
+    f.categories[1]!.parent = 'nowhere';
+    f.products.push({ ...f.products[1]!, barcodes: [] });
     expect(problems(f)).toEqual([
       'categories[1] fruit | parent | no category has code "nowhere"',
       'categories[5] x | parent | the parent chain forms a cycle',

@@ -78,7 +78,7 @@ describe('withIdempotency', () => {
       }),
     ).rejects.toThrow('database went away');
     const leaked = await sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox_events WHERE payload->>'marker' = ${marker}`.execute(database.db);
-    expect(leaked.rows[0].n).toBe(0);
+    expect(leaked.rows[0]!.n).toBe(0);
     const retried = await withIdempotency({ db: database.db, clock: systemClock }, s, 'f', async () => ({ status: 201, body: 'second try' }));
     expect(retried.body).toBe('second try');
   });
@@ -97,7 +97,7 @@ describe('withIdempotency', () => {
     const s = scope();
     let pid = 0;
     const crashed = withIdempotency({ db: database.db, clock: systemClock }, s, 'f', async (trx) => {
-      pid = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx)).rows[0].pid;
+      pid = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx)).rows[0]!.pid;
       await sql`SELECT pg_sleep(30)`.execute(trx);
       return { status: 201, body: 'never' };
     });

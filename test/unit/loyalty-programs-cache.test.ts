@@ -21,12 +21,12 @@ describe('ProgramsCache', () => {
     const cached = new ProgramsCache(ledger, 600, clock);
     const fresh = new ProgramsCache(ledger, 0, clock);
     await rename('Club A');
-    expect((await cached.get())[0].name).toBe('Club A');
+    expect((await cached.get())[0]!.name).toBe('Club A');
     await rename('Club B');
-    expect((await cached.get())[0].name).toBe('Club A');
-    expect((await fresh.get())[0].name).toBe('Club B');
+    expect((await cached.get())[0]!.name).toBe('Club A');
+    expect((await fresh.get())[0]!.name).toBe('Club B');
     clock.advance(600_000);
-    expect((await cached.get())[0].name).toBe('Club B');
+    expect((await cached.get())[0]!.name).toBe('Club B');
   });
 
   it('shares one provider call between concurrent misses', async () => {

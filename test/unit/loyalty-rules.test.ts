@@ -89,7 +89,7 @@ describe('tiers', () => {
     expect(levelIndexFor(LEVELS, '9999.99')).toBe(0);
     expect(levelIndexFor(LEVELS, '10000.00')).toBe(1);
     expect(levelIndexFor(LEVELS, '45000')).toBe(2);
-    expect(levelIndexFor([{ ...LEVELS[2], boundary: '100' }], '50')).toBe(-1);
+    expect(levelIndexFor([{ ...LEVELS[2]!, boundary: '100' }], '50')).toBe(-1);
   });
 
   it('measures progress between boundaries, 1 on the top tier', () => {

@@ -68,9 +68,9 @@ describe('roadmapSteps', () => {
       ['en_route', 'upcoming'],
       ['completed', 'upcoming'],
     ]);
-    expect(steps[1].at).toBe(at(6).toISOString());
+    expect(steps[1]!.at).toBe(at(6).toISOString());
     expect(steps[2]).toMatchObject({ display: 'Being picked', at: at(9).toISOString() });
-    expect(steps[3].at).toBeNull();
+    expect(steps[3]!.at).toBeNull();
   });
 
   it('ends the line with the cancellation and shows its reason in the reader language', () => {

@@ -22,7 +22,7 @@ describe('picker search cursor', () => {
     const [payload] = c.split('.');
     const forged = Buffer.from(JSON.stringify({ k: [1, '9', 'A', key.inventoryId], s: 'x', t: 0 })).toString('base64url');
     for (const bad of [`${forged}.${c.split('.')[1]}`, payload, 'garbage', encodeCursor('other-secret', scope, key, now)]) {
-      expect(decodeCursor('secret', scope, bad, now)).toEqual({ ok: false, problem: 'malformed' });
+      expect(decodeCursor('secret', scope, bad!, now)).toEqual({ ok: false, problem: 'malformed' });
     }
   });
   it('expires after an hour', () => {

@@ -256,7 +256,7 @@ describe('forbidden transitions', () => {
   };
   const cases = Object.keys(ACCEPTS).flatMap((name) =>
     (['piece', 'weight'] as const).flatMap((kind) =>
-      (kind === 'piece' ? PIECE_STATES : WEIGHT_STATES).filter((s) => !ACCEPTS[name][kind].includes(s)).map((s) => [name, kind, s] as const),
+      (kind === 'piece' ? PIECE_STATES : WEIGHT_STATES).filter((s) => !ACCEPTS[name]![kind].includes(s)).map((s) => [name, kind, s] as const),
     ),
   );
   it.each(cases)('%s on a %s item in %s is refused', (name, kind, s) => {

@@ -178,7 +178,7 @@ export async function searchStoreProducts(db: Executor, s: PickerSearch, limit: 
   // An offset past the end returns no row to carry the count: count separately.
   if (!rows.length && offset > 0) {
     const counted = await sql<{ n: number }>`SELECT count(*)::int AS n FROM (${source}) m`.execute(db);
-    total = counted.rows[0].n;
+    total = counted.rows[0]!.n;
   }
   return { rows: rows.map(stripSearchColumns), total };
 }

@@ -88,11 +88,11 @@ export async function readItemCommand(
     LEFT JOIN picking_items i ON i.session_id = h.id
     ORDER BY i.position`.execute(db);
   const first = rows[0];
-  const head = first.id === null ? null : (Object.fromEntries(HEAD_COLUMNS.map((c) => [c, first[c]])) as CommandHead);
+  const head = first!.id === null ? null : (Object.fromEntries(HEAD_COLUMNS.map((c) => [c, first![c]])) as CommandHead);
   const items = head
     ? rows.filter((r) => r.item_id !== null).map((r) => Object.fromEntries(PICKING_ITEM_COLUMNS.map((c) => [c, r[`item_${c}`]])) as ItemRow)
     : [];
-  return { claimed: first.claimed as boolean, head, items };
+  return { claimed: first!.claimed as boolean, head, items };
 }
 
 export interface ItemCommandWrite {
@@ -186,5 +186,5 @@ export async function writeItemCommand(db: Executor, w: ItemCommandWrite): Promi
   const { rows } = await sql<{ applied: boolean }>`
     WITH ${sql.join(ctes, sql`, `)}
     SELECT EXISTS (SELECT 1 FROM answer) AS applied`.execute(db);
-  return rows[0].applied;
+  return rows[0]!.applied;
 }

@@ -89,7 +89,7 @@ export async function listClosedSessions(db: Executor, pickerId: number, p: Hist
   let total = rows[0]?.total ?? 0;
   if (!rows.length && offset > 0) {
     const counted = await sql<{ n: number }>`SELECT count(*)::int AS n FROM picking_sessions s WHERE ${periodFilter(pickerId, p)}`.execute(db);
-    total = counted.rows[0].n;
+    total = counted.rows[0]!.n;
   }
   return { rows, total };
 }
@@ -151,5 +151,5 @@ export async function summariseClosedSessions(db: Executor, pickerId: number, p:
            coalesce(sum(floor(extract(epoch FROM closed_at - started_at))), 0)::bigint AS total_duration_seconds,
            coalesce(sum(final_total), 0)::numeric(14,2)::text AS completed_total
     FROM done`.execute(db);
-  return rows[0];
+  return rows[0]!; // an aggregate without GROUP BY returns exactly one row
 }

@@ -91,7 +91,7 @@ export async function announceOrdersEnteringQueue(trx: Executor, horizonHours: n
       ON CONFLICT (id) DO NOTHING`.execute(trx);
     return 0;
   }
-  const { swept_until: from, horizon_end: to } = rows[0];
+  const { swept_until: from, horizon_end: to } = rows[0]!;
   if (to <= from) return 0;
   const announced = await sql<{ count: string }>`
     WITH entering AS (
@@ -112,5 +112,5 @@ export async function announceOrdersEnteringQueue(trx: Executor, horizonHours: n
     )
     SELECT count(*) FROM inserted`.execute(trx);
   await trx.updateTable('picker_queue_horizon').set({ swept_until: to }).where('id', '=', 1).execute();
-  return Number(announced.rows[0].count);
+  return Number(announced.rows[0]!.count);
 }

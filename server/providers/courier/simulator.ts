@@ -28,9 +28,9 @@ export interface SimulatedCourier {
 export function simulatedCourier(orderId: string, attempt = 0): SimulatedCourier {
   const h = createHash('sha256').update(`${orderId}:${attempt}`).digest();
   return {
-    name: NAMES[h[0] % NAMES.length],
+    name: NAMES[h[0]! % NAMES.length]!,
     phone: `+7495${String(h.readUInt32BE(1) % 10_000_000).padStart(7, '0')}`,
-    transport: TRANSPORTS[h[5] % TRANSPORTS.length],
+    transport: TRANSPORTS[h[5]! % TRANSPORTS.length]!,
   };
 }
 

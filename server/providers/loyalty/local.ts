@@ -299,7 +299,7 @@ export class LocalLoyaltyLedger implements LoyaltyProvider {
 
   private async nextId(db: Db, prefix: string): Promise<string> {
     const { rows } = await sql<{ n: string }>`SELECT nextval('loyalty_ledger_ids')::text AS n`.execute(db);
-    return `${prefix}-${rows[0].n}`;
+    return `${prefix}-${rows[0]!.n}`;
   }
 
   private async findOrCreateCustomer(trx: Transaction<DB>, phone: string): Promise<string> {
@@ -349,7 +349,7 @@ export class LocalLoyaltyLedger implements LoyaltyProvider {
 
   private async issueVirtualCard(trx: Transaction<DB>, customerId: string, issueKey: string) {
     const { rows } = await sql<{ n: string }>`SELECT nextval('loyalty_ledger_ids')::text AS n`.execute(trx);
-    const serial = rows[0].n;
+    const serial = rows[0]!.n;
     return trx
       .insertInto('loyalty_ledger_cards')
       .values({
@@ -447,7 +447,7 @@ export class LocalLoyaltyLedger implements LoyaltyProvider {
         .limit(1)
         .executeTakeFirst(),
     ]);
-    const total = turnover.rows[0].amount;
+    const total = turnover.rows[0]!.amount;
     const asLevels = levels.map((l) => ({ id: l.id, order: l.position, name: l.name, boundary: l.boundary, range_label: l.range_label, description: l.description, accrual_percent: l.accrual_percent }));
     const index = levelIndexFor(asLevels, total);
     const tier = (i: number) => {
