@@ -116,7 +116,7 @@ function wakeOutboxAfterCommit(pool: pg.Pool): void {
       }
     };
     outside.runInAsyncScope(() =>
-      send().then(
+      void send().then(
         () => {
           inFlight = false;
           if (again) wake();
@@ -134,7 +134,7 @@ function wakeOutboxAfterCommit(pool: pg.Pool): void {
     let wrote = false;
     const plain = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as { query: unknown }).query = (first: unknown, ...rest: unknown[]) => {
-      const text = typeof first === 'string' ? first : typeof first === 'object' && first !== null && 'text' in first ? String((first as { text: unknown }).text) : '';
+      const text = typeof first === 'string' ? first : typeof first === 'object' && first !== null && 'text' in first ? String((first).text) : '';
       const result = plain(first, ...rest);
       let wakes = false;
       if (BEGIN.test(text)) {

@@ -20,7 +20,7 @@ import type { Executor } from '../db/executor.js';
 import type { Clock } from '../server/clock.js';
 import type { HandlerMap } from '../server/handler-types.js';
 import { notFound, serviceUnavailable, unauthorized, unprocessable } from '../server/errors.js';
-import type { RequestContext } from '../server/handler-types.js';
+import type { RequestContext, SuccessReply } from '../server/handler-types.js';
 import { decideAvailability, parseRequestedQuantity, QUANTITY_PROBLEMS, quantityUnit } from '../domain/catalog/availability.js';
 import { parseSearch, type SearchRequest } from '../domain/catalog/search.js';
 import { acceptsGzip, ifNoneMatchMatches } from '../server/http/conditional.js';
@@ -325,7 +325,7 @@ function sendStoredJson(ctx: RequestContext<'getCatalogSnapshot'>, bytes: Buffer
     status: 200 as const,
     headers: { ETag: etag },
     get body() {
-      return JSON.parse((gzip ? gunzipSync(bytes) : bytes).toString('utf8'));
+      return JSON.parse((gzip ? gunzipSync(bytes) : bytes).toString('utf8')) as Extract<SuccessReply<'getCatalogSnapshot'>, { status: 200 }>['body'];
     },
   };
 }

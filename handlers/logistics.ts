@@ -211,7 +211,7 @@ async function ensureSlotCalendar(
   days: number,
 ): Promise<void> {
   let checked = calendarChecked.get(ctx.deps);
-  if (!checked) calendarChecked.set(ctx.deps, (checked = new Map()));
+  if (!checked) calendarChecked.set(ctx.deps, (checked = new Map<string, number>()));
   const now = ctx.deps.clock.nowMs();
   const key = `${store.id}:${kind}:${days}:${localMoment(new Date(now), store.timezone).date}`;
   if ((checked.get(key) ?? 0) > now) return;

@@ -38,7 +38,7 @@ import type { ResultPosition } from '../domain/picking/result.js';
 import { conflict, notFound, unauthorized, unprocessable } from '../server/errors.js';
 import { fingerprintOf, withIdempotency } from '../server/idempotency.js';
 import { LoyaltyProviderError, type ProviderProgram } from '../server/providers/loyalty/index.js';
-import type { RequestContext } from '../server/handler-types.js';
+import { declaredHeader, type RequestContext } from '../server/handler-types.js';
 import type { OperationId } from '../generated/operations.js';
 import { parseRequestedQuantity, quantityUnit } from '../domain/catalog/availability.js';
 import { formatDecimal, normalizeDecimal, parseDecimal } from '../domain/money/decimal.js';
@@ -275,8 +275,7 @@ export const loyaltyHandlers = {
   // POST /api/loaylty/discounts/preview/
   previewLoyaltyDiscount: async (ctx) => {
     const customerId = customerIdOf(ctx);
-    const raw = ctx.headers['x-store-id'];
-    const header = (Array.isArray(raw) ? raw[0] : raw)?.trim() || null;
+    const header = declaredHeader(ctx, 'x-store-id')?.trim() || null;
     const fromBody = ctx.body.store_id ?? null;
     if (fromBody && header && fromBody.toLowerCase() !== header.toLowerCase()) {
       throw unprocessable('STORE_MISMATCH', 'store_id and X-Store-Id name different stores');
@@ -456,8 +455,7 @@ export const loyaltyHandlers = {
   // POST /api/loaylty/wallet/replace/
   replaceLoyaltyCard: async (ctx) => {
     const customerId = customerIdOf(ctx);
-    const rawKey = ctx.headers['idempotency-key'];
-    const idempotencyKey = (Array.isArray(rawKey) ? rawKey[0] : rawKey)?.trim() || null;
+    const idempotencyKey = declaredHeader(ctx, 'idempotency-key')?.trim() || null;
     ctx.res.vary('Accept-Language');
     const phone = await phoneOf(ctx, customerId);
     const replace = async (trx: Transaction<DB>) => {

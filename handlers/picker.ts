@@ -338,7 +338,7 @@ export const pickerHandlers = {
     const pickerId = pickerIdOf(ctx);
     const key = commandKey(ctx);
     const orderId = ctx.path.order_id;
-    const { db, config } = ctx.deps;
+    const { config } = ctx.deps;
     const scope = { principal: `picker:${pickerId}`, operationId: ctx.operationId, key };
     return withIdempotency(ctx.deps, scope, fingerprintOf(ctx.path), async (trx) => {
       await lockPicker(trx, pickerId);

@@ -10,7 +10,6 @@
 // cluster (fsync and synchronous commit off, as every benchmark) and on a durable one (on, as
 // `npm start` and production). Medians of BENCH_ROUNDS rounds (3) of BENCH_SECONDS (5) each.
 // BENCH_DURABLE=0 / =1 runs only one of the two clusters.
-import { sql } from 'kysely';
 import { connect } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { seedDemoData } from '../db/seed/demo.js';

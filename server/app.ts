@@ -1,6 +1,7 @@
 // Runtime assembly of the HTTP side: express 5 -> openapi-backend (routing by operationId,
 // request validation with Ajv 2020, security handlers) -> typed handler -> Kysely.
 import { createHash, randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import express from 'express';
 import { OpenAPIBackend, type Context, type Document, type Operation, type Request as RoutedRequest } from 'openapi-backend';
 import YAML from 'yaml';
@@ -14,9 +15,9 @@ import type { AppDeps } from './deps.js';
 import { docsHandler } from './docs.js';
 import { faviconHandler } from './favicon.js';
 import { AppError, badRequest, notFound, unauthorized, validationFailed, type ErrorCode, type StatusOf } from './errors.js';
-import { isNotImplemented, type HandlerMap, type PathParams, type QueryParams, type RequestContext } from './handler-types.js';
+import { isNotImplemented, type HandlerMap, type PathParams, type RequestBody, type RequestContext } from './handler-types.js';
 import { errorReply, isDatabaseUnavailable, nulCharacterIssues, preferredLanguage, send, serializeBody, validationIssues, type HttpReply } from './http/responses.js';
-import { redactUrl, type Logger } from './logger.js';
+import { redactUrl } from './logger.js';
 import { createMetrics, metricsHandler, type Metrics } from './metrics.js';
 import { installCompiledRouting, routeTableFor, type RouteTable } from './router.js';
 import { trimFields, trimmedBodyFields } from './trim.js';
@@ -47,6 +48,9 @@ export interface App {
 }
 
 type Reply = HttpReply;
+
+/** openapi-backend's context with its request typed as this service reads it (its defaults are `any`). */
+type RoutedContext = Context<unknown, Record<string, string>, Record<string, unknown>, IncomingHttpHeaders>;
 
 export async function createApp({ deps, handlers, document }: CreateAppOptions): Promise<App> {
   const { config, log } = deps;
@@ -88,7 +92,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
   const operationIds = (Object.keys(OPERATIONS) as OperationId[]).filter((id) => servedIds.has(id));
   for (const id of operationIds) if (!handlers[id] || isNotImplemented(handlers[id])) notImplemented.add(id);
 
-  const principalOf = (c: Context): Principal | null => {
+  const principalOf = (c: RoutedContext): Principal | null => {
     for (const result of Object.values(c.security ?? {})) {
       if (result && typeof result === 'object' && 'kind' in result) return result as Principal;
     }
@@ -97,7 +101,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
 
   // No token is a plain "not satisfied" (null), not an error: anonymous requests to operations
   // with optional sign-in (the catalog) are the common case and an Error's stack trace is costly.
-  const bearerPrincipal = async (c: Context, kind: 'customer_access' | 'picker_access'): Promise<Principal | null> => {
+  const bearerPrincipal = async (c: RoutedContext, kind: 'customer_access' | 'picker_access'): Promise<Principal | null> => {
     const token = bearerToken(c.request.headers.authorization);
     if (!token) return null;
     return activePrincipal(deps, token, kind);
@@ -107,7 +111,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
   // unauthorizedHandler (a 401). A session check that could not reach the database is no verdict
   // on the token: it is kept in the context (`{ error }`) and answered as the 503 it is, here and
   // in the operation handler (optional sign-in), never as a 401 that signs the user out.
-  const databaseFailureOf = (c: Context): Error | null => {
+  const databaseFailureOf = (c: RoutedContext): Error | null => {
     for (const result of Object.values(c.security ?? {})) {
       const error = result && typeof result === 'object' && 'error' in result ? (result as { error: unknown }).error : null;
       if (isDatabaseUnavailable(error)) return error as Error;
@@ -115,10 +119,10 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     return null;
   };
 
-  api.registerSecurityHandler('CustomerJWTAuth', (c) => bearerPrincipal(c, 'customer_access'));
-  api.registerSecurityHandler('PickerJWTAuth', (c) => bearerPrincipal(c, 'picker_access'));
+  api.registerSecurityHandler('CustomerJWTAuth', (c: RoutedContext) => bearerPrincipal(c, 'customer_access'));
+  api.registerSecurityHandler('PickerJWTAuth', (c: RoutedContext) => bearerPrincipal(c, 'picker_access'));
   // Push-device registration: either kind of access token (the handler matches it to app_kind).
-  api.registerSecurityHandler('ApplicationJWTAuth', async (c) => {
+  api.registerSecurityHandler('ApplicationJWTAuth', async (c: RoutedContext) => {
     try {
       return await bearerPrincipal(c, 'customer_access');
     } catch (err) {
@@ -128,7 +132,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
   });
   // The recovery token is verified and consumed by the operation itself (single use, in the
   // same transaction as the PIN change); here it must at least be present and well-formed.
-  api.registerSecurityHandler('RecoveryTokenApiKey', (c) => {
+  api.registerSecurityHandler('RecoveryTokenApiKey', (c: RoutedContext) => {
     const value = c.request.headers['x-recovery-key'];
     const token = Array.isArray(value) ? value[0] : value;
     if (!token) throw new TokenError('no recovery token');
@@ -152,7 +156,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     validationFail: (c) => {
       throw validationFailed(validationIssues(c.validation.errors ?? []));
     },
-    unauthorizedHandler: (c) => {
+    unauthorizedHandler: (c: RoutedContext) => {
       const failure = databaseFailureOf(c);
       if (failure) throw failure; // 503 DATABASE_UNAVAILABLE with Retry-After (server/http/responses.ts errorReply)
       // The recovery operation names its own code for a missing, malformed or expired token.
@@ -169,7 +173,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
   for (const id of operationIds) {
     const handler = handlers[id];
     if (!handler || isNotImplemented(handler)) continue;
-    api.register(id, async (c: Context, req: express.Request, res: express.Response) => {
+    api.register(id, async (c: RoutedContext, req: express.Request, res: express.Response) => {
       const principal = principalOf(c);
       // Optional authorization: a token that is sent must be valid, so a client with an expired
       // token refreshes instead of silently browsing as a guest.
@@ -180,11 +184,11 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       if (loose.length) throw validationFailed(loose);
       const ctx: RequestContext<typeof id> = {
         operationId: id,
-        body: c.request.requestBody,
+        body: c.request.requestBody as RequestBody<typeof id>,
         // Validated (and coerced) against this operation's parameters just before.
         path: c.request.params as unknown as PathParams<typeof id>,
-        query: c.request.query as unknown as QueryParams<typeof id>,
-        headers: declaredHeaders(c.operation, req) as RequestContext<typeof id>['headers'],
+        query: c.request.query,
+        headers: declaredHeaders(c.operation, req),
         transport: { acceptEncoding: headerText(req.headers['accept-encoding']), recoveryKey: headerText(req.headers['x-recovery-key']) },
         principal,
         lang: preferredLanguage(req.headers['accept-language']),
@@ -199,7 +203,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
   }
 
   await api.init();
-  const routes = () => routeTableFor(api.definition as unknown as OpenApiDocument);
+  const routes = () => routeTableFor(api.definition);
 
   let shuttingDown = false;
   let inFlight = 0;
@@ -354,7 +358,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     } else if (parser.status !== undefined && parser.status >= 400 && parser.status < 500 && parser.expose) {
       send(res, errorReply(badRequest('BAD_REQUEST', String(parser.message)), requestId, log));
     } else {
-      send(res, errorReply(err, requestId, (res.locals.log as Logger | undefined) ?? log));
+      send(res, errorReply(err, requestId, (res.locals.log) ?? log));
     }
   });
 

@@ -10,7 +10,7 @@ import { recordOrderChange } from '../../db/queries/order-events.js';
 import { lockInventoryRows, lockOrder as lockOrderRow, updateOrder } from '../../db/queries/orders.js';
 import { enqueueProviderCommand } from '../../db/queries/payments.js';
 import { recordSessionChanged } from '../../db/queries/picking/events.js';
-import { itemFacts, loadItems, replacementOptions, type ItemRow, type NewItem, type OrderLineForPicking, type ReplacementData } from '../../db/queries/picking/items.js';
+import { itemFacts, loadItems, replacementOptions, type ItemRow, type NewItem, type OrderLineForPicking, type ReplacementData, type ReplacementOption } from '../../db/queries/picking/items.js';
 import { adjustStock, setOrderPickingStatus } from '../../db/queries/picking/order-effects.js';
 import { bumpSession, closeSession, isOrderOfPicker, lockCommandSession, lockOrderOfPicker, type LockedOrder, type SessionHead } from '../../db/queries/picking/sessions.js';
 import { findStoreProductByCode, pricePerKg, toPickerCatalogProduct, type PickerCatalogProduct, type StoreProductRow } from '../../db/queries/picking/catalog.js';
@@ -25,7 +25,6 @@ import {
 } from '../presenters/picking.js';
 import type { DB } from '../../db/schema.js';
 import type { components } from '../../generated/api.test.js';
-import type { OperationId } from '../../generated/operations.js';
 import { AppError, notFound, statusOf, unprocessable, type CodeWithStatus, type StatusOf } from '../../server/errors.js';
 import { declaredHeader, type OperationsWithHeader, type RequestContext } from '../../server/handler-types.js';
 import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS, settleFailedAction, settleTakenKey, withIdempotency } from '../../server/idempotency.js';
@@ -90,7 +89,7 @@ export function wantsFullSession<K extends OperationsWithHeader<'prefer'>>(ctx: 
 /** The session as the caller sees it (with replacement options of the items that offer them). */
 export async function sessionView(db: Transaction<DB> | Database, head: SessionHead, items: readonly ItemRow[], viewerId: number, lang: Lang): Promise<PickingSessionView> {
   const wanting = itemsWantingOptions(items);
-  const options = wanting.length ? await replacementOptions(db, head.store_id, lang, wanting) : new Map();
+  const options = wanting.length ? await replacementOptions(db, head.store_id, lang, wanting) : new Map<number, ReplacementOption[]>();
   return toPickingSession(head, items, options, viewerId, lang);
 }
 
@@ -143,7 +142,7 @@ export async function actionAnswer(
     return { representation: 'full', session, item: item ? session.items[items.indexOf(item)] ?? toPickingItem(item, lang) : null };
   }
   const wanting = item ? itemsWantingOptions([item]) : [];
-  const options = wanting.length ? await replacementOptions(db, head.store_id, lang, wanting) : new Map();
+  const options = wanting.length ? await replacementOptions(db, head.store_id, lang, wanting) : new Map<number, ReplacementOption[]>();
   return { representation: 'delta', session: toPickingSessionHeader(head, items, viewerId, lang), item: item ? toPickingItem(item, lang, options.get(item.id)) : null };
 }
 

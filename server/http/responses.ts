@@ -145,9 +145,9 @@ export function validationIssues(errors: readonly ErrorObject[]): ValidationIssu
       .filter(Boolean)
       .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
       .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
-    if (params.missingProperty) parts.push(e.params.missingProperty);
-    if (params.additionalProperty) parts.push(e.params.additionalProperty);
-    if (params.unevaluatedProperty) parts.push(e.params.unevaluatedProperty);
+    if (params.missingProperty) parts.push(params.missingProperty);
+    if (params.additionalProperty) parts.push(params.additionalProperty);
+    if (params.unevaluatedProperty) parts.push(params.unevaluatedProperty);
     // openapi-backend nests the body under `requestBody` and parameters under their location.
     if (parts[0] === 'requestBody') parts[0] = 'body';
     let msg = String(e.message ?? 'is invalid');

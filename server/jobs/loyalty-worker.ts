@@ -159,7 +159,7 @@ async function jobFailed(deps: AppDeps, job: JobRow, wallet: WalletRow, err: unk
   // last good data, and the next read after the re-sync interval tries again.
   const settledResync = job.kind === 'sync' && wallet.status !== 'pending' && isLinked(wallet);
   const exhausted = permanent || settledResync || job.attempts >= MAX_SYNC_ATTEMPTS;
-  const code = !permanent ? 'PROVIDER_UNAVAILABLE' : (err as LoyaltyProviderError).code === 'card_issue_failed' ? 'CARD_ISSUE_FAILED' : 'PROVIDER_REJECTED';
+  const code = !permanent ? 'PROVIDER_UNAVAILABLE' : (err).code === 'card_issue_failed' ? 'CARD_ISSUE_FAILED' : 'PROVIDER_REJECTED';
   await deps.db.transaction().execute(async (trx) => {
     await lockCustomerLoyalty(trx, wallet.customer_id);
     const current = await findWalletById(trx, wallet.id);

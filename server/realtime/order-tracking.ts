@@ -67,7 +67,7 @@ export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed):
         ws.close(1008, 'unauthorized');
         return;
       }
-      closeAtExpiry(ws, who!.expiresAt, deps.clock.nowMs());
+      closeAtExpiry(ws, who.expiresAt, deps.clock.nowMs());
       sessionOf.set(ws, principal.sessionId);
       languageOf.set(ws, preferredLanguage(url.searchParams.get('lang') ?? req.headers['accept-language']));
       byCustomer.add(principal.customerId, ws);

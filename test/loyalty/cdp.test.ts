@@ -421,7 +421,7 @@ describe('accrual pushed to the CDP', () => {
     const c = await linkedCustomer('CDP-A1');
     const line = (await storeLines(svc, 'piece', 1))[0]!;
     const order = await createOrder(svc, { customerId: c.customerId, lines: [{ line, quantity: '10' }], deliveryCost: '99.00', finalTotal: null, status: 'picking' });
-    const finalTotal = (Number(order.totalPrice) - Number(line!.unit_price)).toFixed(2); // one piece was missing
+    const finalTotal = (Number(order.totalPrice) - Number(line.unit_price)).toFixed(2); // one piece was missing
     await completeOrder(svc, order.id, finalTotal);
     let calls = 0;
     cdp.use(

@@ -286,7 +286,7 @@ describe('previewLoyaltyDiscount', () => {
     expect(r.status).toBe(200);
     const p = r.body;
     expect(p).toMatchObject({ store_id: STORE!.id, is_wallet_linked: true, current_tier: 'Серебро', discount_amount: '0.00' });
-    const subtotals = lines.map((l) => Math.round(Number(l.quantity) * 1000 * Math.round(Number(l.line!.unit_price) * 100) / 1000));
+    const subtotals = lines.map((l) => Math.round(Number(l.quantity) * 1000 * Math.round(Number(l.line.unit_price) * 100) / 1000));
     expect(p.lines.map((l: { subtotal: string }) => l.subtotal)).toEqual(subtotals.map((k) => (k / 100).toFixed(2)));
     expect(p.lines[1]).toMatchObject({ quantity: '0.750', unit_price: weighed[0]!.unit_price, discount_amount: '0.00' });
     const total = subtotals.reduce((a, b) => a + b, 0);

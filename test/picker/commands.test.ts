@@ -49,7 +49,7 @@ async function fixture(): Promise<Fixture> {
     ],
   });
   const session = await startPicking(svc, picker, order.orderId);
-  const idOf = (productId: string) => session.items.find((i: any) => i.product_id === productId)!.item_id as number;
+  const idOf = (productId: string) => session.items.find((i: any) => i.product_id === productId)!.item_id;
   return { picker, orderId: order.orderId, session, two: idOf(pieces[0]!.productId), one: idOf(pieces[1]!.productId), kg: idOf(weights[0]!.productId) };
 }
 

@@ -30,7 +30,7 @@ async function startHolder(): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
   holders.push(child);
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d) => String(d).includes('up') && resolve());
+    child.stdout.on('data', (d) => String(d).includes('up') && resolve());
     child.on('exit', (code) => reject(new Error(`holder exited with ${code}`)));
   });
   return child;

@@ -30,13 +30,13 @@ describe('npm start', () => {
         const m = until.exec(output);
         if (m) resolve(m[1]!);
       };
-      npm.stdout!.on('data', seen);
-      npm.stderr!.on('data', seen);
+      npm.stdout.on('data', seen);
+      npm.stderr.on('data', seen);
       npm.once('exit', (code) => reject(new Error(`npm start exited with ${code}: ${output.slice(-2000)}`)));
     });
     // The end of the output npm shares with the service is the end of the last of them; one
     // that does not come is a hung shutdown, reported with what the service said.
-    const closed = new Promise((resolve) => npm.stdout!.once('close', resolve));
+    const closed = new Promise((resolve) => npm.stdout.once('close', resolve));
     const ended = () =>
       Promise.race([
         closed,

@@ -46,15 +46,15 @@ describe.runIf(asRoot)('npm start as root in a 0700 folder', () => {
         const m = /is listening on (http:\/\/\S+)/.exec(output);
         if (m) resolve(m[1]!);
       };
-      npm.stdout!.on('data', seen);
-      npm.stderr!.on('data', seen);
+      npm.stdout.on('data', seen);
+      npm.stderr.on('data', seen);
       npm.once('exit', (code) => reject(new Error(`npm start exited with ${code}: ${output.slice(-3000)}`)));
     });
     const data = path.join(clone, '.data', 'pg');
     if (lstatSync(data).isSymbolicLink()) relocated = readlinkSync(data);
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
     expect((await fetch(`${url}/api/logistics/map/config`)).status).toBe(200);
-    const ended = new Promise((r) => npm.stdout!.once('close', r));
+    const ended = new Promise((r) => npm.stdout.once('close', r));
     npm.kill('SIGTERM');
     await ended;
     expect(output).toMatch(/"msg":"stopped"/);

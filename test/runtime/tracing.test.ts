@@ -16,9 +16,7 @@ import { ContractClient } from '../support/client.js';
 import { startTestService, TEST_JWT_SECRET, type TestService } from '../support/service.js';
 import { untilListening, type ServiceProcess } from '../support/service-process.js';
 import { deliveryBody, line, makeProduct, makeSlot, TVERSKAYA } from '../orders/fixtures.js';
-import type { operations } from '../../generated/api.test.js';
 
-type Checkout = NonNullable<operations['createOrder']['requestBody']>['content']['application/json'];
 
 interface OtlpSpan {
   traceId: string;
@@ -119,7 +117,7 @@ async function spansOf(traceId: string, until: (trace: OtlpSpan[]) => boolean): 
 
 /** True when `span` descends from `ancestor` within `trace`. */
 function descendsFrom(span: OtlpSpan, ancestor: OtlpSpan, trace: OtlpSpan[]): boolean {
-  for (let s: OtlpSpan | undefined = span; s; s = trace.find((t) => t.spanId === s!.parentSpanId)) {
+  for (let s: OtlpSpan | undefined = span; s; s = trace.find((t) => t.spanId === s.parentSpanId)) {
     if (s.parentSpanId === ancestor.spanId) return true;
   }
   return false;
@@ -134,7 +132,7 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     const r = await client.call.POST('/api/orders/', {
         headers: { ...customer.auth, 'x-store-id': TVERSKAYA, 'idempotency-key': randomUUID(), traceparent: traceparent(caller) },
         // The fixture's return type is wider than the spec's (plain strings for the enums).
-        body: deliveryBody([line(product, 2)], slot) as Checkout,
+        body: deliveryBody([line(product, 2)], slot),
       });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
 

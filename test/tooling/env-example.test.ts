@@ -29,7 +29,8 @@ function variablesRead(): Set<string> {
     },
   ];
   for (const values of variants) {
-    const env = new Proxy({ DATA_DIR: scratchDataDir, ...values } as NodeJS.ProcessEnv, {
+    const read: NodeJS.ProcessEnv = { DATA_DIR: scratchDataDir, ...values };
+    const env = new Proxy(read, {
       get(target, key) {
         if (typeof key === 'string' && /^[A-Z][A-Z0-9_]+$/.test(key)) names.add(key);
         return target[key as string];
