@@ -47,7 +47,11 @@ export function createGroceryClient<E extends GroceryEnvironment = 'PROD'>(optio
   return client;
 }
 
-function defaultHeaders({ accessToken, storeId, language }: Pick<GroceryClientOptions, 'accessToken' | 'storeId' | 'language'>): Middleware {
+function defaultHeaders({
+  accessToken,
+  storeId,
+  language,
+}: Pick<GroceryClientOptions, 'accessToken' | 'storeId' | 'language'>): Middleware {
   return {
     async onRequest({ request }) {
       if (accessToken !== undefined && !request.headers.has('authorization')) {

@@ -15,7 +15,8 @@ const allColumnsOf =
     columns;
 
 /** The columns as `alias.column` references (a joined or CTE-named table). */
-export const qualified = <A extends string, C extends string>(alias: A, columns: readonly C[]) => columns.map((c): `${A}.${C}` => `${alias}.${c}`);
+export const qualified = <A extends string, C extends string>(alias: A, columns: readonly C[]) =>
+  columns.map((c): `${A}.${C}` => `${alias}.${c}`);
 
 export const PICKING_ITEM_COLUMNS = allColumnsOf<PickingItemsTable>()([
   'id',

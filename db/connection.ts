@@ -57,7 +57,8 @@ function statementNameOf(text: string): string | null {
   const known = statementNames.get(text);
   if (known !== undefined) return known;
   if (statementNames.size >= PREPARED_TEXTS_MAX) return null;
-  const name = text.length <= PREPARED_TEXT_MAX_LENGTH && !resultHasStar(text) ? `k_${createHash('sha1').update(text).digest('base64url')}` : null;
+  const name =
+    text.length <= PREPARED_TEXT_MAX_LENGTH && !resultHasStar(text) ? `k_${createHash('sha1').update(text).digest('base64url')}` : null;
   statementNames.set(text, name);
   return name;
 }
@@ -115,18 +116,19 @@ function wakeOutboxAfterCommit(pool: pg.Pool): void {
         throw err;
       }
     };
-    outside.runInAsyncScope(() =>
-      void send().then(
-        () => {
-          inFlight = false;
-          if (again) wake();
-        },
-        () => {
-          // Pool exhausted or database away: tried again in a second (the feeds also poll, slowly).
-          inFlight = false;
-          if (!(pool as unknown as { ending: boolean }).ending) setTimeout(wake, WAKE_RETRY_MS).unref();
-        },
-      ),
+    outside.runInAsyncScope(
+      () =>
+        void send().then(
+          () => {
+            inFlight = false;
+            if (again) wake();
+          },
+          () => {
+            // Pool exhausted or database away: tried again in a second (the feeds also poll, slowly).
+            inFlight = false;
+            if (!(pool as unknown as { ending: boolean }).ending) setTimeout(wake, WAKE_RETRY_MS).unref();
+          },
+        ),
     );
   };
   pool.on('connect', (client) => {
@@ -134,7 +136,8 @@ function wakeOutboxAfterCommit(pool: pg.Pool): void {
     let wrote = false;
     const plain = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as { query: unknown }).query = (first: unknown, ...rest: unknown[]) => {
-      const text = typeof first === 'string' ? first : typeof first === 'object' && first !== null && 'text' in first ? String((first).text) : '';
+      const text =
+        typeof first === 'string' ? first : typeof first === 'object' && first !== null && 'text' in first ? String(first.text) : '';
       const result = plain(first, ...rest);
       let wakes = false;
       if (BEGIN.test(text)) {

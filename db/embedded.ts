@@ -13,7 +13,22 @@
 //     left a world-readable /tmp/pg-password-* behind when initdb failed).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -101,7 +116,9 @@ function postgresUser(): { uid: number; gid: number } | null {
       refused = err as Error;
     }
     if (refused) {
-      throw new Error(`Running as root, the embedded PostgreSQL needs a "${USER}" system user and could not create one (${refused.message}); create it, or run as another user`);
+      throw new Error(
+        `Running as root, the embedded PostgreSQL needs a "${USER}" system user and could not create one (${refused.message}); create it, or run as another user`,
+      );
     }
     return ids();
   }
@@ -160,7 +177,9 @@ function clusterFolder(dataDir: string, who: { uid: number; gid: number } | null
   if (link?.isSymbolicLink()) return path.resolve(path.dirname(dataDir), readlinkSync(dataDir));
   if (!canTraverse(path.dirname(dataDir), who)) {
     if (link) {
-      throw new Error(`The embedded PostgreSQL's data folder ${dataDir} is inside a folder the "${USER}" user cannot enter (PostgreSQL runs as that user when started by root); allow it to (chmod o+x on the parent folders) or set DATA_DIR to a folder it can reach`);
+      throw new Error(
+        `The embedded PostgreSQL's data folder ${dataDir} is inside a folder the "${USER}" user cannot enter (PostgreSQL runs as that user when started by root); allow it to (chmod o+x on the parent folders) or set DATA_DIR to a folder it can reach`,
+      );
     }
     const target = path.join(ROOT_HOME, 'clusters', `${path.basename(path.dirname(dataDir))}-${randomBytes(6).toString('hex')}`);
     mkdirSync(path.dirname(target), { recursive: true, mode: 0o755 });
@@ -169,7 +188,10 @@ function clusterFolder(dataDir: string, who: { uid: number; gid: number } | null
     mkdirSync(target, { mode: 0o700 });
     chownSync(target, who.uid, who.gid);
     symlinkSync(target, dataDir);
-    report?.('info', 'the postgres user cannot reach the data folder: the cluster is kept where it can, the data folder links to it', { data_dir: dataDir, cluster: target });
+    report?.('info', 'the postgres user cannot reach the data folder: the cluster is kept where it can, the data folder links to it', {
+      data_dir: dataDir,
+      cluster: target,
+    });
     return target;
   }
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -181,7 +203,12 @@ function clusterFolder(dataDir: string, who: { uid: number; gid: number } | null
  * initdb. Its superuser password goes through a file in a private folder (0700, owned by the
  * user initdb runs as), removed right after: never a file others may read.
  */
-async function initialise(bin: Binaries, dir: string, who: { uid: number; gid: number } | null, log: (line: string) => void): Promise<void> {
+async function initialise(
+  bin: Binaries,
+  dir: string,
+  who: { uid: number; gid: number } | null,
+  log: (line: string) => void,
+): Promise<void> {
   const secretDir = mkdtempSync(path.join(os.tmpdir(), 'grocery-initdb-'));
   const pwfile = path.join(secretDir, 'pwfile');
   writeFileSync(pwfile, `${PASSWORD}\n`, { mode: 0o600 });
@@ -192,11 +219,15 @@ async function initialise(bin: Binaries, dir: string, who: { uid: number; gid: n
   let output = '';
   let code: number | null;
   try {
-    const child = spawn(bin.initdb, [`--pgdata=${dir}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${pwfile}`, '--lc-messages=C'], {
-      ...(who ?? {}),
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, LC_MESSAGES: 'C' },
-    });
+    const child = spawn(
+      bin.initdb,
+      [`--pgdata=${dir}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${pwfile}`, '--lc-messages=C'],
+      {
+        ...(who ?? {}),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, LC_MESSAGES: 'C' },
+      },
+    );
     const collect = (chunk: Buffer) => {
       output += chunk.toString('utf8');
       log(chunk.toString('utf8').trimEnd());
@@ -316,7 +347,12 @@ export async function startEmbeddedPostgres(
         for (const w of ready) w();
       } catch (err) {
         // Its orphaned backends may still hold the shared memory for a moment: try again later.
-        report?.('warn', 'the embedded PostgreSQL did not restart; trying again', { attempt: attempt + 1, retry_in_ms: Math.min(maxDelay, initialDelay * 2 ** (attempt + 1)), err: (err as Error).message, said: recent.slice(-3) });
+        report?.('warn', 'the embedded PostgreSQL did not restart; trying again', {
+          attempt: attempt + 1,
+          retry_in_ms: Math.min(maxDelay, initialDelay * 2 ** (attempt + 1)),
+          err: (err as Error).message,
+          said: recent.slice(-3),
+        });
         if (!stopping) scheduleRestart(attempt + 1);
       }
     };
@@ -339,8 +375,7 @@ export async function startEmbeddedPostgres(
     throw new Error(`The embedded PostgreSQL in ${databaseDir} did not start:\n${said}`);
   }
 
-  const urlFor = (database: string) =>
-    `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+  const urlFor = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
   return {
     adminUrl: urlFor('postgres'),
     port,
@@ -387,7 +422,9 @@ async function stopOrphanedPostmaster(databaseDir: string, log: (line: string) =
   if (!server || !server.cmdline.includes(databaseDir)) return; // a stale file: PostgreSQL removes it itself
   const parent = server.ppid > 1 ? processInfo(server.ppid) : null;
   if (parent && server.ppid !== process.pid && /\bnode\b/.test(parent.cmdline)) {
-    throw new Error(`Another instance (pid ${server.ppid}) is running on the embedded PostgreSQL in ${databaseDir}; stop it, or start this one with another DATA_DIR`);
+    throw new Error(
+      `Another instance (pid ${server.ppid}) is running on the embedded PostgreSQL in ${databaseDir}; stop it, or start this one with another DATA_DIR`,
+    );
   }
   log(`stopping the PostgreSQL (pid ${pid}) an earlier run left running in ${databaseDir}`);
   process.kill(pid, 'SIGINT');

@@ -10,4 +10,14 @@ import type { OrdersTables } from './tables/orders.js';
 import type { PaymentsTables } from './tables/payments.js';
 import type { PickingTables } from './tables/picking.js';
 
-export interface DB extends FoundationTables, AccountsTables, CatalogTables, ContentTables, LogisticsTables, OrdersTables, PaymentsTables, PickingTables, LoyaltyTables {}
+export interface DB
+  extends
+    FoundationTables,
+    AccountsTables,
+    CatalogTables,
+    ContentTables,
+    LogisticsTables,
+    OrdersTables,
+    PaymentsTables,
+    PickingTables,
+    LoyaltyTables {}

@@ -147,7 +147,8 @@ export const accountsHandlers = {
     if (environment !== apiEnvironment) {
       throw conflict('PUSH_ENVIRONMENT_MISMATCH', `This is the ${apiEnvironment} API; the device registered for ${environment}`);
     }
-    const owner: DeviceOwner = p.kind === 'customer' ? { kind: 'customer', customerId: p.customerId } : { kind: 'picker', pickerId: Number(p.pickerId) };
+    const owner: DeviceOwner =
+      p.kind === 'customer' ? { kind: 'customer', customerId: p.customerId } : { kind: 'picker', pickerId: Number(p.pickerId) };
     const row = await ctx.deps.db.transaction().execute((trx) =>
       upsertPushDevice(trx, owner, p.sessionId, {
         device_id: b.device_id,
@@ -178,7 +179,8 @@ export const accountsHandlers = {
   deletePushDevice: async (ctx) => {
     const p = ctx.principal;
     if (!p) throw unauthorized();
-    const owner: DeviceOwner = p.kind === 'customer' ? { kind: 'customer', customerId: p.customerId } : { kind: 'picker', pickerId: Number(p.pickerId) };
+    const owner: DeviceOwner =
+      p.kind === 'customer' ? { kind: 'customer', customerId: p.customerId } : { kind: 'picker', pickerId: Number(p.pickerId) };
     if (!(await deletePushDevice(ctx.deps.db, owner, ctx.path.device_id))) throw notFound('No such device of this account');
     return { status: 204, body: undefined };
   },

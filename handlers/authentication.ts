@@ -45,10 +45,15 @@ async function sendCode(ctx: AnyCtx, phone: string, purpose: Purpose) {
     const now = ctx.deps.clock.now();
     const last = await lastOtpSend(trx, phone, purpose);
     const recent = await otpSendsSince(trx, phone, new Date(now.getTime() - 3600_000));
-    const limit = sendLimit(now, last?.created_at ?? null, recent.map((r) => r.created_at), {
-      cooldownSeconds: auth.otpResendCooldownSeconds,
-      maxPerHour: auth.otpMaxSendsPerHour,
-    });
+    const limit = sendLimit(
+      now,
+      last?.created_at ?? null,
+      recent.map((r) => r.created_at),
+      {
+        cooldownSeconds: auth.otpResendCooldownSeconds,
+        maxPerHour: auth.otpMaxSendsPerHour,
+      },
+    );
     if (limit) {
       const cooldown = limit.code === 'OTP_RESEND_COOLDOWN';
       throw rateLimited(
@@ -80,7 +85,8 @@ async function sendCode(ctx: AnyCtx, phone: string, purpose: Purpose) {
       await sms.send({ phone, text: otpSmsText(code, lang) });
     } catch (err) {
       if (err instanceof SmsError && err.kind === 'refused') throw badGateway('SMS_DELIVERY_FAILED', 'The SMS gateway refused the message');
-      if (err instanceof SmsError) throw serviceUnavailable('SMS_PROVIDER_UNAVAILABLE', 'The SMS gateway is not answering; retry later', 30);
+      if (err instanceof SmsError)
+        throw serviceUnavailable('SMS_PROVIDER_UNAVAILABLE', 'The SMS gateway is not answering; retry later', 30);
       throw err;
     }
   });
@@ -100,24 +106,41 @@ type CodeCheck = { ok: true; codeId: number; expiresAt: Date } | { ok: false; er
  * Must run inside a transaction holding the phone's lock. Returns the error instead of throwing
  * so the caller commits the counted attempt before answering.
  */
-async function checkCode(trx: Executor, auth: Config['auth'], phone: string, purpose: Purpose, code: string, now: Date): Promise<CodeCheck> {
+async function checkCode(
+  trx: Executor,
+  auth: Config['auth'],
+  phone: string,
+  purpose: Purpose,
+  code: string,
+  now: Date,
+): Promise<CodeCheck> {
   const row = await latestOtpCode(trx, phone, purpose);
   // The spec's table, in its order: no code of this purpose was sent (a recovery code is not a
   // sign-in code) is OTP_INVALID with no attempts to count; then used or expired; then burned.
-  if (!row) return { ok: false, error: unprocessable('OTP_INVALID', 'No code for this was sent to this phone; ask for one', { extra: { attempts_left: null } }) };
+  if (!row)
+    return {
+      ok: false,
+      error: unprocessable('OTP_INVALID', 'No code for this was sent to this phone; ask for one', { extra: { attempts_left: null } }),
+    };
   const state = otpState(row, auth.otpMaxAttempts, now);
   if (state === 'used' || state === 'expired') {
     return { ok: false, error: unprocessable('OTP_EXPIRED', 'The code has expired or was already used; ask for a new one') };
   }
   if (state === 'attempts_exceeded') {
-    return { ok: false, error: unprocessable('OTP_ATTEMPTS_EXCEEDED', 'Too many wrong attempts; ask for a new code', { extra: { attempts_left: 0 } }) };
+    return {
+      ok: false,
+      error: unprocessable('OTP_ATTEMPTS_EXCEEDED', 'Too many wrong attempts; ask for a new code', { extra: { attempts_left: 0 } }),
+    };
   }
   if (!otpMatches(auth.otpHmacKey, phone, purpose, code, row.code_hash)) {
     await recordOtpAttempt(trx, row.id);
     const left = auth.otpMaxAttempts - row.attempts - 1;
     return left > 0
       ? { ok: false, error: unprocessable('OTP_INVALID', 'The code is not correct', { extra: { attempts_left: left } }) }
-      : { ok: false, error: unprocessable('OTP_ATTEMPTS_EXCEEDED', 'Too many wrong attempts; ask for a new code', { extra: { attempts_left: 0 } }) };
+      : {
+          ok: false,
+          error: unprocessable('OTP_ATTEMPTS_EXCEEDED', 'Too many wrong attempts; ask for a new code', { extra: { attempts_left: 0 } }),
+        };
   }
   return { ok: true, codeId: row.id, expiresAt: row.expires_at };
 }
@@ -204,7 +227,11 @@ export const authenticationHandlers = {
       if (!customer) return fail(unprocessable('OTP_INVALID', 'The code is not correct'));
       await consumeOtpCode(trx, check.codeId);
       const jti = randomUUID();
-      await insertRecoveryToken(trx, { jti, customerId: customer.id, expiresAt: new Date(ctx.deps.clock.nowMs() + tokens.ttlSeconds('recovery') * 1000) });
+      await insertRecoveryToken(trx, {
+        jti,
+        customerId: customer.id,
+        expiresAt: new Date(ctx.deps.clock.nowMs() + tokens.ttlSeconds('recovery') * 1000),
+      });
       return { value: { phone, token: tokens.sign('recovery', customer.id, jti, jti) } };
     });
     ctx.res.setHeader('Cache-Control', 'no-store');
@@ -229,7 +256,8 @@ export const authenticationHandlers = {
     const pinHash = await hashSecret(password);
     const body = await db.transaction().execute(async (trx) => {
       const token = await lockRecoveryToken(trx, claims.jti);
-      if (!token || token.customer_id !== claims.sub || token.used_at || token.revoked_at || token.expires_at <= ctx.deps.clock.now()) throw invalidRecovery();
+      if (!token || token.customer_id !== claims.sub || token.used_at || token.revoked_at || token.expires_at <= ctx.deps.clock.now())
+        throw invalidRecovery();
       const customer = await findCustomer(trx, token.customer_id);
       if (!customer?.phone) throw invalidRecovery();
       if (customer.is_disabled) throw forbidden('ACCOUNT_DISABLED', 'This account is disabled');
@@ -253,10 +281,17 @@ export const authenticationHandlers = {
     await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute, ctx.deps.clock.now());
     const subject = `pin:${phone}`;
     const customer = await oneAttemptAtATime(db, [subject], async (trx) => {
-      await assertUnderLimit(trx, subject, config.auth.pinMaxFailures, config.auth.lockoutSeconds, {
-        code: 'LOGIN_RATE_LIMITED',
-        detail: 'Too many wrong PINs for this phone; sign in with a code or wait',
-      }, ctx.deps.clock.now());
+      await assertUnderLimit(
+        trx,
+        subject,
+        config.auth.pinMaxFailures,
+        config.auth.lockoutSeconds,
+        {
+          code: 'LOGIN_RATE_LIMITED',
+          detail: 'Too many wrong PINs for this phone; sign in with a code or wait',
+        },
+        ctx.deps.clock.now(),
+      );
       const found = await findCustomerByPhone(trx, phone);
       // verifySecret runs scrypt even without a PIN, so timing does not tell whether the phone exists.
       if (!(await verifySecret(password, found?.pin_hash ?? null)) || !found) {
@@ -266,7 +301,8 @@ export const authenticationHandlers = {
       if (!found.is_disabled) await clearRateEvents(trx, subject);
       return found;
     });
-    if (!customer) throw new AppError(401, 'INVALID_CREDENTIALS', 'Phone or PIN is not correct', { headers: { 'WWW-Authenticate': 'Bearer' } });
+    if (!customer)
+      throw new AppError(401, 'INVALID_CREDENTIALS', 'Phone or PIN is not correct', { headers: { 'WWW-Authenticate': 'Bearer' } });
     if (customer.is_disabled) throw forbidden('ACCOUNT_DISABLED', 'This account is disabled');
     const pair = await startSession(db, tokens, { kind: 'customer', customerId: customer.id }, ctx.deps.clock.now());
     ctx.res.setHeader('Cache-Control', 'no-store');
@@ -277,7 +313,19 @@ export const authenticationHandlers = {
   refreshToken: async (ctx) => {
     const { db, config, tokens } = ctx.deps;
     await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute, ctx.deps.clock.now());
-    const outcome = await db.transaction().execute((trx) => rotateRefreshToken(trx, tokens, ctx.body.refresh, 'customer_refresh', customerOwner, config.jwt.refreshReuseGraceSeconds, ctx.deps.clock.now()));
+    const outcome = await db
+      .transaction()
+      .execute((trx) =>
+        rotateRefreshToken(
+          trx,
+          tokens,
+          ctx.body.refresh,
+          'customer_refresh',
+          customerOwner,
+          config.jwt.refreshReuseGraceSeconds,
+          ctx.deps.clock.now(),
+        ),
+      );
     if (outcome === 'reused') throw invalidRefresh('REFRESH_TOKEN_REUSED', 'Refresh token already used; the session was ended');
     if (outcome === 'invalid') throw invalidRefresh();
     ctx.res.setHeader('Cache-Control', 'no-store');
@@ -302,7 +350,10 @@ export const authenticationHandlers = {
         }
       },
     );
-    if (!valid) throw new AppError(401, 'TOKEN_INVALID', 'The token is not valid', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+    if (!valid)
+      throw new AppError(401, 'TOKEN_INVALID', 'The token is not valid', {
+        headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+      });
     return { status: 200, body: {} };
   },
 } satisfies Partial<HandlerMap>;

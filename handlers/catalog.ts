@@ -35,7 +35,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Clients retry a missing publication after this many seconds (a publication takes seconds). */
 const NOT_PUBLISHED_RETRY_SECONDS = 30;
 const catalogNotPublished = () =>
-  serviceUnavailable('CATALOG_NOT_PUBLISHED', 'No catalog version is published for this store yet; keep the last good snapshot', NOT_PUBLISHED_RETRY_SECONDS);
+  serviceUnavailable(
+    'CATALOG_NOT_PUBLISHED',
+    'No catalog version is published for this store yet; keep the last good snapshot',
+    NOT_PUBLISHED_RETRY_SECONDS,
+  );
 
 /** Path ids are plain strings in the spec; anything that is not a UUID names no category or product. */
 const idOrNotFound = (raw: string, what: string): string => {
@@ -50,7 +54,14 @@ const idOrNotFound = (raw: string, what: string): string => {
 const SNAPSHOT_TAG_CACHE_MS = 10 * 60_000;
 const snapshotTags = expiringCache<string>();
 
-async function servableSnapshotTag(db: Executor, version: string, storeId: string, lang: 'ru' | 'en', retentionHours: number, clock: Clock): Promise<string | null> {
+async function servableSnapshotTag(
+  db: Executor,
+  version: string,
+  storeId: string,
+  lang: 'ru' | 'en',
+  retentionHours: number,
+  clock: Clock,
+): Promise<string | null> {
   const key = `${version}/${storeId}/${lang}`;
   const cached = snapshotTags.get(db, key, clock.nowMs());
   if (cached) return cached;
@@ -139,7 +150,11 @@ export const catalogHandlers = {
     const store = await requireStore(ctx);
     const tree = await loadCategoryTree(ctx.deps.db, ctx.lang, store.id);
     const own = tree.nodes.filter((n) => n.is_own_production && n.visible && n.ancestor_ids.every((a) => tree.byId.has(a)));
-    const counts = await countInStockProducts(ctx.deps.db, store.id, own.filter((n) => n.show_products_count));
+    const counts = await countInStockProducts(
+      ctx.deps.db,
+      store.id,
+      own.filter((n) => n.show_products_count),
+    );
     return {
       status: 200,
       body: own.map((n) => ({ ...tree.card(n, true), products_count: n.show_products_count ? (counts.get(n.id) ?? 0) : null })),
@@ -171,9 +186,11 @@ export const catalogHandlers = {
     const level = ctx.query.level ?? null;
     // `level` is absolute: null means the direct children, a deeper level every descendant there.
     const found =
-      level === null ? tree.children(node.id, true)
-      : level > node.level ? tree.nodes.filter((n) => n.visible && n.level === level && n.ancestor_ids.includes(node.id))
-      : [];
+      level === null
+        ? tree.children(node.id, true)
+        : level > node.level
+          ? tree.nodes.filter((n) => n.visible && n.level === level && n.ancestor_ids.includes(node.id))
+          : [];
     return { status: 200, body: found.map((n) => tree.card(n, true)) };
   },
 
@@ -208,7 +225,9 @@ export const catalogHandlers = {
     };
     const sortBy = q.sort_by ?? null;
     const read = async () => {
-      const search = searchRequest ? await searchPlanOf(db, searchRequest, ctx.deps.config.catalog.searchPlanCacheSeconds, ctx.deps.clock) : null;
+      const search = searchRequest
+        ? await searchPlanOf(db, searchRequest, ctx.deps.config.catalog.searchPlanCacheSeconds, ctx.deps.clock)
+        : null;
       return listProductPage(db, {
         storeId: store.id,
         lang: ctx.lang,
@@ -225,13 +244,25 @@ export const catalogHandlers = {
       ? { value: await read(), readAt: ctx.deps.clock.nowMs() }
       : await readListingPage(
           db,
-          { storeId: store.id, lang: ctx.lang, ...filters, search: searchRequest?.text ?? null, sortBy, limit: window.pageSize, offset: window.offset },
+          {
+            storeId: store.id,
+            lang: ctx.lang,
+            ...filters,
+            search: searchRequest?.text ?? null,
+            sortBy,
+            limit: window.pageSize,
+            offset: window.offset,
+          },
           customerId,
           ctx.deps.config.catalog.productsCacheSeconds,
           read,
           ctx.deps.clock,
         );
-    return { status: 200, headers: keptHeaders(readAt, ttl, ctx.deps.clock.nowMs()), body: { items: page.items, count: page.count, has_next: hasNextPage(window, page.count) } };
+    return {
+      status: 200,
+      headers: keptHeaders(readAt, ttl, ctx.deps.clock.nowMs()),
+      body: { items: page.items, count: page.count, has_next: hasNextPage(window, page.count) },
+    };
   },
 
   // GET /api/catalog/products/{product_id}
@@ -241,11 +272,19 @@ export const catalogHandlers = {
     const id = idOrNotFound(ctx.path.product_id, 'product');
     const customerId = optionalCustomerIdOf(ctx);
     const ttl = ctx.deps.config.catalog.productsCacheSeconds;
-    const { value: detail, readAt } = await readProductDetail(ctx.deps.db, { storeId: store.id, lang: ctx.lang, productId: id }, customerId, ttl, () =>
-      findProductDetail(ctx.deps.db, id, store.id, ctx.lang, customerId),
+    const { value: detail, readAt } = await readProductDetail(
+      ctx.deps.db,
+      { storeId: store.id, lang: ctx.lang, productId: id },
+      customerId,
+      ttl,
+      () => findProductDetail(ctx.deps.db, id, store.id, ctx.lang, customerId),
       ctx.deps.clock,
     );
-    return { status: 200, headers: keptHeaders(readAt, ttl, ctx.deps.clock.nowMs()), body: detail ?? throwNotFound(`No active product has id ${id}`) };
+    return {
+      status: 200,
+      headers: keptHeaders(readAt, ttl, ctx.deps.clock.nowMs()),
+      body: detail ?? throwNotFound(`No active product has id ${id}`),
+    };
   },
 
   // POST /api/catalog/products/check-availability
@@ -259,10 +298,17 @@ export const catalogHandlers = {
       const fact = facts.get(`${line!.product_id}/${line!.unit_id}`);
       const quantity = parseRequestedQuantity(line!.quantity, quantityUnit(fact));
       if (!quantity.ok) {
-        throw unprocessable('INVALID_QUANTITY', `Line ${i + 1}: quantity ${JSON.stringify(line!.quantity)} ${QUANTITY_PROBLEMS[quantity.problem]}`);
+        throw unprocessable(
+          'INVALID_QUANTITY',
+          `Line ${i + 1}: quantity ${JSON.stringify(line!.quantity)} ${QUANTITY_PROBLEMS[quantity.problem]}`,
+        );
       }
       const inventory = fact?.has_inventory ? { stock: fact.stock, orderQuantityLimit: fact.order_quantity_limit } : null;
-      return { product_id: sent.product_id, unit_id: sent.unit_id, ...decideAvailability(quantity.thousandths, fact?.product_exists ?? false, inventory) };
+      return {
+        product_id: sent.product_id,
+        unit_id: sent.unit_id,
+        ...decideAvailability(quantity.thousandths, fact?.product_exists ?? false, inventory),
+      };
     });
     return { status: 200, body: verdicts };
   },
@@ -325,7 +371,10 @@ function sendStoredJson(ctx: RequestContext<'getCatalogSnapshot'>, bytes: Buffer
     status: 200 as const,
     headers: { ETag: etag },
     get body() {
-      return JSON.parse((gzip ? gunzipSync(bytes) : bytes).toString('utf8')) as Extract<SuccessReply<'getCatalogSnapshot'>, { status: 200 }>['body'];
+      return JSON.parse((gzip ? gunzipSync(bytes) : bytes).toString('utf8')) as Extract<
+        SuccessReply<'getCatalogSnapshot'>,
+        { status: 200 }
+      >['body'];
     },
   };
 }

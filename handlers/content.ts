@@ -14,7 +14,10 @@ import { updateKind } from '../domain/accounts/mobile-version.js';
 
 /** Used only when the content team has not stored a message for the kind and language. */
 const BUILT_IN_UPDATE_MESSAGES = {
-  required: { ru: 'Эта версия приложения больше не поддерживается. Обновите приложение.', en: 'This version of the app is no longer supported. Please update the app.' },
+  required: {
+    ru: 'Эта версия приложения больше не поддерживается. Обновите приложение.',
+    en: 'This version of the app is no longer supported. Please update the app.',
+  },
   available: { ru: 'Доступна новая версия приложения.', en: 'A new version of the app is available.' },
 } as const;
 
@@ -32,9 +35,8 @@ export const contentHandlers = {
     ctx.res.vary('Accept-Language');
     const { platform, version } = ctx.body;
     const kind = updateKind(version, ctx.deps.config.catalog.mobileVersions[platform]);
-    const message = kind === 'none'
-      ? null
-      : ((await findUpdateMessage(ctx.deps.db, kind, ctx.lang)) ?? BUILT_IN_UPDATE_MESSAGES[kind][ctx.lang]);
+    const message =
+      kind === 'none' ? null : ((await findUpdateMessage(ctx.deps.db, kind, ctx.lang)) ?? BUILT_IN_UPDATE_MESSAGES[kind][ctx.lang]);
     return { status: 200, body: { update_required: kind === 'required', can_update: kind !== 'none', message } };
   },
 

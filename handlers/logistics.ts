@@ -64,7 +64,9 @@ const pickupStoreOutput = (s: PickupStoreRow, lang: Lang) => ({
 
 function pickupStoreDetail(s: PickupStoreDetailRow, lang: Lang) {
   const now = localMoment(s.db_now, s.timezone);
-  const week = fullWeek(s.working_hours.map((h) => ({ weekday: h.weekday, isClosed: h.is_closed, opensAt: h.opens_at, closesAt: h.closes_at })));
+  const week = fullWeek(
+    s.working_hours.map((h) => ({ weekday: h.weekday, isClosed: h.is_closed, opensAt: h.opens_at, closesAt: h.closes_at })),
+  );
   return {
     ...pickupStoreOutput(s, lang),
     phone: s.phone,
@@ -94,7 +96,12 @@ const zoneOutput = (z: DeliveryZoneRow, lang: Lang) => ({
 
 function deliveryPreferences(t: DeliveryTermsRow, now: Date) {
   const local = localMoment(now, t.timezone);
-  const schedule = t.express_schedule.map((w) => ({ weekday: w.weekday, startTime: w.start_time, endTime: w.end_time, isActive: w.is_active }));
+  const schedule = t.express_schedule.map((w) => ({
+    weekday: w.weekday,
+    startTime: w.start_time,
+    endTime: w.end_time,
+    isActive: w.is_active,
+  }));
   const express =
     t.express_minutes === null || t.express_cost === null
       ? null
@@ -228,7 +235,8 @@ async function fromGeocoder<T>(call: Promise<T>): Promise<T> {
   try {
     return await call;
   } catch (err) {
-    if (err instanceof GeocoderUnavailableError) throw badGateway('GEOCODER_UNAVAILABLE', 'Address search is temporarily unavailable; retry later');
+    if (err instanceof GeocoderUnavailableError)
+      throw badGateway('GEOCODER_UNAVAILABLE', 'Address search is temporarily unavailable; retry later');
     throw err;
   }
 }
@@ -349,7 +357,14 @@ const handlers = {
       const choice = choices[i];
       const location = { lon: item.location.lon, lat: item.location.lat };
       return choice
-        ? { uuid: item.uuid, location, is_served: true, store: servingStoreOutput(choice, ctx.lang), zone_id: choice.zone.zoneId, distance_km: roundKm(choice.distanceKm) }
+        ? {
+            uuid: item.uuid,
+            location,
+            is_served: true,
+            store: servingStoreOutput(choice, ctx.lang),
+            zone_id: choice.zone.zoneId,
+            distance_km: roundKm(choice.distanceKm),
+          }
         : { uuid: item.uuid, location, is_served: false, store: null, zone_id: null, distance_km: null };
     });
     return { status: 200, body: { results } };
@@ -418,9 +433,16 @@ const handlers = {
       .map((row) => {
         const start = localMoment(row.starts_at, row.timezone);
         const end = localMoment(row.ends_at, row.timezone);
-        return { id: row.id, type: row.day_offset as 0 | 1 | 2, start_time: `${start.time}${start.offset}`, end_time: `${end.time}${end.offset}` };
+        return {
+          id: row.id,
+          type: row.day_offset as 0 | 1 | 2,
+          start_time: `${start.time}${start.offset}`,
+          end_time: `${end.time}${end.offset}`,
+        };
       })
-      .sort((a, b) => a.type - b.type || (a.start_time < b.start_time ? -1 : a.start_time > b.start_time ? 1 : 0) || (a.id < b.id ? -1 : 1));
+      .sort(
+        (a, b) => a.type - b.type || (a.start_time < b.start_time ? -1 : a.start_time > b.start_time ? 1 : 0) || (a.id < b.id ? -1 : 1),
+      );
     return { status: 200, body };
   },
 

@@ -47,7 +47,16 @@ import { BLOCK_REASONS, baseAccrualName, linkPreviewMessage, transactionDescript
 import { decideCardLink, maskCardNumber, normalizeCardNumber, unblockable, type LinkMode } from '../domain/loyalty/wallet.js';
 import { hasNextPage, pageWindow } from '../server/http/paging.js';
 import { assertUnderLimit, recordRateEvent } from './services/limits.js';
-import { applyCommand, cardRefusal, isLinked, memberOf, providerFailure, providerUnavailable, walletBody, wrapperBody } from './services/loyalty.js';
+import {
+  applyCommand,
+  cardRefusal,
+  isLinked,
+  memberOf,
+  providerFailure,
+  providerUnavailable,
+  walletBody,
+  wrapperBody,
+} from './services/loyalty.js';
 import { customerIdOf } from './support/principal.js';
 import { findActiveStoreCached } from './support/store.js';
 
@@ -83,10 +92,17 @@ async function countCardLookup(ctx: Ctx<OperationId>, customerId: string): Promi
   // Its own committed transaction: the look-up counts even when the command then fails.
   await ctx.deps.db.transaction().execute(async (trx) => {
     await lockCustomerLoyalty(trx, customerId);
-    await assertUnderLimit(trx, subject, cardLookupsPerWindow, cardLookupWindowSeconds, {
-      code: 'RATE_LIMITED',
-      detail: 'Too many card look-ups; try again later',
-    }, ctx.deps.clock.now());
+    await assertUnderLimit(
+      trx,
+      subject,
+      cardLookupsPerWindow,
+      cardLookupWindowSeconds,
+      {
+        code: 'RATE_LIMITED',
+        detail: 'Too many card look-ups; try again later',
+      },
+      ctx.deps.clock.now(),
+    );
     await recordRateEvent(trx, subject);
   });
 }
@@ -109,7 +125,8 @@ async function lookUp(ctx: Ctx<OperationId>, wallet: WalletRow | undefined, phon
   try {
     const callerId = wallet?.provider_customer_id ?? (await provider.findCustomerId(phone));
     const card = await provider.lookupCard(number);
-    const holder: 'caller' | 'other' | 'none' = !card || card.holder_id === null ? 'none' : card.holder_id === callerId ? 'caller' : 'other';
+    const holder: 'caller' | 'other' | 'none' =
+      !card || card.holder_id === null ? 'none' : card.holder_id === callerId ? 'caller' : 'other';
     return { card, facts: card ? { holder, issued: card.issued, isBlocked: card.is_blocked } : null };
   } catch (err) {
     throw providerFailure(err);
@@ -252,7 +269,10 @@ function transactionOf(t: TransactionRow, source: 'provider' | 'local', lang: La
     created_at: t.created_at.toISOString(),
     available_at: t.available_at?.toISOString() ?? null,
     expires_at: t.expires_at?.toISOString() ?? null,
-    description: transactionDescription({ type: t.type, order_no: orderId ? t.order_no : null, shop_name: t.shop_name, comment: t.comment }, lang),
+    description: transactionDescription(
+      { type: t.type, order_no: orderId ? t.order_no : null, shop_name: t.shop_name, comment: t.comment },
+      lang,
+    ),
     purchase_id: t.purchase_id,
     order_id: orderId,
     source,
@@ -267,7 +287,15 @@ function levelsOf(p: ProviderProgram): Schemas['LoyaltyProgramSchema'] {
     name: p.name,
     levels: [...p.levels]
       .sort((a, b) => a.order - b.order)
-      .map((l) => ({ id: l.id, order: l.order, name: l.name, boundary: normalizeDecimal(l.boundary, 2), clients_count: l.clients_count, range_label: l.range_label, description: l.description })),
+      .map((l) => ({
+        id: l.id,
+        order: l.order,
+        name: l.name,
+        boundary: normalizeDecimal(l.boundary, 2),
+        clients_count: l.clients_count,
+        range_label: l.range_label,
+        description: l.description,
+      })),
   };
 }
 
@@ -288,13 +316,22 @@ export const loyaltyHandlers = {
     ctx.res.vary('Accept-Language');
 
     // Ids in lower case, as checkout reads them (an app may send UUIDs upper-cased).
-    const items = ctx.body.items.map((item) => ({ ...item, product_id: item.product_id.toLowerCase(), unit_id: item.unit_id.toLowerCase() }));
+    const items = ctx.body.items.map((item) => ({
+      ...item,
+      product_id: item.product_id.toLowerCase(),
+      unit_id: item.unit_id.toLowerCase(),
+    }));
     const facts = await cartLineFacts(ctx.deps.db, store.id, items);
     const lines = items.map((item, i) => {
       const f = facts.get(`${item.product_id}/${item.unit_id}`);
-      if (!f || f.unit_price === null) throw unprocessable('UNKNOWN_PRODUCT', `items[${i}]: the product is not sold in this store in this unit`);
+      if (!f || f.unit_price === null)
+        throw unprocessable('UNKNOWN_PRODUCT', `items[${i}]: the product is not sold in this store in this unit`);
       const q = parseRequestedQuantity(item.quantity, quantityUnit(f));
-      if (!q.ok) throw unprocessable('QUANTITY_INVALID', `items[${i}]: the quantity must be at least 0.001 with at most three decimals, whole for pieces (${q.problem})`);
+      if (!q.ok)
+        throw unprocessable(
+          'QUANTITY_INVALID',
+          `items[${i}]: the quantity must be at least 0.001 with at most three decimals, whole for pieces (${q.problem})`,
+        );
       return { item, quantityThousandths: q.thousandths, unitPrice: f.unit_price };
     });
     const member = memberOf(await findWallet(ctx.deps.db, customerId));
@@ -322,7 +359,14 @@ export const loyaltyHandlers = {
         })),
         applied_discounts:
           preview.accrual.outcome === 'accrued' && preview.accrual.accrualPercent !== null
-            ? [{ code: 'BASE_ACCRUAL', name: baseAccrualName(member?.tierLabel ?? '', preview.accrual.accrualPercent, ctx.lang), amount: '0.00', points: points.toString() }]
+            ? [
+                {
+                  code: 'BASE_ACCRUAL',
+                  name: baseAccrualName(member?.tierLabel ?? '', preview.accrual.accrualPercent, ctx.lang),
+                  amount: '0.00',
+                  points: points.toString(),
+                },
+              ]
             : [],
         calculated_at: ctx.deps.clock.now().toISOString(),
       },
@@ -393,7 +437,8 @@ export const loyaltyHandlers = {
       const account = wallet.accounts.find((a) => a.id === ctx.body.account_id);
       if (!account) throw unprocessable('ACCOUNT_NOT_FOUND', 'The wallet has no such account');
       if (!account.is_active) throw conflict('ACCOUNT_INACTIVE', 'This account is closed or frozen');
-      if (wallet.active_account_id === account.id) return { status: 200 as const, body: wrapperBody('unchanged', 'accountUnchanged', wallet, ctx.lang) };
+      if (wallet.active_account_id === account.id)
+        return { status: 200 as const, body: wrapperBody('unchanged', 'accountUnchanged', wallet, ctx.lang) };
       const updated = await updateWallet(trx, wallet.id, { active_account_id: account.id });
       return { status: 200 as const, body: wrapperBody('applied', 'accountSwitched', updated, ctx.lang) };
     });
@@ -416,10 +461,19 @@ export const loyaltyHandlers = {
       if (!isLinked(wallet)) throw walletNotLinked();
       const card = wallet.cards.find((c) => c.id === (ctx.body.card_id ?? wallet.main_card_id));
       if (!card) throw unprocessable('CARD_NOT_FOUND', 'The wallet has no such card');
-      if (reason !== null && !BLOCK_REASONS.some((r) => r.key === reason)) throw unprocessable('BLOCK_REASON_INVALID', 'Choose a reason from GET /api/loaylty/wallet/block-reasons/');
+      if (reason !== null && !BLOCK_REASONS.some((r) => r.key === reason))
+        throw unprocessable('BLOCK_REASON_INVALID', 'Choose a reason from GET /api/loaylty/wallet/block-reasons/');
       if (card.is_blocked) return { status: 200 as const, body: wrapperBody('unchanged', 'cardAlreadyBlocked', wallet, ctx.lang) };
-      const done = await applyCommand(ctx.deps, trx, customerId, wallet, phone, { type: 'block', card_id: card.id, reason, key: `block:${wallet.id}:${randomUUID()}` });
-      return { status: 200 as const, body: wrapperBody(done.outcome, done.outcome === 'applied' ? 'cardBlocked' : 'commandAccepted', done.wallet, ctx.lang) };
+      const done = await applyCommand(ctx.deps, trx, customerId, wallet, phone, {
+        type: 'block',
+        card_id: card.id,
+        reason,
+        key: `block:${wallet.id}:${randomUUID()}`,
+      });
+      return {
+        status: 200 as const,
+        body: wrapperBody(done.outcome, done.outcome === 'applied' ? 'cardBlocked' : 'commandAccepted', done.wallet, ctx.lang),
+      };
     });
   },
 
@@ -435,8 +489,15 @@ export const loyaltyHandlers = {
       if (!card) throw unprocessable('CARD_NOT_FOUND', 'The wallet has no such card');
       if (!card.is_blocked) return { status: 200 as const, body: wrapperBody('unchanged', 'cardNotBlocked', wallet, ctx.lang) };
       if (!unblockable(card)) throw cardRefusal('UNBLOCK_NOT_ALLOWED');
-      const done = await applyCommand(ctx.deps, trx, customerId, wallet, phone, { type: 'unblock', card_id: card.id, key: `unblock:${wallet.id}:${randomUUID()}` });
-      return { status: 200 as const, body: wrapperBody(done.outcome, done.outcome === 'applied' ? 'cardUnblocked' : 'commandAccepted', done.wallet, ctx.lang) };
+      const done = await applyCommand(ctx.deps, trx, customerId, wallet, phone, {
+        type: 'unblock',
+        card_id: card.id,
+        key: `unblock:${wallet.id}:${randomUUID()}`,
+      });
+      return {
+        status: 200 as const,
+        body: wrapperBody(done.outcome, done.outcome === 'applied' ? 'cardUnblocked' : 'commandAccepted', done.wallet, ctx.lang),
+      };
     });
   },
 
@@ -466,10 +527,18 @@ export const loyaltyHandlers = {
       // The provider key follows the client's key, so a retry after a timeout issues no second card.
       const key = `replace:${wallet.id}:${idempotencyKey ?? randomUUID()}`;
       const done = await applyCommand(ctx.deps, trx, customerId, wallet, phone, { type: 'replace', card_id: wallet.main_card_id, key });
-      return { status: 200 as const, body: wrapperBody(done.outcome, done.outcome === 'applied' ? 'cardReplaced' : 'commandAccepted', done.wallet, ctx.lang) };
+      return {
+        status: 200 as const,
+        body: wrapperBody(done.outcome, done.outcome === 'applied' ? 'cardReplaced' : 'commandAccepted', done.wallet, ctx.lang),
+      };
     };
     if (!idempotencyKey) return ctx.deps.db.transaction().execute(replace);
-    return withIdempotency(ctx.deps, { principal: `customer:${customerId}`, operationId: ctx.operationId, key: idempotencyKey }, fingerprintOf('replace'), replace);
+    return withIdempotency(
+      ctx.deps,
+      { principal: `customer:${customerId}`, operationId: ctx.operationId, key: idempotencyKey },
+      fingerprintOf('replace'),
+      replace,
+    );
   },
 
   // GET /api/loaylty/wallet/purchases/
@@ -480,7 +549,8 @@ export const loyaltyHandlers = {
     const wallet = await findWallet(ctx.deps.db, customerId);
     if (!wallet || !isLinked(wallet)) return { status: 200, body: emptyPage };
     const { purchasesRefreshSeconds } = ctx.deps.config.loyalty;
-    const fresh = wallet.purchases_synced_at && ctx.deps.clock.nowMs() - wallet.purchases_synced_at.getTime() < purchasesRefreshSeconds * 1000;
+    const fresh =
+      wallet.purchases_synced_at && ctx.deps.clock.nowMs() - wallet.purchases_synced_at.getTime() < purchasesRefreshSeconds * 1000;
     if (!fresh) {
       try {
         const purchases = await ctx.deps.loyalty.provider.listPurchases(wallet.provider_customer_id!);
@@ -532,7 +602,15 @@ export const loyaltyHandlers = {
     return {
       status: 200,
       body: {
-        ...purchaseOf({ id: detail.id, occurred_at: new Date(detail.date), shop_name: detail.shop_name, total: detail.total, bonus_accrual: detail.bonus_accrual, items_count: detail.items_count, source: 'offline' }),
+        ...purchaseOf({
+          id: detail.id,
+          occurred_at: new Date(detail.date),
+          shop_name: detail.shop_name,
+          total: detail.total,
+          bonus_accrual: detail.bonus_accrual,
+          items_count: detail.items_count,
+          source: 'offline',
+        }),
         positions: detail.positions,
         discounts: detail.discounts,
       },
@@ -547,9 +625,15 @@ export const loyaltyHandlers = {
     const wallet = await findWallet(ctx.deps.db, customerId);
     if (!wallet || !isLinked(wallet)) return { status: 200, body: emptyPage };
     try {
-      const page = await ctx.deps.loyalty.provider.listTransactions(wallet.provider_customer_id!, { offset: window.offset, limit: window.pageSize });
+      const page = await ctx.deps.loyalty.provider.listTransactions(wallet.provider_customer_id!, {
+        offset: window.offset,
+        limit: window.pageSize,
+      });
       await mirrorTransactions(ctx.deps.db, wallet.id, page.items);
-      const numbers = await orderNumbers(ctx.deps.db, page.items.flatMap((t) => (t.order_id ? [t.order_id] : [])));
+      const numbers = await orderNumbers(
+        ctx.deps.db,
+        page.items.flatMap((t) => (t.order_id ? [t.order_id] : [])),
+      );
       const items = page.items.map((t) =>
         transactionOf(
           {
@@ -568,7 +652,14 @@ export const loyaltyHandlers = {
       if (!(err instanceof LoyaltyProviderError)) throw err;
       // The provider is unreachable: this service's own records instead (marked `local`).
       const page = await localTransactionPage(ctx.deps.db, wallet.id, customerId, window.offset, window.pageSize);
-      return { status: 200, body: { items: page.items.map((t) => transactionOf(t, 'local', ctx.lang)), count: page.count, has_next: hasNextPage(window, page.count) } };
+      return {
+        status: 200,
+        body: {
+          items: page.items.map((t) => transactionOf(t, 'local', ctx.lang)),
+          count: page.count,
+          has_next: hasNextPage(window, page.count),
+        },
+      };
     }
   },
 } satisfies Partial<HandlerMap>;

@@ -2,7 +2,14 @@
 // delivery price estimate, the customer's order list, detail and roadmaps, and cancellation.
 // Another customer's order is a 404 everywhere: every read and command is scoped to the caller.
 import type { OperationId } from '../generated/operations.js';
-import { findCustomerOrder, listCustomerOrders, listOrderItems, listStatusHistory, lockCustomerOrder, type OrderRow } from '../db/queries/orders.js';
+import {
+  findCustomerOrder,
+  listCustomerOrders,
+  listOrderItems,
+  listStatusHistory,
+  lockCustomerOrder,
+  type OrderRow,
+} from '../db/queries/orders.js';
 import { findPaidInvoices } from '../db/queries/payments.js';
 import { loadItems } from '../db/queries/picking/items.js';
 import { findLatestSessionOfOrder } from '../db/queries/picking/sessions.js';
@@ -51,7 +58,12 @@ async function pickingResultOf(db: Executor, o: OrderRow, lang: Lang): Promise<P
   if (!session) return emptyPickingResult(o.picking_result_state);
   const { summary, items } = toPickingResult(await loadItems(db, session.id), lang, o.picking_result_state === 'completed');
   // Only the schema's fields: the view's internal `hasChanges` is the order's `has_picking_changes`.
-  return { state: o.picking_result_state, summary, items, completed_at: o.picking_completed_at ? o.picking_completed_at.toISOString() : null };
+  return {
+    state: o.picking_result_state,
+    summary,
+    items,
+    completed_at: o.picking_completed_at ? o.picking_completed_at.toISOString() : null,
+  };
 }
 
 async function orderDetail(db: Executor, o: OrderRow, ctx: Pick<RequestContext<OperationId>, 'lang' | 'deps'>) {
@@ -99,7 +111,13 @@ export const ordersHandlers = {
       let acting = false;
       try {
         const outcome = await db.transaction().execute(async (trx) => {
-          const claim = await claimIdempotencyKeyWith<ServingZoneRow>(trx, scope, fingerprint, IDEMPOTENCY_TTL_SECONDS, zonesQuery && { query: zonesQuery, columns: ZONE_ROW_COLUMNS });
+          const claim = await claimIdempotencyKeyWith<ServingZoneRow>(
+            trx,
+            scope,
+            fingerprint,
+            IDEMPOTENCY_TTL_SECONDS,
+            zonesQuery && { query: zonesQuery, columns: ZONE_ROW_COLUMNS },
+          );
           let zones = zonesQuery ? claim.rows : undefined;
           if (!claim.claimed) {
             const taken = await settleTakenKey<{ status: 201; body: string }>(trx, scope, fingerprint, ctx.deps.clock.now());

@@ -102,7 +102,10 @@ export const paymentsHandlers = {
       }
       return row;
     });
-    return { status: 200, body: { link: invoice.link, expires_at: invoice.expires_at.toISOString() }, headers: { 'Cache-Control': 'no-store' } };
+    return {
+      status: 200,
+      body: { link: invoice.link, expires_at: invoice.expires_at.toISOString() },
+      headers: { 'Cache-Control': 'no-store' },
+    };
   },
 } satisfies Partial<HandlerMap>;
-

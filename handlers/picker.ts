@@ -10,7 +10,18 @@ import { recordSessionChanged } from '../db/queries/picking/events.js';
 import { insertItems, itemFacts, loadItems, nextItemPosition, orderLinesForPicking } from '../db/queries/picking/items.js';
 import { setOrderPickingStatus } from '../db/queries/picking/order-effects.js';
 import { listQueue } from '../db/queries/picking/queue.js';
-import { acknowledgeCancellation, findCurrentSession, findCurrentSessionRef, findLatestSessionOfOrder, findLatestSessionOfPicker, findSessionHead, insertSession, lockOrderOfPicker, lockPicker, isOrderOfPicker } from '../db/queries/picking/sessions.js';
+import {
+  acknowledgeCancellation,
+  findCurrentSession,
+  findCurrentSessionRef,
+  findLatestSessionOfOrder,
+  findLatestSessionOfPicker,
+  findSessionHead,
+  insertSession,
+  lockOrderOfPicker,
+  lockPicker,
+  isOrderOfPicker,
+} from '../db/queries/picking/sessions.js';
 import {
   findStoreInventory,
   searchStoreProducts,
@@ -29,10 +40,24 @@ import { formatDecimal, normalizeDecimal, parseDecimal } from '../domain/money/d
 import { parseDateTime } from '../domain/time/date-time.js';
 import { labelWeight, readScannedCode } from '../domain/codes/scale-label.js';
 import { decodeCursor, encodeCursor, type CursorProblem } from '../server/http/picking-cursor.js';
-import { ADDED_QUANTITY_MAX, addedQuantityProblem, isResolved, openSessionStatus, UNIT, type ReplacementMatch } from '../domain/picking/items.js';
+import {
+  ADDED_QUANTITY_MAX,
+  addedQuantityProblem,
+  isResolved,
+  openSessionStatus,
+  UNIT,
+  type ReplacementMatch,
+} from '../domain/picking/items.js';
 import { actionMessage } from '../domain/picking/messages.js';
 import { summaryRates } from '../domain/picking/stats.js';
-import { assertUnderLimit, clearRateEvents, countAgainstLimit, limitClientIp, oneAttemptAtATime, recordRateEvent } from './services/limits.js';
+import {
+  assertUnderLimit,
+  clearRateEvents,
+  countAgainstLimit,
+  limitClientIp,
+  oneAttemptAtATime,
+  recordRateEvent,
+} from './services/limits.js';
 import {
   actionAnswer,
   actionOutput,
@@ -75,7 +100,13 @@ const kopecks = (v: string) => parseDecimal(v, 2)!;
 const money = (k: bigint) => formatDecimal(k, 2);
 
 /** The store picker search looks in: the current session's, else the picker's default store. */
-async function pickerSearch(db: Executor, pickerId: number, lang: 'ru' | 'en', query: string | null | undefined, barcode: string | null | undefined): Promise<PickerSearch> {
+async function pickerSearch(
+  db: Executor,
+  pickerId: number,
+  lang: 'ru' | 'en',
+  query: string | null | undefined,
+  barcode: string | null | undefined,
+): Promise<PickerSearch> {
   const current = await findCurrentSessionRef(db, pickerId);
   const storeId = current?.store_id ?? (await findPicker(db, pickerId))?.default_store_id ?? null;
   if (!storeId) throw unprocessable('STORE_REQUIRED', 'You have no current session and no default store to search in');
@@ -148,14 +179,28 @@ export const pickerHandlers = {
     const subject = `picker:${login.trim().toLowerCase()}`;
     const address = `picker-ip:${ctx.req.ip ?? 'unknown'}`;
     const picker = await oneAttemptAtATime(db, [subject, address], async (trx) => {
-      await assertUnderLimit(trx, subject, config.auth.pickerMaxFailures, config.auth.lockoutSeconds, {
-        code: 'TOO_MANY_ATTEMPTS',
-        detail: 'Too many failed sign-ins for this login; wait before trying again',
-      }, ctx.deps.clock.now());
-      await assertUnderLimit(trx, address, PICKER_ADDRESS_MAX_FAILURES, config.auth.lockoutSeconds, {
-        code: 'TOO_MANY_ATTEMPTS',
-        detail: 'Too many failed sign-ins from this address; wait before trying again',
-      }, ctx.deps.clock.now());
+      await assertUnderLimit(
+        trx,
+        subject,
+        config.auth.pickerMaxFailures,
+        config.auth.lockoutSeconds,
+        {
+          code: 'TOO_MANY_ATTEMPTS',
+          detail: 'Too many failed sign-ins for this login; wait before trying again',
+        },
+        ctx.deps.clock.now(),
+      );
+      await assertUnderLimit(
+        trx,
+        address,
+        PICKER_ADDRESS_MAX_FAILURES,
+        config.auth.lockoutSeconds,
+        {
+          code: 'TOO_MANY_ATTEMPTS',
+          detail: 'Too many failed sign-ins from this address; wait before trying again',
+        },
+        ctx.deps.clock.now(),
+      );
       const found = await findPickerByLogin(trx, login);
       if (!(await verifySecret(password, found?.password_hash ?? (await unknownLoginHash))) || !found) {
         await recordRateEvent(trx, subject);
@@ -165,7 +210,8 @@ export const pickerHandlers = {
       if (found.is_active) await clearRateEvents(trx, subject);
       return found;
     });
-    if (!picker) throw new AppError(401, 'INVALID_CREDENTIALS', 'Login or password is not correct', { headers: { 'WWW-Authenticate': 'Bearer' } });
+    if (!picker)
+      throw new AppError(401, 'INVALID_CREDENTIALS', 'Login or password is not correct', { headers: { 'WWW-Authenticate': 'Bearer' } });
     if (!picker.is_active) throw forbidden('PICKER_INACTIVE', 'This picker account is disabled');
     const pair = await startSession(db, tokens, { kind: 'picker', pickerId: picker.id }, ctx.deps.clock.now());
     ctx.res.setHeader('Cache-Control', 'no-store');
@@ -188,14 +234,31 @@ export const pickerHandlers = {
     // A token family refreshing in a loop (an app bug) is stopped: 30 a minute (TOO_MANY_REQUESTS).
     const family = refreshFamilyOf(tokens, ctx.body.refresh);
     if (family) {
-      await countAgainstLimit(db, `picker-refresh:${family}`, PICKER_REFRESHES_PER_MINUTE, 60, {
-        code: 'TOO_MANY_REQUESTS',
-        detail: 'Too many refreshes of this session; retry later',
-      }, ctx.deps.clock.now());
+      await countAgainstLimit(
+        db,
+        `picker-refresh:${family}`,
+        PICKER_REFRESHES_PER_MINUTE,
+        60,
+        {
+          code: 'TOO_MANY_REQUESTS',
+          detail: 'Too many refreshes of this session; retry later',
+        },
+        ctx.deps.clock.now(),
+      );
     }
-    const outcome = await db.transaction().execute((trx) =>
-      rotateRefreshToken(trx, tokens, ctx.body.refresh, 'picker_refresh', (claims) => ({ kind: 'picker', pickerId: Number(claims.sub) }), config.jwt.refreshReuseGraceSeconds, ctx.deps.clock.now()),
-    );
+    const outcome = await db
+      .transaction()
+      .execute((trx) =>
+        rotateRefreshToken(
+          trx,
+          tokens,
+          ctx.body.refresh,
+          'picker_refresh',
+          (claims) => ({ kind: 'picker', pickerId: Number(claims.sub) }),
+          config.jwt.refreshReuseGraceSeconds,
+          ctx.deps.clock.now(),
+        ),
+      );
     if (outcome === 'reused') throw invalidRefresh('REFRESH_TOKEN_REUSED', 'Refresh token already used; the session was ended');
     if (outcome === 'invalid') throw invalidRefresh('INVALID_REFRESH_TOKEN');
     ctx.res.setHeader('Cache-Control', 'no-store');
@@ -280,7 +343,14 @@ export const pickerHandlers = {
         duration_seconds: durationSeconds(row),
         items: items.map((i) => toHistoryItem(i, ctx.lang, settled)),
         store: toPickerStore(
-          { id: row.store_id, name_ru: row.store_name_ru, name_en: row.store_name_en, address_ru: row.store_address_ru, address_en: row.store_address_en, timezone: row.store_timezone },
+          {
+            id: row.store_id,
+            name_ru: row.store_name_ru,
+            name_en: row.store_name_en,
+            address_ru: row.store_address_ru,
+            address_en: row.store_address_en,
+            timezone: row.store_timezone,
+          },
           ctx.lang,
         ),
         fulfillment_type: row.fulfillment_type,
@@ -361,9 +431,15 @@ export const pickerHandlers = {
         throw refusal(409, 'ORDER_BUSY', `Order ${order.no} is being picked by ${open.picker_display_name}`, null);
       }
       if (current) {
-        throw refusal(409, 'PICKER_HAS_ACTIVE_SESSION', `You already have a current session (order ${current.order_no}); finish, cancel or acknowledge it first`, await currentView());
+        throw refusal(
+          409,
+          'PICKER_HAS_ACTIVE_SESSION',
+          `You already have a current session (order ${current.order_no}); finish, cancel or acknowledge it first`,
+          await currentView(),
+        );
       }
-      if (order.status !== 'confirmed') throw refusal(409, 'ORDER_NOT_PICKABLE', `Order ${order.no} is not waiting for picking (it is ${order.status})`, null);
+      if (order.status !== 'confirmed')
+        throw refusal(409, 'ORDER_NOT_PICKABLE', `Order ${order.no} is not waiting for picking (it is ${order.status})`, null);
 
       const lines = await orderLinesForPicking(trx, orderId, order.store_id);
       const newItems = lines.map((line, i) => itemForLine(line, i + 1, config.picking.weightTolerancePercent));
@@ -427,10 +503,12 @@ export const pickerHandlers = {
   // POST /api/picker/orders/{order_id}/additional-items
   addPickingItem: async (ctx) => {
     const quantity = parseDecimal(ctx.body.quantity, 3);
-    if (quantity === null || quantity <= 0n || quantity > ADDED_QUANTITY_MAX) throw refusal(422, 'QUANTITY_INVALID', ADDED_QUANTITY_INVALID, null);
+    if (quantity === null || quantity <= 0n || quantity > ADDED_QUANTITY_MAX)
+      throw refusal(422, 'QUANTITY_INVALID', ADDED_QUANTITY_INVALID, null);
     return runPickerCommand(ctx, ctx.path.order_id, null, async (s) => {
       const inventory = await findStoreInventory(s.trx, s.head.store_id, ctx.body.inventory_id);
-      if (!inventory) throw refusal(422, 'INVENTORY_NOT_FOUND', 'This inventory_id is not a product sold in the session\'s store', await s.view());
+      if (!inventory)
+        throw refusal(422, 'INVENTORY_NOT_FOUND', "This inventory_id is not a product sold in the session's store", await s.view());
       const problem = addedQuantityProblem(quantity, inventory.weight_based);
       if (problem) {
         const detail = problem === 'QUANTITY_NOT_INTEGER' ? 'A piece product is added in whole pieces' : ADDED_QUANTITY_INVALID;
@@ -440,12 +518,22 @@ export const pickerHandlers = {
         throw refusal(409, 'ADDED_ITEMS_LIMIT', `A session may gain at most ${s.head.max_added_items} items`, await s.view());
       }
       if (s.items.some((i) => i.product_id === inventory.product_id || i.replacement_product_id === inventory.product_id)) {
-        throw refusal(409, 'PRODUCT_ALREADY_IN_SESSION', 'This product is already an item of the session; change that item instead', await s.view());
+        throw refusal(
+          409,
+          'PRODUCT_ALREADY_IN_SESSION',
+          'This product is already an item of the session; change that item instead',
+          await s.view(),
+        );
       }
-      const [row] = await insertItems(s.trx, s.head.id, [addedItem(inventory, quantity, nextItemPosition(s.items), ctx.deps.config.picking.weightTolerancePercent)]);
+      const [row] = await insertItems(s.trx, s.head.id, [
+        addedItem(inventory, quantity, nextItemPosition(s.items), ctx.deps.config.picking.weightTolerancePercent),
+      ]);
       s.items.push(row!);
       await commitSessionChange(s, 1);
-      return { status: 200 as const, body: actionOutput('ok', true, actionMessage('ok', ctx.lang, { command: 'add' }), await s.answer(row!)) };
+      return {
+        status: 200 as const,
+        body: actionOutput('ok', true, actionMessage('ok', ctx.lang, { command: 'add' }), await s.answer(row!)),
+      };
     });
   },
   // POST /api/picker/orders/{order_id}/cancel
@@ -468,7 +556,7 @@ export const pickerHandlers = {
       if (!head) throw notFound('You have no picking session of this order');
       if (head.closure_source !== 'order_cancelled') {
         const view = await sessionView(trx, head, await loadItems(trx, head.id), pickerId, ctx.lang);
-        throw refusal(409, 'SESSION_NOT_CANCELLED', 'This session was not closed by the order\'s cancellation', view);
+        throw refusal(409, 'SESSION_NOT_CANCELLED', "This session was not closed by the order's cancellation", view);
       }
       await acknowledgeCancellation(trx, head.id);
       return { status: 204 as const, body: undefined };
@@ -503,7 +591,12 @@ export const pickerHandlers = {
         ? { kind: 'unknown' }
         : found.row.product_id === item.product_id
           ? { kind: 'same_product' }
-          : { kind: 'substitute', isWeightBased: found.row.weight_based, labelWeight: found.byLabel ? labelWeight(scanned.code) : null, labelPlu: found.byLabel ? scannedPlu(scanned.code) : null };
+          : {
+              kind: 'substitute',
+              isWeightBased: found.row.weight_based,
+              labelWeight: found.byLabel ? labelWeight(scanned.code) : null,
+              labelPlu: found.byLabel ? scannedPlu(scanned.code) : null,
+            };
       return {
         command: { type: 'replacement', barcode: scanned.barcode, match },
         scanned,
@@ -513,7 +606,9 @@ export const pickerHandlers = {
     }),
   // POST /api/picker/orders/{order_id}/items/{item_id}/piece-quantity
   setPickingItemPieceQuantity: async (ctx) =>
-    itemCommand(ctx, ctx.path, 'piece_quantity', async () => ({ command: { type: 'piece_quantity', quantity: BigInt(ctx.body.quantity) * UNIT } })),
+    itemCommand(ctx, ctx.path, 'piece_quantity', async () => ({
+      command: { type: 'piece_quantity', quantity: BigInt(ctx.body.quantity) * UNIT },
+    })),
   // POST /api/picker/orders/{order_id}/items/{item_id}/manual-pick
   manualPickPickingItem: async (ctx) =>
     itemCommand(ctx, ctx.path, 'manual_pick', async () => ({
@@ -522,7 +617,8 @@ export const pickerHandlers = {
   // POST /api/picker/orders/{order_id}/items/{item_id}/weight
   weighPickingItem: async (ctx) => {
     const weight = parseDecimal(ctx.body.weight_kg, 3);
-    if (weight === null || weight <= 0n) throw refusal(422, 'WEIGHT_INVALID', 'The weight must be positive with at most three decimal places', null);
+    if (weight === null || weight <= 0n)
+      throw refusal(422, 'WEIGHT_INVALID', 'The weight must be positive with at most three decimal places', null);
     const barcode = ctx.body.barcode ?? null;
     return itemCommand(ctx, ctx.path, 'weight', async (s, item) => {
       if (barcode === null) return { command: { type: 'weight', weight, barcode: null, match: null } };
@@ -531,19 +627,23 @@ export const pickerHandlers = {
     });
   },
   // POST /api/picker/orders/{order_id}/items/{item_id}/missing
-  markPickingItemMissing: async (ctx) => itemCommand(ctx, ctx.path, 'missing', async () => ({ command: { type: 'missing', action: ctx.body.action } })),
+  markPickingItemMissing: async (ctx) =>
+    itemCommand(ctx, ctx.path, 'missing', async () => ({ command: { type: 'missing', action: ctx.body.action } })),
   // POST /api/picker/orders/{order_id}/items/{item_id}/clarification/resolve
   resolvePickingItemClarification: async (ctx) =>
     itemCommand(ctx, ctx.path, 'resolve', async () => ({ command: { type: 'resolve', resolution: ctx.body.resolution } })),
   // POST /api/picker/orders/{order_id}/items/{item_id}/clarification/reopen
-  reopenPickingItem: async (ctx) => itemCommand(ctx, ctx.path, 'reopen', async () => ({ command: { type: 'reopen', reason: ctx.body.reason } })),
+  reopenPickingItem: async (ctx) =>
+    itemCommand(ctx, ctx.path, 'reopen', async () => ({ command: { type: 'reopen', reason: ctx.body.reason } })),
   // POST /api/picker/orders/{order_id}/items/{item_id}/clarification/confirm
   confirmPickingItemClarification: async (ctx) => {
     let quantityKg: bigint | null = null;
     if (ctx.body.quantity_kg !== undefined) {
       quantityKg = parseDecimal(ctx.body.quantity_kg, 3);
       if (quantityKg === null || quantityKg <= 0n) {
-        throw validationFailed([{ loc: ['body', 'quantity_kg'], msg: 'must be positive with at most three decimal places', type: 'multipleOf' }]);
+        throw validationFailed([
+          { loc: ['body', 'quantity_kg'], msg: 'must be positive with at most three decimal places', type: 'multipleOf' },
+        ]);
       }
     }
     const quantity = ctx.body.quantity == null ? null : BigInt(ctx.body.quantity) * UNIT;

@@ -29,7 +29,9 @@ export const qaHandlers = {
     const { phone, purpose } = ctx.query;
     // PROD does not route this operation; the check here keeps it closed even if it were.
     if (config.env !== 'TEST' || !isTestPhone(phone, config.auth.otpTestPhonePrefixes)) throw notFound('Not a configured test phone');
-    const candidates = await Promise.all((purpose ? [purpose] : (['login', 'update_pin'] as const)).map((p) => latestOtpCode(db, phone, p)));
+    const candidates = await Promise.all(
+      (purpose ? [purpose] : (['login', 'update_pin'] as const)).map((p) => latestOtpCode(db, phone, p)),
+    );
     const code = candidates
       .filter((c) => c?.plain_code && c.created_at.getTime() > ctx.deps.clock.nowMs() - QA_CODE_RETENTION_MS)
       .sort((a, b) => b!.id - a!.id)[0];
@@ -57,14 +59,17 @@ export const qaHandlers = {
     const delivery = await db.transaction().execute(async (trx) => {
       const o = await lockCustomerOrder(trx, orderId, customerId);
       if (!o) throw notFound('No order with this id');
-      if (o.type !== 'delivery' || o.delivery_lon === null || o.delivery_lat === null) throw conflict('ORDER_HAS_NO_DELIVERY', 'A pickup order has no courier delivery');
+      if (o.type !== 'delivery' || o.delivery_lon === null || o.delivery_lat === null)
+        throw conflict('ORDER_HAS_NO_DELIVERY', 'A pickup order has no courier delivery');
       // What a courier service would report with this event: who, where, and when they arrive.
       const store = { lon: o.store_lon, lat: o.store_lat };
       const customer = { lon: o.delivery_lon, lat: o.delivery_lat };
       const assigning = body.state === 'courier_assigned' && o.tracking_state === 'searching_courier';
       const courier = assigning ? simulatedCourier(o.id, o.order_version) : undefined;
       const given = body.courier_location ?? undefined;
-      const position = given ?? (assigning ? store : o.courier_lon !== null && o.courier_lat !== null ? { lon: o.courier_lon, lat: o.courier_lat } : store);
+      const position =
+        given ??
+        (assigning ? store : o.courier_lon !== null && o.courier_lat !== null ? { lon: o.courier_lon, lat: o.courier_lat } : store);
       // A new state, or a new position in the same one, gets a new arrival estimate.
       const stage = body.state !== o.tracking_state || given ? ETA_STAGE[body.state] : undefined;
       const event: CourierEvent = {
@@ -72,8 +77,21 @@ export const qaHandlers = {
         comment: body.comment,
         location: assigning ? position : given,
         courier,
-        eta: stage ? simulatedEta(stage, { courier: position, store, customer }, courier?.transport ?? o.courier_transport ?? 'car', ctx.deps.clock.now()) : undefined,
-        route: body.state === 'en_route' ? [[position.lon, position.lat], [customer.lon, customer.lat]] : undefined,
+        eta: stage
+          ? simulatedEta(
+              stage,
+              { courier: position, store, customer },
+              courier?.transport ?? o.courier_transport ?? 'car',
+              ctx.deps.clock.now(),
+            )
+          : undefined,
+        route:
+          body.state === 'en_route'
+            ? [
+                [position.lon, position.lat],
+                [customer.lon, customer.lat],
+              ]
+            : undefined,
       };
       await applyCourierEvent(trx, o, event, ctx.deps.clock.now());
       return deliveryView((await findCustomerOrder(trx, orderId, customerId))!, ctx.lang, config.orders.trackingRefreshSeconds);

@@ -64,7 +64,10 @@ async function prepare(url: string, largeProducts: number | null): Promise<void>
     if (largeProducts) {
       const started = performance.now();
       await handle.db.transaction().execute((trx) => importCatalog(trx, demoCatalogFile({ products: largeProducts })));
-      await handle.db.transaction().setIsolationLevel('repeatable read').execute((trx) => publishCatalogVersion(trx, 24, new Date()));
+      await handle.db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .execute((trx) => publishCatalogVersion(trx, 24, new Date()));
       console.log(`  loaded and published ${largeProducts} products in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     }
     // Fresh tables: statistics and the visibility map, as a database in service would have them.
@@ -78,11 +81,18 @@ async function fixtureOf(url: string): Promise<Fixture> {
   const handle = connect(url, { max: 1 });
   try {
     const leaf = await sql<{ id: string }>`SELECT id FROM categories WHERE code = 'milk'`.execute(handle.db);
-    const products = await sql<{ id: string }>`SELECT product_id AS id FROM inventories WHERE store_id = ${STORE} AND is_default ORDER BY product_id LIMIT 50`.execute(handle.db);
+    const products = await sql<{
+      id: string;
+    }>`SELECT product_id AS id FROM inventories WHERE store_id = ${STORE} AND is_default ORDER BY product_id LIMIT 50`.execute(handle.db);
     const snapshot = await sql<{ version_id: string; etag: string }>`
       SELECT s.version_id, s.etag FROM catalog_snapshots s JOIN catalog_versions v ON v.id = s.version_id
       WHERE v.replaced_at IS NULL AND s.store_id = ${STORE} AND s.language = 'ru'`.execute(handle.db);
-    return { leafCategory: leaf.rows[0]!.id, productIds: products.rows.map((r) => r.id), version: snapshot.rows[0]!.version_id, etag: snapshot.rows[0]!.etag };
+    return {
+      leafCategory: leaf.rows[0]!.id,
+      productIds: products.rows.map((r) => r.id),
+      version: snapshot.rows[0]!.version_id,
+      etag: snapshot.rows[0]!.etag,
+    };
   } finally {
     await handle.close();
   }
@@ -90,11 +100,16 @@ async function fixtureOf(url: string): Promise<Fixture> {
 
 function requestsOf(scenario: Scenario, f: Fixture): { path: string; headers?: Record<string, string> }[] {
   switch (scenario) {
-    case 'trivial': return [{ path: '/api/logistics/map/config' }];
-    case 'listing': return [{ path: `/api/catalog/products/?category_id=${f.leafCategory}&page_size=20` }];
-    case 'detail': return f.productIds.map((id) => ({ path: `/api/catalog/products/${id}` }));
-    case 'bootstrap304': return [{ path: `/api/catalog/bootstrap/${f.version}`, headers: { 'if-none-match': f.etag } }];
-    case 'search': return SEARCHES.map((q) => ({ path: `/api/catalog/products/?search=${encodeURIComponent(q)}&page_size=20` }));
+    case 'trivial':
+      return [{ path: '/api/logistics/map/config' }];
+    case 'listing':
+      return [{ path: `/api/catalog/products/?category_id=${f.leafCategory}&page_size=20` }];
+    case 'detail':
+      return f.productIds.map((id) => ({ path: `/api/catalog/products/${id}` }));
+    case 'bootstrap304':
+      return [{ path: `/api/catalog/bootstrap/${f.version}`, headers: { 'if-none-match': f.etag } }];
+    case 'search':
+      return SEARCHES.map((q) => ({ path: `/api/catalog/products/?search=${encodeURIComponent(q)}&page_size=20` }));
   }
 }
 
@@ -106,12 +121,14 @@ async function load(port: number, scenario: Scenario, f: Fixture, seconds: numbe
     connections,
     duration: seconds,
     headers: { 'x-store-id': STORE, 'accept-language': 'ru' },
-    requests: [{
-      setupRequest: (req) => {
-        const v = variants[next++ % variants.length];
-        return { ...req, path: v!.path, headers: { ...req.headers, ...v!.headers } };
+    requests: [
+      {
+        setupRequest: (req) => {
+          const v = variants[next++ % variants.length];
+          return { ...req, path: v!.path, headers: { ...req.headers, ...v!.headers } };
+        },
       },
-    }],
+    ],
   });
   const expected = scenario === 'bootstrap304' ? '3xx' : '2xx';
   const good = expected === '3xx' ? result['3xx'] : result['2xx'];
@@ -133,10 +150,15 @@ async function sequentialLatencyMs(port: number, scenario: Scenario, f: Fixture,
     new Promise<number>((resolve, reject) => {
       const started = performance.now();
       http
-        .get({ host: '127.0.0.1', port, path: v.path, agent, headers: { 'x-store-id': STORE, 'accept-language': 'ru', ...v.headers } }, (res) => {
-          res.resume();
-          res.once('end', () => (res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`${scenario}: status ${res.statusCode}`))));
-        })
+        .get(
+          { host: '127.0.0.1', port, path: v.path, agent, headers: { 'x-store-id': STORE, 'accept-language': 'ru', ...v.headers } },
+          (res) => {
+            res.resume();
+            res.once('end', () =>
+              res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`${scenario}: status ${res.statusCode}`)),
+            );
+          },
+        )
         .once('error', reject);
     });
   const times: number[] = [];
@@ -214,14 +236,19 @@ async function main(): Promise<void> {
             uncachedRps[s].push(uncached[s]!);
             uncachedRatios[s].push(uncached[s]! / round.trivial!);
           }
-          console.log(`round ${r}: ${SCENARIOS.map((s) => `${s} ${Math.round(round[s]!)}`).join(', ')}; keeping nothing: ${UNCACHED.map((s) => `${s} ${Math.round(uncached[s]!)}`).join(', ')} req/s`);
+          console.log(
+            `round ${r}: ${SCENARIOS.map((s) => `${s} ${Math.round(round[s]!)}`).join(', ')}; keeping nothing: ${UNCACHED.map((s) => `${s} ${Math.round(uncached[s]!)}`).join(', ')} req/s`,
+          );
         }
       }),
     );
 
     // Latency of one client at a time, demo catalog against the large one: both services up,
     // their rounds interleaved, so machine noise hits both sizes alike.
-    const latency: Record<'small' | 'large', Record<'listing' | 'search', number[]>> = { small: { listing: [], search: [] }, large: { listing: [], search: [] } };
+    const latency: Record<'small' | 'large', Record<'listing' | 'search', number[]>> = {
+      small: { listing: [], search: [] },
+      large: { listing: [], search: [] },
+    };
     const fixtures = { small, large: await fixtureOf(urlOf(names.large)) };
     await withServer(urlOf(names.small), KEEP_NOTHING, (smallPort) =>
       withServer(urlOf(names.large), KEEP_NOTHING, async (largePort) => {
@@ -231,7 +258,8 @@ async function main(): Promise<void> {
         }
         for (let r = 0; r < rounds; r++) {
           for (const size of ['small', 'large'] as const) {
-            for (const s of ['listing', 'search'] as const) latency[size][s].push(await sequentialLatencyMs(ports[size], s, fixtures[size], seconds));
+            for (const s of ['listing', 'search'] as const)
+              latency[size][s].push(await sequentialLatencyMs(ports[size], s, fixtures[size], seconds));
           }
         }
       }),
@@ -241,11 +269,15 @@ async function main(): Promise<void> {
     console.log(`catalog throughput (demo catalog, median of ${rounds} rounds, ratio to the trivial operation of the same round):`);
     for (const s of SCENARIOS) {
       const target = TARGETS[s];
-      console.log(`  ${s.padEnd(13)} ${String(Math.round(median(rps[s])!)).padStart(6)} req/s   ratio ${median(ratios[s])!.toFixed(2)}${target ? `   (target >= ${target.toFixed(2)})` : ''}`);
+      console.log(
+        `  ${s.padEnd(13)} ${String(Math.round(median(rps[s])!)).padStart(6)} req/s   ratio ${median(ratios[s])!.toFixed(2)}${target ? `   (target >= ${target.toFixed(2)})` : ''}`,
+      );
     }
     console.log('the same on a service that keeps no listing page or product card (every answer read from PostgreSQL):');
     for (const s of UNCACHED) {
-      console.log(`  ${s.padEnd(13)} ${String(Math.round(median(uncachedRps[s])!)).padStart(6)} req/s   ratio ${median(uncachedRatios[s])!.toFixed(2)}`);
+      console.log(
+        `  ${s.padEnd(13)} ${String(Math.round(median(uncachedRps[s])!)).padStart(6)} req/s   ratio ${median(uncachedRatios[s])!.toFixed(2)}`,
+      );
     }
     console.log(`single-client mean latency, keeping nothing, ${largeProducts} products against 2,000 (target <= 1.50):`);
     for (const s of ['listing', 'search'] as const) {

@@ -139,7 +139,9 @@ function serveVariant(variant: Variant, url: string): void {
   const sessionItems = (version: number) =>
     Array.from({ length: ITEMS }, (_, n) => {
       const item: Record<string, string> = {};
-      for (let f = 0; f < 30; f++) item[`field_${f}`] = f % 3 === 0 ? ((n * 7919 + f * 104729 + version) >>> 0).toString(36).padStart(8, 'k') : `Молоко ${n}.${f}.${version}`;
+      for (let f = 0; f < 30; f++)
+        item[`field_${f}`] =
+          f % 3 === 0 ? ((n * 7919 + f * 104729 + version) >>> 0).toString(36).padStart(8, 'k') : `Молоко ${n}.${f}.${version}`;
       return item;
     });
   // The session's header in a delta answer: about the size of the service's (1 KB, 25 fields).
@@ -150,17 +152,29 @@ function serveVariant(variant: Variant, url: string): void {
   };
   const createOrder = async (customerId: number, key: string, fingerprint: string): Promise<{ body: Buffer; gzipped: boolean }> => {
     await pool.query({ name: 'floor_auth', text: 'SELECT 1 FROM floor_auth WHERE id = $1 AND revoked_at IS NULL', values: [customerId] });
-    const claim = await pool.query<{ claimed: boolean }>({ name: 'floor_order_claim', text: ORDER_CLAIM_ZONES, values: [key, fingerprint, 37.6106, 55.7579] });
+    const claim = await pool.query<{ claimed: boolean }>({
+      name: 'floor_order_claim',
+      text: ORDER_CLAIM_ZONES,
+      values: [key, fingerprint, 37.6106, 55.7579],
+    });
     if (!claim.rows[0]?.claimed) throw new Error('key taken');
     const orderId = randomUUID();
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
-      const locked = await client.query<{ customer: unknown; slot: unknown; stock: string; price: string; name: string }>({ name: 'floor_order_lock', text: ORDER_LOCK, values: [customerId] });
+      const locked = await client.query<{ customer: unknown; slot: unknown; stock: string; price: string; name: string }>({
+        name: 'floor_order_lock',
+        text: ORDER_LOCK,
+        values: [customerId],
+      });
       const row = locked.rows[0];
       if (!row!.customer || !row!.slot || Number(row!.stock) < 2) throw new Error('refused');
       const body = JSON.stringify(orderId);
-      const placed = await client.query<{ placed: boolean }>({ name: 'floor_order_write', text: ORDER_WRITE, values: [orderId, customerId, '2.000', (Number(row!.price) * 2).toFixed(2), row!.price, row!.name, body, key] });
+      const placed = await client.query<{ placed: boolean }>({
+        name: 'floor_order_write',
+        text: ORDER_WRITE,
+        values: [orderId, customerId, '2.000', (Number(row!.price) * 2).toFixed(2), row!.price, row!.name, body, key],
+      });
       if (!placed.rows[0]!.placed) throw new Error('not placed');
       await client.query('COMMIT');
       return { body: Buffer.from(body), gzipped: false };
@@ -171,22 +185,53 @@ function serveVariant(variant: Variant, url: string): void {
       client.release();
     }
   };
-  const command = async (sessionId: number, key: string, fingerprint: string, quantity: number, itemId: number): Promise<{ body: Buffer; gzipped: boolean }> => {
+  const command = async (
+    sessionId: number,
+    key: string,
+    fingerprint: string,
+    quantity: number,
+    itemId: number,
+  ): Promise<{ body: Buffer; gzipped: boolean }> => {
     if (variant === 'one-statement' || variant === 'one-prepared') {
-      const r = await pool.query({ name: variant === 'one-prepared' ? 'floor_command' : undefined, text: ONE_STATEMENT, values: [sessionId, key, fingerprint, quantity, itemId] });
+      const r = await pool.query({
+        name: variant === 'one-prepared' ? 'floor_command' : undefined,
+        text: ONE_STATEMENT,
+        values: [sessionId, key, fingerprint, quantity, itemId],
+      });
       if (!r.rows.length) throw new Error('not applied');
       return { body: Buffer.from(JSON.stringify({ applied: true, ...r.rows[0] })), gzipped: false };
     }
     if (variant === 'picker-delta') {
       await pool.query({ name: 'floor_auth', text: 'SELECT 1 FROM floor_auth WHERE id = $1 AND revoked_at IS NULL', values: [sessionId] });
-      let read = await pool.query<{ claimed?: boolean; version: number }>({ name: 'floor_delta_read', text: DELTA_CLAIM_READ, values: [sessionId, key, fingerprint] });
+      let read = await pool.query<{ claimed?: boolean; version: number }>({
+        name: 'floor_delta_read',
+        text: DELTA_CLAIM_READ,
+        values: [sessionId, key, fingerprint],
+      });
       if (!read.rows[0]?.claimed) throw new Error('key taken');
       // As the service: a session that moved on since the read is read again.
       for (let attempt = 0; attempt < 5; attempt++) {
-        if (attempt) read = await pool.query<{ claimed?: boolean; version: number }>({ name: 'floor_delta_reread', text: DELTA_CLAIM_READ.replace('EXISTS (SELECT 1 FROM k)', 'true'), values: [sessionId, key, fingerprint] });
+        if (attempt)
+          read = await pool.query<{ claimed?: boolean; version: number }>({
+            name: 'floor_delta_reread',
+            text: DELTA_CLAIM_READ.replace('EXISTS (SELECT 1 FROM k)', 'true'),
+            values: [sessionId, key, fingerprint],
+          });
         const version = read.rows[0]!.version;
-        const body = Buffer.from(JSON.stringify({ status: 'ok', applied: true, representation: 'delta', session: deltaHeader(version + 1), item: sessionItems(version + 1)[itemId % ITEMS] }));
-        const written = await pool.query({ name: 'floor_delta_write', text: DELTA_WRITE, values: [sessionId, key, quantity, itemId, version, body] });
+        const body = Buffer.from(
+          JSON.stringify({
+            status: 'ok',
+            applied: true,
+            representation: 'delta',
+            session: deltaHeader(version + 1),
+            item: sessionItems(version + 1)[itemId % ITEMS],
+          }),
+        );
+        const written = await pool.query({
+          name: 'floor_delta_write',
+          text: DELTA_WRITE,
+          values: [sessionId, key, quantity, itemId, version, body],
+        });
         if (written.rows.length) return { body, gzipped: false };
       }
       throw new Error('not applied');
@@ -194,30 +239,71 @@ function serveVariant(variant: Variant, url: string): void {
     if (variant === 'optimistic') {
       // The key is claimed with the read; a command that lost a race for the version reads again
       // (the service would, when the caller sent no expected version).
-      let read = await pool.query<{ claimed?: boolean; version: number }>({ name: 'floor_claim_read', text: OPTIMISTIC_CLAIM_READ, values: [sessionId, key, fingerprint] });
+      let read = await pool.query<{ claimed?: boolean; version: number }>({
+        name: 'floor_claim_read',
+        text: OPTIMISTIC_CLAIM_READ,
+        values: [sessionId, key, fingerprint],
+      });
       if (!read.rows[0]?.claimed) throw new Error('key taken');
       for (let attempt = 0; attempt < 3; attempt++) {
-        if (attempt) read = await pool.query<{ claimed?: boolean; version: number }>({ name: 'floor_read', text: OPTIMISTIC_READ, values: [sessionId] });
+        if (attempt)
+          read = await pool.query<{ claimed?: boolean; version: number }>({
+            name: 'floor_read',
+            text: OPTIMISTIC_READ,
+            values: [sessionId],
+          });
         const version = read.rows[0]!.version;
-        const body = await gzipAsync(JSON.stringify({ applied: true, version: version + 1, items: sessionItems(version + 1) }), { level: 1 });
-        const written = await pool.query({ name: 'floor_write', text: OPTIMISTIC_WRITE, values: [sessionId, key, quantity, itemId, version, body] });
+        const body = await gzipAsync(JSON.stringify({ applied: true, version: version + 1, items: sessionItems(version + 1) }), {
+          level: 1,
+        });
+        const written = await pool.query({
+          name: 'floor_write',
+          text: OPTIMISTIC_WRITE,
+          values: [sessionId, key, quantity, itemId, version, body],
+        });
         if (written.rows.length) return { body, gzipped: true };
       }
       throw new Error('not applied');
     }
     await pool.query({ name: 'floor_auth', text: 'SELECT 1 FROM floor_auth WHERE id = $1 AND revoked_at IS NULL', values: [sessionId] });
-    const claimed = await pool.query({ name: 'floor_claim', text: 'INSERT INTO floor_keys (key, fingerprint) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING key', values: [key, fingerprint] });
+    const claimed = await pool.query({
+      name: 'floor_claim',
+      text: 'INSERT INTO floor_keys (key, fingerprint) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING key',
+      values: [key, fingerprint],
+    });
     if (!claimed.rows.length) throw new Error('key taken');
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
-      await client.query({ name: 'floor_lock', text: 'SELECT id, version FROM floor_sessions WHERE id = $1 FOR UPDATE', values: [sessionId] });
-      const items = await client.query({ name: 'floor_items', text: 'SELECT id, session_id, quantity, state, name, pad FROM floor_items WHERE session_id = $1 ORDER BY id', values: [sessionId] });
-      const item = await client.query<Record<string, unknown>>({ name: 'floor_item', text: "UPDATE floor_items SET quantity = $1, state = 'picked' WHERE id = $2 RETURNING id, quantity, state", values: [quantity, itemId] });
-      const v = await client.query<{ version: number }>({ name: 'floor_version', text: 'UPDATE floor_sessions SET version = version + 1 WHERE id = $1 RETURNING version', values: [sessionId] });
-      await client.query({ name: 'floor_event', text: 'INSERT INTO floor_outbox (payload) VALUES ($1)', values: [JSON.stringify({ session: sessionId, version: v.rows[0]!.version })] });
+      await client.query({
+        name: 'floor_lock',
+        text: 'SELECT id, version FROM floor_sessions WHERE id = $1 FOR UPDATE',
+        values: [sessionId],
+      });
+      const items = await client.query({
+        name: 'floor_items',
+        text: 'SELECT id, session_id, quantity, state, name, pad FROM floor_items WHERE session_id = $1 ORDER BY id',
+        values: [sessionId],
+      });
+      const item = await client.query<Record<string, unknown>>({
+        name: 'floor_item',
+        text: "UPDATE floor_items SET quantity = $1, state = 'picked' WHERE id = $2 RETURNING id, quantity, state",
+        values: [quantity, itemId],
+      });
+      const v = await client.query<{ version: number }>({
+        name: 'floor_version',
+        text: 'UPDATE floor_sessions SET version = version + 1 WHERE id = $1 RETURNING version',
+        values: [sessionId],
+      });
+      await client.query({
+        name: 'floor_event',
+        text: 'INSERT INTO floor_outbox (payload) VALUES ($1)',
+        values: [JSON.stringify({ session: sessionId, version: v.rows[0]!.version })],
+      });
       const text = JSON.stringify(
-        variant === 'session' ? { applied: true, items: sessionItems(v.rows[0]!.version) } : { applied: true, item: item.rows[0], items: items.rows.length },
+        variant === 'session'
+          ? { applied: true, items: sessionItems(v.rows[0]!.version) }
+          : { applied: true, item: item.rows[0], items: items.rows.length },
       );
       const body = variant === 'session' ? await gzipAsync(text, { level: 1 }) : Buffer.from(text);
       await client.query({ name: 'floor_answer', text: 'UPDATE floor_keys SET answer = $2 WHERE key = $1', values: [key, body] });
@@ -241,8 +327,14 @@ function serveVariant(variant: Variant, url: string): void {
           const itemId = Number(/\/items\/(\d+)\//.exec(req.url ?? '')?.[1]);
           const key = String(req.headers['idempotency-key']);
           const fingerprint = createHash('sha256').update(raw).digest('base64url');
-          const answer = variant === 'order-creation' ? await createOrder(claims.sid, key, fingerprint) : await command(claims.sid, key, fingerprint, input.quantity, itemId);
-          res.writeHead(variant === 'order-creation' ? 201 : 200, { 'content-type': 'application/json', ...(answer.gzipped ? { 'content-encoding': 'gzip' } : {}) });
+          const answer =
+            variant === 'order-creation'
+              ? await createOrder(claims.sid, key, fingerprint)
+              : await command(claims.sid, key, fingerprint, input.quantity, itemId);
+          res.writeHead(variant === 'order-creation' ? 201 : 200, {
+            'content-type': 'application/json',
+            ...(answer.gzipped ? { 'content-encoding': 'gzip' } : {}),
+          });
           res.end(answer.body);
         } catch (err) {
           res.writeHead(500);
@@ -281,7 +373,12 @@ async function measureVariant(variant: Variant, url: string, seconds: number): P
               return {
                 ...req,
                 path: `/api/picker/orders/x/items/${lane.session * 100 + (lane.n % ITEMS)}/piece-quantity`,
-                headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip', authorization: tokens[lane.session - 1], 'idempotency-key': randomUUID() },
+                headers: {
+                  'content-type': 'application/json',
+                  'accept-encoding': 'gzip',
+                  authorization: tokens[lane.session - 1],
+                  'idempotency-key': randomUUID(),
+                },
                 body: JSON.stringify({ quantity: (lane.n % 3) + 1 }),
               };
             },
@@ -342,7 +439,9 @@ async function main(): Promise<void> {
     const only = process.env.BENCH_FLOOR_VARIANTS?.split(',');
     for (const variant of VARIANTS.filter((v) => !only || only.includes(v))) {
       const rps = await measureVariant(variant, database.url, seconds);
-      console.log(`${`bare command, ${variant}`.padEnd(40)} ${String(Math.round(rps)).padStart(5)} commands/s   ratio ${(rps / trivial).toFixed(3)}`);
+      console.log(
+        `${`bare command, ${variant}`.padEnd(40)} ${String(Math.round(rps)).padStart(5)} commands/s   ratio ${(rps / trivial).toFixed(3)}`,
+      );
       if ((WRITE_PATH_FLOORS as readonly string[]).includes(variant)) console.log(`figure floor-${variant}-per-second ${Math.round(rps)}`);
     }
   } finally {

@@ -51,7 +51,9 @@ async function measure(durable: boolean): Promise<void> {
       const withNotify = median(rates.get(`${clients}/notify`)!);
       const without = median(rates.get(`${clients}/none`)!);
       const cost = 1 - withNotify! / without!;
-      console.log(`${label}, ${clients} clients: ${Math.round(withNotify!)} orders/s with the NOTIFY trigger (old), ${Math.round(without!)} with the wake-up after commit (new) (cost ${(cost * 100).toFixed(1)} %; medians of ${rounds})`);
+      console.log(
+        `${label}, ${clients} clients: ${Math.round(withNotify!)} orders/s with the NOTIFY trigger (old), ${Math.round(without!)} with the wake-up after commit (new) (cost ${(cost * 100).toFixed(1)} %; medians of ${rounds})`,
+      );
       console.log(`figure order-creation-notify-cost-${label}-${clients} ${cost.toFixed(3)}`);
     }
   } finally {

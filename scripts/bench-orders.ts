@@ -33,11 +33,25 @@ async function customersWithTokens(db: ReturnType<typeof connect>['db'], count: 
   const rows = Array.from({ length: count }, () => ({ customerId: randomUUID(), sessionId: randomUUID() }));
   for (let i = 0; i < rows.length; i += 1000) {
     const chunk = rows.slice(i, i + 1000);
-    await db.insertInto('customers').values(chunk.map((r) => ({ id: r.customerId, phone: null }))).execute();
-    await db.insertInto('customer_preferences').values(chunk.map((r) => ({ customer_id: r.customerId, language: 'en' as const }))).execute();
+    await db
+      .insertInto('customers')
+      .values(chunk.map((r) => ({ id: r.customerId, phone: null })))
+      .execute();
+    await db
+      .insertInto('customer_preferences')
+      .values(chunk.map((r) => ({ customer_id: r.customerId, language: 'en' as const })))
+      .execute();
     await db
       .insertInto('auth_sessions')
-      .values(chunk.map((r) => ({ id: r.sessionId, principal_kind: 'customer' as const, customer_id: r.customerId, refresh_jti: randomUUID(), expires_at: new Date(Date.now() + 86_400_000) })))
+      .values(
+        chunk.map((r) => ({
+          id: r.sessionId,
+          principal_kind: 'customer' as const,
+          customer_id: r.customerId,
+          refresh_jti: randomUUID(),
+          expires_at: new Date(Date.now() + 86_400_000),
+        })),
+      )
       .execute();
   }
   return rows.map((r) => ({ customerId: r.customerId, token: tokens.sign('customer_access', r.customerId, r.sessionId) }));
@@ -73,7 +87,10 @@ export async function benchOrders(
       .values({ code: `BENCH-${i}-${randomUUID().slice(0, 6)}`, name_ru: `Товар ${i}`, name_en: `Product ${i}` })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await db.insertInto('inventories').values({ product_id: product.id, store_id: STORE, unit_id: unit.id, is_default: true, stock: '1000000.000', unit_price: '600.00' }).execute();
+    await db
+      .insertInto('inventories')
+      .values({ product_id: product.id, store_id: STORE, unit_id: unit.id, is_default: true, stock: '1000000.000', unit_price: '600.00' })
+      .execute();
     const slotId = randomUUID();
     await sql`INSERT INTO store_slots (id, store_id, kind, slot_date, starts_at, ends_at, capacity)
       VALUES (${slotId}, ${STORE}, 'delivery', (now() AT TIME ZONE 'Europe/Moscow')::date + 2, now() + interval '2 days' + make_interval(mins => ${i}),
@@ -113,7 +130,12 @@ export async function benchOrders(
           const lane = ((context as { lane?: { auth: string; body: string } }).lane ??= lanes[nextLane++ % lanes.length]);
           return {
             ...req,
-            headers: { 'content-type': 'application/json', authorization: lane!.auth, 'x-store-id': STORE, 'idempotency-key': randomUUID() },
+            headers: {
+              'content-type': 'application/json',
+              authorization: lane!.auth,
+              'x-store-id': STORE,
+              'idempotency-key': randomUUID(),
+            },
             body: lane!.body,
           };
         },
@@ -130,7 +152,13 @@ export async function benchOrders(
   return { trivial: trivialRps, orders: created / seconds, roundTrips: trips!.perRequest, p99: orders.latency.p99 };
 }
 
-async function benchSockets(child: BenchService, db: ReturnType<typeof connect>['db'], count: number, eventsPerSecond: number, seconds: number) {
+async function benchSockets(
+  child: BenchService,
+  db: ReturnType<typeof connect>['db'],
+  count: number,
+  eventsPerSecond: number,
+  seconds: number,
+) {
   const customers = await customersWithTokens(db, count);
   const before = await child.rss();
   const url = `ws://127.0.0.1:${child.port}/ws/orders/tracking/`;
@@ -177,7 +205,13 @@ async function benchSockets(child: BenchService, db: ReturnType<typeof connect>[
           type: 'order.changed',
           customer_id: c!.customerId,
           order_id: orderId,
-          payload: JSON.stringify({ type: 'order.changed', event_id: eventId, notification_id: null, occurred_at: new Date().toISOString(), data: { event_id: eventId, order_id: orderId, order_version: 2, status: 'confirmed', changes: ['status'] } }),
+          payload: JSON.stringify({
+            type: 'order.changed',
+            event_id: eventId,
+            notification_id: null,
+            occurred_at: new Date().toISOString(),
+            data: { event_id: eventId, order_id: orderId, order_version: 2, status: 'confirmed', changes: ['status'] },
+          }),
         });
       }
       await db.insertInto('outbox_events').values(rows).execute();
@@ -245,7 +279,9 @@ export async function benchOrdersAndSockets(): Promise<{ ordersPerSecond: number
         for (const clients of [32, 128]) {
           const withNotify = rates[`${clients}/notify`];
           const without = rates[`${clients}/none`];
-          console.log(`order creation, ${clients} clients: ${Math.round(withNotify!)} orders/s with the NOTIFY trigger, ${Math.round(without!)} without (cost ${((1 - withNotify! / without!) * 100).toFixed(1)} %)`);
+          console.log(
+            `order creation, ${clients} clients: ${Math.round(withNotify!)} orders/s with the NOTIFY trigger, ${Math.round(without!)} without (cost ${((1 - withNotify! / without!) * 100).toFixed(1)} %)`,
+          );
           console.log(`figure order-creation-notify-cost-${clients} ${(1 - withNotify! / without!).toFixed(3)}`);
         }
       } finally {
@@ -255,10 +291,14 @@ export async function benchOrdersAndSockets(): Promise<{ ordersPerSecond: number
     if (socketCount === 0) return { ordersPerSecond: o.orders }; // BENCH_SOCKETS=0: order creation only
     child = await startBenchService(database.url);
     const s = await benchSockets(child, handle.db, socketCount, eventsPerSecond, seconds * 2);
-    console.log(`${socketCount} tracking sockets connected in ${s.connectSeconds.toFixed(1)} s; service RSS ${(s.rssBefore / 2 ** 20).toFixed(1)} -> ${(s.rssAfter / 2 ** 20).toFixed(1)} MiB`);
+    console.log(
+      `${socketCount} tracking sockets connected in ${s.connectSeconds.toFixed(1)} s; service RSS ${(s.rssBefore / 2 ** 20).toFixed(1)} -> ${(s.rssAfter / 2 ** 20).toFixed(1)} MiB`,
+    );
     console.log(`RSS per socket    ${(s.rssPerSocketBytes / 1024).toFixed(2)} KB  (target < 8 KB)`);
     console.log(`figure rss-per-socket-kb ${(s.rssPerSocketBytes / 1024).toFixed(2)}`);
-    console.log(`events at ${eventsPerSecond}/s: ${s.received}/${s.expected} delivered; event-to-socket p50 ${s.p50} ms, p99 ${s.p99} ms (target < 100), max ${s.max} ms`);
+    console.log(
+      `events at ${eventsPerSecond}/s: ${s.received}/${s.expected} delivered; event-to-socket p50 ${s.p50} ms, p99 ${s.p99} ms (target < 100), max ${s.max} ms`,
+    );
     return { ordersPerSecond: o.orders };
   } finally {
     if (child) await child.stop();

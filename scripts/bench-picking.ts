@@ -63,18 +63,33 @@ async function prepareLanes(db: Db): Promise<Lane[]> {
     const sessionId = randomUUID();
     await db
       .insertInto('auth_sessions')
-      .values({ id: sessionId, principal_kind: 'picker', picker_id: picker.id, refresh_jti: randomUUID(), expires_at: new Date(Date.now() + 86_400_000) })
+      .values({
+        id: sessionId,
+        principal_kind: 'picker',
+        picker_id: picker.id,
+        refresh_jti: randomUUID(),
+        expires_at: new Date(Date.now() + 86_400_000),
+      })
       .execute();
     const order = await db.transaction().execute((trx) =>
-      insertConfirmedOrder(trx, {
-        customerId: DEMO_CUSTOMER.id,
-        storeId: STORE,
-        type: 'delivery',
-        express: true,
-        lines: inventories.map((inv, i) => ({ inventoryId: inv.id, quantity: String(2 + (i % 3)) })),
-      }, new Date()),
+      insertConfirmedOrder(
+        trx,
+        {
+          customerId: DEMO_CUSTOMER.id,
+          storeId: STORE,
+          type: 'delivery',
+          express: true,
+          lines: inventories.map((inv, i) => ({ inventoryId: inv.id, quantity: String(2 + (i % 3)) })),
+        },
+        new Date(),
+      ),
     );
-    lanes.push({ auth: `Bearer ${tokens.sign('picker_access', String(picker.id), sessionId)}`, orderId: order.orderId, items: [], next: 0 });
+    lanes.push({
+      auth: `Bearer ${tokens.sign('picker_access', String(picker.id), sessionId)}`,
+      orderId: order.orderId,
+      items: [],
+      next: 0,
+    });
   }
   return lanes;
 }
@@ -84,7 +99,12 @@ interface PickingAnswer {
   items?: { item_id: number; ordered_quantity: string }[];
 }
 
-async function post(base: string, lane: Lane, path: string, body?: object): Promise<{ status: number; body: PickingAnswer | undefined; ms: number }> {
+async function post(
+  base: string,
+  lane: Lane,
+  path: string,
+  body?: object,
+): Promise<{ status: number; body: PickingAnswer | undefined; ms: number }> {
   const t0 = performance.now();
   const r = await fetch(`${base}${path}`, {
     method: 'POST',
@@ -125,7 +145,12 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number }> {
     const sampleItem = sample!.items[0];
     const sized = await fetch(`${base}/api/picker/orders/${sample!.orderId}/items/${sampleItem!.id}/piece-quantity`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: sample!.auth, 'idempotency-key': randomUUID(), 'accept-encoding': 'identity' },
+      headers: {
+        'content-type': 'application/json',
+        authorization: sample!.auth,
+        'idempotency-key': randomUUID(),
+        'accept-encoding': 'identity',
+      },
       body: JSON.stringify({ quantity: sampleItem!.ordered - 1 }),
     });
     const answerBytes = (await sized.arrayBuffer()).byteLength;
@@ -154,7 +179,12 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number }> {
               ...req,
               path: `/api/picker/orders/${lane!.orderId}/items/${item!.id}/piece-quantity`,
               // As the apps' HTTP stacks (OkHttp, URLSession) do: the session answer comes gzipped.
-              headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip', authorization: lane!.auth, 'idempotency-key': randomUUID() },
+              headers: {
+                'content-type': 'application/json',
+                'accept-encoding': 'gzip',
+                authorization: lane!.auth,
+                'idempotency-key': randomUUID(),
+              },
               body: JSON.stringify({ quantity }),
             };
           },
@@ -182,11 +212,17 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number }> {
     const perSecond = applied / seconds;
     console.log('');
     console.log(`picking: ${PICKERS} pickers, orders of ${LINES} lines`);
-    console.log(`start (${PICKERS} at once)        mean ${mean(starts.map((s) => s.ms)).toFixed(0)} ms, max ${Math.max(...starts.map((s) => s.ms)).toFixed(0)} ms`);
+    console.log(
+      `start (${PICKERS} at once)        mean ${mean(starts.map((s) => s.ms)).toFixed(0)} ms, max ${Math.max(...starts.map((s) => s.ms)).toFixed(0)} ms`,
+    );
     console.log(`trivial operation (${TRIVIAL}) ${Math.round(trivial.requests.average)} req/s on the full service`);
-    console.log(`item commands, ${PICKERS} pickers    ${Math.round(perSecond)} commands/s (p50 ${commands.latency.p50} ms, p99 ${commands.latency.p99} ms)`);
+    console.log(
+      `item commands, ${PICKERS} pickers    ${Math.round(perSecond)} commands/s (p50 ${commands.latency.p50} ms, p99 ${commands.latency.p99} ms)`,
+    );
     console.log(`item command / trivial  ${(perSecond / trivial.requests.average).toFixed(3)}  (target >= 0.30)`);
-    console.log(`finish (${PICKERS} at once)       mean ${mean(finishes.map((s) => s.ms)).toFixed(0)} ms, max ${Math.max(...finishes.map((s) => s.ms)).toFixed(0)} ms`);
+    console.log(
+      `finish (${PICKERS} at once)       mean ${mean(finishes.map((s) => s.ms)).toFixed(0)} ms, max ${Math.max(...finishes.map((s) => s.ms)).toFixed(0)} ms`,
+    );
     console.log(`figure picker-commands-per-second ${Math.round(perSecond)}`);
     console.log(`figure picker-command-p99-ms ${commands.latency.p99}`);
     console.log(`figure picker-command-answer-bytes ${answerBytes}`);

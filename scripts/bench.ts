@@ -26,7 +26,14 @@ import { benchPicking } from './bench-picking.js';
 
 type Variant = 'full' | 'one' | 'raw';
 const PATH = '/api/logistics/map/config';
-const BODY = { enabled: true, map_public_token: null, style_uri: null, search_min_length: 2, search_max_results: 7, search_debounce_ms: 400 };
+const BODY = {
+  enabled: true,
+  map_public_token: null,
+  style_uri: null,
+  search_min_length: 2,
+  search_max_results: 7,
+  search_debounce_ms: 400,
+};
 
 async function serve(variant: Variant): Promise<void> {
   let server: http.Server;
@@ -38,7 +45,13 @@ async function serve(variant: Variant): Promise<void> {
       res.end(payload);
     });
   } else {
-    const config = loadConfig({ ...process.env, APP_ENV: 'TEST', LOG_LEVEL: 'silent', VALIDATE_RESPONSES: 'false', JWT_SECRET: 'bench-secret-bench-secret-bench-secret-00' });
+    const config = loadConfig({
+      ...process.env,
+      APP_ENV: 'TEST',
+      LOG_LEVEL: 'silent',
+      VALIDATE_RESPONSES: 'false',
+      JWT_SECRET: 'bench-secret-bench-secret-bench-secret-00',
+    });
     const full = loadSpec('TEST');
     const document = variant === 'full' ? full : { ...full, paths: { [PATH]: full.paths[PATH]! } };
     // The trivial operation touches no database; the pool is created but never connects.
@@ -125,7 +138,9 @@ async function main(): Promise<void> {
     console.log(`full / one   ${(full! / one!).toFixed(3)}  (target >= 0.90)`);
     console.log(`full / raw   ${(full! / raw!).toFixed(3)}  (target >= 0.30, stretch 0.45)`);
     console.log(`figure trivial/raw ${(full! / raw!).toFixed(3)}`);
-    console.log(`init of the full spec: median ${median(init)!.toFixed(0)} ms (target < 1500); all validators compiled in ${median(warm)!.toFixed(0)} ms more`);
+    console.log(
+      `init of the full spec: median ${median(init)!.toFixed(0)} ms (target < 1500); all validators compiled in ${median(warm)!.toFixed(0)} ms more`,
+    );
   }
   const seconds2 = Number(process.env.BENCH_SECONDS ?? 5);
   const orders = process.env.BENCH_ORDERS !== '0' ? await benchOrdersAndSockets() : null;
@@ -134,7 +149,9 @@ async function main(): Promise<void> {
   if (process.env.BENCH_FLOORS !== '0' && (orders || picking)) {
     const floors = await benchWritePathFloors(seconds2);
     console.log('');
-    console.log(`floor: picker item command (delta answer) ${Math.round(floors['picker-delta'])} commands/s; order creation ${Math.round(floors['order-creation'])} orders/s`);
+    console.log(
+      `floor: picker item command (delta answer) ${Math.round(floors['picker-delta'])} commands/s; order creation ${Math.round(floors['order-creation'])} orders/s`,
+    );
     if (picking) console.log(`figure picker-command/floor ${(picking.commandsPerSecond / floors['picker-delta']).toFixed(2)}`);
     if (orders) console.log(`figure order-creation/floor ${(orders.ordersPerSecond / floors['order-creation']).toFixed(2)}`);
   }

@@ -13,14 +13,17 @@ const outFlag = process.argv.indexOf('--out');
 const dist = path.resolve(outFlag >= 0 ? process.argv[outFlag + 1]! : path.join(root, 'dist'));
 
 rmSync(dist, { recursive: true, force: true });
-execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', dist], { cwd: root, stdio: 'inherit' });
+execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', dist], {
+  cwd: root,
+  stdio: 'inherit',
+});
 
 mkdirSync(path.join(dist, 'generated'), { recursive: true });
 for (const file of readdirSync(path.join(root, 'generated'))) {
-  if (file.endsWith('.json') || file.endsWith('.html')) copyFileSync(path.join(root, 'generated', file), path.join(dist, 'generated', file));
+  if (file.endsWith('.json') || file.endsWith('.html'))
+    copyFileSync(path.join(root, 'generated', file), path.join(dist, 'generated', file));
 }
 
 const commit = process.env.BUILD_COMMIT || gitCommit(root);
 writeFileSync(path.join(dist, 'build-info.json'), JSON.stringify({ commit, node: process.version }, null, 2) + '\n');
 console.log(`built ${path.relative(root, dist) || dist} (commit ${commit}, ${process.version})`);
-

@@ -44,7 +44,12 @@ try {
 }
 
 const config = loadConfig();
-const database = await openDatabase({ databaseUrl: config.databaseDirectUrl ?? config.databaseUrl, namedStatements: false, dataDir: config.dataDir, poolMax: 2 });
+const database = await openDatabase({
+  databaseUrl: config.databaseDirectUrl ?? config.databaseUrl,
+  namedStatements: false,
+  dataDir: config.dataDir,
+  poolMax: 2,
+});
 let exitCode = 0;
 try {
   await migrateToLatest(database.db);

@@ -8,7 +8,12 @@ import { publishCatalogVersion } from '../db/queries/catalog-snapshot.js';
 import { loadConfig } from '../server/config.js';
 
 const config = loadConfig();
-const database = await openDatabase({ databaseUrl: config.databaseDirectUrl ?? config.databaseUrl, namedStatements: false, dataDir: config.dataDir, poolMax: 2 });
+const database = await openDatabase({
+  databaseUrl: config.databaseDirectUrl ?? config.databaseUrl,
+  namedStatements: false,
+  dataDir: config.dataDir,
+  poolMax: 2,
+});
 try {
   await migrateToLatest(database.db);
   const started = performance.now();
@@ -17,7 +22,9 @@ try {
     // One consistent view of the catalog for every snapshot of the version.
     .setIsolationLevel('repeatable read')
     .execute((trx) => publishCatalogVersion(trx, config.catalog.previousVersionTtlHours, new Date()));
-  console.log(`published catalog version ${publication.version} at ${publication.published_at} in ${Math.round(performance.now() - started)} ms`);
+  console.log(
+    `published catalog version ${publication.version} at ${publication.published_at} in ${Math.round(performance.now() - started)} ms`,
+  );
   for (const s of publication.snapshots) {
     console.log(`  store ${s.store_id} ${s.language}: ${s.products} products, ${s.bytes} bytes (${s.gzip_bytes} gzip), ETag ${s.etag}`);
   }

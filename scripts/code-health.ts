@@ -10,12 +10,17 @@ function files(dir: string): string[] {
   const full = path.join(projectRoot, dir);
   return readdirSync(full).flatMap((name) => {
     const rel = path.join(dir, name);
-    if (statSync(path.join(projectRoot, rel)).isDirectory()) return rel.startsWith(path.join('test', 'consumers', 'clients')) ? [] : files(rel);
+    if (statSync(path.join(projectRoot, rel)).isDirectory())
+      return rel.startsWith(path.join('test', 'consumers', 'clients')) ? [] : files(rel);
     return rel.endsWith('.ts') ? [rel] : [];
   });
 }
 
-function count(paths: string[], pattern: RegExp, except: (file: string) => boolean = () => false): { total: number; where: Record<string, number> } {
+function count(
+  paths: string[],
+  pattern: RegExp,
+  except: (file: string) => boolean = () => false,
+): { total: number; where: Record<string, number> } {
   const where: Record<string, number> = {};
   let total = 0;
   for (const file of paths) {
@@ -39,11 +44,27 @@ const service = ['domain', 'db', 'handlers', 'server'].flatMap(files);
 const tests = files('test');
 
 const cruise = JSON.parse(
-  execFileSync(path.join(projectRoot, 'node_modules', '.bin', 'depcruise'), ['domain', 'db', 'generated', 'handlers', 'server', 'scripts', 'index.ts', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], {
-    cwd: projectRoot,
-    encoding: 'utf8',
-    maxBuffer: 64 << 20,
-  }),
+  execFileSync(
+    path.join(projectRoot, 'node_modules', '.bin', 'depcruise'),
+    [
+      'domain',
+      'db',
+      'generated',
+      'handlers',
+      'server',
+      'scripts',
+      'index.ts',
+      '--config',
+      '.dependency-cruiser.cjs',
+      '--output-type',
+      'json',
+    ],
+    {
+      cwd: projectRoot,
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    },
+  ),
 ) as { summary: { violations: unknown[] } };
 
 /** The one module that speaks to openapi-backend, whose context types are `any`. */

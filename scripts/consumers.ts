@@ -50,7 +50,10 @@ const GENERATORS: Record<Generator, { label: string; generate: (spec: string, di
   },
   orval: {
     label: 'orval',
-    generate: (spec, dir) => [bin('orval'), ['--input', spec, '--output', path.join(dir, 'api.ts'), '--client', 'fetch', '--mode', 'single']],
+    generate: (spec, dir) => [
+      bin('orval'),
+      ['--input', spec, '--output', path.join(dir, 'api.ts'), '--client', 'fetch', '--mode', 'single'],
+    ],
     entry: 'api.ts',
   },
 };
@@ -58,10 +61,15 @@ const GENERATORS: Record<Generator, { label: string; generate: (spec: string, di
 function run(cmd: string, cmdArgs: string[], timeoutMs = 300_000): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     // The bins are node scripts: run them on this Node (the project's pinned one under npm scripts).
-    execFile(process.execPath, [cmd, ...cmdArgs], { cwd: root, env: quietEnv, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      resolve({ code, output: `${stdout}${stderr}`.trim() });
-    });
+    execFile(
+      process.execPath,
+      [cmd, ...cmdArgs],
+      { cwd: root, env: quietEnv, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        resolve({ code, output: `${stdout}${stderr}`.trim() });
+      },
+    );
   });
 }
 
@@ -107,7 +115,12 @@ async function checkClient(gen: Generator, env: Env): Promise<string | null> {
     include: ['client/**/*.ts'],
   };
   writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2) + '\n');
-  const compiled = await run(path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), ['-p', path.join(dir, 'tsconfig.json'), '--strict', '--noEmit']);
+  const compiled = await run(path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), [
+    '-p',
+    path.join(dir, 'tsconfig.json'),
+    '--strict',
+    '--noEmit',
+  ]);
   if (compiled.code !== 0) {
     // tsc names files relative to the working directory: the consumer code under test/consumers/clients, the client under .tmp.
     return `${what}: does not compile with tsc --strict (generated into ${rel(clientDir)}, consumer code ${files.map(rel).join(', ')})\n${compiled.output}`;
@@ -117,7 +130,11 @@ async function checkClient(gen: Generator, env: Env): Promise<string | null> {
 }
 
 async function checkClients(): Promise<string[]> {
-  console.log(`clients: ${Object.values(GENERATORS).map((g) => g.label).join(' and ')} from ${rel(specDir)}/openapi.{test,prod}.json, tsc --strict`);
+  console.log(
+    `clients: ${Object.values(GENERATORS)
+      .map((g) => g.label)
+      .join(' and ')} from ${rel(specDir)}/openapi.{test,prod}.json, tsc --strict`,
+  );
   const jobs = (Object.keys(GENERATORS) as Generator[]).flatMap((gen) => ENVS.map((env) => () => checkClient(gen, env)));
   // Two at a time: generators and tsc are CPU-bound, and CI machines are small.
   const failures: string[] = [];
@@ -158,7 +175,11 @@ async function startService(): Promise<Service> {
     LOG_LEVEL: 'info',
     WARM_VALIDATORS: 'false',
   };
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const log = createWriteStream(logFile);
   child.stderr!.pipe(log, { end: false });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -238,7 +259,9 @@ async function checkWorkflows(starting: Promise<Service>, startedAt: number): Pr
   let service: Service | null = null;
   try {
     service = await starting;
-    console.log(`  service listening on ${service.url} (${process.env.DATABASE_URL ? 'DATABASE_URL' : `scratch data in ${rel(path.join(out, 'data'))}`}, up after ${seconds(startedAt)})`);
+    console.log(
+      `  service listening on ${service.url} (${process.env.DATABASE_URL ? 'DATABASE_URL' : `scratch data in ${rel(path.join(out, 'data'))}`}, up after ${seconds(startedAt)})`,
+    );
     const started = Date.now();
     const phones = new Set<string>();
     const inputs: Record<string, string> = {
@@ -257,7 +280,9 @@ async function checkWorkflows(starting: Promise<Service>, startedAt: number): Pr
     ]);
     const summary = respect.output.split('\n').filter((l) => /^\s*(Workflows|Steps|Checks):/.test(l));
     if (respect.code !== 0) {
-      return [`Redocly Respect workflows (${rel(workflows)}) failed against the TEST service (service log: ${rel(service.log)}):\n${respect.output}`];
+      return [
+        `Redocly Respect workflows (${rel(workflows)}) failed against the TEST service (service log: ${rel(service.log)}):\n${respect.output}`,
+      ];
     }
     console.log(`  ok  ${summary.map((l) => l.trim()).join(', ')}  (${seconds(started)})`);
     return [];
@@ -277,7 +302,9 @@ async function main(): Promise<number> {
   if (!onlyWorkflows) failures.push(...(await checkClients()));
   if (starting) failures.push(...(await checkWorkflows(starting, started)));
   for (const failure of failures) console.error(`\nconsumer check failed: ${failure}`);
-  console.log(failures.length ? `\nconsumer checks: ${failures.length} failed (${seconds(started)})` : `consumer checks passed (${seconds(started)})`);
+  console.log(
+    failures.length ? `\nconsumer checks: ${failures.length} failed (${seconds(started)})` : `consumer checks passed (${seconds(started)})`,
+  );
   return failures.length ? 1 : 0;
 }
 

@@ -56,7 +56,11 @@ export function buildDocs(bundleDir: string, outDir: string): void {
       path.join(outDir, docsFileName(env)),
     ];
     try {
-      execFileSync(path.join(root, 'node_modules', '.bin', 'redocly'), args, { cwd: root, env: quietEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+      execFileSync(path.join(root, 'node_modules', '.bin', 'redocly'), args, {
+        cwd: root,
+        env: quietEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     } catch (err) {
       const e = err as { stdout?: Buffer; stderr?: Buffer };
       process.stderr.write(String(e.stdout ?? '') + String(e.stderr ?? ''));

@@ -5,7 +5,12 @@ import { migrateToLatest } from '../db/migrate.js';
 import { loadConfig } from '../server/config.js';
 
 const config = loadConfig();
-const database = await openDatabase({ databaseUrl: config.databaseDirectUrl ?? config.databaseUrl, namedStatements: false, dataDir: config.dataDir, poolMax: 2 });
+const database = await openDatabase({
+  databaseUrl: config.databaseDirectUrl ?? config.databaseUrl,
+  namedStatements: false,
+  dataDir: config.dataDir,
+  poolMax: 2,
+});
 try {
   const result = await migrateToLatest(database.db);
   const applied = (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

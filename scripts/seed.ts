@@ -5,7 +5,12 @@ import { seedDemoData } from '../db/seed/demo.js';
 import { loadConfig } from '../server/config.js';
 
 const config = loadConfig();
-const database = await openDatabase({ databaseUrl: config.databaseDirectUrl ?? config.databaseUrl, namedStatements: false, dataDir: config.dataDir, poolMax: 2 });
+const database = await openDatabase({
+  databaseUrl: config.databaseDirectUrl ?? config.databaseUrl,
+  namedStatements: false,
+  dataDir: config.dataDir,
+  poolMax: 2,
+});
 try {
   await migrateToLatest(database.db);
   const { seeded } = await seedDemoData(database.db, new Date());

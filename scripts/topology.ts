@@ -268,7 +268,13 @@ async function call(method: string, url: string, init: { headers?: Record<string
     answers.push(a);
     return a;
   } catch (err) {
-    const a = { status: 0, body: undefined, servedBy: null, error: (err as Error).cause ? String(((err as Error).cause as Error).message) : (err as Error).message, at };
+    const a = {
+      status: 0,
+      body: undefined,
+      servedBy: null,
+      error: (err as Error).cause ? String(((err as Error).cause as Error).message) : (err as Error).message,
+      at,
+    };
     answers.push(a);
     return a;
   }
@@ -277,7 +283,12 @@ async function call(method: string, url: string, init: { headers?: Record<string
 /** Retries what a client retries (network errors, 502/503) with the same request, up to 6 times. */
 async function callRetrying(method: string, url: string, init: { headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
   let a = await call(method, url, init);
-  for (let attempt = 1; attempt < 6 && (a.status === 0 || a.status === 502 || a.status === 503 || (a.status === 409 && a.body?.code === 'IDEMPOTENCY_IN_PROGRESS')); attempt++) {
+  for (
+    let attempt = 1;
+    attempt < 6 &&
+    (a.status === 0 || a.status === 502 || a.status === 503 || (a.status === 409 && a.body?.code === 'IDEMPOTENCY_IN_PROGRESS'));
+    attempt++
+  ) {
     await sleep(150 * attempt);
     a = await call(method, url, init);
   }
@@ -322,7 +333,11 @@ function openSocket(c: Customer): void {
     }
   });
   ws.on('message', (m) => {
-    const event = JSON.parse((m as Buffer).toString()) as { order_version?: number; data?: { order_id?: string; order_version?: number }; order_id?: string };
+    const event = JSON.parse((m as Buffer).toString()) as {
+      order_version?: number;
+      data?: { order_id?: string; order_version?: number };
+      order_id?: string;
+    };
     const id = event.order_id ?? event.data?.order_id;
     const version = event.order_version ?? event.data?.order_version;
     if (id && typeof version === 'number' && c.orders.has(id)) c.orders.set(id, Math.max(c.orders.get(id)!, version));
@@ -334,7 +349,13 @@ function openSocket(c: Customer): void {
   });
 }
 
-async function customerJourney(c: Customer, product: { product_id: string; unit_id: string; quantity: number }, slots: string[], stopAt: number, results: { acked: Set<string>; replayMismatches: number }) {
+async function customerJourney(
+  c: Customer,
+  product: { product_id: string; unit_id: string; quantity: number },
+  slots: string[],
+  stopAt: number,
+  results: { acked: Set<string>; replayMismatches: number },
+) {
   const auth = { authorization: `Bearer ${c.access}`, 'x-store-id': STORE };
   // Orders keep coming through both faults, until stopAt (bounded in count too).
   for (let i = 0; i < ORDERS_PER_CUSTOMER && performance.now() < stopAt; i++) {
@@ -343,7 +364,12 @@ async function customerJourney(c: Customer, product: { product_id: string; unit_
       type: 'delivery',
       payment_method: 'cash',
       items: [product],
-      delivery_context: { address_line: 'Tverskaya St, 7, Moscow', location: { lon: 37.6106, lat: 55.7579 }, slot_id: slots[randomInt(slots.length)], is_express: false },
+      delivery_context: {
+        address_line: 'Tverskaya St, 7, Moscow',
+        location: { lon: 37.6106, lat: 55.7579 },
+        slot_id: slots[randomInt(slots.length)],
+        is_express: false,
+      },
     };
     const first = await callRetrying('POST', '/api/orders/', { headers: { ...auth, 'idempotency-key': key }, body });
     if (first.status !== 201) {
@@ -362,7 +388,12 @@ async function customerJourney(c: Customer, product: { product_id: string; unit_
   }
 }
 
-async function pickerJourney(access: string, orderIds: () => string[], stopAt: number, results: { commands: number; doubleEffects: number }) {
+async function pickerJourney(
+  access: string,
+  orderIds: () => string[],
+  stopAt: number,
+  results: { commands: number; doubleEffects: number },
+) {
   const auth = { authorization: `Bearer ${access}`, 'x-store-id': STORE };
   const started = new Set<string>();
   while (performance.now() < stopAt) {
@@ -374,19 +405,31 @@ async function pickerJourney(access: string, orderIds: () => string[], stopAt: n
     started.add(id);
     // The same command twice at once with one key, as a handheld retrying on a flaky network.
     const key = randomUUID();
-    const [a, b] = await Promise.all([0, 1].map(() => callRetrying('POST', `/api/picker/orders/${id}/start`, { headers: { ...auth, 'idempotency-key': key } })));
+    const [a, b] = await Promise.all(
+      [0, 1].map(() => callRetrying('POST', `/api/picker/orders/${id}/start`, { headers: { ...auth, 'idempotency-key': key } })),
+    );
     const session = [a, b].find((r) => r!.status === 200 || r!.status === 201)?.body;
     if (!session?.items?.length) continue;
     results.commands++;
     const item = session.items[0];
     const pickKey = randomUUID();
     const before = session.version as number;
-    await Promise.all([0, 1].map(() => callRetrying('POST', `/api/picker/orders/${id}/items/${item!.item_id}/manual-pick`, { headers: { ...auth, 'idempotency-key': pickKey }, body: { quantity: Number(item!.quantity ?? item!.ordered_quantity ?? 1) } })));
+    await Promise.all(
+      [0, 1].map(() =>
+        callRetrying('POST', `/api/picker/orders/${id}/items/${item!.item_id}/manual-pick`, {
+          headers: { ...auth, 'idempotency-key': pickKey },
+          body: { quantity: Number(item!.quantity ?? item!.ordered_quantity ?? 1) },
+        }),
+      ),
+    );
     results.commands++;
     const after = await callRetrying('GET', `/api/picker/orders/${id}/session`, { headers: auth });
     if (after.status === 200 && after.body!.version !== before + 1) results.doubleEffects++;
     // One open session per picker: hand the order back to the queue before the next.
-    await callRetrying('POST', `/api/picker/orders/${id}/cancel`, { headers: { ...auth, 'idempotency-key': randomUUID() }, body: { reason: 'topology test' } });
+    await callRetrying('POST', `/api/picker/orders/${id}/cancel`, {
+      headers: { ...auth, 'idempotency-key': randomUUID() },
+      body: { reason: 'topology test' },
+    });
   }
 }
 
@@ -473,7 +516,12 @@ async function main(): Promise<void> {
     .orderBy('i.unit_price', 'desc')
     .limit(1)
     .executeTakeFirstOrThrow();
-  await setup.db.updateTable('inventories').set({ stock: '100000.000' }).where('product_id', '=', stocked.product_id).where('store_id', '=', STORE).execute();
+  await setup.db
+    .updateTable('inventories')
+    .set({ stock: '100000.000' })
+    .where('product_id', '=', stocked.product_id)
+    .where('store_id', '=', STORE)
+    .execute();
   const product = { product_id: stocked.product_id, unit_id: stocked.unit_id, quantity: Math.ceil(1100 / Number(stocked.unit_price)) };
   const slots: string[] = [];
   for (let i = 0; i < 4; i++) {
@@ -527,12 +575,20 @@ async function main(): Promise<void> {
 
   // ---- assertions ----
   const ids = [...orderResults.acked];
-  const found = await setup.db.selectFrom('orders').select(['id', 'order_version']).where('id', 'in', ids.length ? ids : [randomUUID()]).execute();
+  const found = await setup.db
+    .selectFrom('orders')
+    .select(['id', 'order_version'])
+    .where('id', 'in', ids.length ? ids : [randomUUID()])
+    .execute();
   const perCustomer = await setup.db
     .selectFrom('orders')
     .innerJoin('customers', 'customers.id', 'orders.customer_id')
     .select((eb) => ['customers.phone', eb.fn.countAll<number>().as('n')])
-    .where('customers.phone', 'in', customers.map((c) => c.phone))
+    .where(
+      'customers.phone',
+      'in',
+      customers.map((c) => c.phone),
+    )
     .groupBy('customers.phone')
     .execute();
   const placed = perCustomer.reduce((n, r) => n + Number(r.n), 0);
@@ -550,19 +606,36 @@ async function main(): Promise<void> {
   console.log('');
   check(found.length === ids.length, `every acknowledged order exists: ${found.length} of ${ids.length}`);
   check(placed === ids.length, `no order exists twice: ${placed} orders in the database for ${ids.length} acknowledged`);
-  check(orderResults.replayMismatches === 0, `a repeated Idempotency-Key on another instance answered the same order (${orderResults.replayMismatches} mismatches)`);
-  check(pickerResults.doubleEffects === 0 && pickerResults.commands > 0, `duplicated picker commands took effect once (${pickerResults.commands} commands, ${pickerResults.doubleEffects} applied twice)`);
+  check(
+    orderResults.replayMismatches === 0,
+    `a repeated Idempotency-Key on another instance answered the same order (${orderResults.replayMismatches} mismatches)`,
+  );
+  check(
+    pickerResults.doubleEffects === 0 && pickerResults.commands > 0,
+    `duplicated picker commands took effect once (${pickerResults.commands} commands, ${pickerResults.doubleEffects} applied twice)`,
+  );
   check(behind === 0, `every socket ends with each order's latest order_version (${behind} behind)`);
-  check(customers.some((c) => c.reconnects > 0), `sockets dropped by the killed and the drained instance reconnected through the balancer`);
-  check(inDrain.length > 0 && drainFailures.length === 0, `no request reset or refused during the drain (${inDrain.length} requests, ${drainFailures.length} failed)`);
-  check(sampler.peak.server < INSTANCES * POOL_MAX, `the pooler pools: at most ${sampler.peak.server} server connections for ${INSTANCES} x DB_POOL_MAX = ${INSTANCES * POOL_MAX}`);
+  check(
+    customers.some((c) => c.reconnects > 0),
+    `sockets dropped by the killed and the drained instance reconnected through the balancer`,
+  );
+  check(
+    inDrain.length > 0 && drainFailures.length === 0,
+    `no request reset or refused during the drain (${inDrain.length} requests, ${drainFailures.length} failed)`,
+  );
+  check(
+    sampler.peak.server < INSTANCES * POOL_MAX,
+    `the pooler pools: at most ${sampler.peak.server} server connections for ${INSTANCES} x DB_POOL_MAX = ${INSTANCES * POOL_MAX}`,
+  );
 
   console.log('');
   console.log(`requests through the balancer  ${answers.length}`);
   console.log(`by status                      ${[...byStatus].map(([s, n]) => `${s}: ${n}`).join(', ')}`);
   console.log(`orders acknowledged / found    ${ids.length} / ${found.length}`);
   console.log(`picker commands (each twice)   ${pickerResults.commands}`);
-  console.log(`socket reconnects              ${customers.reduce((n, c) => n + c.reconnects, 0)}; longest gap until caught up ${Math.round(Math.max(...customers.map((c) => c.longestGapMs)))} ms`);
+  console.log(
+    `socket reconnects              ${customers.reduce((n, c) => n + c.reconnects, 0)}; longest gap until caught up ${Math.round(Math.max(...customers.map((c) => c.longestGapMs)))} ms`,
+  );
   console.log(`pooler connections (peak)      server ${sampler.peak.server}, client ${sampler.peak.client}`);
   console.log(`figure topology-requests ${answers.length}`);
   console.log(`figure topology-orders-acked ${ids.length}`);

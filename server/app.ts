@@ -16,7 +16,16 @@ import { docsHandler } from './docs.js';
 import { faviconHandler } from './favicon.js';
 import { AppError, badRequest, notFound, unauthorized, validationFailed, type ErrorCode, type StatusOf } from './errors.js';
 import { isNotImplemented, type HandlerMap, type PathParams, type RequestBody, type RequestContext } from './handler-types.js';
-import { errorReply, isDatabaseUnavailable, nulCharacterIssues, preferredLanguage, send, serializeBody, validationIssues, type HttpReply } from './http/responses.js';
+import {
+  errorReply,
+  isDatabaseUnavailable,
+  nulCharacterIssues,
+  preferredLanguage,
+  send,
+  serializeBody,
+  validationIssues,
+  type HttpReply,
+} from './http/responses.js';
 import { redactUrl } from './logger.js';
 import { createMetrics, metricsHandler, type Metrics } from './metrics.js';
 import { installCompiledRouting, routeTableFor, type RouteTable } from './router.js';
@@ -88,7 +97,13 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
 
   const notImplemented = new Set<string>();
   // Only the operations of the served document: PROD lacks the TEST-only ones.
-  const servedIds = new Set(Object.values(source.paths ?? {}).flatMap((item) => Object.values(item).filter(isOperation).map((op) => op.operationId)));
+  const servedIds = new Set(
+    Object.values(source.paths ?? {}).flatMap((item) =>
+      Object.values(item)
+        .filter(isOperation)
+        .map((op) => op.operationId),
+    ),
+  );
   const operationIds = (Object.keys(OPERATIONS) as OperationId[]).filter((id) => servedIds.has(id));
   for (const id of operationIds) if (!handlers[id] || isNotImplemented(handlers[id])) notImplemented.add(id);
 
@@ -140,7 +155,8 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     return { recoveryToken: token };
   });
 
-  const errorBody = <C extends ErrorCode>(status: StatusOf<C>, code: C, detail: string, extraHeaders?: Record<string, string>) =>
+  const errorBody =
+    <C extends ErrorCode>(status: StatusOf<C>, code: C, detail: string, extraHeaders?: Record<string, string>) =>
     (req: express.Request): Reply => ({
       status,
       headers: extraHeaders,
@@ -177,7 +193,8 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       const principal = principalOf(c);
       // Optional authorization: a token that is sent must be valid, so a client with an expired
       // token refreshes instead of silently browsing as a guest.
-      if (!principal && c.operation.security?.length && req.headers.authorization) throw databaseFailureOf(c) ?? unauthorized(undefined, req);
+      if (!principal && c.operation.security?.length && req.headers.authorization)
+        throw databaseFailureOf(c) ?? unauthorized(undefined, req);
       const nul = nulCharacterIssues({ body: c.request.requestBody, query: c.request.query, path: c.request.params });
       if (nul.length) throw validationFailed(nul);
       const loose = looseIntegerIssues(c.operation, req.path);
@@ -284,9 +301,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
   app.get('/favicon.ico', faviconHandler());
   if (config.metrics.enabled) app.get('/metrics', metricsHandler(metrics, config.metrics.bearerToken));
 
-  app.use(
-    express.json({ limit: config.bodyLimitBytes, type: ['application/json', 'application/*+json'], strict: false }),
-  );
+  app.use(express.json({ limit: config.bodyLimitBytes, type: ['application/json', 'application/*+json'], strict: false }));
 
   app.use(async (req, res, next) => {
     if (!req.path.startsWith('/api/') && req.path !== '/api') {
@@ -307,9 +322,18 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     // rather than validated as if no body had been sent.
     if (target?.requestBody && req.body === undefined && hasBody(req)) {
       const sent = req.headers['content-type'];
-      send(res, errorReply(new AppError(415, 'UNSUPPORTED_MEDIA_TYPE',
-        `The body must be JSON: send it with Content-Type: application/json (${sent ? `it was ${sent.split(';')[0]!.trim()}` : 'no Content-Type was sent'})`),
-        res.locals.requestId, res.locals.log));
+      send(
+        res,
+        errorReply(
+          new AppError(
+            415,
+            'UNSUPPORTED_MEDIA_TYPE',
+            `The body must be JSON: send it with Content-Type: application/json (${sent ? `it was ${sent.split(';')[0]!.trim()}` : 'no Content-Type was sent'})`,
+          ),
+          res.locals.requestId,
+          res.locals.log,
+        ),
+      );
       return;
     }
     if (trimmed.size && req.body && typeof req.body === 'object') {
@@ -318,7 +342,13 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     }
     try {
       reply = (await api.handleRequest(
-        { method, path: req.path, query: req.query as RoutedRequest['query'], headers: req.headers as RoutedRequest['headers'], body: req.body as unknown },
+        {
+          method,
+          path: req.path,
+          query: req.query as RoutedRequest['query'],
+          headers: req.headers as RoutedRequest['headers'],
+          body: req.body as unknown,
+        },
         req,
         res,
       )) as Reply;
@@ -358,7 +388,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     } else if (parser.status !== undefined && parser.status >= 400 && parser.status < 500 && parser.expose) {
       send(res, errorReply(badRequest('BAD_REQUEST', String(parser.message)), requestId, log));
     } else {
-      send(res, errorReply(err, requestId, (res.locals.log) ?? log));
+      send(res, errorReply(err, requestId, res.locals.log ?? log));
     }
   });
 
@@ -435,7 +465,9 @@ function looseIntegerIssues(operation: { path: string; parameters?: unknown[] },
   const names = (operation.parameters ?? []).flatMap((p) => {
     const param = p as { in?: string; name?: string; schema?: { type?: unknown } };
     const type = param.schema?.type;
-    return param.in === 'path' && param.name && (type === 'integer' || (Array.isArray(type) && type.includes('integer'))) ? [param.name] : [];
+    return param.in === 'path' && param.name && (type === 'integer' || (Array.isArray(type) && type.includes('integer')))
+      ? [param.name]
+      : [];
   });
   if (!names.length) return [];
   const template = operation.path.split(/(\{[^}]+\})/);
@@ -450,6 +482,14 @@ function looseIntegerIssues(operation: { path: string; parameters?: unknown[] },
   if (!match) return [];
   return names.flatMap((name) => {
     const raw = decodeURIComponent(match[order.indexOf(name) + 1] ?? '');
-    return /^(0|-?[1-9][0-9]*)$/.test(raw) ? [] : [{ loc: ['path', name], msg: 'must be an integer written in decimal digits without sign, spaces or leading zeros', type: 'integer' }];
+    return /^(0|-?[1-9][0-9]*)$/.test(raw)
+      ? []
+      : [
+          {
+            loc: ['path', name],
+            msg: 'must be an integer written in decimal digits without sign, spaces or leading zeros',
+            type: 'integer',
+          },
+        ];
   });
 }

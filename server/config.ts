@@ -178,7 +178,8 @@ function logisticsConfig(env: NodeJS.ProcessEnv): LogisticsConfig {
   const enabled = bool(env, 'MAP_ENABLED', publicToken !== null);
   if (enabled && !publicToken) throw new Error('MAP_ENABLED=true needs MAP_PUBLIC_TOKEN (the map SDK cannot load without it)');
   const provider = (env.GEOCODER_PROVIDER ?? 'gazetteer').toLowerCase();
-  if (provider !== 'gazetteer' && provider !== 'mapbox') throw new Error(`GEOCODER_PROVIDER must be gazetteer or mapbox, got "${env.GEOCODER_PROVIDER}"`);
+  if (provider !== 'gazetteer' && provider !== 'mapbox')
+    throw new Error(`GEOCODER_PROVIDER must be gazetteer or mapbox, got "${env.GEOCODER_PROVIDER}"`);
   const accessToken = env.GEOCODER_ACCESS_TOKEN || null;
   if (provider === 'mapbox' && !accessToken) throw new Error('GEOCODER_PROVIDER=mapbox needs GEOCODER_ACCESS_TOKEN');
   return {
@@ -225,10 +226,14 @@ function catalogConfig(env: NodeJS.ProcessEnv): CatalogConfig {
     const min = env[`MOBILE_${name}_MIN_VERSION`] ?? minimum;
     const max = env[`MOBILE_${name}_LATEST_VERSION`] ?? latest;
     if (min === '' && max === '') return null; // both set empty: the platform is not configured
-    for (const [key, v] of [[`MOBILE_${name}_MIN_VERSION`, min], [`MOBILE_${name}_LATEST_VERSION`, max]]) {
+    for (const [key, v] of [
+      [`MOBILE_${name}_MIN_VERSION`, min],
+      [`MOBILE_${name}_LATEST_VERSION`, max],
+    ]) {
       if (!isVersion(v!)) throw new Error(`${key} must be a version like 2.14.0, got "${v}"`);
     }
-    if (compareVersions(min, max) > 0) throw new Error(`MOBILE_${name}_MIN_VERSION (${min}) is above MOBILE_${name}_LATEST_VERSION (${max})`);
+    if (compareVersions(min, max) > 0)
+      throw new Error(`MOBILE_${name}_MIN_VERSION (${min}) is above MOBILE_${name}_LATEST_VERSION (${max})`);
     return { minimum: min, latest: max };
   };
   return {
@@ -384,7 +389,8 @@ export interface PickingConfig {
 function pickingConfig(env: NodeJS.ProcessEnv): PickingConfig {
   const tolerance = env.PICKING_WEIGHT_TOLERANCE_PERCENT ?? '10.0';
   const t = /^([0-9]{1,2})(\.[0-9])?$/.exec(tolerance);
-  if (!t || Number(tolerance) >= 50) throw new Error(`PICKING_WEIGHT_TOLERANCE_PERCENT must be a percent below 50 with at most one decimal, got "${tolerance}"`);
+  if (!t || Number(tolerance) >= 50)
+    throw new Error(`PICKING_WEIGHT_TOLERANCE_PERCENT must be a percent below 50 with at most one decimal, got "${tolerance}"`);
   return {
     weightTolerancePercent: `${t[1]}${t[2] ?? '.0'}`,
     maxAddedItems: int(env, 'PICKING_MAX_ADDED_ITEMS', 10, 0),
@@ -473,7 +479,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(projectRoot, env.DATA_DIR || '.data');
   const databaseUrl = env.DATABASE_URL || null;
   if (appEnv === 'PROD') {
-    if (!env.JWT_SECRET || env.JWT_SECRET.length < 32) throw new Error('PROD needs JWT_SECRET of at least 32 characters: set it to a random secret (openssl rand -base64 48)');
+    if (!env.JWT_SECRET || env.JWT_SECRET.length < 32)
+      throw new Error('PROD needs JWT_SECRET of at least 32 characters: set it to a random secret (openssl rand -base64 48)');
     if (!databaseUrl) throw new Error('PROD needs DATABASE_URL (the embedded database is for development and tests)');
   }
   // A variable set to nothing (`VAR=` from a template) is unset, never an empty key.
@@ -514,7 +521,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       otpMaxSendsPerHour: int(env, 'OTP_MAX_SENDS_PER_HOUR', 5, 1),
       // The QA operation exists only in TEST; in PROD no phone is a test phone, whatever is set.
       otpTestPhonePrefixes:
-        appEnv === 'PROD' ? [] : (env.OTP_TEST_PHONE_PREFIXES ?? '+7999000').split(',').map((p) => p.trim()).filter(Boolean),
+        appEnv === 'PROD'
+          ? []
+          : (env.OTP_TEST_PHONE_PREFIXES ?? '+7999000')
+              .split(',')
+              .map((p) => p.trim())
+              .filter(Boolean),
       pinMaxFailures: int(env, 'PIN_MAX_FAILURES', 5, 1),
       pickerMaxFailures: int(env, 'PICKER_MAX_FAILURES', 10, 1),
       lockoutSeconds: int(env, 'SIGN_IN_LOCKOUT_SECONDS', 15 * 60, 1),
@@ -558,8 +570,10 @@ export function developmentProvidersIn(config: Config): string[] {
   if (config.env !== 'PROD') return [];
   const found: string[] = [];
   if (config.sms.provider === 'log') found.push('SMS_PROVIDER=log (codes are only logged)');
-  if (config.orders.bank.provider === 'sandbox') found.push('BANK_PROVIDER=sandbox (invoices cannot be paid: its QA operation is TEST only)');
-  if (config.orders.courier.provider === 'simulator') found.push('COURIER_PROVIDER=simulator (deliveries never move: its QA operation is TEST only)');
+  if (config.orders.bank.provider === 'sandbox')
+    found.push('BANK_PROVIDER=sandbox (invoices cannot be paid: its QA operation is TEST only)');
+  if (config.orders.courier.provider === 'simulator')
+    found.push('COURIER_PROVIDER=simulator (deliveries never move: its QA operation is TEST only)');
   if (config.orders.push.provider === 'recording') found.push('PUSH_PROVIDER=recording (no push leaves the service)');
   if (config.loyalty.provider === 'local') found.push('LOYALTY_PROVIDER=local (wallets live in this database only)');
   return found;

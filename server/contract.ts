@@ -89,7 +89,8 @@ export function loadSpec(env: AppEnv): OpenApiDocument {
 /** The first server of the served spec: wherever the document was fetched from. */
 export const SERVED_ORIGIN = {
   url: '/',
-  description: 'This service: the host the document was fetched from (a relative URL, so a client generator or a Redocly Respect run against a local service needs no override).',
+  description:
+    'This service: the host the document was fetched from (a relative URL, so a client generator or a Redocly Respect run against a local service needs no override).',
 } as const;
 
 /**
@@ -152,9 +153,14 @@ export class ResponseValidator {
   check(r: ResponseCheck): string[] {
     const op = this.operations.get(r.operationId);
     if (!op) return [`operation ${r.operationId} is not in the spec`];
-    const key = String(r.status) in op.responses ? String(r.status)
-      : `${String(r.status)[0]}XX` in op.responses ? `${String(r.status)[0]}XX`
-      : 'default' in op.responses ? 'default' : undefined;
+    const key =
+      String(r.status) in op.responses
+        ? String(r.status)
+        : `${String(r.status)[0]}XX` in op.responses
+          ? `${String(r.status)[0]}XX`
+          : 'default' in op.responses
+            ? 'default'
+            : undefined;
     if (!key) return [`status ${r.status} is not declared for ${r.operationId} (declared: ${Object.keys(op.responses).join(', ')})`];
     let response: ResponseObject | undefined = op.responses[key];
     let pointer = `${op.pointer}/${escapePointer(key)}`;

@@ -142,7 +142,11 @@ export const ERROR_STATUS = {
 } as const satisfies Record<ErrorCode, ErrorStatus | readonly [ErrorStatus, ErrorStatus]>;
 
 /** The statuses a code may come with. */
-export type StatusOf<C extends ErrorCode> = C extends ErrorCode ? ((typeof ERROR_STATUS)[C] extends readonly (infer S extends ErrorStatus)[] ? S : (typeof ERROR_STATUS)[C]) : never;
+export type StatusOf<C extends ErrorCode> = C extends ErrorCode
+  ? (typeof ERROR_STATUS)[C] extends readonly (infer S extends ErrorStatus)[]
+    ? S
+    : (typeof ERROR_STATUS)[C]
+  : never;
 /** The codes that may come with `status`. */
 export type CodeWithStatus<S extends ErrorStatus> = { [C in ErrorCode]: S extends StatusOf<C> ? C : never }[ErrorCode];
 /** The codes with a single status: an error of one needs no status from its caller. */
@@ -182,7 +186,12 @@ class ExpectedError extends Error {
  * (`err instanceof AppError` is a plain AppError, with no `any` type argument).
  */
 interface AppErrorConstructor {
-  new <C extends ErrorCode = ErrorCode>(status: StatusOf<C>, code: C, detail: string | ValidationIssue[], options?: AppErrorOptions): ExpectedError;
+  new <C extends ErrorCode = ErrorCode>(
+    status: StatusOf<C>,
+    code: C,
+    detail: string | ValidationIssue[],
+    options?: AppErrorOptions,
+  ): ExpectedError;
   readonly prototype: ExpectedError;
 }
 export type AppError = ExpectedError;
@@ -248,7 +257,10 @@ export function rateLimitHeaders(policy: RateLimitPolicy, retryAfterSeconds: num
 
 /** 429: the limit's headers and `retry_after_seconds` in the body. */
 export const rateLimited = (code: CodeWithStatus<429>, detail: string, retryAfterSeconds: number, policy: RateLimitPolicy) =>
-  new AppError(429, code, detail, { headers: rateLimitHeaders(policy, retryAfterSeconds), extra: { retry_after_seconds: retryAfterSeconds } });
+  new AppError(429, code, detail, {
+    headers: rateLimitHeaders(policy, retryAfterSeconds),
+    extra: { retry_after_seconds: retryAfterSeconds },
+  });
 
 export const tooManyRequests = (detail: string, retryAfterSeconds: number, policy: RateLimitPolicy) =>
   rateLimited('RATE_LIMITED', detail, retryAfterSeconds, policy);

@@ -10,12 +10,20 @@ import type { Logger } from './logger.js';
 type Op<K extends OperationId> = operations[K];
 type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : undefined;
 
-export type RequestBody<K extends OperationId> = Op<K> extends { requestBody: infer RB }
-  ? JsonContent<NonNullable<RB>>
-  : Op<K> extends { requestBody?: infer RB } ? JsonContent<NonNullable<RB>> | undefined : undefined;
+export type RequestBody<K extends OperationId> =
+  Op<K> extends { requestBody: infer RB }
+    ? JsonContent<NonNullable<RB>>
+    : Op<K> extends { requestBody?: infer RB }
+      ? JsonContent<NonNullable<RB>> | undefined
+      : undefined;
 
 type Params<K extends OperationId> = Op<K> extends { parameters: infer P } ? P : never;
-export type PathParams<K extends OperationId> = Params<K> extends { path: infer P } ? P : Params<K> extends { path?: infer P } ? NonNullable<P> | Record<string, never> : Record<string, never>;
+export type PathParams<K extends OperationId> =
+  Params<K> extends { path: infer P }
+    ? P
+    : Params<K> extends { path?: infer P }
+      ? NonNullable<P> | Record<string, never>
+      : Record<string, never>;
 export type QueryParams<K extends OperationId> = Params<K> extends { query?: infer Q } ? NonNullable<Q> : Record<string, never>;
 
 type HeaderParams<K extends OperationId> = Params<K> extends { header?: infer H } ? NonNullable<H> : never;

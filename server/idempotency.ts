@@ -49,7 +49,9 @@ export function fingerprintOf(...parts: unknown[]): string {
 function canonicalJson(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v ?? null);
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+  const entries = Object.entries(v as Record<string, unknown>)
+    .filter(([, x]) => x !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
   return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
 }
 
@@ -101,7 +103,14 @@ export async function withIdempotency<R extends StoredReply>(
     try {
       const reply = await action(trx);
       // Written (and gzipped when large) once: stored, and sent as is (server/http/responses.ts).
-      await saveIdempotencyAnswer(trx, scope, fingerprint, ttl, reply.status, reply.body === undefined ? null : await serializeBody(reply.body));
+      await saveIdempotencyAnswer(
+        trx,
+        scope,
+        fingerprint,
+        ttl,
+        reply.status,
+        reply.body === undefined ? null : await serializeBody(reply.body),
+      );
       return { reply };
     } catch (err) {
       if (!(err instanceof AppError && replayable(err)) || err instanceof ReplayedError) throw err;
@@ -142,7 +151,12 @@ export async function settleTakenKey<R extends StoredReply>(
 }
 
 /** After a claimed action failed: a business outcome (409/422 by default) is stored for replay; any other failure releases the key. */
-export async function settleFailedAction(db: Kysely<DB>, scope: IdempotencyScope, err: unknown, options: IdempotencyOptions = {}): Promise<void> {
+export async function settleFailedAction(
+  db: Kysely<DB>,
+  scope: IdempotencyScope,
+  err: unknown,
+  options: IdempotencyOptions = {},
+): Promise<void> {
   const replayable = options.replayableError ?? ((e) => e.status === 409 || e.status === 422);
   if (err instanceof AppError && replayable(err)) {
     const body = { detail: err.detail, code: err.code, ...err.extra };
@@ -159,11 +173,24 @@ export const IDEMPOTENCY_TTL_SECONDS = DEFAULT_TTL;
  * After an action whose claim was part of its own transaction rolled back: a business outcome
  * (409/422 by default) becomes the key's stored answer, as withIdempotency stores it.
  */
-export async function storeRefusal(db: Kysely<DB>, scope: IdempotencyScope, fingerprint: string, err: unknown, options: IdempotencyOptions = {}): Promise<void> {
+export async function storeRefusal(
+  db: Kysely<DB>,
+  scope: IdempotencyScope,
+  fingerprint: string,
+  err: unknown,
+  options: IdempotencyOptions = {},
+): Promise<void> {
   const replayable = options.replayableError ?? ((e) => e.status === 409 || e.status === 422);
   if (!(err instanceof AppError && replayable(err)) || err instanceof ReplayedError) return;
   const body = { detail: err.detail, code: err.code, ...err.extra };
-  await saveIdempotencyAnswer(db, scope, fingerprint, options.ttlSeconds ?? DEFAULT_TTL, err.status, await serializeBody({ error: body, headers: err.headers }));
+  await saveIdempotencyAnswer(
+    db,
+    scope,
+    fingerprint,
+    options.ttlSeconds ?? DEFAULT_TTL,
+    err.status,
+    await serializeBody({ error: body, headers: err.headers }),
+  );
 }
 
 /** What storeRefusal keeps of an error (any other stored body is passed through as it is). */
@@ -172,14 +199,21 @@ interface StoredErrorBody {
   headers?: Record<string, string>;
 }
 
-function replay<R extends StoredReply>(record: { response_status: number | null; response_body: unknown; response_gzip: Buffer | null }): R {
+function replay<R extends StoredReply>(record: {
+  response_status: number | null;
+  response_body: unknown;
+  response_gzip: Buffer | null;
+}): R {
   const status = record.response_status ?? 500;
   // A small answer is kept as json (read back parsed), a large one gzipped.
   const body = (record.response_gzip ? gunzipBody(record.response_gzip) : record.response_body) as StoredErrorBody | null | undefined;
   if (status >= 400) {
     const { detail, code, ...extra } = body?.error ?? {};
     // A stored error was an AppError when it was saved, so its code and status are the table's.
-    throw new ReplayedError(status as ErrorStatus, (code ?? 'INTERNAL_ERROR') as ErrorCode, detail ?? 'Replayed error', { extra, headers: body?.headers ?? {} });
+    throw new ReplayedError(status as ErrorStatus, (code ?? 'INTERNAL_ERROR') as ErrorCode, detail ?? 'Replayed error', {
+      extra,
+      headers: body?.headers ?? {},
+    });
   }
   return { status, body: status === 204 ? undefined : body } as R;
 }

@@ -7,7 +7,18 @@ export type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level | 'silent', number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
 /** Keys whose values are never written, wherever they appear in a log record. */
-const SECRET_KEYS = new Set(['authorization', 'access_token', 'x-recovery-key', 'password', 'password_repeat', 'refresh', 'access', 'token', 'code', 'pin']);
+const SECRET_KEYS = new Set([
+  'authorization',
+  'access_token',
+  'x-recovery-key',
+  'password',
+  'password_repeat',
+  'refresh',
+  'access',
+  'token',
+  'code',
+  'pin',
+]);
 /** Query parameters masked in logged URLs. */
 const SECRET_QUERY = new Set(['access_token', 'token', 'refresh', 'code']);
 
@@ -57,11 +68,14 @@ export function createLogger(
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
   if (q < 0) return url;
-  const params = url.slice(q + 1).split('&').map((pair) => {
-    const eq = pair.indexOf('=');
-    const name = decodeURIComponentSafe(eq < 0 ? pair : pair.slice(0, eq));
-    return SECRET_QUERY.has(name.toLowerCase()) ? `${pair.slice(0, eq < 0 ? pair.length : eq)}=[redacted]` : pair;
-  });
+  const params = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = decodeURIComponentSafe(eq < 0 ? pair : pair.slice(0, eq));
+      return SECRET_QUERY.has(name.toLowerCase()) ? `${pair.slice(0, eq < 0 ? pair.length : eq)}=[redacted]` : pair;
+    });
   return `${url.slice(0, q)}?${params.join('&')}`;
 }
 

@@ -75,7 +75,7 @@ export function createMetrics({ pool, log, config }: MetricsSources): Metrics {
 
   new client.Gauge({
     name: 'grocery_db_pool_connections',
-    help: 'Connections of this instance\'s PostgreSQL pool: all open ones (total) and those not lent to a query (idle).',
+    help: "Connections of this instance's PostgreSQL pool: all open ones (total) and those not lent to a query (idle).",
     labelNames: ['state'] as const,
     registers: [registry],
     collect() {
@@ -211,7 +211,11 @@ export class RequestFigures {
       lines.push(`grocery_http_request_duration_seconds_sum{operation_id="${label(op)}"} ${f.sum}`);
       lines.push(`grocery_http_request_duration_seconds_count{operation_id="${label(op)}"} ${f.count}`);
     }
-    lines.push('', '# HELP grocery_http_requests_total Finished requests per operationId and HTTP status.', '# TYPE grocery_http_requests_total counter');
+    lines.push(
+      '',
+      '# HELP grocery_http_requests_total Finished requests per operationId and HTTP status.',
+      '# TYPE grocery_http_requests_total counter',
+    );
     for (const op of ops) {
       const statuses = [...this.byOperation.get(op)!.byStatus].sort(([a], [b]) => a - b);
       for (const [status, n] of statuses) lines.push(`grocery_http_requests_total{operation_id="${label(op)}",status="${status}"} ${n}`);
@@ -229,7 +233,11 @@ export function metricsHandler(metrics: Metrics, token: string | null): express.
       // Digests of equal length, compared in constant time: the token does not leak by timing.
       if (!given || !timingSafeEqual(createHash('sha256').update(given).digest(), expected)) {
         res.status(401).setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
-        res.json({ detail: 'GET /metrics needs the metrics bearer token', code: 'UNAUTHORIZED', request_id: res.locals.requestId as string | undefined });
+        res.json({
+          detail: 'GET /metrics needs the metrics bearer token',
+          code: 'UNAUTHORIZED',
+          request_id: res.locals.requestId as string | undefined,
+        });
         return;
       }
     }

@@ -73,7 +73,10 @@ export class RouteTable {
     for (const route of templatedRoutes) {
       // Templated paths match exactly as written (trailing slash included): openapi-backend
       // extracts path parameters with the template itself.
-      const body = route.template.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+');
+      const body = route.template
+        .split(/\{[^}]+\}/)
+        .map(escapeRegExp)
+        .join('[^/]+');
       this.templated.push({ regex: new RegExp(`^${body}$`), route });
     }
   }

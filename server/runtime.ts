@@ -57,7 +57,15 @@ export interface StartOptions {
   providers?: Partial<Providers>;
 }
 
-export async function startService({ config, log: givenLog, handlers, database: givenDb, telemetry = noTelemetry, clock = systemClock, providers }: StartOptions): Promise<RunningService> {
+export async function startService({
+  config,
+  log: givenLog,
+  handlers,
+  database: givenDb,
+  telemetry = noTelemetry,
+  clock = systemClock,
+  providers,
+}: StartOptions): Promise<RunningService> {
   const log = givenLog ?? createLogger(config.logLevel);
   const timings: Record<string, number> = {};
   const t0 = performance.now();
@@ -66,8 +74,17 @@ export async function startService({ config, log: givenLog, handlers, database: 
   let t = performance.now();
   const database =
     givenDb ??
-    (await openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, namedStatements: config.dbNamedStatements, dataDir: config.dataDir, poolMax: config.dbPoolMax, limits: config.dbLimits, report: (level, message, fields) => log[level](message, fields) }, (line) =>
-      log.debug('postgres', { line }),
+    (await openDatabase(
+      {
+        databaseUrl: config.databaseUrl,
+        directUrl: config.databaseDirectUrl,
+        namedStatements: config.dbNamedStatements,
+        dataDir: config.dataDir,
+        poolMax: config.dbPoolMax,
+        limits: config.dbLimits,
+        report: (level, message, fields) => log[level](message, fields),
+      },
+      (line) => log.debug('postgres', { line }),
     ));
   mark('database', t);
 

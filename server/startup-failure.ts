@@ -48,10 +48,16 @@ export function startFailureLine(err: unknown, env: NodeJS.ProcessEnv = process.
     default:
       break;
   }
-  const lines = e.message.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = e.message
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   if (lines.length === 0) return `${e.name}.`;
   // The embedded PostgreSQL's own words: its first line, and what the server said last that matters.
-  const said = lines.slice(1).reverse().find((l) => /FATAL|ERROR|PANIC|error:/.test(l));
+  const said = lines
+    .slice(1)
+    .reverse()
+    .find((l) => /FATAL|ERROR|PANIC|error:/.test(l));
   const first = lines[0]!.replace(/:$/, '');
   return `${first}${said ? `: ${said}` : ''}${/[.!?]$/.test(first) || said ? '' : '.'}`;
 }

@@ -59,7 +59,12 @@ export interface ProductRow {
   brand?: string | null;
   weight_based?: boolean;
   weight?: string | number;
-  nutrition?: { calories?: string | number | null; protein?: string | number | null; fats?: string | number | null; carbohydrates?: string | number | null } | null;
+  nutrition?: {
+    calories?: string | number | null;
+    protein?: string | number | null;
+    fats?: string | number | null;
+    carbohydrates?: string | number | null;
+  } | null;
   barcodes?: string[];
   plu?: string | null;
   image?: { original: string; detail: string; listing: string; thumbnail: string } | null;
@@ -284,11 +289,13 @@ function rowName(kind: string, index: number, code: unknown): string {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function planCatalogImport(input: unknown, ctx: ImportContext):
-  | { ok: true; plan: CatalogImportPlan }
-  | { ok: false; problems: ImportProblem[] } {
+export function planCatalogImport(
+  input: unknown,
+  ctx: ImportContext,
+): { ok: true; plan: CatalogImportPlan } | { ok: false; problems: ImportProblem[] } {
   const problems: ImportProblem[] = [];
-  if (!isObject(input)) return { ok: false, problems: [{ row: 'file', field: '', message: 'must be a JSON object with `categories` and `products`' }] };
+  if (!isObject(input))
+    return { ok: false, problems: [{ row: 'file', field: '', message: 'must be a JSON object with `categories` and `products`' }] };
   for (const key of ['categories', 'products'] as const) {
     if (!Array.isArray(input[key])) problems.push({ row: 'file', field: key, message: 'must be an array' });
   }
@@ -322,7 +329,14 @@ export function planCatalogImport(input: unknown, ctx: ImportContext):
 
   // ---- categories ----
   const categoryRows = input.categories as unknown[];
-  const categoryByCode = new Map<string, { row: string; parent: string | null; planned: Omit<PlannedCategory, 'ancestor_codes' | 'level' | 'tree_order' | 'product_rank_from' | 'product_rank_to'> }>();
+  const categoryByCode = new Map<
+    string,
+    {
+      row: string;
+      parent: string | null;
+      planned: Omit<PlannedCategory, 'ancestor_codes' | 'level' | 'tree_order' | 'product_rank_from' | 'product_rank_to'>;
+    }
+  >();
   const ids = new Set<string>();
   categoryRows.forEach((raw, i) => {
     const r = isObject(raw) ? raw : {};
@@ -410,7 +424,14 @@ export function planCatalogImport(input: unknown, ctx: ImportContext):
       problems.push({ row: c.row, field: 'parent', message: `the tree is deeper than ${MAX_CATEGORY_LEVEL + 1} levels` });
       return;
     }
-    categories.push({ ...c.planned, ancestor_codes: ancestors, level: ancestors.length, tree_order: categories.length + 1, product_rank_from: null, product_rank_to: null });
+    categories.push({
+      ...c.planned,
+      ancestor_codes: ancestors,
+      level: ancestors.length,
+      tree_order: categories.length + 1,
+      product_rank_from: null,
+      product_rank_to: null,
+    });
     for (const child of children.get(code) ?? []) visit(child, [...ancestors, code]);
   };
   for (const root of children.get(null) ?? []) visit(root, []);
@@ -457,20 +478,29 @@ export function planCatalogImport(input: unknown, ctx: ImportContext):
     const brand = check.text(r.brand, 'brand', 200, false);
     const weightBased = check.bool(r.weight_based, 'weight_based', false);
     const weight = check.decimal(r.weight ?? 0, 'weight', 3) ?? '0.000';
-    const nutrition: Record<'calories' | 'protein' | 'fats' | 'carbohydrates', string | null> = { calories: null, protein: null, fats: null, carbohydrates: null };
+    const nutrition: Record<'calories' | 'protein' | 'fats' | 'carbohydrates', string | null> = {
+      calories: null,
+      protein: null,
+      fats: null,
+      carbohydrates: null,
+    };
     if (r.nutrition !== undefined && r.nutrition !== null) {
       if (!isObject(r.nutrition)) check.fail('nutrition', 'must be an object or null');
-      else for (const k of Object.keys(nutrition) as (keyof typeof nutrition)[]) nutrition[k] = check.decimal(r.nutrition[k], `nutrition.${k}`, 2);
+      else
+        for (const k of Object.keys(nutrition) as (keyof typeof nutrition)[])
+          nutrition[k] = check.decimal(r.nutrition[k], `nutrition.${k}`, 2);
     }
     const barcodes: string[] = [];
     if (r.barcodes !== undefined && r.barcodes !== null) {
       if (!Array.isArray(r.barcodes)) check.fail('barcodes', 'must be an array of barcodes');
-      else r.barcodes.forEach((b, j) => {
-        if (typeof b !== 'string' || !isValidGtin(b)) return check.fail(`barcodes[${j}]`, 'must be an EAN-13, EAN-8, UPC-A or GTIN-14 with a correct check digit');
-        const owner = barcodeOwner.get(b);
-        if (owner !== undefined && owner !== code) return check.fail(`barcodes[${j}]`, `${b} is already the barcode of product ${owner}`);
-        if (!barcodes.includes(b)) barcodes.push(b);
-      });
+      else
+        r.barcodes.forEach((b, j) => {
+          if (typeof b !== 'string' || !isValidGtin(b))
+            return check.fail(`barcodes[${j}]`, 'must be an EAN-13, EAN-8, UPC-A or GTIN-14 with a correct check digit');
+          const owner = barcodeOwner.get(b);
+          if (owner !== undefined && owner !== code) return check.fail(`barcodes[${j}]`, `${b} is already the barcode of product ${owner}`);
+          if (!barcodes.includes(b)) barcodes.push(b);
+        });
     }
     let plu: string | null = null;
     if (r.plu !== undefined && r.plu !== null) {
@@ -481,7 +511,10 @@ export function planCatalogImport(input: unknown, ctx: ImportContext):
     let image: PlannedProduct['image_original'][] = [null, null, null, null];
     if (r.image !== undefined && r.image !== null) {
       if (!isObject(r.image)) check.fail('image', 'must be an object with `original`, `detail`, `listing` and `thumbnail`, or null');
-      else image = (['original', 'detail', 'listing', 'thumbnail'] as const).map((k) => check.url((r.image as Record<string, unknown>)[k], `image.${k}`));
+      else
+        image = (['original', 'detail', 'listing', 'thumbnail'] as const).map((k) =>
+          check.url((r.image as Record<string, unknown>)[k], `image.${k}`),
+        );
     }
     const top = check.bool(r.top, 'top', false);
     const isNew = check.bool(r.new, 'new', false);
@@ -503,7 +536,10 @@ export function planCatalogImport(input: unknown, ctx: ImportContext):
         const unit = unitCode === null ? undefined : unitKinds.get(unitCode);
         if (unitCode !== null && !unit) check.fail(`${f}.unit`, `no unit has code "${unitCode}"`);
         if (unit && unit.kind !== (weightBased ? 'weight' : 'piece')) {
-          check.fail(`${f}.unit`, weightBased ? 'a weight-based product is sold in weight units' : 'a piece product is sold in piece units');
+          check.fail(
+            `${f}.unit`,
+            weightBased ? 'a weight-based product is sold in weight units' : 'a piece product is sold in piece units',
+          );
         }
         const key = `${storeCode}/${unitCode}`;
         if (seen.has(key)) check.fail(f, `the product is already sold in ${unitCode} in store ${storeCode}`);
@@ -588,7 +624,8 @@ export function planCatalogImport(input: unknown, ctx: ImportContext):
     const collator = new Intl.Collator(lang, { sensitivity: 'base', numeric: true });
     const key = (p: PlannedProduct) => (p.category_code === null ? Number.MAX_SAFE_INTEGER : treeOrderOf.get(p.category_code)!);
     const ordered = [...products].sort(
-      (a, b) => key(a) - key(b) || collator.compare(a[`name_${lang}`], b[`name_${lang}`]) || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0),
+      (a, b) =>
+        key(a) - key(b) || collator.compare(a[`name_${lang}`], b[`name_${lang}`]) || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0),
     );
     ordered.forEach((p, i) => (p[`sort_rank_${lang}`] = i + 1));
   }

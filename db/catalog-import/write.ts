@@ -49,14 +49,10 @@ export async function importCatalog(trx: Executor, file: unknown): Promise<Catal
       ON CONFLICT (code) DO UPDATE SET kind = excluded.kind, name_ru = excluded.name_ru, name_en = excluded.name_en,
         full_name_ru = excluded.full_name_ru, full_name_en = excluded.full_name_en, ratio = excluded.ratio`.execute(trx);
   }
-  const unitIds = new Map(
-    (await trx.selectFrom('measurement_units').select(['id', 'code']).execute()).map((u) => [u.code, u.id]),
-  );
+  const unitIds = new Map((await trx.selectFrom('measurement_units').select(['id', 'code']).execute()).map((u) => [u.code, u.id]));
 
   // ---- categories (pre-order: parents first) ----
-  const categoryIds = new Map(
-    (await trx.selectFrom('categories').select(['id', 'code']).execute()).map((c) => [c.code, c.id]),
-  );
+  const categoryIds = new Map((await trx.selectFrom('categories').select(['id', 'code']).execute()).map((c) => [c.code, c.id]));
   for (const c of plan.categories) if (!categoryIds.has(c.code)) categoryIds.set(c.code, c.id ?? randomUUID());
   const categoryRows = plan.categories.map((c) => ({
     id: categoryIds.get(c.code)!,
@@ -110,9 +106,7 @@ export async function importCatalog(trx: Executor, file: unknown): Promise<Catal
   // wants next while waiting for one it holds: a deadlock, and one of the two would fail. So
   // the import takes them all first, in that same order (it holds them to its end anyway).
   await sql`SELECT id FROM inventories ORDER BY id FOR UPDATE`.execute(trx);
-  const productIds = new Map(
-    (await trx.selectFrom('products').select(['id', 'code']).execute()).map((p) => [p.code, p.id]),
-  );
+  const productIds = new Map((await trx.selectFrom('products').select(['id', 'code']).execute()).map((p) => [p.code, p.id]));
   for (const p of plan.products) if (!productIds.has(p.code)) productIds.set(p.code, p.id ?? randomUUID());
   const fileProductCodes = plan.products.map((p) => p.code);
   const withdrawnProducts = await sql<{ id: string }>`
@@ -138,17 +132,49 @@ export async function importCatalog(trx: Executor, file: unknown): Promise<Catal
     manufacturer text, brand text, weight_based boolean, weight numeric, calories numeric, protein numeric, fats numeric,
     carbohydrates numeric, image_original text, image_detail text, image_listing text, image_thumbnail text, plu text,
     is_top boolean, is_new boolean, is_fresh boolean, popularity int, sort_rank_ru int, sort_rank_en int`);
-  const columns = ['code', 'category_id', 'name_ru', 'name_en', 'description_ru', 'description_en', 'composition_ru', 'composition_en',
-    'made_country_ru', 'made_country_en', 'manufacturer', 'brand', 'weight_based', 'weight', 'calories', 'protein', 'fats',
-    'carbohydrates', 'image_original', 'image_detail', 'image_listing', 'image_thumbnail', 'plu', 'is_top', 'is_new', 'is_fresh',
-    'popularity', 'sort_rank_ru', 'sort_rank_en'];
+  const columns = [
+    'code',
+    'category_id',
+    'name_ru',
+    'name_en',
+    'description_ru',
+    'description_en',
+    'composition_ru',
+    'composition_en',
+    'made_country_ru',
+    'made_country_en',
+    'manufacturer',
+    'brand',
+    'weight_based',
+    'weight',
+    'calories',
+    'protein',
+    'fats',
+    'carbohydrates',
+    'image_original',
+    'image_detail',
+    'image_listing',
+    'image_thumbnail',
+    'plu',
+    'is_top',
+    'is_new',
+    'is_fresh',
+    'popularity',
+    'sort_rank_ru',
+    'sort_rank_en',
+  ];
   for (let from = 0; from < productRows.length; from += 5000) {
     const chunk = productRows.slice(from, from + 5000);
     await sql`
       INSERT INTO products (id, ${sql.raw(columns.join(', '))}, is_active, updated_at)
       SELECT id, ${sql.raw(columns.join(', '))}, true, now()
       FROM jsonb_to_recordset(${asJson(chunk)}) AS x(${productColumns})
-      ON CONFLICT (code) DO UPDATE SET ${sql.raw(columns.filter((c) => c !== 'code').map((c) => `${c} = excluded.${c}`).join(', '))},
+      ON CONFLICT (code) DO UPDATE SET ${sql.raw(
+        columns
+          .filter((c) => c !== 'code')
+          .map((c) => `${c} = excluded.${c}`)
+          .join(', '),
+      )},
         is_active = true, updated_at = now()`.execute(trx);
   }
 
@@ -227,7 +253,11 @@ async function assertIdsFree(trx: Executor, plan: CatalogImportPlan): Promise<vo
       const owner = codeOf.get(r.id!);
       const current = idOf.get(r.code);
       if (current !== undefined && current !== r.id) {
-        problems.push({ row: `${table} ${r.code}`, field: 'id', message: `is ${r.id}, but ${r.code} already has id ${current} (ids never change)` });
+        problems.push({
+          row: `${table} ${r.code}`,
+          field: 'id',
+          message: `is ${r.id}, but ${r.code} already has id ${current} (ids never change)`,
+        });
       } else if (owner !== undefined && owner !== r.code) {
         problems.push({ row: `${table} ${r.code}`, field: 'id', message: `${r.id} already belongs to ${table} ${owner}` });
       }

@@ -29,7 +29,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('outbox_events')
     .addColumn('id', 'bigserial', (c) => c.primaryKey())
-    .addColumn('event_id', 'uuid', (c) => c.notNull().unique().defaultTo(sql`gen_random_uuid()`))
+    .addColumn('event_id', 'uuid', (c) =>
+      c
+        .notNull()
+        .unique()
+        .defaultTo(sql`gen_random_uuid()`),
+    )
     .addColumn('type', 'text', (c) => c.notNull())
     .addColumn('customer_id', 'uuid')
     .addColumn('store_id', 'uuid')

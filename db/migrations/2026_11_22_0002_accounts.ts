@@ -26,7 +26,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('customer_preferences')
     .addColumn('customer_id', 'uuid', (c) => c.primaryKey().references('customers.id').onDelete('cascade'))
-    .addColumn('language', 'text', (c) => c.notNull().defaultTo('en').check(sql`language IN ('ru', 'en')`))
+    .addColumn('language', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('en')
+        .check(sql`language IN ('ru', 'en')`),
+    )
     .addColumn('push_order_updates', 'boolean', (c) => c.notNull().defaultTo(true))
     .addColumn('push_promotions', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('sms_order_updates', 'boolean', (c) => c.notNull().defaultTo(true))
@@ -70,7 +75,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
     .addColumn('revoked_at', 'timestamptz')
     .addColumn('revoked_reason', 'text')
-    .addCheckConstraint('auth_sessions_principal', sql`(principal_kind = 'customer') = (customer_id IS NOT NULL) AND (principal_kind = 'picker') = (picker_id IS NOT NULL)`)
+    .addCheckConstraint(
+      'auth_sessions_principal',
+      sql`(principal_kind = 'customer') = (customer_id IS NOT NULL) AND (principal_kind = 'picker') = (picker_id IS NOT NULL)`,
+    )
     .execute();
   await sql`CREATE INDEX auth_sessions_customer ON auth_sessions (customer_id) WHERE revoked_at IS NULL`.execute(db);
   await sql`CREATE INDEX auth_sessions_picker ON auth_sessions (picker_id) WHERE revoked_at IS NULL`.execute(db);
@@ -141,7 +149,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const t of ['push_devices', 'rate_events', 'recovery_tokens', 'otp_phones', 'otp_codes', 'auth_sessions', 'picker_stores', 'pickers', 'customer_preferences', 'customers']) {
+  for (const t of [
+    'push_devices',
+    'rate_events',
+    'recovery_tokens',
+    'otp_phones',
+    'otp_codes',
+    'auth_sessions',
+    'picker_stores',
+    'pickers',
+    'customer_preferences',
+    'customers',
+  ]) {
     await db.schema.dropTable(t).execute();
   }
 }

@@ -101,7 +101,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('made_country_ru', 'text')
     .addColumn('made_country_en', 'text')
     .addColumn('weight_based', 'boolean', (c) => c.notNull().defaultTo(false))
-    .addColumn('weight', sql`numeric(10,3)`, (c) => c.notNull().defaultTo(0).check(sql`weight >= 0`))
+    .addColumn('weight', sql`numeric(10,3)`, (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`weight >= 0`),
+    )
     .addColumn('calories', sql`numeric(8,2)`)
     .addColumn('protein', sql`numeric(8,2)`)
     .addColumn('fats', sql`numeric(8,2)`)
@@ -123,12 +128,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('sort_rank_en', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('is_active', 'boolean', (c) => c.notNull().defaultTo(true))
     .addColumn('search_words', sql`text[]`, (c) =>
-      c.notNull().generatedAlwaysAs(sql`public.catalog_search_words(name_ru, name_en, brand)`).stored())
-    .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
-    .addCheckConstraint(
-      'products_image_set',
-      sql`num_nulls(image_original, image_detail, image_listing, image_thumbnail) IN (0, 4)`,
+      c
+        .notNull()
+        .generatedAlwaysAs(sql`public.catalog_search_words(name_ru, name_en, brand)`)
+        .stored(),
     )
+    .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+    .addCheckConstraint('products_image_set', sql`num_nulls(image_original, image_detail, image_listing, image_thumbnail) IN (0, 4)`)
     .execute();
   await sql`CREATE INDEX products_category ON products (category_id)`.execute(db);
   await sql`CREATE INDEX products_search_words ON products USING gin (search_words)`.execute(db);
@@ -176,10 +182,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('unit_price', sql`numeric(12,2)`, (c) => c.notNull().check(sql`unit_price >= 0`))
     .addColumn('old_price', sql`numeric(12,2)`)
     .addColumn('discount_percent', sql`numeric(5,2)`, (c) =>
-      c.generatedAlwaysAs(sql`CASE WHEN old_price IS NULL THEN NULL ELSE round((old_price - unit_price) * 100 / old_price, 2) END`).stored())
+      c
+        .generatedAlwaysAs(sql`CASE WHEN old_price IS NULL THEN NULL ELSE round((old_price - unit_price) * 100 / old_price, 2) END`)
+        .stored(),
+    )
     // Per-order quantity limit in this unit; NULL: no limit.
     .addColumn('order_quantity_limit', sql`numeric(12,3)`, (c) => c.check(sql`order_quantity_limit > 0`))
-    .addColumn('in_stock', 'boolean', (c) => c.notNull().generatedAlwaysAs(sql`coalesce(stock, 0) > 0`).stored())
+    .addColumn('in_stock', 'boolean', (c) =>
+      c
+        .notNull()
+        .generatedAlwaysAs(sql`coalesce(stock, 0) > 0`)
+        .stored(),
+    )
     // The product's catalog ranks, copied here by the import so that a store's listing (in stock
     // first, then catalog order, optionally within a category's rank range) is one ordered index
     // scan that stops at the page, whatever the size of the catalog.
@@ -219,7 +233,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // Set when the next version is published; the replaced version is served 24 more hours.
     .addColumn('replaced_at', 'timestamptz')
     .execute();
-  await sql`CREATE UNIQUE INDEX catalog_versions_one_current ON catalog_versions ((replaced_at IS NULL)) WHERE replaced_at IS NULL`.execute(db);
+  await sql`CREATE UNIQUE INDEX catalog_versions_one_current ON catalog_versions ((replaced_at IS NULL)) WHERE replaced_at IS NULL`.execute(
+    db,
+  );
 
   await db.schema
     .createTable('catalog_snapshots')
@@ -303,7 +319,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // One row of support contacts (id 1); unset contacts are NULL.
   await db.schema
     .createTable('support_contacts')
-    .addColumn('id', 'smallint', (c) => c.primaryKey().defaultTo(1).check(sql`id = 1`))
+    .addColumn('id', 'smallint', (c) =>
+      c
+        .primaryKey()
+        .defaultTo(1)
+        .check(sql`id = 1`),
+    )
     .addColumn('chat_enabled_android', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('chat_enabled_ios', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('chat_channel_id', 'text')
@@ -328,9 +349,22 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const t of [
-    'mobile_update_messages', 'support_contacts', 'main_page_titles', 'content_pages', 'story_slides', 'stories',
-    'banners', 'catalog_snapshots', 'catalog_versions', 'favorite_products', 'inventories',
-    'catalog_search_vocabulary', 'product_barcodes', 'products', 'categories', 'measurement_units',
+    'mobile_update_messages',
+    'support_contacts',
+    'main_page_titles',
+    'content_pages',
+    'story_slides',
+    'stories',
+    'banners',
+    'catalog_snapshots',
+    'catalog_versions',
+    'favorite_products',
+    'inventories',
+    'catalog_search_vocabulary',
+    'product_barcodes',
+    'products',
+    'categories',
+    'measurement_units',
   ]) {
     await db.schema.dropTable(t).execute();
   }

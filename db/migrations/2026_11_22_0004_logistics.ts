@@ -17,16 +17,49 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('contacts', sql`text[]`)
     .addColumn('image_original', 'text')
     .addColumn('image_listing', 'text')
-    .addColumn('delivery_min_order_amount', 'numeric(12, 2)', (c) => c.notNull().defaultTo(0).check(sql`delivery_min_order_amount >= 0`))
-    .addColumn('delivery_cost', 'numeric(12, 2)', (c) => c.notNull().defaultTo(0).check(sql`delivery_cost >= 0`))
+    .addColumn('delivery_min_order_amount', 'numeric(12, 2)', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`delivery_min_order_amount >= 0`),
+    )
+    .addColumn('delivery_cost', 'numeric(12, 2)', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`delivery_cost >= 0`),
+    )
     .addColumn('delivery_free_amount_threshold', 'numeric(12, 2)', (c) =>
-      c.notNull().defaultTo(0).check(sql`delivery_free_amount_threshold >= 0`),
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`delivery_free_amount_threshold >= 0`),
     )
     // Assembly lead time: a delivery slot closes for orders this long before it starts.
-    .addColumn('delivery_lead_minutes', 'integer', (c) => c.notNull().defaultTo(120).check(sql`delivery_lead_minutes BETWEEN 0 AND 1440`))
-    .addColumn('delivery_slot_days', 'integer', (c) => c.notNull().defaultTo(14).check(sql`delivery_slot_days BETWEEN 1 AND 31`))
-    .addColumn('pickup_min_order_amount', 'numeric(12, 2)', (c) => c.notNull().defaultTo(0).check(sql`pickup_min_order_amount >= 0`))
-    .addColumn('pickup_lead_minutes', 'integer', (c) => c.notNull().defaultTo(60).check(sql`pickup_lead_minutes BETWEEN 0 AND 1440`))
+    .addColumn('delivery_lead_minutes', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(120)
+        .check(sql`delivery_lead_minutes BETWEEN 0 AND 1440`),
+    )
+    .addColumn('delivery_slot_days', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(14)
+        .check(sql`delivery_slot_days BETWEEN 1 AND 31`),
+    )
+    .addColumn('pickup_min_order_amount', 'numeric(12, 2)', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`pickup_min_order_amount >= 0`),
+    )
+    .addColumn('pickup_lead_minutes', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(60)
+        .check(sql`pickup_lead_minutes BETWEEN 0 AND 1440`),
+    )
     .execute();
 
   // Regular opening hours, one row per ISO weekday. closes_at < opens_at: closes after midnight;
@@ -139,10 +172,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('bbox_min_lat', 'float8', (c) => c.generatedAlwaysAs(sql`(geojson_bbox(polygon))[2]`).stored())
     .addColumn('bbox_max_lon', 'float8', (c) => c.generatedAlwaysAs(sql`(geojson_bbox(polygon))[3]`).stored())
     .addColumn('bbox_max_lat', 'float8', (c) => c.generatedAlwaysAs(sql`(geojson_bbox(polygon))[4]`).stored())
-    .addColumn('priority', 'integer', (c) => c.notNull().defaultTo(0).check(sql`priority BETWEEN 0 AND 1000`))
+    .addColumn('priority', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`priority BETWEEN 0 AND 1000`),
+    )
     .addColumn('delivery_cost', 'numeric(12, 2)', (c) => c.notNull().check(sql`delivery_cost >= 0`))
     .addColumn('free_amount_threshold', 'numeric(12, 2)', (c) => c.notNull().check(sql`free_amount_threshold >= 0`))
-    .addColumn('min_order_amount', 'numeric(12, 2)', (c) => c.notNull().defaultTo(0).check(sql`min_order_amount >= 0`))
+    .addColumn('min_order_amount', 'numeric(12, 2)', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`min_order_amount >= 0`),
+    )
     .addColumn('is_active', 'boolean', (c) => c.notNull().defaultTo(true))
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
@@ -186,7 +229,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('starts_at', 'timestamptz', (c) => c.notNull())
     .addColumn('ends_at', 'timestamptz', (c) => c.notNull())
     .addColumn('capacity', 'integer', (c) => c.notNull().check(sql`capacity >= 0`))
-    .addColumn('reserved', 'integer', (c) => c.notNull().defaultTo(0).check(sql`reserved >= 0`))
+    .addColumn('reserved', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`reserved >= 0`),
+    )
     // Switched off by the store (holiday, stock-taking, no couriers).
     .addColumn('is_closed', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
@@ -250,9 +298,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('lon', 'float8', (c) => c.notNull().check(sql`lon BETWEEN -180 AND 180`))
     .addColumn('lat', 'float8', (c) => c.notNull().check(sql`lat BETWEEN -90 AND 90`))
     .addColumn('search_text', 'text', (c) =>
-      c.generatedAlwaysAs(
-        sql`gazetteer_fold(title_ru || ' ' || title_en || ' ' || coalesce(place_name_ru, '') || ' ' || coalesce(place_name_en, '') || ' ' || search_aliases)`,
-      ).stored(),
+      c
+        .generatedAlwaysAs(
+          sql`gazetteer_fold(title_ru || ' ' || title_en || ' ' || coalesce(place_name_ru, '') || ' ' || coalesce(place_name_en, '') || ' ' || search_aliases)`,
+        )
+        .stored(),
     )
     .execute();
   await sql`CREATE INDEX gazetteer_entries_search ON gazetteer_entries USING gin (search_text gin_trgm_ops)`.execute(db);
@@ -274,9 +324,20 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('store_closures').execute();
   await db.schema.dropTable('store_working_hours').execute();
   for (const column of [
-    'accepts_delivery', 'accepts_pickup', 'work_time_ru', 'work_time_en', 'contacts', 'image_original', 'image_listing',
-    'delivery_min_order_amount', 'delivery_cost', 'delivery_free_amount_threshold', 'delivery_lead_minutes',
-    'delivery_slot_days', 'pickup_min_order_amount', 'pickup_lead_minutes',
+    'accepts_delivery',
+    'accepts_pickup',
+    'work_time_ru',
+    'work_time_en',
+    'contacts',
+    'image_original',
+    'image_listing',
+    'delivery_min_order_amount',
+    'delivery_cost',
+    'delivery_free_amount_threshold',
+    'delivery_lead_minutes',
+    'delivery_slot_days',
+    'pickup_min_order_amount',
+    'pickup_lead_minutes',
   ]) {
     await db.schema.alterTable('stores').dropColumn(column).execute();
   }

@@ -3,8 +3,30 @@
 // purchase status), and the history of both for the roadmap.
 import { sql, type Kysely } from 'kysely';
 
-const ORDER_STATUSES = ['created', 'awaiting_payment', 'confirmed', 'picking', 'picked', 'ready_for_pickup', 'en_route', 'completed', 'cancellation_requested', 'cancelled'];
-const TRACKING_STATES = ['pending', 'searching_courier', 'courier_assigned', 'courier_at_store', 'en_route', 'arrived', 'delivered', 'cancelled', 'returning', 'returned'];
+const ORDER_STATUSES = [
+  'created',
+  'awaiting_payment',
+  'confirmed',
+  'picking',
+  'picked',
+  'ready_for_pickup',
+  'en_route',
+  'completed',
+  'cancellation_requested',
+  'cancelled',
+];
+const TRACKING_STATES = [
+  'pending',
+  'searching_courier',
+  'courier_assigned',
+  'courier_at_store',
+  'en_route',
+  'arrived',
+  'delivered',
+  'cancelled',
+  'returning',
+  'returned',
+];
 const list = (values: string[]) => sql.raw(values.map((v) => `'${v}'`).join(', '));
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -12,7 +34,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('orders')
     .addColumn('id', 'uuid', (c) => c.primaryKey().defaultTo(sql`gen_random_uuid()`))
     // The number a person reads out on the phone; starts at 100001.
-    .addColumn('no', 'integer', (c) => c.notNull().unique().modifyEnd(sql`GENERATED ALWAYS AS IDENTITY (START WITH 100001)`))
+    .addColumn('no', 'integer', (c) =>
+      c
+        .notNull()
+        .unique()
+        .modifyEnd(sql`GENERATED ALWAYS AS IDENTITY (START WITH 100001)`),
+    )
     .addColumn('customer_id', 'uuid', (c) => c.notNull().references('customers.id'))
     .addColumn('store_id', 'uuid', (c) => c.notNull().references('stores.id'))
     .addColumn('type', 'text', (c) => c.notNull().check(sql`type IN ('delivery', 'pickup')`))
@@ -22,8 +49,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // Why the order entered its status, as a code the API renders in the reader's language
     // (`not_paid_in_time`, `cancellation_queued`, ...); `status_comment` is free text (back office).
     .addColumn('status_reason', 'text')
-    .addColumn('payment_status', 'text', (c) => c.notNull().check(sql`payment_status IN ('not_required', 'awaiting', 'paid', 'refund_pending', 'refunded')`))
-    .addColumn('absence_action', 'text', (c) => c.notNull().defaultTo('call').check(sql`absence_action IN ('remove', 'call')`))
+    .addColumn('payment_status', 'text', (c) =>
+      c.notNull().check(sql`payment_status IN ('not_required', 'awaiting', 'paid', 'refund_pending', 'refunded')`),
+    )
+    .addColumn('absence_action', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('call')
+        .check(sql`absence_action IN ('remove', 'call')`),
+    )
     .addColumn('comment', 'text')
     .addColumn('change_amount', 'numeric(12, 2)')
     // Delivery address (for pickup: the store's address, so lists show where to go).
@@ -55,7 +89,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // The total after picking (weights and changes); the amount charged and the loyalty base.
     .addColumn('final_total', 'numeric(12, 2)')
     .addColumn('items_count', 'integer', (c) => c.notNull())
-    .addColumn('picking_result_state', 'text', (c) => c.notNull().defaultTo('pending').check(sql`picking_result_state IN ('pending', 'in_progress', 'completed', 'cancelled')`))
+    .addColumn('picking_result_state', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('pending')
+        .check(sql`picking_result_state IN ('pending', 'in_progress', 'completed', 'cancelled')`),
+    )
     .addColumn('has_picking_changes', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('picking_completed_at', 'timestamptz')
     // Rises by one with every committed change clients should hear about (events carry it).
@@ -107,7 +146,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('order_deliveries')
     .addColumn('order_id', 'uuid', (c) => c.primaryKey().references('orders.id').onDelete('cascade'))
-    .addColumn('tracking_state', 'text', (c) => c.notNull().defaultTo('pending').check(sql`tracking_state IN (${list(TRACKING_STATES)})`))
+    .addColumn('tracking_state', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('pending')
+        .check(sql`tracking_state IN (${list(TRACKING_STATES)})`),
+    )
     .addColumn('tracking_comment', 'text')
     .addColumn('courier_name', 'text')
     .addColumn('courier_phone', 'text')
@@ -135,5 +179,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const t of ['order_tracking_history', 'order_deliveries', 'order_status_history', 'order_items', 'orders']) await db.schema.dropTable(t).execute();
+  for (const t of ['order_tracking_history', 'order_deliveries', 'order_status_history', 'order_items', 'orders'])
+    await db.schema.dropTable(t).execute();
 }

@@ -42,7 +42,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('title', 'text', (c) => c.notNull())
     .addColumn('body', 'text', (c) => c.notNull())
     .addColumn('data', 'jsonb', (c) => c.notNull())
-    .addColumn('state', 'text', (c) => c.notNull().defaultTo('pending').check(sql`state IN ('pending', 'sent', 'failed', 'stale_token', 'skipped')`))
+    .addColumn('state', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('pending')
+        .check(sql`state IN ('pending', 'sent', 'failed', 'stale_token', 'skipped')`),
+    )
     .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('next_attempt_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('last_error', 'text')
@@ -57,10 +62,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('provider_commands')
     .addColumn('id', 'bigserial', (c) => c.primaryKey())
-    .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind IN ('courier.request', 'courier.withdraw', 'bank.refund', 'bank.cancel_invoice')`))
+    .addColumn('kind', 'text', (c) =>
+      c.notNull().check(sql`kind IN ('courier.request', 'courier.withdraw', 'bank.refund', 'bank.cancel_invoice')`),
+    )
     .addColumn('order_id', 'uuid', (c) => c.notNull().references('orders.id').onDelete('cascade'))
     .addColumn('payload', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
-    .addColumn('state', 'text', (c) => c.notNull().defaultTo('pending').check(sql`state IN ('pending', 'done', 'failed')`))
+    .addColumn('state', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('pending')
+        .check(sql`state IN ('pending', 'done', 'failed')`),
+    )
     .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('next_attempt_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('last_error', 'text')

@@ -20,8 +20,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // The store whose goods, stock and prices the session uses (fixed at start).
     .addColumn('store_id', 'uuid', (c) => c.notNull().references('stores.id'))
     .addColumn('status', 'text', (c) => c.notNull().check(sql`status IN (${list(SESSION_STATUSES)})`))
-    .addColumn('closure_source', 'text', (c) => c.notNull().defaultTo('none').check(sql`closure_source IN (${list(CLOSURE_SOURCES)})`))
-    .addColumn('version', 'integer', (c) => c.notNull().defaultTo(1).check(sql`version >= 1`))
+    .addColumn('closure_source', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('none')
+        .check(sql`closure_source IN (${list(CLOSURE_SOURCES)})`),
+    )
+    .addColumn('version', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(1)
+        .check(sql`version >= 1`),
+    )
     .addColumn('max_added_items', 'integer', (c) => c.notNull().check(sql`max_added_items >= 0`))
     .addColumn('added_items_count', 'integer', (c) => c.notNull().defaultTo(0))
     // Goods totals: as ordered, and as picked so far (maintained by every applied command, so a
@@ -30,7 +40,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('current_total', sql`numeric(12,2)`, (c) => c.notNull())
     // current_total when the session closed (history, payment reconciliation).
     .addColumn('final_total', sql`numeric(12,2)`)
-    .addColumn('reconciliation_status', 'text', (c) => c.check(sql`reconciliation_status IN ('not_required', 'pending', 'completed', 'failed')`))
+    .addColumn('reconciliation_status', 'text', (c) =>
+      c.check(sql`reconciliation_status IN ('not_required', 'pending', 'completed', 'failed')`),
+    )
     .addColumn('cancellation_reason', 'text')
     .addColumn('cancel_after_resolved_items', 'integer')
     // Set by POST cancelled/ack; until then an order-cancelled session stays the picker's current one.
@@ -48,9 +60,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // At most one current session per picker: an open one, or one closed by the order's
   // cancellation that the picker has not acknowledged yet.
   await sql`CREATE UNIQUE INDEX picking_sessions_one_current_per_picker ON picking_sessions (picker_id)
-    WHERE status IN ('active', 'ready_to_finish') OR (closure_source = 'order_cancelled' AND cancellation_acknowledged_at IS NULL)`.execute(db);
+    WHERE status IN ('active', 'ready_to_finish') OR (closure_source = 'order_cancelled' AND cancellation_acknowledged_at IS NULL)`.execute(
+    db,
+  );
   await sql`CREATE INDEX picking_sessions_order ON picking_sessions (order_id, id DESC)`.execute(db);
-  await sql`CREATE INDEX picking_sessions_history ON picking_sessions (picker_id, closed_at DESC, id DESC) WHERE closed_at IS NOT NULL`.execute(db);
+  await sql`CREATE INDEX picking_sessions_history ON picking_sessions (picker_id, closed_at DESC, id DESC) WHERE closed_at IS NOT NULL`.execute(
+    db,
+  );
   await sql`CREATE INDEX picking_sessions_idle ON picking_sessions (updated_at) WHERE status IN ('active', 'ready_to_finish')`.execute(db);
 
   await db.schema

@@ -20,7 +20,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('id', 'integer', (c) => c.primaryKey())
     .addColumn('name', 'text', (c) => c.notNull())
     // Turnover counted for the tier: purchases of the last `period_days` days.
-    .addColumn('period_days', 'integer', (c) => c.notNull().defaultTo(365).check(sql`period_days > 0`))
+    .addColumn('period_days', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(365)
+        .check(sql`period_days > 0`),
+    )
     .addColumn('is_default', 'boolean', (c) => c.notNull().defaultTo(false))
     .execute();
   await sql`CREATE UNIQUE INDEX loyalty_ledger_programs_one_default ON loyalty_ledger_programs (is_default) WHERE is_default`.execute(db);
@@ -65,7 +70,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('loyalty_ledger_cards')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('card_number', 'text', (c) => c.notNull().unique().check(sql`card_number ~ '^[0-9]{6,19}$'`))
+    .addColumn('card_number', 'text', (c) =>
+      c
+        .notNull()
+        .unique()
+        .check(sql`card_number ~ '^[0-9]{6,19}$'`),
+    )
     // NULL: no registered holder (a plastic card used at the till without registration, or stock).
     .addColumn('customer_id', 'text', (c) => c.references('loyalty_ledger_customers.id'))
     .addColumn('is_virtual', 'boolean', (c) => c.notNull())
@@ -89,7 +99,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('customer_id', 'text', (c) => c.notNull().references('loyalty_ledger_customers.id').onDelete('cascade'))
     .addColumn('account_id', 'text', (c) => c.notNull().references('loyalty_ledger_accounts.id'))
     .addColumn('type', 'text', (c) => c.notNull().check(sql`type IN ('accrual', 'redemption', 'expiry', 'adjustment')`))
-    .addColumn('status', 'text', (c) => c.notNull().defaultTo('posted').check(sql`status IN ('pending', 'posted', 'cancelled')`))
+    .addColumn('status', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('posted')
+        .check(sql`status IN ('pending', 'posted', 'cancelled')`),
+    )
     .addColumn('amount', 'numeric(12, 2)', (c) => c.notNull())
     .addColumn('balance_after', 'numeric(12, 2)')
     // The purchase amount an accrual was given for: the turnover that decides the tier.
@@ -104,7 +119,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // Retried requests (accrual of an order, points of a linked card) are applied once.
     .addColumn('idempotency_key', 'text', (c) => c.unique())
     .execute();
-  await sql`CREATE INDEX loyalty_ledger_operations_customer ON loyalty_ledger_operations (customer_id, created_at DESC, id DESC)`.execute(db);
+  await sql`CREATE INDEX loyalty_ledger_operations_customer ON loyalty_ledger_operations (customer_id, created_at DESC, id DESC)`.execute(
+    db,
+  );
 
   await db.schema
     .createTable('loyalty_ledger_receipts')
@@ -160,7 +177,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('wallet_id', 'uuid', (c) => c.notNull().references('loyalty_wallets.id').onDelete('cascade'))
     .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind IN ('provision', 'sync', 'command', 'accrual')`))
     .addColumn('payload', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
-    .addColumn('state', 'text', (c) => c.notNull().defaultTo('queued').check(sql`state IN ('queued', 'done', 'failed')`))
+    .addColumn('state', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('queued')
+        .check(sql`state IN ('queued', 'done', 'failed')`),
+    )
     .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('run_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('lease_until', 'timestamptz')
@@ -170,7 +192,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await sql`CREATE INDEX loyalty_jobs_due ON loyalty_jobs (run_at, id) WHERE state = 'queued'`.execute(db);
   // At most one open provisioning/re-sync per wallet: repeated triggers collapse into it.
-  await sql`CREATE UNIQUE INDEX loyalty_jobs_one_sync ON loyalty_jobs (wallet_id) WHERE state = 'queued' AND kind IN ('provision', 'sync')`.execute(db);
+  await sql`CREATE UNIQUE INDEX loyalty_jobs_one_sync ON loyalty_jobs (wallet_id) WHERE state = 'queued' AND kind IN ('provision', 'sync')`.execute(
+    db,
+  );
 
   // Points for completed online orders. The primary key is the exactly-once guarantee: however
   // many workers scan the same completed order, one row is inserted.
@@ -238,9 +262,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP INDEX IF EXISTS loyalty_orders_completed`.execute(db);
   for (const t of [
-    'loyalty_transaction_mirror', 'loyalty_purchase_mirror', 'loyalty_accruals', 'loyalty_jobs', 'loyalty_wallets',
-    'loyalty_ledger_receipts', 'loyalty_ledger_operations', 'loyalty_ledger_cards', 'loyalty_ledger_accounts',
-    'loyalty_ledger_customers', 'loyalty_ledger_levels', 'loyalty_ledger_programs',
+    'loyalty_transaction_mirror',
+    'loyalty_purchase_mirror',
+    'loyalty_accruals',
+    'loyalty_jobs',
+    'loyalty_wallets',
+    'loyalty_ledger_receipts',
+    'loyalty_ledger_operations',
+    'loyalty_ledger_cards',
+    'loyalty_ledger_accounts',
+    'loyalty_ledger_customers',
+    'loyalty_ledger_levels',
+    'loyalty_ledger_programs',
   ]) {
     await db.schema.dropTable(t).execute();
   }

@@ -35,8 +35,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       sort_rank_ru integer NOT NULL,
       sort_rank_en integer NOT NULL
     )`.execute(db);
-  await sql`CREATE INDEX catalog_search_postings_ru ON catalog_search_postings (store_id, word, in_stock DESC, sort_rank_ru) INCLUDE (product_id)`.execute(db);
-  await sql`CREATE INDEX catalog_search_postings_en ON catalog_search_postings (store_id, word, in_stock DESC, sort_rank_en) INCLUDE (product_id)`.execute(db);
+  await sql`CREATE INDEX catalog_search_postings_ru ON catalog_search_postings (store_id, word, in_stock DESC, sort_rank_ru) INCLUDE (product_id)`.execute(
+    db,
+  );
+  await sql`CREATE INDEX catalog_search_postings_en ON catalog_search_postings (store_id, word, in_stock DESC, sort_rank_en) INCLUDE (product_id)`.execute(
+    db,
+  );
   // Removing a product's postings in a store (its inventory deleted or changed).
   await sql`CREATE INDEX catalog_search_postings_product ON catalog_search_postings (product_id, store_id)`.execute(db);
 

@@ -23,7 +23,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP INDEX bank_invoices_to_check`.execute(db);
-  await sql`CREATE INDEX bank_invoices_to_check ON bank_invoices (next_check_at) WHERE status = 'open' AND provider <> 'sandbox'`.execute(db);
+  await sql`CREATE INDEX bank_invoices_to_check ON bank_invoices (next_check_at) WHERE status = 'open' AND provider <> 'sandbox'`.execute(
+    db,
+  );
   await sql`DELETE FROM provider_commands WHERE kind = 'bank.refund_surplus'`.execute(db);
   await sql`ALTER TABLE provider_commands DROP CONSTRAINT provider_commands_kind_check`.execute(db);
   await sql`ALTER TABLE provider_commands ADD CONSTRAINT provider_commands_kind_check

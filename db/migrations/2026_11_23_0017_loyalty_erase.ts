@@ -6,11 +6,15 @@ import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE loyalty_jobs DROP CONSTRAINT loyalty_jobs_kind_check`.execute(db);
-  await sql`ALTER TABLE loyalty_jobs ADD CONSTRAINT loyalty_jobs_kind_check CHECK (kind IN ('provision', 'sync', 'command', 'accrual', 'erase'))`.execute(db);
+  await sql`ALTER TABLE loyalty_jobs ADD CONSTRAINT loyalty_jobs_kind_check CHECK (kind IN ('provision', 'sync', 'command', 'accrual', 'erase'))`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DELETE FROM loyalty_jobs WHERE kind = 'erase'`.execute(db);
   await sql`ALTER TABLE loyalty_jobs DROP CONSTRAINT loyalty_jobs_kind_check`.execute(db);
-  await sql`ALTER TABLE loyalty_jobs ADD CONSTRAINT loyalty_jobs_kind_check CHECK (kind IN ('provision', 'sync', 'command', 'accrual'))`.execute(db);
+  await sql`ALTER TABLE loyalty_jobs ADD CONSTRAINT loyalty_jobs_kind_check CHECK (kind IN ('provision', 'sync', 'command', 'accrual'))`.execute(
+    db,
+  );
 }

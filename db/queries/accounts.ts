@@ -29,7 +29,11 @@ export function updateCustomer(db: Executor, id: string, changes: Updateable<DB[
 }
 
 export async function setCustomerPin(db: Executor, id: string, pinHash: string): Promise<void> {
-  await db.updateTable('customers').set({ pin_hash: pinHash, updated_at: sql<Date>`now()` }).where('id', '=', id).execute();
+  await db
+    .updateTable('customers')
+    .set({ pin_hash: pinHash, updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .execute();
 }
 
 /**
@@ -109,7 +113,9 @@ export async function upsertPushDevice(
   db: Executor,
   owner: DeviceOwner,
   sessionId: string,
-  d: Pick<DB['push_devices'], 'device_id' | 'push_token' | 'platform' | 'app_kind' | 'environment' | 'app_version' | 'build_number'> & { language: 'ru' | 'en' },
+  d: Pick<DB['push_devices'], 'device_id' | 'push_token' | 'platform' | 'app_kind' | 'environment' | 'app_version' | 'build_number'> & {
+    language: 'ru' | 'en';
+  },
 ) {
   // The row has two unique keys, device_id (the upsert's arbiter) and push_token. Two
   // registrations racing on one of them - a double tap, a retry, a token moving between
@@ -145,7 +151,9 @@ export async function upsertPushDevice(
 
 export async function deletePushDevice(db: Executor, owner: DeviceOwner, deviceId: string): Promise<boolean> {
   const q = db.deleteFrom('push_devices').where('device_id', '=', deviceId);
-  const result = await (owner.kind === 'customer' ? q.where('customer_id', '=', owner.customerId) : q.where('picker_id', '=', owner.pickerId)).executeTakeFirst();
+  const result = await (
+    owner.kind === 'customer' ? q.where('customer_id', '=', owner.customerId) : q.where('picker_id', '=', owner.pickerId)
+  ).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 
@@ -157,7 +165,11 @@ export async function deleteCustomerPushToken(db: Executor, customerId: string, 
 
 /** The picker of a login as typed: compared case-insensitively after trimming (pickers_login_folded). */
 export function findPickerByLogin(db: Executor, login: string) {
-  return db.selectFrom('pickers').selectAll().where(sql`lower(login)`, '=', sql`lower(${login.trim()})`).executeTakeFirst();
+  return db
+    .selectFrom('pickers')
+    .selectAll()
+    .where(sql`lower(login)`, '=', sql`lower(${login.trim()})`)
+    .executeTakeFirst();
 }
 
 export function findPicker(db: Executor, id: number) {

@@ -24,13 +24,24 @@ export async function insertSession(
 
 /** The session row, locked for rotation, with the database's clock (`rotated_at` is by it). */
 export function lockSession(db: Executor, id: string) {
-  return db.selectFrom('auth_sessions').selectAll().select(sql<Date>`now()`.as('db_now')).where('id', '=', id).forUpdate().executeTakeFirst();
+  return db
+    .selectFrom('auth_sessions')
+    .selectAll()
+    .select(sql<Date>`now()`.as('db_now'))
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 export async function rotateSession(db: Executor, id: string, newJti: string, expiresAt: Date): Promise<void> {
   await db
     .updateTable('auth_sessions')
-    .set((eb) => ({ previous_refresh_jti: eb.ref('refresh_jti'), refresh_jti: newJti, rotated_at: sql<Date>`now()`, expires_at: expiresAt }))
+    .set((eb) => ({
+      previous_refresh_jti: eb.ref('refresh_jti'),
+      refresh_jti: newJti,
+      rotated_at: sql<Date>`now()`,
+      expires_at: expiresAt,
+    }))
     .where('id', '=', id)
     .execute();
 }
@@ -44,7 +55,10 @@ export async function revokeSessions(
   where: { sessionId: string } | { customerId: string } | { pickerId: number },
   reason: string,
 ): Promise<string[]> {
-  let q = db.updateTable('auth_sessions').set({ revoked_at: sql<Date>`now()`, revoked_reason: reason }).where('revoked_at', 'is', null);
+  let q = db
+    .updateTable('auth_sessions')
+    .set({ revoked_at: sql<Date>`now()`, revoked_reason: reason })
+    .where('revoked_at', 'is', null);
   if ('sessionId' in where) q = q.where('id', '=', where.sessionId);
   else if ('customerId' in where) q = q.where('customer_id', '=', where.customerId);
   else q = q.where('picker_id', '=', where.pickerId);
@@ -81,7 +95,11 @@ export async function isSessionActive(db: Executor, sessionId: string, owner: Se
 
 /** Serialises everything about one phone's codes (sends, checks) with a row lock. */
 export async function lockOtpPhone(db: Executor, phone: string): Promise<void> {
-  await db.insertInto('otp_phones').values({ phone }).onConflict((oc) => oc.column('phone').doNothing()).execute();
+  await db
+    .insertInto('otp_phones')
+    .values({ phone })
+    .onConflict((oc) => oc.column('phone').doNothing())
+    .execute();
   await db.selectFrom('otp_phones').select('phone').where('phone', '=', phone).forUpdate().execute();
 }
 
@@ -122,7 +140,14 @@ export async function insertOtpCode(
     .execute();
   await db
     .insertInto('otp_codes')
-    .values({ phone: c.phone, purpose: c.purpose, code_hash: c.codeHash, plain_code: c.plainCode, expires_at: c.expiresAt, delivered: c.delivered })
+    .values({
+      phone: c.phone,
+      purpose: c.purpose,
+      code_hash: c.codeHash,
+      plain_code: c.plainCode,
+      expires_at: c.expiresAt,
+      delivered: c.delivered,
+    })
     .execute();
 }
 
@@ -139,11 +164,19 @@ export function latestOtpCode(db: Executor, phone: string, purpose: 'login' | 'u
 }
 
 export async function recordOtpAttempt(db: Executor, id: number): Promise<void> {
-  await db.updateTable('otp_codes').set((eb) => ({ attempts: eb('attempts', '+', 1) })).where('id', '=', id).execute();
+  await db
+    .updateTable('otp_codes')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function consumeOtpCode(db: Executor, id: number): Promise<void> {
-  await db.updateTable('otp_codes').set({ consumed_at: sql<Date>`now()` }).where('id', '=', id).execute();
+  await db
+    .updateTable('otp_codes')
+    .set({ consumed_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .execute();
 }
 
 // --- recovery tokens ------------------------------------------------------------------------
@@ -165,7 +198,11 @@ export function lockRecoveryToken(db: Executor, jti: string) {
 }
 
 export async function markRecoveryTokenUsed(db: Executor, jti: string): Promise<void> {
-  await db.updateTable('recovery_tokens').set({ used_at: sql<Date>`now()` }).where('jti', '=', jti).execute();
+  await db
+    .updateTable('recovery_tokens')
+    .set({ used_at: sql<Date>`now()` })
+    .where('jti', '=', jti)
+    .execute();
 }
 
 // --- counted events (lockouts, per-IP limits) -------------------------------------------------

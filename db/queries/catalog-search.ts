@@ -15,7 +15,14 @@
 // other search reads each match's product and inventory. Either way the cost grows with the
 // number of matches, not of products.
 import { sql, type RawBuilder } from 'kysely';
-import { CODE_SCORE, EXACT_SCORE, keepCandidates, MAX_SEARCH_TERMS, PREFIX_SCORE, type SearchRequest } from '../../domain/catalog/search.js';
+import {
+  CODE_SCORE,
+  EXACT_SCORE,
+  keepCandidates,
+  MAX_SEARCH_TERMS,
+  PREFIX_SCORE,
+  type SearchRequest,
+} from '../../domain/catalog/search.js';
 import type { Executor } from '../executor.js';
 
 /** Candidate words of a query word kept for matching (best first). */
@@ -99,7 +106,10 @@ export async function planProductSearch(db: Executor, request: SearchRequest): P
   const textMatch: RawBuilder<unknown> =
     byTerm.size === 0 || [...byTerm.values()].some((c) => c.length === 0)
       ? sql`false`
-      : sql.join([...byTerm.values()].map((c) => sql`p.search_words && ${c.map((x) => x.word)}::text[]`), sql` AND `);
+      : sql.join(
+          [...byTerm.values()].map((c) => sql`p.search_words && ${c.map((x) => x.word)}::text[]`),
+          sql` AND `,
+        );
 
   const codeMatch: RawBuilder<unknown>[] = [];
   if (request.barcodes.length) {
@@ -127,7 +137,12 @@ export async function planProductSearch(db: Executor, request: SearchRequest): P
     }
     if (tiers.size > 1) ranksMatches = true;
     const ordered = [...tiers.entries()].sort((a, b) => b[0] - a[0]);
-    termScores.push(sql`CASE ${sql.join(ordered.map(([score, words]) => sql`WHEN p.search_words && ${words}::text[] THEN ${score}::float8`), sql` `)} ELSE 0 END`);
+    termScores.push(
+      sql`CASE ${sql.join(
+        ordered.map(([score, words]) => sql`WHEN p.search_words && ${words}::text[] THEN ${score}::float8`),
+        sql` `,
+      )} ELSE 0 END`,
+    );
   }
   const wordScore = termScores.length ? sql.join(termScores, sql` + `) : sql`0`;
   return {

@@ -37,7 +37,13 @@ export interface PublicationSummary {
 }
 
 /** Builds the snapshot document of one store and language from the current catalog. */
-export async function buildSnapshot(db: Executor, version: string, publishedAt: string, storeId: string, lang: Language): Promise<Snapshot> {
+export async function buildSnapshot(
+  db: Executor,
+  version: string,
+  publishedAt: string,
+  storeId: string,
+  lang: Language,
+): Promise<Snapshot> {
   const [tree, cards, banners, titles] = await Promise.all([
     loadCategoryTree(db, lang, storeId),
     listAllStoreCards(db, storeId, lang),
@@ -48,7 +54,9 @@ export async function buildSnapshot(db: Executor, version: string, publishedAt: 
   const top = cards.filter((c) => c.flags.top).sort((a, b) => b.flags.popularity - a.flags.popularity || (a.id < b.id ? -1 : 1));
   // Largest discount first; equal discounts keep catalog order (the sort is stable).
   const percent = (c: (typeof cards)[number]) => parseDecimal(c.discount_percent as string, 2)!;
-  const discounted = cards.filter((c) => c.discount_percent !== null).sort((a, b) => (percent(b) > percent(a) ? 1 : percent(b) < percent(a) ? -1 : 0));
+  const discounted = cards
+    .filter((c) => c.discount_percent !== null)
+    .sort((a, b) => (percent(b) > percent(a) ? 1 : percent(b) < percent(a) ? -1 : 0));
   return {
     version,
     published_at: publishedAt,
@@ -76,7 +84,9 @@ export async function buildSnapshot(db: Executor, version: string, publishedAt: 
 export async function publishCatalogVersion(trx: Executor, retentionHours: number, now: Date): Promise<PublicationSummary> {
   // Two publications at once would race for "current"; the second one stops instead of waiting
   // (waiting inside REPEATABLE READ would build from a state older than the first's result).
-  const { rows: lock } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtext('catalog_publication')) AS locked`.execute(trx);
+  const { rows: lock } = await sql<{
+    locked: boolean;
+  }>`SELECT pg_try_advisory_xact_lock(hashtext('catalog_publication')) AS locked`.execute(trx);
   if (!lock[0]!.locked) throw new PublicationInProgressError();
 
   const version = randomUUID();
@@ -92,8 +102,18 @@ export async function publishCatalogVersion(trx: Executor, retentionHours: numbe
       const body = Buffer.from(JSON.stringify(snapshot));
       const bodyGzip = gzipSync(body, { level: 6 });
       const etag = snapshotEtag(version, storeId, lang, createHash('sha256').update(body).digest('hex'));
-      await trx.insertInto('catalog_snapshots').values({ version_id: version, store_id: storeId, language: lang, etag, body, body_gzip: bodyGzip }).execute();
-      summary.push({ store_id: storeId, language: lang, etag, bytes: body.length, gzip_bytes: bodyGzip.length, products: snapshot.products.length });
+      await trx
+        .insertInto('catalog_snapshots')
+        .values({ version_id: version, store_id: storeId, language: lang, etag, body, body_gzip: bodyGzip })
+        .execute();
+      summary.push({
+        store_id: storeId,
+        language: lang,
+        etag,
+        bytes: body.length,
+        gzip_bytes: bodyGzip.length,
+        products: snapshot.products.length,
+      });
     }
   }
   const expired = await trx
@@ -107,7 +127,9 @@ export async function publishCatalogVersion(trx: Executor, retentionHours: numbe
 export async function findCurrentVersion(db: Executor, storeId: string, lang: Language) {
   const row = await db
     .selectFrom('catalog_versions as v')
-    .leftJoin('catalog_snapshots as s', (j) => j.onRef('s.version_id', '=', 'v.id').on('s.store_id', '=', storeId).on('s.language', '=', lang))
+    .leftJoin('catalog_snapshots as s', (j) =>
+      j.onRef('s.version_id', '=', 'v.id').on('s.store_id', '=', storeId).on('s.language', '=', lang),
+    )
     .select(['v.id', 'v.published_at', 's.etag'])
     .where('v.replaced_at', 'is', null)
     .executeTakeFirst();
@@ -120,7 +142,14 @@ export type SnapshotPart = 'etag' | 'body' | 'gzip';
  * The stored snapshot of a servable version (the current one, or one replaced less than
  * `retentionHours` ago), reading only the part the request needs; null when there is none.
  */
-export async function findServableSnapshot(db: Executor, version: string, storeId: string, lang: Language, retentionHours: number, part: SnapshotPart) {
+export async function findServableSnapshot(
+  db: Executor,
+  version: string,
+  storeId: string,
+  lang: Language,
+  retentionHours: number,
+  part: SnapshotPart,
+) {
   const bytes = part === 'body' ? sql<Buffer>`s.body` : part === 'gzip' ? sql<Buffer>`s.body_gzip` : sql<null>`NULL::bytea`;
   // servable_for_seconds: how long the snapshot stays servable at the least (a current version
   // stays servable for the whole retention after it is replaced, whenever that happens).
@@ -134,7 +163,11 @@ export async function findServableSnapshot(db: Executor, version: string, storeI
 }
 
 /** Why a snapshot could not be served: nothing published, an unknown or expired version, or a store without one. */
-export async function whySnapshotMissing(db: Executor, version: string, retentionHours: number): Promise<'not_published' | 'unknown_version' | 'store_not_published'> {
+export async function whySnapshotMissing(
+  db: Executor,
+  version: string,
+  retentionHours: number,
+): Promise<'not_published' | 'unknown_version' | 'store_not_published'> {
   const { rows } = await sql<{ has_current: boolean; servable: boolean }>`
     SELECT EXISTS (SELECT 1 FROM catalog_versions WHERE replaced_at IS NULL) AS has_current,
            EXISTS (SELECT 1 FROM catalog_versions WHERE id = ${version}

@@ -59,11 +59,12 @@ export interface CategoryNode {
  * stops at the first product the store sells.
  */
 export async function loadCategoryTree(db: Executor, lang: Language, storeId: string | null): Promise<CategoryTree> {
-  const visible: RawBuilder<boolean> = storeId === null
-    ? sql<boolean>`true`
-    // LATERAL ... LIMIT 1 keeps this a probe per category: written as EXISTS, the planner turns
-    // it into a semi-join over every product of the store, which grows with the catalog.
-    : sql<boolean>`c.id IN (
+  const visible: RawBuilder<boolean> =
+    storeId === null
+      ? sql<boolean>`true`
+      : // LATERAL ... LIMIT 1 keeps this a probe per category: written as EXISTS, the planner turns
+        // it into a semi-join over every product of the store, which grows with the catalog.
+        sql<boolean>`c.id IN (
         SELECT unnest(d.ancestor_ids || d.id) FROM categories d
         CROSS JOIN LATERAL (
           SELECT 1 FROM products p JOIN inventories i ON i.product_id = p.id AND i.store_id = ${storeId} AND i.is_default
@@ -194,9 +195,10 @@ export function toProductCard(r: CardRow): ProductCard {
 
 /** Columns of a card; `p` is products, `i` the store's default inventory. */
 function cardColumns(lang: Language, customerId: string | null) {
-  const favorite = customerId === null
-    ? sql<boolean>`false`
-    : sql<boolean>`EXISTS (SELECT 1 FROM favorite_products f WHERE f.customer_id = ${customerId} AND f.product_id = p.id)`;
+  const favorite =
+    customerId === null
+      ? sql<boolean>`false`
+      : sql<boolean>`EXISTS (SELECT 1 FROM favorite_products f WHERE f.customer_id = ${customerId} AND f.product_id = p.id)`;
   return sql`p.id, p.${sql.ref(`name_${lang}`)} AS name, i.unit_id, i.stock, i.unit_price, i.old_price, i.discount_percent,
     p.category_id, i.order_quantity_limit, p.image_original, p.image_listing, ${favorite} AS is_favorite`;
 }
@@ -239,7 +241,8 @@ function listingConditions(q: ProductPageQuery): { where: RawBuilder<unknown>; n
   // unknown, withdrawn or empty category gives NULL bounds, which match nothing.
   if (f.categoryId) where.push(categoryRankRange(rank, f.categoryId));
   if (f.onlyDiscount) where.push(sql`i.old_price IS NOT NULL`);
-  if (f.favoritesOf) where.push(sql`EXISTS (SELECT 1 FROM favorite_products f WHERE f.customer_id = ${f.favoritesOf} AND f.product_id = i.product_id)`);
+  if (f.favoritesOf)
+    where.push(sql`EXISTS (SELECT 1 FROM favorite_products f WHERE f.customer_id = ${f.favoritesOf} AND f.product_id = i.product_id)`);
   const productWhere: RawBuilder<unknown>[] = [];
   if (f.isTop) productWhere.push(sql`p.is_top`);
   if (f.isNew) productWhere.push(sql`p.is_new`);
@@ -271,10 +274,14 @@ function categoryRankRange(rank: RawBuilder<unknown>, categoryId: string): RawBu
 function sortKeyOf(sortBy: ProductSort | null, alias: 'i' | 'f'): RawBuilder<unknown> {
   const column = (name: 'unit_price' | 'discount_percent') => sql.ref(`${alias}.${name}`);
   switch (sortBy) {
-    case 'cheap': return sql`${column('unit_price')} ASC,`;
-    case 'expensive': return sql`${column('unit_price')} DESC,`;
-    case 'more_discount': return sql`${column('discount_percent')} DESC NULLS LAST,`;
-    case null: return sql``;
+    case 'cheap':
+      return sql`${column('unit_price')} ASC,`;
+    case 'expensive':
+      return sql`${column('unit_price')} DESC,`;
+    case 'more_discount':
+      return sql`${column('discount_percent')} DESC NULLS LAST,`;
+    case null:
+      return sql``;
   }
 }
 
@@ -328,7 +335,11 @@ const SPAN_MAX_CANDIDATES = 5;
  * inventory, reads each match's inventory (and product) first: still cheaper than reading
  * both for every match, but no longer independent of their number.
  */
-async function searchPageFromPostings(db: Executor, q: ProductPageQuery, words: NonNullable<SearchPlan['words']>): Promise<{ items: ProductCard[]; count: number }> {
+async function searchPageFromPostings(
+  db: Executor,
+  q: ProductPageQuery,
+  words: NonNullable<SearchPlan['words']>,
+): Promise<{ items: ProductCard[]; count: number }> {
   // A text without a word to look for (only signs) matches nothing.
   if (words.terms === 0) return { items: [], count: 0 };
   const f = q.filters;
@@ -354,7 +365,9 @@ async function searchPageFromPostings(db: Executor, q: ProductPageQuery, words: 
     // keeps the tighter of the span's and the category's).
     const postings = sql`span s CROSS JOIN candidate c JOIN catalog_search_postings x
       ON x.store_id = ${q.storeId} AND x.word = c.word AND x.in_stock IN (true, false) AND ${rank} BETWEEN s.lo AND s.hi ${inCategory}`;
-    const bounding = Array.from({ length: words.terms }, (_, t) => t).filter((t) => words.term.filter((u) => u === t).length <= SPAN_MAX_CANDIDATES);
+    const bounding = Array.from({ length: words.terms }, (_, t) => t).filter(
+      (t) => words.term.filter((u) => u === t).length <= SPAN_MAX_CANDIDATES,
+    );
     matchCtes = sql`candidate AS MATERIALIZED (SELECT * FROM ${candidates}),
       span AS MATERIALIZED (${searchSpan(q.storeId, rank, bounding)}),`;
     // Per product, each query word's best score, added up in word order: null, so no match, when
@@ -362,7 +375,10 @@ async function searchPageFromPostings(db: Executor, q: ProductPageQuery, words: 
     // prices a range of ranks at a few rows, and at such sizes it joined one word's products to
     // another's by nested loop (4 to 6 ms instead of 0.9 for the 360 matches of "наша кухня" at
     // 2,000 products).
-    const best = sql.join(Array.from({ length: words.terms }, (_, t) => sql`max(c.score) FILTER (WHERE c.term = ${sql.lit(t)})`), sql` + `);
+    const best = sql.join(
+      Array.from({ length: words.terms }, (_, t) => sql`max(c.score) FILTER (WHERE c.term = ${sql.lit(t)})`),
+      sql` + `,
+    );
     matches = sql`SELECT w.product_id, w.in_stock, w.rank, w.relevance FROM (
         SELECT x.product_id, x.in_stock, ${rank} AS rank, ${best} AS relevance FROM ${postings} GROUP BY 1, 2, 3) w
       WHERE w.relevance IS NOT NULL`;
@@ -374,7 +390,10 @@ async function searchPageFromPostings(db: Executor, q: ProductPageQuery, words: 
   if (f.isFresh) productFilters.push(sql`p.is_fresh`);
   const inventoryFilters: RawBuilder<unknown>[] = [];
   if (f.onlyDiscount) inventoryFilters.push(sql`i.old_price IS NOT NULL`);
-  if (f.favoritesOf) inventoryFilters.push(sql`EXISTS (SELECT 1 FROM favorite_products fav WHERE fav.customer_id = ${f.favoritesOf} AND fav.product_id = m.product_id)`);
+  if (f.favoritesOf)
+    inventoryFilters.push(
+      sql`EXISTS (SELECT 1 FROM favorite_products fav WHERE fav.customer_id = ${f.favoritesOf} AND fav.product_id = m.product_id)`,
+    );
   const readsRows = q.sortBy !== null || productFilters.length > 0 || inventoryFilters.length > 0;
   // `found`: the matches the page and total are taken from, with what their order needs. One
   // word in the default order: the index stretch itself, read twice (page and count) rather
@@ -445,7 +464,11 @@ export async function listProductPage(db: Executor, q: ProductPageQuery): Promis
 }
 
 /** Every card of the store in catalog order (the snapshot's `products`), anonymous. */
-export async function listAllStoreCards(db: Executor, storeId: string, lang: Language): Promise<(ProductCard & { flags: { top: boolean; new: boolean; fresh: boolean; popularity: number } })[]> {
+export async function listAllStoreCards(
+  db: Executor,
+  storeId: string,
+  lang: Language,
+): Promise<(ProductCard & { flags: { top: boolean; new: boolean; fresh: boolean; popularity: number } })[]> {
   const { rows } = await sql<CardRow & { is_top: boolean; is_new: boolean; is_fresh: boolean; popularity: number }>`
     SELECT ${cardColumns(lang, null)}, p.is_top, p.is_new, p.is_fresh, p.popularity
     FROM inventories i JOIN products p ON p.id = i.product_id
@@ -457,11 +480,23 @@ export async function listAllStoreCards(db: Executor, storeId: string, lang: Lan
 // ---- product screen -----------------------------------------------------------------------------
 
 /** The product columns the detail reads as they are, and those it renames per language. */
-interface ProductDetailRow
-  extends Pick<
-    Selectable<DB['products']>,
-    'id' | 'category_id' | 'manufacturer' | 'brand' | 'image_original' | 'image_detail' | 'image_listing' | 'image_thumbnail' | 'weight_based' | 'weight' | 'calories' | 'protein' | 'fats' | 'carbohydrates'
-  > {
+interface ProductDetailRow extends Pick<
+  Selectable<DB['products']>,
+  | 'id'
+  | 'category_id'
+  | 'manufacturer'
+  | 'brand'
+  | 'image_original'
+  | 'image_detail'
+  | 'image_listing'
+  | 'image_thumbnail'
+  | 'weight_based'
+  | 'weight'
+  | 'calories'
+  | 'protein'
+  | 'fats'
+  | 'carbohydrates'
+> {
   name: string;
   category_name: string | null;
   description: string | null;
@@ -482,10 +517,17 @@ interface InventoryJson {
   order_quantity_limit: string | null;
 }
 
-export async function findProductDetail(db: Executor, productId: string, storeId: string, lang: Language, customerId: string | null): Promise<ProductDetail | null> {
-  const favorite = customerId === null
-    ? sql<boolean>`false`
-    : sql<boolean>`EXISTS (SELECT 1 FROM favorite_products f WHERE f.customer_id = ${customerId} AND f.product_id = p.id)`;
+export async function findProductDetail(
+  db: Executor,
+  productId: string,
+  storeId: string,
+  lang: Language,
+  customerId: string | null,
+): Promise<ProductDetail | null> {
+  const favorite =
+    customerId === null
+      ? sql<boolean>`false`
+      : sql<boolean>`EXISTS (SELECT 1 FROM favorite_products f WHERE f.customer_id = ${customerId} AND f.product_id = p.id)`;
   // One round trip: the store's inventories ride along as JSON, their numerics cast to text so
   // that they stay exact decimals (a JSON number would come back as a float).
   const inventoriesJson = sql<InventoryJson[]>`coalesce((
@@ -530,9 +572,10 @@ export async function findProductDetail(db: Executor, productId: string, storeId
     manufacturer: p.manufacturer,
     made_country: p.made_country,
     brand: p.brand,
-    image: p.image_original && p.image_detail && p.image_listing && p.image_thumbnail
-      ? { original: p.image_original, detail: p.image_detail, listing: p.image_listing, thumbnail: p.image_thumbnail }
-      : null,
+    image:
+      p.image_original && p.image_detail && p.image_listing && p.image_thumbnail
+        ? { original: p.image_original, detail: p.image_detail, listing: p.image_listing, thumbnail: p.image_thumbnail }
+        : null,
     is_favorite: p.is_favorite,
     weight_based: p.weight_based,
     weight: quantity(p.weight),
@@ -560,7 +603,11 @@ export interface AvailabilityRow {
 }
 
 /** What the store knows about each (product, unit) pair, in one query for all lines. */
-export async function availabilityFacts(db: Executor, storeId: string, lines: { product_id: string; unit_id: string }[]): Promise<Map<string, AvailabilityRow>> {
+export async function availabilityFacts(
+  db: Executor,
+  storeId: string,
+  lines: { product_id: string; unit_id: string }[],
+): Promise<Map<string, AvailabilityRow>> {
   if (lines.length === 0) return new Map();
   const { rows } = await sql<AvailabilityRow>`
     SELECT l.product_id, l.unit_id,
@@ -583,7 +630,13 @@ export const RECOMMENDATIONS_LIMIT = 20;
  * read in sales-rank order (products_best_sellers) with a per-product stock probe and stops at
  * 20, so the cost does not grow with the catalog.
  */
-export async function listRecommendations(db: Executor, storeId: string, lang: Language, customerId: string | null, productIds: string[]): Promise<ProductCard[]> {
+export async function listRecommendations(
+  db: Executor,
+  storeId: string,
+  lang: Language,
+  customerId: string | null,
+  productIds: string[],
+): Promise<ProductCard[]> {
   const inStock = sql`CROSS JOIN LATERAL (
     SELECT * FROM inventories i0 WHERE i0.product_id = p.id AND i0.store_id = ${storeId} AND i0.is_default AND i0.in_stock LIMIT 1) i`;
   const { rows } = await sql<CardRow>`
@@ -630,19 +683,31 @@ export async function addFavorite(db: Executor, customerId: string, productId: s
     ON CONFLICT DO NOTHING
     RETURNING product_id`.execute(db);
   if (inserted.rows.length) return 'added';
-  const existing = await db.selectFrom('favorite_products').select('product_id')
-    .where('customer_id', '=', customerId).where('product_id', '=', productId).executeTakeFirst();
+  const existing = await db
+    .selectFrom('favorite_products')
+    .select('product_id')
+    .where('customer_id', '=', customerId)
+    .where('product_id', '=', productId)
+    .executeTakeFirst();
   return existing ? 'already_added' : null;
 }
 
 export async function removeFavorite(db: Executor, customerId: string, productId: string): Promise<boolean> {
-  const r = await db.deleteFrom('favorite_products').where('customer_id', '=', customerId).where('product_id', '=', productId).executeTakeFirst();
+  const r = await db
+    .deleteFrom('favorite_products')
+    .where('customer_id', '=', customerId)
+    .where('product_id', '=', productId)
+    .executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
 }
 
 export async function favoriteIdsAmong(db: Executor, customerId: string, productIds: string[]): Promise<Set<string>> {
   if (productIds.length === 0) return new Set();
-  const rows = await db.selectFrom('favorite_products').select('product_id')
-    .where('customer_id', '=', customerId).where('product_id', 'in', productIds).execute();
+  const rows = await db
+    .selectFrom('favorite_products')
+    .select('product_id')
+    .where('customer_id', '=', customerId)
+    .where('product_id', 'in', productIds)
+    .execute();
   return new Set(rows.map((r) => r.product_id));
 }

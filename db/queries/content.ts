@@ -27,7 +27,15 @@ export async function listActiveStories(db: Executor, lang: Language): Promise<S
   const rows = await db
     .selectFrom('stories as s')
     .innerJoin('story_slides as sl', 'sl.story_id', 's.id')
-    .select(['s.id', `s.cover_${lang} as cover`, 's.created_at', 's.position', `sl.image_${lang} as slide_image`, 'sl.type', 'sl.reference_id'])
+    .select([
+      's.id',
+      `s.cover_${lang} as cover`,
+      's.created_at',
+      's.position',
+      `sl.image_${lang} as slide_image`,
+      'sl.type',
+      'sl.reference_id',
+    ])
     .where('s.is_active', '=', true)
     .where(sql<boolean>`(s.starts_at IS NULL OR s.starts_at <= now()) AND (s.ends_at IS NULL OR s.ends_at > now())`)
     .orderBy('s.position')
@@ -83,6 +91,11 @@ export async function findSupportContact(db: Executor, lang: Language): Promise<
 }
 
 export async function findUpdateMessage(db: Executor, kind: 'required' | 'available', lang: Language): Promise<string | null> {
-  const row = await db.selectFrom('mobile_update_messages').select('message').where('kind', '=', kind).where('language', '=', lang).executeTakeFirst();
+  const row = await db
+    .selectFrom('mobile_update_messages')
+    .select('message')
+    .where('kind', '=', kind)
+    .where('language', '=', lang)
+    .executeTakeFirst();
   return row?.message ?? null;
 }

@@ -16,12 +16,21 @@ const scoped = (s: IdempotencyScope) => ({ principal: s.principal, operation_id:
  * connection (a crash), so it can never be left behind.
  */
 export async function tryLockIdempotencyKey(trx: Executor, s: IdempotencyScope): Promise<boolean> {
-  const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`idem:${s.principal}:${s.operationId}:${s.key}`}, 0)) AS locked`.execute(trx);
+  const { rows } = await sql<{
+    locked: boolean;
+  }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`idem:${s.principal}:${s.operationId}:${s.key}`}, 0)) AS locked`.execute(trx);
   return rows[0]?.locked === true;
 }
 
 /** Stores the answer of a completed action (or business error) as the key's record, replacing an expired or abandoned one. */
-export async function saveIdempotencyAnswer(db: Executor, s: IdempotencyScope, fingerprint: string, ttlSeconds: number, status: number, answer: StoredAnswer | null): Promise<void> {
+export async function saveIdempotencyAnswer(
+  db: Executor,
+  s: IdempotencyScope,
+  fingerprint: string,
+  ttlSeconds: number,
+  status: number,
+  answer: StoredAnswer | null,
+): Promise<void> {
   const answerColumns = {
     state: 'completed' as const,
     response_status: status,
@@ -90,10 +99,24 @@ export async function claimIdempotencyKey(db: Executor, s: IdempotencyScope, fin
  * `staleSeconds` by a process that died before its transaction committed (nothing was done then:
  * the result is stored in the same transaction as the action).
  */
-export async function takeOverIdempotencyKey(db: Executor, s: IdempotencyScope, fingerprint: string, ttlSeconds: number, staleSeconds: number): Promise<boolean> {
+export async function takeOverIdempotencyKey(
+  db: Executor,
+  s: IdempotencyScope,
+  fingerprint: string,
+  ttlSeconds: number,
+  staleSeconds: number,
+): Promise<boolean> {
   const row = await db
     .updateTable('idempotency_keys')
-    .set({ fingerprint, state: 'in_progress', response_status: null, response_body: null, response_gzip: null, created_at: sql<Date>`now()`, expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})` })
+    .set({
+      fingerprint,
+      state: 'in_progress',
+      response_status: null,
+      response_body: null,
+      response_gzip: null,
+      created_at: sql<Date>`now()`,
+      expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})`,
+    })
     .where('principal', '=', s.principal)
     .where('operation_id', '=', s.operationId)
     .where('key', '=', s.key)
@@ -112,7 +135,12 @@ export async function takeOverIdempotencyKey(db: Executor, s: IdempotencyScope, 
  * Records the answer of a completed action (null: no body). A large answer is kept gzipped only
  * (migration 2026_11_22_0014): a picker command's (its session) is 33 KB of JSON, 5 KB gzipped.
  */
-export async function completeIdempotencyKey(db: Executor, s: IdempotencyScope, status: number, answer: StoredAnswer | null): Promise<void> {
+export async function completeIdempotencyKey(
+  db: Executor,
+  s: IdempotencyScope,
+  status: number,
+  answer: StoredAnswer | null,
+): Promise<void> {
   await db
     .updateTable('idempotency_keys')
     .set({
@@ -154,6 +182,9 @@ export interface StoredAnswer {
 }
 
 export async function deleteExpiredIdempotencyKeys(db: Executor): Promise<number> {
-  const r = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', sql<Date>`now()`).executeTakeFirst();
+  const r = await db
+    .deleteFrom('idempotency_keys')
+    .where('expires_at', '<=', sql<Date>`now()`)
+    .executeTakeFirst();
   return Number(r.numDeletedRows);
 }

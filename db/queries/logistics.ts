@@ -5,7 +5,15 @@ import { typedWordVariants } from '../../domain/geo/address-search.js';
 import type { Executor } from '../executor.js';
 import type { GazetteerEntriesTable, SlotKind } from '../tables/logistics.js';
 
-const STORE_OUTPUT_COLUMNS = ['stores.id', 'stores.name_ru', 'stores.name_en', 'stores.address_ru', 'stores.address_en', 'stores.lon', 'stores.lat'] as const;
+const STORE_OUTPUT_COLUMNS = [
+  'stores.id',
+  'stores.name_ru',
+  'stores.name_en',
+  'stores.address_ru',
+  'stores.address_en',
+  'stores.lon',
+  'stores.lat',
+] as const;
 
 // ------------------------------------------------------------------------------------------------
 // Stores
@@ -80,7 +88,11 @@ export async function findPickupStore(db: Executor, storeId: string) {
     .executeTakeFirst();
   if (!store) return undefined;
   const [hours, closures] = await Promise.all([
-    db.selectFrom('store_working_hours').select(['weekday', 'is_closed', 'opens_at', 'closes_at']).where('store_id', '=', storeId).execute(),
+    db
+      .selectFrom('store_working_hours')
+      .select(['weekday', 'is_closed', 'opens_at', 'closes_at'])
+      .where('store_id', '=', storeId)
+      .execute(),
     // Only the closures that can matter for "open now" in any time zone: around today.
     db
       .selectFrom('store_closures')
@@ -379,7 +391,11 @@ const toHeldSlot = (row: SlotRowForHold): HeldSlot => ({
  * `held`. Read the outcome with slotHoldOutcome. `after` is evaluated before the window's row is
  * locked (checkout: its stock rows first).
  */
-export function slotTakeCtes(kind: SlotKind, { storeId, slotId, orderId }: SlotHoldRequest, after: RawBuilder<boolean> = sql<boolean>`true`) {
+export function slotTakeCtes(
+  kind: SlotKind,
+  { storeId, slotId, orderId }: SlotHoldRequest,
+  after: RawBuilder<boolean> = sql<boolean>`true`,
+) {
   return sql`existing AS (
       SELECT slot_id, kind FROM slot_holds WHERE order_id = ${orderId}
     ), taken AS (
@@ -413,14 +429,33 @@ export interface SlotTakeRow {
 }
 
 /** What the take of slotTakeCtes came to (with a reason when nothing was taken: more reads, in the same transaction). */
-export async function slotHoldOutcome(db: Executor, kind: SlotKind, { storeId, slotId }: SlotHoldRequest, r: SlotTakeRow): Promise<SlotHoldResult> {
+export async function slotHoldOutcome(
+  db: Executor,
+  kind: SlotKind,
+  { storeId, slotId }: SlotHoldRequest,
+  r: SlotTakeRow,
+): Promise<SlotHoldResult> {
   if (r.held_slot_id !== null) {
     if (r.held_slot_id !== slotId || r.held_kind !== kind) return { ok: false, reason: 'order_holds_another_slot' };
-    const slot = await db.selectFrom('store_slots').select(['id', 'store_id', 'slot_date', 'starts_at', 'ends_at']).where('id', '=', slotId).executeTakeFirstOrThrow();
+    const slot = await db
+      .selectFrom('store_slots')
+      .select(['id', 'store_id', 'slot_date', 'starts_at', 'ends_at'])
+      .where('id', '=', slotId)
+      .executeTakeFirstOrThrow();
     return { ok: true, slot: toHeldSlot(slot), alreadyHeld: true };
   }
   if (r.slot_taken_id !== null) {
-    return { ok: true, slot: toHeldSlot({ id: r.slot_taken_id, store_id: r.slot_store_id!, slot_date: r.slot_date!, starts_at: r.slot_starts_at!, ends_at: r.slot_ends_at! }), alreadyHeld: false };
+    return {
+      ok: true,
+      slot: toHeldSlot({
+        id: r.slot_taken_id,
+        store_id: r.slot_store_id!,
+        slot_date: r.slot_date!,
+        starts_at: r.slot_starts_at!,
+        ends_at: r.slot_ends_at!,
+      }),
+      alreadyHeld: false,
+    };
   }
 
   // Nothing was taken: say why, judged by the same conditions in the same order as the listing.
@@ -536,6 +571,9 @@ export function nearestGazetteerEntry(db: Executor, point: { lon: number; lat: n
 export async function insertGazetteerEntries(db: Executor, rows: readonly Insertable<GazetteerEntriesTable>[]): Promise<void> {
   // Chunks keep each statement well under PostgreSQL's 65535 bind parameters.
   for (let i = 0; i < rows.length; i += 1000) {
-    await db.insertInto('gazetteer_entries').values(rows.slice(i, i + 1000)).execute();
+    await db
+      .insertInto('gazetteer_entries')
+      .values(rows.slice(i, i + 1000))
+      .execute();
   }
 }

@@ -30,7 +30,12 @@ export function findWallet(db: Executor, customerId: string) {
  * customer's data - retried until done, so that a new account on the same phone starts afresh.
  */
 export async function unlinkDeletedCustomerWallet(db: Executor, customerId: string): Promise<void> {
-  const wallet = await db.selectFrom('loyalty_wallets').select(['id', 'provider_customer_id']).where('customer_id', '=', customerId).forUpdate().executeTakeFirst();
+  const wallet = await db
+    .selectFrom('loyalty_wallets')
+    .select(['id', 'provider_customer_id'])
+    .where('customer_id', '=', customerId)
+    .forUpdate()
+    .executeTakeFirst();
   if (!wallet) return;
   await db
     .updateTable('loyalty_jobs')
@@ -40,7 +45,15 @@ export async function unlinkDeletedCustomerWallet(db: Executor, customerId: stri
     .execute();
   await db
     .updateTable('loyalty_wallets')
-    .set({ provider_customer_id: null, main_card_id: null, active_account_id: null, accounts: '[]', cards: '[]', loyalty_status: null, updated_at: sql<Date>`now()` })
+    .set({
+      provider_customer_id: null,
+      main_card_id: null,
+      active_account_id: null,
+      accounts: '[]',
+      cards: '[]',
+      loyalty_status: null,
+      updated_at: sql<Date>`now()`,
+    })
     .where('id', '=', wallet.id)
     .execute();
   if (wallet.provider_customer_id) await enqueueJob(db, wallet.id, 'erase', { provider_customer_id: wallet.provider_customer_id });
@@ -51,8 +64,16 @@ export function findWalletById(db: Executor, walletId: string) {
 }
 
 /** Creates the customer's wallet unless one exists; returns the row and whether it was created. */
-export async function insertWalletIfAbsent(db: Executor, values: { customer_id: string; status: WalletRow['status'] }): Promise<{ wallet: WalletRow; created: boolean }> {
-  const inserted = await db.insertInto('loyalty_wallets').values(values).onConflict((oc) => oc.column('customer_id').doNothing()).returningAll().executeTakeFirst();
+export async function insertWalletIfAbsent(
+  db: Executor,
+  values: { customer_id: string; status: WalletRow['status'] },
+): Promise<{ wallet: WalletRow; created: boolean }> {
+  const inserted = await db
+    .insertInto('loyalty_wallets')
+    .values(values)
+    .onConflict((oc) => oc.column('customer_id').doNothing())
+    .returningAll()
+    .executeTakeFirst();
   if (inserted) return { wallet: inserted, created: true };
   const existing = await findWallet(db, values.customer_id);
   if (!existing) throw new Error('wallet vanished between insert and read');
@@ -71,18 +92,28 @@ export function updateWallet(db: Executor, walletId: string, changes: Updateable
 
 /** The customer's phone (the key of the loyalty customer at the provider). */
 export async function customerPhone(db: Executor, customerId: string): Promise<string | null> {
-  const row = await db.selectFrom('customers').select('phone').where('id', '=', customerId).where('deleted_at', 'is', null).executeTakeFirst();
+  const row = await db
+    .selectFrom('customers')
+    .select('phone')
+    .where('id', '=', customerId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   return row?.phone ?? null;
 }
 
 // ---- jobs -------------------------------------------------------------------------------------
 
-
 /**
  * Queues work for the worker. Provisioning and re-syncs collapse into the wallet's open one (a
  * partial unique index), so repeated triggers never pile up; returns false when one was open.
  */
-export async function enqueueJob(db: Executor, walletId: string, kind: LoyaltyJobKind, payload: Record<string, unknown> = {}, runAt: Date | null = null): Promise<boolean> {
+export async function enqueueJob(
+  db: Executor,
+  walletId: string,
+  kind: LoyaltyJobKind,
+  payload: Record<string, unknown> = {},
+  runAt: Date | null = null,
+): Promise<boolean> {
   const at = sql`COALESCE(${runAt}::timestamptz, now())`;
   const values = sql`(${walletId}, ${kind}, ${JSON.stringify(payload)}::jsonb, ${at})`;
   const { rows } =
@@ -129,7 +160,11 @@ export async function claimDueJobs(db: Executor, limit: number, leaseSeconds: nu
 }
 
 export async function finishJob(db: Executor, jobId: number, state: 'done' | 'failed', error: string | null = null): Promise<void> {
-  await db.updateTable('loyalty_jobs').set({ state, last_error: error, lease_until: null, finished_at: sql<Date>`now()` }).where('id', '=', jobId).execute();
+  await db
+    .updateTable('loyalty_jobs')
+    .set({ state, last_error: error, lease_until: null, finished_at: sql<Date>`now()` })
+    .where('id', '=', jobId)
+    .execute();
 }
 
 export async function retryJobAt(db: Executor, jobId: number, runAt: Date, error: string): Promise<void> {
@@ -179,7 +214,12 @@ export interface NewAccrual {
 
 /** Records the accrual of an order unless one exists; true when this call recorded it. */
 export async function insertAccrual(db: Executor, accrual: NewAccrual): Promise<boolean> {
-  const row = await db.insertInto('loyalty_accruals').values(accrual).onConflict((oc) => oc.column('order_id').doNothing()).returning('order_id').executeTakeFirst();
+  const row = await db
+    .insertInto('loyalty_accruals')
+    .values(accrual)
+    .onConflict((oc) => oc.column('order_id').doNothing())
+    .returning('order_id')
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -188,7 +228,11 @@ export function findAccrual(db: Executor, orderId: string) {
 }
 
 export async function markAccrualPosted(db: Executor, orderId: string, operationId: string): Promise<void> {
-  await db.updateTable('loyalty_accruals').set({ provider_operation_id: operationId, posted_at: sql<Date>`now()` }).where('order_id', '=', orderId).execute();
+  await db
+    .updateTable('loyalty_accruals')
+    .set({ provider_operation_id: operationId, posted_at: sql<Date>`now()` })
+    .where('order_id', '=', orderId)
+    .execute();
 }
 
 // ---- purchases --------------------------------------------------------------------------------
@@ -217,7 +261,17 @@ export async function replacePurchaseMirror(db: Executor, walletId: string, purc
   if (purchases.length) {
     await db
       .insertInto('loyalty_purchase_mirror')
-      .values(purchases.map((p) => ({ wallet_id: walletId, id: p.id, occurred_at: p.date, shop_name: p.shop_name, total: p.total, bonus_accrual: p.bonus_accrual, items_count: p.items_count })))
+      .values(
+        purchases.map((p) => ({
+          wallet_id: walletId,
+          id: p.id,
+          occurred_at: p.date,
+          shop_name: p.shop_name,
+          total: p.total,
+          bonus_accrual: p.bonus_accrual,
+          items_count: p.items_count,
+        })),
+      )
       .onConflict((oc) =>
         oc.columns(['wallet_id', 'id']).doUpdateSet((eb) => ({
           occurred_at: eb.ref('excluded.occurred_at'),
@@ -232,9 +286,18 @@ export async function replacePurchaseMirror(db: Executor, walletId: string, purc
   }
   // Receipts the provider no longer reports (returned, corrected) leave the mirror.
   let gone = db.deleteFrom('loyalty_purchase_mirror').where('wallet_id', '=', walletId);
-  if (purchases.length) gone = gone.where('id', 'not in', purchases.map((p) => p.id));
+  if (purchases.length)
+    gone = gone.where(
+      'id',
+      'not in',
+      purchases.map((p) => p.id),
+    );
   await gone.execute();
-  await db.updateTable('loyalty_wallets').set({ purchases_synced_at: sql<Date>`now()` }).where('id', '=', walletId).execute();
+  await db
+    .updateTable('loyalty_wallets')
+    .set({ purchases_synced_at: sql<Date>`now()` })
+    .where('id', '=', walletId)
+    .execute();
 }
 
 const onlinePurchases = (customerId: string, lang: 'ru' | 'en') => sql`
@@ -256,7 +319,14 @@ const offlinePurchases = (walletId: string) => sql`
   FROM loyalty_purchase_mirror m WHERE m.wallet_id = ${walletId}`;
 
 /** One page of the customer's purchases, online and in-store together, newest first (ties by id). */
-export async function listPurchasePage(db: Executor, walletId: string, customerId: string, lang: 'ru' | 'en', offset: number, limit: number): Promise<{ items: PurchaseRow[]; count: number }> {
+export async function listPurchasePage(
+  db: Executor,
+  walletId: string,
+  customerId: string,
+  lang: 'ru' | 'en',
+  offset: number,
+  limit: number,
+): Promise<{ items: PurchaseRow[]; count: number }> {
   const all = sql`(${onlinePurchases(customerId, lang)} UNION ALL ${offlinePurchases(walletId)})`;
   const [page, total] = await Promise.all([
     sql<PurchaseRow>`SELECT * FROM ${all} p ORDER BY occurred_at DESC, id LIMIT ${limit} OFFSET ${offset}`.execute(db),
@@ -266,7 +336,12 @@ export async function listPurchasePage(db: Executor, walletId: string, customerI
 }
 
 /** A completed online order of the customer as a purchase, or undefined. */
-export async function findOnlinePurchase(db: Executor, customerId: string, orderId: string, lang: 'ru' | 'en'): Promise<PurchaseRow | undefined> {
+export async function findOnlinePurchase(
+  db: Executor,
+  customerId: string,
+  orderId: string,
+  lang: 'ru' | 'en',
+): Promise<PurchaseRow | undefined> {
   const { rows } = await sql<PurchaseRow>`SELECT * FROM (${onlinePurchases(customerId, lang)}) p WHERE p.id = ${orderId}`.execute(db);
   return rows[0];
 }
@@ -282,11 +357,20 @@ export function orderLines(db: Executor, orderId: string) {
 }
 
 export function findMirroredPurchase(db: Executor, walletId: string, purchaseId: string) {
-  return db.selectFrom('loyalty_purchase_mirror').selectAll().where('wallet_id', '=', walletId).where('id', '=', purchaseId).executeTakeFirst();
+  return db
+    .selectFrom('loyalty_purchase_mirror')
+    .selectAll()
+    .where('wallet_id', '=', walletId)
+    .where('id', '=', purchaseId)
+    .executeTakeFirst();
 }
 
 /** Stores a purchase read from the provider, with its positions, in the mirror. */
-export async function storePurchaseDetail(db: Executor, walletId: string, p: MirroredPurchase & { positions: StoredPosition[]; discounts: StoredDiscount[] }): Promise<void> {
+export async function storePurchaseDetail(
+  db: Executor,
+  walletId: string,
+  p: MirroredPurchase & { positions: StoredPosition[]; discounts: StoredDiscount[] },
+): Promise<void> {
   const row = {
     wallet_id: walletId,
     id: p.id,
@@ -355,7 +439,13 @@ export async function orderNumbers(db: Executor, orderIds: string[]): Promise<Ma
  * The local view of the customer's transactions: what was mirrored from the provider, plus the
  * accruals recorded here for completed online orders that the mirror does not show yet.
  */
-export async function localTransactionPage(db: Executor, walletId: string, customerId: string, offset: number, limit: number): Promise<{ items: TransactionRow[]; count: number }> {
+export async function localTransactionPage(
+  db: Executor,
+  walletId: string,
+  customerId: string,
+  offset: number,
+  limit: number,
+): Promise<{ items: TransactionRow[]; count: number }> {
   const all = sql`(
     SELECT m.id, m.type, m.status, m.amount, m.balance_after, m.account_id, m.created_at, m.available_at, m.expires_at,
            m.order_id::text AS order_id, m.purchase_id, m.shop_name, m.comment
@@ -389,7 +479,11 @@ export interface CartLineFacts {
 }
 
 /** For each (product, unit) of a cart: the unit's kind and the store's price, in one query. */
-export async function cartLineFacts(db: Executor, storeId: string, lines: { product_id: string; unit_id: string }[]): Promise<Map<string, CartLineFacts>> {
+export async function cartLineFacts(
+  db: Executor,
+  storeId: string,
+  lines: { product_id: string; unit_id: string }[],
+): Promise<Map<string, CartLineFacts>> {
   if (!lines.length) return new Map();
   const { rows } = await sql<CartLineFacts>`
     SELECT l.product_id::text AS product_id, l.unit_id::text AS unit_id, u.kind AS unit_kind, u.ratio AS unit_ratio, i.unit_price

@@ -22,7 +22,9 @@ export interface TrackingChange {
 /** What the statement writing an envelope adds to `data`: the order's new version, status (and number). */
 type DataBeforeBump<T extends TrackingEventType> = Omit<TrackingEnvelope<T>['data'], 'order_version' | 'status' | 'order_no'>;
 /** The envelope before the statement adds to `data` and sets the top-level `order_id`/`order_version`. */
-type EnvelopeBeforeBump<T extends TrackingEventType> = Omit<TrackingEnvelope<T>, 'data' | 'order_id' | 'order_version'> & { data: DataBeforeBump<T> };
+type EnvelopeBeforeBump<T extends TrackingEventType> = Omit<TrackingEnvelope<T>, 'data' | 'order_id' | 'order_version'> & {
+  data: DataBeforeBump<T>;
+};
 
 export interface RecordedEvent {
   event_id: string;
@@ -83,7 +85,13 @@ export async function recordOrderChange(
     ? (() => {
         const id = randomUUID();
         const announced: DataBeforeBump<'order.changed'> = { event_id: id, order_id: orderId, changes: data.changes };
-        const head: Omit<EnvelopeBeforeBump<'order.changed'>, 'data'> & { order_id: string } = { type: 'order.changed', event_id: id, notification_id: null, occurred_at: occurredAt, order_id: orderId };
+        const head: Omit<EnvelopeBeforeBump<'order.changed'>, 'data'> & { order_id: string } = {
+          type: 'order.changed',
+          event_id: id,
+          notification_id: null,
+          occurred_at: occurredAt,
+          order_id: orderId,
+        };
         return sql`, announced AS (
             INSERT INTO outbox_events (event_id, type, customer_id, store_id, order_id, payload)
             SELECT ${id}, 'order.changed', o.customer_id, o.store_id, ${orderId},
@@ -128,6 +136,12 @@ export async function recordOrderChange(
 export function orderChangedEvent(orderId: string, changes: OrderChange[]): { eventId: string; envelope: string; data: string } {
   const eventId = randomUUID();
   const data: DataBeforeBump<'order.changed'> = { event_id: eventId, order_id: orderId, changes };
-  const envelope: EnvelopeBeforeBump<'order.changed'> = { type: 'order.changed', event_id: eventId, notification_id: null, occurred_at: new Date().toISOString(), data };
+  const envelope: EnvelopeBeforeBump<'order.changed'> = {
+    type: 'order.changed',
+    event_id: eventId,
+    notification_id: null,
+    occurred_at: new Date().toISOString(),
+    data,
+  };
   return { eventId, envelope: JSON.stringify(envelope), data: JSON.stringify(data) };
 }

@@ -134,7 +134,11 @@ export async function lockCheckout(
 }
 
 /** What the store knows about each line, in line order, without locking (the price estimate). */
-export async function cartLineFacts(db: Executor, storeId: string, lines: readonly { product_id: string; unit_id: string }[]): Promise<CartLineFacts[]> {
+export async function cartLineFacts(
+  db: Executor,
+  storeId: string,
+  lines: readonly { product_id: string; unit_id: string }[],
+): Promise<CartLineFacts[]> {
   const { products, units } = pairs(lines);
   const { rows } = await sql<CartLineFacts>`
     SELECT l.product_id, l.unit_id,
@@ -316,17 +320,37 @@ export async function setOrderStatus(
     .set({ ...extra, status, status_reason: note.reason ?? null, status_comment: note.comment ?? null, updated_at: sql<Date>`now()` })
     .where('id', '=', orderId)
     .execute();
-  await db.insertInto('order_status_history').values({ order_id: orderId, status, reason: note.reason ?? null, comment: note.comment ?? null }).execute();
+  await db
+    .insertInto('order_status_history')
+    .values({ order_id: orderId, status, reason: note.reason ?? null, comment: note.comment ?? null })
+    .execute();
 }
 
 export async function updateOrder(db: Executor, orderId: string, patch: Updateable<DB['orders']>): Promise<void> {
-  await db.updateTable('orders').set({ ...patch, updated_at: sql<Date>`now()` }).where('id', '=', orderId).execute();
+  await db
+    .updateTable('orders')
+    .set({ ...patch, updated_at: sql<Date>`now()` })
+    .where('id', '=', orderId)
+    .execute();
 }
 
 /** Moves the courier delivery state (or updates its comment/courier) and records state moves. */
-export async function updateDelivery(db: Executor, orderId: string, patch: Updateable<DB['order_deliveries']>, recordState: { state: TrackingState; comment: string | null } | null): Promise<void> {
-  await db.updateTable('order_deliveries').set({ ...patch, updated_at: sql<Date>`now()` }).where('order_id', '=', orderId).execute();
-  if (recordState) await db.insertInto('order_tracking_history').values({ order_id: orderId, state: recordState.state, comment: recordState.comment }).execute();
+export async function updateDelivery(
+  db: Executor,
+  orderId: string,
+  patch: Updateable<DB['order_deliveries']>,
+  recordState: { state: TrackingState; comment: string | null } | null,
+): Promise<void> {
+  await db
+    .updateTable('order_deliveries')
+    .set({ ...patch, updated_at: sql<Date>`now()` })
+    .where('order_id', '=', orderId)
+    .execute();
+  if (recordState)
+    await db
+      .insertInto('order_tracking_history')
+      .values({ order_id: orderId, state: recordState.state, comment: recordState.comment })
+      .execute();
 }
 
 /**
@@ -433,7 +457,13 @@ export function findCustomerOrder(db: Executor, orderId: string, customerId: str
  * changes of the order serialize on this lock, so each sees the other's result.
  */
 export async function lockCustomerOrder(db: Executor, orderId: string, customerId: string): Promise<OrderRow | undefined> {
-  const locked = await db.selectFrom('orders').select('id').where('id', '=', orderId).where('customer_id', '=', customerId).forUpdate().executeTakeFirst();
+  const locked = await db
+    .selectFrom('orders')
+    .select('id')
+    .where('id', '=', orderId)
+    .where('customer_id', '=', customerId)
+    .forUpdate()
+    .executeTakeFirst();
   if (!locked) return undefined;
   return orderQuery(db).where('o.id', '=', orderId).executeTakeFirst();
 }
@@ -448,7 +478,23 @@ export async function lockOrder(db: Executor, orderId: string): Promise<OrderRow
 export function listOrderItems(db: Executor, orderId: string) {
   return db
     .selectFrom('order_items')
-    .select(['id', 'line_no', 'product_id', 'unit_id', 'inventory_id', 'name_ru', 'name_en', 'unit_name_ru', 'unit_name_en', 'image', 'weight', 'quantity', 'unit_price', 'old_price', 'line_total'])
+    .select([
+      'id',
+      'line_no',
+      'product_id',
+      'unit_id',
+      'inventory_id',
+      'name_ru',
+      'name_en',
+      'unit_name_ru',
+      'unit_name_en',
+      'image',
+      'weight',
+      'quantity',
+      'unit_price',
+      'old_price',
+      'line_total',
+    ])
     .where('order_id', '=', orderId)
     .orderBy('line_no')
     .execute();
@@ -468,7 +514,13 @@ export function listStatusHistory(db: Executor, orderId: string) {
 
 /** Whether the order was ever `picked` (a courier may then collect it even while cancelling). */
 export async function wasEverPicked(db: Executor, orderId: string): Promise<boolean> {
-  const row = await db.selectFrom('order_status_history').select('id').where('order_id', '=', orderId).where('status', '=', 'picked').limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom('order_status_history')
+    .select('id')
+    .where('order_id', '=', orderId)
+    .where('status', '=', 'picked')
+    .limit(1)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -512,13 +564,24 @@ export type OrderListRow = Awaited<ReturnType<typeof listCustomerOrders>>['rows'
  * Undefined when the account is gone or disabled.
  */
 export async function lockCustomerRow(db: Executor, customerId: string, mode: 'share' | 'update'): Promise<{ id: string } | undefined> {
-  const query = db.selectFrom('customers').select('id').where('id', '=', customerId).where('deleted_at', 'is', null).where('is_disabled', '=', false);
+  const query = db
+    .selectFrom('customers')
+    .select('id')
+    .where('id', '=', customerId)
+    .where('deleted_at', 'is', null)
+    .where('is_disabled', '=', false);
   return (mode === 'share' ? query.forShare() : query.forUpdate()).executeTakeFirst();
 }
 
 /** Whether the customer has an order that is neither delivered / collected nor cancelled. */
 export async function customerHasUnfinishedOrder(db: Executor, customerId: string): Promise<boolean> {
-  const row = await db.selectFrom('orders').select('id').where('customer_id', '=', customerId).where('status', 'not in', FINISHED).limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom('orders')
+    .select('id')
+    .where('customer_id', '=', customerId)
+    .where('status', 'not in', FINISHED)
+    .limit(1)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -529,7 +592,17 @@ export async function customerHasUnfinishedOrder(db: Executor, customerId: strin
 export async function eraseOrderContactData(db: Executor, customerId: string): Promise<void> {
   await db
     .updateTable('orders')
-    .set({ address_line: '', delivery_lon: null, delivery_lat: null, entrance: null, floor: null, apartment: null, intercom: null, courier_comment: null, comment: null })
+    .set({
+      address_line: '',
+      delivery_lon: null,
+      delivery_lat: null,
+      entrance: null,
+      floor: null,
+      apartment: null,
+      intercom: null,
+      courier_comment: null,
+      comment: null,
+    })
     .where('customer_id', '=', customerId)
     .execute();
 }

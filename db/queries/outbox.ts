@@ -78,7 +78,8 @@ export interface OutboxRouting {
 }
 
 export const isPickerOutboxType = (type: string): type is PickerOutboxType => type.startsWith(PICKER_EVENT_PREFIX);
-export const isTrackingEventType = (type: string): type is TrackingEventType => type === 'order.changed' || type === 'delivery.tracking.changed';
+export const isTrackingEventType = (type: string): type is TrackingEventType =>
+  type === 'order.changed' || type === 'delivery.tracking.changed';
 export const isPickerOutboxEvent = (e: OutboxEvent): e is Extract<OutboxEvent, { type: PickerOutboxType }> => isPickerOutboxType(e.type);
 export const isTrackingEvent = (e: OutboxEvent): e is Extract<OutboxEvent, { type: TrackingEventType }> => isTrackingEventType(e.type);
 
@@ -88,9 +89,18 @@ export const isTrackingEvent = (e: OutboxEvent): e is Extract<OutboxEvent, { typ
  * interface spec lists the event's fields), also for envelopes written without them (the
  * statements that raise the version in SQL, and older builds).
  */
-export function trackingMessage<T extends TrackingEventType>(payload: TrackingEnvelope<T>): { envelope: TrackingEnvelope<T>; i18n: TrackingEnvelope<T>['i18n'] } {
+export function trackingMessage<T extends TrackingEventType>(
+  payload: TrackingEnvelope<T>,
+): { envelope: TrackingEnvelope<T>; i18n: TrackingEnvelope<T>['i18n'] } {
   const { i18n, ...stored } = payload;
-  return { envelope: { ...stored, order_id: stored.order_id ?? stored.data?.order_id, order_version: stored.order_version ?? stored.data?.order_version }, i18n };
+  return {
+    envelope: {
+      ...stored,
+      order_id: stored.order_id ?? stored.data?.order_id,
+      order_version: stored.order_version ?? stored.data?.order_version,
+    },
+    i18n,
+  };
 }
 
 /**
@@ -98,9 +108,14 @@ export function trackingMessage<T extends TrackingEventType>(payload: TrackingEn
  * tracking envelope (in the stored language; `trackingMessage`) or the picker event; null for
  * internal events.
  */
-export function clientMessageOf(e: { type: string; payload: unknown }): { schema: 'TrackingEventEnvelope' | 'PickerRealtimeEvent'; message: unknown } | null {
-  if (isTrackingEventType(e.type)) return { schema: 'TrackingEventEnvelope', message: trackingMessage(e.payload as TrackingEnvelope<TrackingEventType>).envelope };
-  if (isPickerOutboxType(e.type)) return { schema: 'PickerRealtimeEvent', message: (e.payload as PickerOutboxPayload<PickerEventKind>).event };
+export function clientMessageOf(e: {
+  type: string;
+  payload: unknown;
+}): { schema: 'TrackingEventEnvelope' | 'PickerRealtimeEvent'; message: unknown } | null {
+  if (isTrackingEventType(e.type))
+    return { schema: 'TrackingEventEnvelope', message: trackingMessage(e.payload as TrackingEnvelope<TrackingEventType>).envelope };
+  if (isPickerOutboxType(e.type))
+    return { schema: 'PickerRealtimeEvent', message: (e.payload as PickerOutboxPayload<PickerEventKind>).event };
   return null;
 }
 
@@ -115,7 +130,12 @@ function eventIdOf(type: OutboxEventType, payload: OutboxPayload<OutboxEventType
  * Writes one event to the outbox in the caller's transaction (or autocommit): it exists if and
  * only if the change around it commits. The row's `event_id` is the payload's own.
  */
-export async function writeOutboxEvent<T extends OutboxEventType>(db: Executor, type: T, payload: OutboxPayload<T>, routing: OutboxRouting = {}): Promise<void> {
+export async function writeOutboxEvent<T extends OutboxEventType>(
+  db: Executor,
+  type: T,
+  payload: OutboxPayload<T>,
+  routing: OutboxRouting = {},
+): Promise<void> {
   await db
     .insertInto('outbox_events')
     .values({

@@ -5,11 +5,28 @@ import { sql } from 'kysely';
 import type { Executor } from '../executor.js';
 import type { BankInvoiceStatus, ProviderCommandKind } from '../tables/payments.js';
 
-const INVOICE_COLUMNS = ['id', 'order_id', 'provider', 'provider_ref', 'status', 'amount', 'currency', 'link', 'created_at', 'expires_at', 'settled_at'] as const;
+const INVOICE_COLUMNS = [
+  'id',
+  'order_id',
+  'provider',
+  'provider_ref',
+  'status',
+  'amount',
+  'currency',
+  'link',
+  'created_at',
+  'expires_at',
+  'settled_at',
+] as const;
 
 /** The order's open invoice, if any (at most one: a partial unique index). */
 export function findOpenInvoice(db: Executor, orderId: string) {
-  return db.selectFrom('bank_invoices').select(INVOICE_COLUMNS).where('order_id', '=', orderId).where('status', '=', 'open').executeTakeFirst();
+  return db
+    .selectFrom('bank_invoices')
+    .select(INVOICE_COLUMNS)
+    .where('order_id', '=', orderId)
+    .where('status', '=', 'open')
+    .executeTakeFirst();
 }
 
 export type InvoiceRow = NonNullable<Awaited<ReturnType<typeof findOpenInvoice>>>;
@@ -20,7 +37,16 @@ export function findInvoice(db: Executor, invoiceId: string) {
 
 export async function insertInvoice(
   db: Executor,
-  invoice: { id: string; order_id: string; provider: string; provider_ref: string; amount: string; currency: string; link: string; expires_at: Date },
+  invoice: {
+    id: string;
+    order_id: string;
+    provider: string;
+    provider_ref: string;
+    amount: string;
+    currency: string;
+    link: string;
+    expires_at: Date;
+  },
 ): Promise<InvoiceRow> {
   return db
     .insertInto('bank_invoices')
@@ -34,7 +60,12 @@ export async function insertInvoice(
  * not open. `bankWordPending`: closed here before the bank's final word, which the worker is
  * to ask for at once (see withdrawInvoice).
  */
-export function closeInvoice(db: Executor, invoiceId: string, status: Exclude<BankInvoiceStatus, 'open' | 'surplus'>, options: { bankWordPending?: boolean } = {}) {
+export function closeInvoice(
+  db: Executor,
+  invoiceId: string,
+  status: Exclude<BankInvoiceStatus, 'open' | 'surplus'>,
+  options: { bankWordPending?: boolean } = {},
+) {
   return db
     .updateTable('bank_invoices')
     .set({
@@ -113,7 +144,14 @@ export async function recordBankWord(db: Executor, invoiceId: string, paidAs: 'p
  * difference it was picked for above that (finishSession). Refunds return money of these.
  */
 export function findPaidInvoices(db: Executor, orderId: string) {
-  return db.selectFrom('bank_invoices').select(INVOICE_COLUMNS).where('order_id', '=', orderId).where('status', '=', 'paid').orderBy('settled_at').orderBy('id').execute();
+  return db
+    .selectFrom('bank_invoices')
+    .select(INVOICE_COLUMNS)
+    .where('order_id', '=', orderId)
+    .where('status', '=', 'paid')
+    .orderBy('settled_at')
+    .orderBy('id')
+    .execute();
 }
 
 /** What the bank has already returned of the order's payment as picking differences (roubles, text). */
@@ -146,8 +184,16 @@ export async function hasPendingDifferenceRefund(db: Executor, orderId: string, 
 // ------------------------------------------------------------------------------------------------
 // Provider commands
 
-export async function enqueueProviderCommand(db: Executor, kind: ProviderCommandKind, orderId: string, payload: Record<string, unknown> = {}): Promise<void> {
-  await db.insertInto('provider_commands').values({ kind, order_id: orderId, payload: JSON.stringify(payload) }).execute();
+export async function enqueueProviderCommand(
+  db: Executor,
+  kind: ProviderCommandKind,
+  orderId: string,
+  payload: Record<string, unknown> = {},
+): Promise<void> {
+  await db
+    .insertInto('provider_commands')
+    .values({ kind, order_id: orderId, payload: JSON.stringify(payload) })
+    .execute();
 }
 
 /** Due commands, oldest first, locked for this worker; other instances skip them. */
@@ -167,7 +213,11 @@ export function claimDueProviderCommands(db: Executor, limit: number) {
 
 export type ProviderCommandRow = Awaited<ReturnType<typeof claimDueProviderCommands>>[number];
 
-export async function finishProviderCommand(db: Executor, id: number, outcome: { state: 'done' } | { state: 'failed'; error: string } | { state: 'pending'; error: string; delaySeconds: number }): Promise<void> {
+export async function finishProviderCommand(
+  db: Executor,
+  id: number,
+  outcome: { state: 'done' } | { state: 'failed'; error: string } | { state: 'pending'; error: string; delaySeconds: number },
+): Promise<void> {
   await db
     .updateTable('provider_commands')
     .set((eb) => ({

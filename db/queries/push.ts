@@ -16,9 +16,11 @@ export function claimUnpushedEvents(db: Executor, limit: number) {
     .selectFrom('outbox_events')
     .select(['id', 'event_id', 'type', 'customer_id', 'store_id', 'order_id', 'payload'])
     .where('pushed_at', 'is', null)
-    .where(sql<boolean>`((payload->>'notification_id') IS NOT NULL
+    .where(
+      sql<boolean>`((payload->>'notification_id') IS NOT NULL
   OR type = 'picker.order.cancelled'
-  OR (type = 'picker.queue.changed' AND payload #>> '{event,reason}' = 'order_added'))`)
+  OR (type = 'picker.queue.changed' AND payload #>> '{event,reason}' = 'order_added'))`,
+    )
     .orderBy('id')
     .limit(limit)
     .forUpdate()
@@ -27,16 +29,29 @@ export function claimUnpushedEvents(db: Executor, limit: number) {
 }
 
 export async function markEventsPushed(db: Executor, ids: number[]): Promise<void> {
-  if (ids.length) await db.updateTable('outbox_events').set({ pushed_at: sql<Date>`now()` }).where('id', 'in', ids).execute();
+  if (ids.length)
+    await db
+      .updateTable('outbox_events')
+      .set({ pushed_at: sql<Date>`now()` })
+      .where('id', 'in', ids)
+      .execute();
 }
 
 /** The customer's app installations and whether (and in which language) they want order pushes. */
 export async function customerPushTargets(db: Executor, customerId: string) {
   const [devices, prefs] = await Promise.all([
     db.selectFrom('push_devices').select(['device_id']).where('customer_id', '=', customerId).where('app_kind', '=', 'customer').execute(),
-    db.selectFrom('customer_preferences').select(['language', 'push_order_updates']).where('customer_id', '=', customerId).executeTakeFirst(),
+    db
+      .selectFrom('customer_preferences')
+      .select(['language', 'push_order_updates'])
+      .where('customer_id', '=', customerId)
+      .executeTakeFirst(),
   ]);
-  return { deviceIds: devices.map((d) => d.device_id), language: prefs?.language ?? 'ru', wantsOrderUpdates: prefs?.push_order_updates ?? true };
+  return {
+    deviceIds: devices.map((d) => d.device_id),
+    language: prefs?.language ?? 'ru',
+    wantsOrderUpdates: prefs?.push_order_updates ?? true,
+  };
 }
 
 /**
@@ -44,43 +59,54 @@ export async function customerPushTargets(db: Executor, customerId: string) {
  * active pickers with no current session (a picker at work has the queue open).
  */
 export function storeQueuePushTargets(db: Executor, storeId: string) {
-  return db
-    .selectFrom('push_devices as d')
-    .innerJoin('pickers as p', 'p.id', 'd.picker_id')
-    .innerJoin('picker_stores as ps', (j) => j.onRef('ps.picker_id', '=', 'p.id').on('ps.store_id', '=', storeId))
-    .select(['d.device_id', 'd.picker_id', 'd.language'])
-    .where('d.app_kind', '=', 'picker')
-    .where('p.is_active', '=', true)
-    // No current session: none open, and none closed by its order's cancellation still to acknowledge.
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb.selectFrom('picking_sessions as s')
-            .select('s.id')
-            .whereRef('s.picker_id', '=', 'p.id')
-            .where(isCurrent),
-        ),
-      ),
-    )
-    .execute();
+  return (
+    db
+      .selectFrom('push_devices as d')
+      .innerJoin('pickers as p', 'p.id', 'd.picker_id')
+      .innerJoin('picker_stores as ps', (j) => j.onRef('ps.picker_id', '=', 'p.id').on('ps.store_id', '=', storeId))
+      .select(['d.device_id', 'd.picker_id', 'd.language'])
+      .where('d.app_kind', '=', 'picker')
+      .where('p.is_active', '=', true)
+      // No current session: none open, and none closed by its order's cancellation still to acknowledge.
+      .where((eb) =>
+        eb.not(eb.exists(eb.selectFrom('picking_sessions as s').select('s.id').whereRef('s.picker_id', '=', 'p.id').where(isCurrent))),
+      )
+      .execute()
+  );
 }
 
 /** A picker's installations (the cancellation of the order of their session). */
 export function pickerPushTargets(db: Executor, pickerId: number) {
-  return db.selectFrom('push_devices').select(['device_id', 'picker_id', 'language']).where('picker_id', '=', pickerId).where('app_kind', '=', 'picker').execute();
+  return db
+    .selectFrom('push_devices')
+    .select(['device_id', 'picker_id', 'language'])
+    .where('picker_id', '=', pickerId)
+    .where('app_kind', '=', 'picker')
+    .execute();
 }
 
 /** What a picker's notification says of an order, and whether it is in the queue's horizon. */
 export function orderFactsForPickerPush(db: Executor, orderId: string, horizonHours: number) {
   return db
     .selectFrom('orders')
-    .select(['no', 'status', 'is_express', sql<boolean>`is_express OR slot_starts_at IS NULL OR slot_starts_at <= now() + make_interval(hours => ${horizonHours})`.as('in_horizon')])
+    .select([
+      'no',
+      'status',
+      'is_express',
+      sql<boolean>`is_express OR slot_starts_at IS NULL OR slot_starts_at <= now() + make_interval(hours => ${horizonHours})`.as(
+        'in_horizon',
+      ),
+    ])
     .where('id', '=', orderId)
     .executeTakeFirst();
 }
 
 export function orderFactsForPush(db: Executor, orderId: string) {
-  return db.selectFrom('orders').select(['no', 'type', 'status', 'status_reason', 'payment_status']).where('id', '=', orderId).executeTakeFirst();
+  return db
+    .selectFrom('orders')
+    .select(['no', 'type', 'status', 'status_reason', 'payment_status'])
+    .where('id', '=', orderId)
+    .executeTakeFirst();
 }
 
 export async function insertPushDeliveries(
@@ -116,12 +142,16 @@ export function claimDuePushDeliveries(db: Executor, limit: number) {
   return db
     .selectFrom('push_deliveries as p')
     .leftJoin('push_devices as d', (j) =>
-      j.onRef('d.device_id', '=', 'p.device_id').on((eb) => eb.or([eb('d.customer_id', '=', eb.ref('p.customer_id')), eb('d.picker_id', '=', eb.ref('p.picker_id'))])),
+      j
+        .onRef('d.device_id', '=', 'p.device_id')
+        .on((eb) => eb.or([eb('d.customer_id', '=', eb.ref('p.customer_id')), eb('d.picker_id', '=', eb.ref('p.picker_id'))])),
     )
     .select(['p.notification_id', 'p.device_id', 'p.title', 'p.body', 'p.data', 'p.attempts', 'd.push_token', 'd.platform'])
     .select(
       sql<boolean>`p.order_id IS NOT NULL AND p.data->>'kind' <> 'payment' AND EXISTS (
-        SELECT 1 FROM push_deliveries n WHERE n.device_id = p.device_id AND n.order_id = p.order_id AND n.seq > p.seq AND n.state IN ('pending', 'sent'))`.as('superseded'),
+        SELECT 1 FROM push_deliveries n WHERE n.device_id = p.device_id AND n.order_id = p.order_id AND n.seq > p.seq AND n.state IN ('pending', 'sent'))`.as(
+        'superseded',
+      ),
     )
     .where('p.state', '=', 'pending')
     .where('p.next_attempt_at', '<=', sql<Date>`now()`)

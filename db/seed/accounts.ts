@@ -16,7 +16,13 @@ export const DEMO_PICKERS = [
 export async function seedAccounts(trx: Transaction<DB>): Promise<void> {
   await trx
     .insertInto('customers')
-    .values({ id: DEMO_CUSTOMER.id, phone: DEMO_CUSTOMER.phone, first_name: 'Demo', last_name: 'Customer', pin_hash: await hashSecret(DEMO_CUSTOMER.pin) })
+    .values({
+      id: DEMO_CUSTOMER.id,
+      phone: DEMO_CUSTOMER.phone,
+      first_name: 'Demo',
+      last_name: 'Customer',
+      pin_hash: await hashSecret(DEMO_CUSTOMER.pin),
+    })
     .execute();
   await trx.insertInto('customer_preferences').values({ customer_id: DEMO_CUSTOMER.id, language: 'ru' }).execute();
   for (const p of DEMO_PICKERS) {
@@ -25,6 +31,9 @@ export async function seedAccounts(trx: Transaction<DB>): Promise<void> {
       .values({ login: p.login, display_name: p.display_name, password_hash: await hashSecret(p.password), default_store_id: p.stores[0] })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await trx.insertInto('picker_stores').values(p.stores.map((store_id) => ({ picker_id: id, store_id }))).execute();
+    await trx
+      .insertInto('picker_stores')
+      .values(p.stores.map((store_id) => ({ picker_id: id, store_id })))
+      .execute();
   }
 }

@@ -27,9 +27,33 @@ export const DEMO_LOYALTY_PROGRAM = {
   id: 12,
   name: 'Семейный клуб',
   levels: [
-    { id: 1, position: 1, name: 'Бронза', boundary: '0.00', accrual_percent: '3.00', range_label: 'от 0 ₽', description: '3% от покупок баллами' },
-    { id: 2, position: 2, name: 'Серебро', boundary: '10000.00', accrual_percent: '5.00', range_label: 'от 10 000 ₽', description: '5% от покупок баллами' },
-    { id: 3, position: 3, name: 'Золото', boundary: '30000.00', accrual_percent: '7.00', range_label: 'от 30 000 ₽', description: '7% от покупок баллами' },
+    {
+      id: 1,
+      position: 1,
+      name: 'Бронза',
+      boundary: '0.00',
+      accrual_percent: '3.00',
+      range_label: 'от 0 ₽',
+      description: '3% от покупок баллами',
+    },
+    {
+      id: 2,
+      position: 2,
+      name: 'Серебро',
+      boundary: '10000.00',
+      accrual_percent: '5.00',
+      range_label: 'от 10 000 ₽',
+      description: '5% от покупок баллами',
+    },
+    {
+      id: 3,
+      position: 3,
+      name: 'Золото',
+      boundary: '30000.00',
+      accrual_percent: '7.00',
+      range_label: 'от 30 000 ₽',
+      description: '7% от покупок баллами',
+    },
   ],
 };
 
@@ -84,7 +108,15 @@ interface Receipt {
 }
 
 /** Receipts of one customer: `count` visits spread over `spanDays`, 2 to 5 positions each. */
-function receipts(random: () => number, customer: string, card: string, idPrefix: string, count: number, spanDays: number, scale = 1): Receipt[] {
+function receipts(
+  random: () => number,
+  customer: string,
+  card: string,
+  idPrefix: string,
+  count: number,
+  spanDays: number,
+  scale = 1,
+): Receipt[] {
   const out: Receipt[] = [];
   for (let i = 0; i < count; i++) {
     const positions: StoredPosition[] = [];
@@ -112,28 +144,85 @@ function receipts(random: () => number, customer: string, card: string, idPrefix
 export async function seedLoyalty(trx: Transaction<DB>): Promise<void> {
   const p = DEMO_LOYALTY_PROGRAM;
   await trx.insertInto('loyalty_ledger_programs').values({ id: p.id, name: p.name, period_days: 365, is_default: true }).execute();
-  await trx.insertInto('loyalty_ledger_levels').values(p.levels.map((l) => ({ ...l, program_id: p.id }))).execute();
+  await trx
+    .insertInto('loyalty_ledger_levels')
+    .values(p.levels.map((l) => ({ ...l, program_id: p.id })))
+    .execute();
 
   const { demo, other } = DEMO_LOYALTY_CUSTOMERS;
   const c = DEMO_LOYALTY_CARDS;
   const ago = (days: number) => sql<Date>`now() - make_interval(days => ${days})`;
-  await trx.insertInto('loyalty_ledger_customers').values([
-    { id: demo.id, phone: demo.phone, program_id: p.id, main_card_id: c.demoPlastic.id, created_at: ago(400) },
-    { id: other.id, phone: other.phone, program_id: p.id, main_card_id: c.ownedByAnother.id, created_at: ago(500) },
-  ]).execute();
-  await trx.insertInto('loyalty_ledger_accounts').values([
-    { id: 'bonus-000001', customer_id: demo.id, kind: 'bonus', title: 'Бонусные баллы', description: '1 балл = 1 рубль скидки' },
-    { id: 'promo-000001', customer_id: demo.id, kind: 'promo', title: 'Акционные баллы', description: 'Баллы за участие в акциях' },
-    { id: 'bonus-000002', customer_id: other.id, kind: 'bonus', title: 'Бонусные баллы', description: '1 балл = 1 рубль скидки' },
-    { id: 'promo-000002', customer_id: other.id, kind: 'promo', title: 'Акционные баллы', description: 'Баллы за участие в акциях', is_active: false },
-  ]).execute();
-  await trx.insertInto('loyalty_ledger_cards').values([
-    { id: c.demoPlastic.id, card_number: c.demoPlastic.number, customer_id: demo.id, is_virtual: false, issued_at: ago(400), created_at: ago(420) },
-    { id: c.ownedByAnother.id, card_number: c.ownedByAnother.number, customer_id: other.id, is_virtual: false, issued_at: ago(500), created_at: ago(520) },
-    { id: c.unregisteredWithPoints.id, card_number: c.unregisteredWithPoints.number, customer_id: null, is_virtual: false, issued_at: ago(90), balance: c.unregisteredWithPoints.balance, created_at: ago(120) },
-    { id: c.blocked.id, card_number: c.blocked.number, customer_id: null, is_virtual: false, issued_at: ago(200), is_blocked: true, block_reason: 'provider', created_at: ago(220) },
-    ...c.stock.map((s) => ({ id: s.id, card_number: s.number, customer_id: null, is_virtual: false, issued_at: null, created_at: ago(30) })),
-  ]).execute();
+  await trx
+    .insertInto('loyalty_ledger_customers')
+    .values([
+      { id: demo.id, phone: demo.phone, program_id: p.id, main_card_id: c.demoPlastic.id, created_at: ago(400) },
+      { id: other.id, phone: other.phone, program_id: p.id, main_card_id: c.ownedByAnother.id, created_at: ago(500) },
+    ])
+    .execute();
+  await trx
+    .insertInto('loyalty_ledger_accounts')
+    .values([
+      { id: 'bonus-000001', customer_id: demo.id, kind: 'bonus', title: 'Бонусные баллы', description: '1 балл = 1 рубль скидки' },
+      { id: 'promo-000001', customer_id: demo.id, kind: 'promo', title: 'Акционные баллы', description: 'Баллы за участие в акциях' },
+      { id: 'bonus-000002', customer_id: other.id, kind: 'bonus', title: 'Бонусные баллы', description: '1 балл = 1 рубль скидки' },
+      {
+        id: 'promo-000002',
+        customer_id: other.id,
+        kind: 'promo',
+        title: 'Акционные баллы',
+        description: 'Баллы за участие в акциях',
+        is_active: false,
+      },
+    ])
+    .execute();
+  await trx
+    .insertInto('loyalty_ledger_cards')
+    .values([
+      {
+        id: c.demoPlastic.id,
+        card_number: c.demoPlastic.number,
+        customer_id: demo.id,
+        is_virtual: false,
+        issued_at: ago(400),
+        created_at: ago(420),
+      },
+      {
+        id: c.ownedByAnother.id,
+        card_number: c.ownedByAnother.number,
+        customer_id: other.id,
+        is_virtual: false,
+        issued_at: ago(500),
+        created_at: ago(520),
+      },
+      {
+        id: c.unregisteredWithPoints.id,
+        card_number: c.unregisteredWithPoints.number,
+        customer_id: null,
+        is_virtual: false,
+        issued_at: ago(90),
+        balance: c.unregisteredWithPoints.balance,
+        created_at: ago(120),
+      },
+      {
+        id: c.blocked.id,
+        card_number: c.blocked.number,
+        customer_id: null,
+        is_virtual: false,
+        issued_at: ago(200),
+        is_blocked: true,
+        block_reason: 'provider',
+        created_at: ago(220),
+      },
+      ...c.stock.map((s) => ({
+        id: s.id,
+        card_number: s.number,
+        customer_id: null,
+        is_virtual: false,
+        issued_at: null,
+        created_at: ago(30),
+      })),
+    ])
+    .execute();
 
   // A year of receipts; each earns the rate of the level reached before it, as at a real till.
   const random = prng(20261122);
@@ -157,55 +246,71 @@ export async function seedLoyalty(trx: Transaction<DB>): Promise<void> {
     if (m.kind === 'redemption') {
       const left = (balances.get(m.customer) ?? 0) - m.amount;
       balances.set(m.customer, left);
-      await trx.insertInto('loyalty_ledger_operations').values({
-        id: `op-${String(++op).padStart(7, '0')}`,
-        customer_id: m.customer,
-        account_id: 'bonus-000001',
-        type: 'redemption',
-        amount: money(-m.amount),
-        balance_after: money(left),
-        shop_name: SHOPS[0],
-        created_at: ago(m.daysAgo),
-        idempotency_key: 'seed:redemption:1',
-      }).execute();
+      await trx
+        .insertInto('loyalty_ledger_operations')
+        .values({
+          id: `op-${String(++op).padStart(7, '0')}`,
+          customer_id: m.customer,
+          account_id: 'bonus-000001',
+          type: 'redemption',
+          amount: money(-m.amount),
+          balance_after: money(left),
+          shop_name: SHOPS[0],
+          created_at: ago(m.daysAgo),
+          idempotency_key: 'seed:redemption:1',
+        })
+        .execute();
       continue;
     }
     const r = m.receipt;
     const reached = turnover.get(r.customer) ?? 0;
     const level = [...p.levels].reverse().find((l) => Number(l.boundary) * 100 <= reached)!;
     // The same rule as online orders (domain/loyalty/accrual.ts).
-    const points = Number(loyaltyAccrualFor(money(r.total), { tierLabel: level.name, accrualPercent: level.accrual_percent, mainCardBlocked: false }).points);
+    const points = Number(
+      loyaltyAccrualFor(money(r.total), { tierLabel: level.name, accrualPercent: level.accrual_percent, mainCardBlocked: false }).points,
+    );
     const balance = (balances.get(r.customer) ?? 0) + points * 100;
     balances.set(r.customer, balance);
     turnover.set(r.customer, reached + r.total);
     const account = r.customer === demo.id ? 'bonus-000001' : 'bonus-000002';
-    await trx.insertInto('loyalty_ledger_receipts').values({
-      id: r.id,
-      customer_id: r.customer,
-      card_id: r.card,
-      shop_name: r.shop,
-      occurred_at: ago(r.daysAgo),
-      total: money(r.total),
-      bonus_accrual: money(points * 100),
-      positions: JSON.stringify(r.positions),
-      discounts: JSON.stringify([]),
-    }).execute();
-    await trx.insertInto('loyalty_ledger_operations').values({
-      id: `op-${String(++op).padStart(7, '0')}`,
-      customer_id: r.customer,
-      account_id: account,
-      type: 'accrual',
-      amount: money(points * 100),
-      balance_after: money(balance),
-      purchase_amount: money(r.total),
-      purchase_id: r.id,
-      shop_name: r.shop,
-      created_at: ago(r.daysAgo),
-      expires_at: ago(r.daysAgo - 365),
-      idempotency_key: `receipt:${r.id}`,
-    }).execute();
+    await trx
+      .insertInto('loyalty_ledger_receipts')
+      .values({
+        id: r.id,
+        customer_id: r.customer,
+        card_id: r.card,
+        shop_name: r.shop,
+        occurred_at: ago(r.daysAgo),
+        total: money(r.total),
+        bonus_accrual: money(points * 100),
+        positions: JSON.stringify(r.positions),
+        discounts: JSON.stringify([]),
+      })
+      .execute();
+    await trx
+      .insertInto('loyalty_ledger_operations')
+      .values({
+        id: `op-${String(++op).padStart(7, '0')}`,
+        customer_id: r.customer,
+        account_id: account,
+        type: 'accrual',
+        amount: money(points * 100),
+        balance_after: money(balance),
+        purchase_amount: money(r.total),
+        purchase_id: r.id,
+        shop_name: r.shop,
+        created_at: ago(r.daysAgo),
+        expires_at: ago(r.daysAgo - 365),
+        idempotency_key: `receipt:${r.id}`,
+      })
+      .execute();
   }
   for (const [customer, balance] of balances) {
-    await trx.updateTable('loyalty_ledger_accounts').set({ balance: money(balance) }).where('customer_id', '=', customer).where('kind', '=', 'bonus').execute();
+    await trx
+      .updateTable('loyalty_ledger_accounts')
+      .set({ balance: money(balance) })
+      .where('customer_id', '=', customer)
+      .where('kind', '=', 'bonus')
+      .execute();
   }
 }

@@ -36,8 +36,24 @@ const ORDERS: DemoOrder[] = [
     payment: 'online',
     daysAgo: 6,
     pieces: [2, 1, 3],
-    statuses: [['created', 0, null], ['awaiting_payment', 1, null], ['confirmed', 3, null], ['picking', 20, null], ['picked', 38, null], ['en_route', 52, null], ['completed', 75, null]],
-    tracking: [['pending', 0], ['searching_courier', 20], ['courier_assigned', 24], ['courier_at_store', 36], ['en_route', 52], ['arrived', 73], ['delivered', 75]],
+    statuses: [
+      ['created', 0, null],
+      ['awaiting_payment', 1, null],
+      ['confirmed', 3, null],
+      ['picking', 20, null],
+      ['picked', 38, null],
+      ['en_route', 52, null],
+      ['completed', 75, null],
+    ],
+    tracking: [
+      ['pending', 0],
+      ['searching_courier', 20],
+      ['courier_assigned', 24],
+      ['courier_at_store', 36],
+      ['en_route', 52],
+      ['arrived', 73],
+      ['delivered', 75],
+    ],
   },
   {
     key: 'collected',
@@ -46,7 +62,13 @@ const ORDERS: DemoOrder[] = [
     payment: 'cash',
     daysAgo: 3,
     pieces: [1, 2],
-    statuses: [['created', 0, null], ['confirmed', 0, null], ['picking', 30, null], ['ready_for_pickup', 45, null], ['completed', 190, null]],
+    statuses: [
+      ['created', 0, null],
+      ['confirmed', 0, null],
+      ['picking', 30, null],
+      ['ready_for_pickup', 45, null],
+      ['completed', 190, null],
+    ],
   },
   {
     key: 'not-paid',
@@ -55,8 +77,15 @@ const ORDERS: DemoOrder[] = [
     payment: 'online',
     daysAgo: 1,
     pieces: [4],
-    statuses: [['created', 0, null], ['awaiting_payment', 2, null], ['cancelled', 30, 'not_paid_in_time']],
-    tracking: [['pending', 0], ['cancelled', 30]],
+    statuses: [
+      ['created', 0, null],
+      ['awaiting_payment', 2, null],
+      ['cancelled', 30, 'not_paid_in_time'],
+    ],
+    tracking: [
+      ['pending', 0],
+      ['cancelled', 30],
+    ],
   },
 ];
 
@@ -69,7 +98,19 @@ export async function seedOrders(trx: Transaction<DB>): Promise<void> {
       .selectFrom('inventories as i')
       .innerJoin('products as p', 'p.id', 'i.product_id')
       .innerJoin('measurement_units as u', 'u.id', 'i.unit_id')
-      .select(['i.id', 'i.product_id', 'i.unit_id', 'i.unit_price', 'i.old_price', 'p.name_ru', 'p.name_en', 'p.image_listing', 'p.weight', 'u.name_ru as unit_ru', 'u.name_en as unit_en'])
+      .select([
+        'i.id',
+        'i.product_id',
+        'i.unit_id',
+        'i.unit_price',
+        'i.old_price',
+        'p.name_ru',
+        'p.name_en',
+        'p.image_listing',
+        'p.weight',
+        'u.name_ru as unit_ru',
+        'u.name_en as unit_en',
+      ])
       .where('i.store_id', '=', spec.store.id)
       .where('u.code', '=', 'pc')
       .where('i.stock', '>=', '5')
@@ -142,7 +183,13 @@ export async function seedOrders(trx: Transaction<DB>): Promise<void> {
       const delivered = state === 'delivered';
       await trx
         .insertInto('order_deliveries')
-        .values({ order_id: id, tracking_state: state, courier_name: delivered ? 'Ivan' : null, courier_transport: delivered ? 'bicycle' : null, updated_at: at(minutes) })
+        .values({
+          order_id: id,
+          tracking_state: state,
+          courier_name: delivered ? 'Ivan' : null,
+          courier_transport: delivered ? 'bicycle' : null,
+          updated_at: at(minutes),
+        })
         .execute();
       await trx
         .insertInto('order_tracking_history')

@@ -43,12 +43,27 @@ export async function insertConfirmedOrder(trx: Transaction<DB>, spec: Confirmed
     .innerJoin('products as p', 'p.id', 'i.product_id')
     .innerJoin('measurement_units as u', 'u.id', 'i.unit_id')
     .select([
-      'i.id', 'i.product_id', 'i.unit_id', 'i.unit_price', 'i.old_price', 'p.name_ru', 'p.name_en', 'p.image_listing', 'p.plu', 'p.weight_based', 'p.weight',
-      'u.name_ru as unit_ru', 'u.name_en as unit_en',
+      'i.id',
+      'i.product_id',
+      'i.unit_id',
+      'i.unit_price',
+      'i.old_price',
+      'p.name_ru',
+      'p.name_en',
+      'p.image_listing',
+      'p.plu',
+      'p.weight_based',
+      'p.weight',
+      'u.name_ru as unit_ru',
+      'u.name_en as unit_en',
       sql<string | null>`(SELECT min(b.barcode) FROM product_barcodes b WHERE b.product_id = p.id)`.as('barcode'),
     ])
     .where('i.store_id', '=', spec.storeId)
-    .where('i.id', 'in', spec.lines.map((l) => l.inventoryId))
+    .where(
+      'i.id',
+      'in',
+      spec.lines.map((l) => l.inventoryId),
+    )
     .execute();
   const byId = new Map(inventories.map((i) => [i.id, i]));
   const lines = spec.lines.map((l, n) => {
@@ -59,7 +74,11 @@ export async function insertConfirmedOrder(trx: Transaction<DB>, spec: Confirmed
     return { n: n + 1, inv, quantity, total: lineTotal(quantity, parseDecimal(inv.unit_price, 2)!) };
   });
   const goods = lines.reduce((sum, l) => sum + l.total, 0n);
-  const store = await trx.selectFrom('stores').select(['address_en', 'delivery_cost', 'lon', 'lat']).where('id', '=', spec.storeId).executeTakeFirstOrThrow();
+  const store = await trx
+    .selectFrom('stores')
+    .select(['address_en', 'delivery_cost', 'lon', 'lat'])
+    .where('id', '=', spec.storeId)
+    .executeTakeFirstOrThrow();
   const deliveryCost = spec.type === 'delivery' ? parseDecimal(store.delivery_cost, 2)! : 0n;
   const paymentMethod = spec.paymentMethod ?? 'cash';
   const placedAt = new Date(now.getTime() - (spec.placedMinutesAgo ?? 5) * 60_000);
@@ -218,17 +237,24 @@ export async function seedPicking(trx: Transaction<DB>, now: Date): Promise<void
     };
     const lines: ConfirmedOrderLine[] = [
       ...pick(pieces, pieceLines).map((p) => ({ inventoryId: p.id, quantity: String(1 + Math.floor(random() * 3)) })),
-      ...pick(weights, weightLines).map((p) => ({ inventoryId: p.id, quantity: formatDecimal(BigInt(300 + 50 * Math.floor(random() * 20)), 3) })),
+      ...pick(weights, weightLines).map((p) => ({
+        inventoryId: p.id,
+        quantity: formatDecimal(BigInt(300 + 50 * Math.floor(random() * 20)), 3),
+      })),
     ];
-    await insertConfirmedOrder(trx, {
-      customerId: DEMO_CUSTOMER.id,
-      storeId,
-      type,
-      express,
-      absenceAction: absence,
-      comment,
-      lines,
-      placedMinutesAgo: 5 + Math.floor(random() * 40),
-    }, now);
+    await insertConfirmedOrder(
+      trx,
+      {
+        customerId: DEMO_CUSTOMER.id,
+        storeId,
+        type,
+        express,
+        absenceAction: absence,
+        comment,
+        lines,
+        placedMinutesAgo: 5 + Math.floor(random() * 40),
+      },
+      now,
+    );
   }
 }

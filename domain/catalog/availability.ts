@@ -44,7 +44,8 @@ export function parseRequestedQuantity(
   if (thousandths < 1n) return { ok: false, problem: 'below_minimum' };
   if (unit?.kind === 'piece' && thousandths % 1000n !== 0n) return { ok: false, problem: 'fractional_pieces' };
   // In kg this is thousandths x ratio thousandths millionths: whole grams are whole thousandths of kg.
-  if (unit?.kind === 'weight' && (thousandths * parseDecimal(unit.ratio, 3)!) % 1000n !== 0n) return { ok: false, problem: 'fractional_grams' };
+  if (unit?.kind === 'weight' && (thousandths * parseDecimal(unit.ratio, 3)!) % 1000n !== 0n)
+    return { ok: false, problem: 'fractional_grams' };
   return { ok: true, thousandths };
 }
 
@@ -64,11 +65,7 @@ export interface AvailabilityVerdict {
   reason_code: AvailabilityReason | null;
 }
 
-export function decideAvailability(
-  requested: bigint,
-  productExists: boolean,
-  inventory: InventoryFacts | null,
-): AvailabilityVerdict {
+export function decideAvailability(requested: bigint, productExists: boolean, inventory: InventoryFacts | null): AvailabilityVerdict {
   const requestedText = formatDecimal(requested, QUANTITY_SCALE);
   const limit = inventory?.orderQuantityLimit != null ? parseDecimal(inventory.orderQuantityLimit, QUANTITY_SCALE) : null;
   const base = {

@@ -12,9 +12,7 @@ export interface Point {
 }
 /** Rings of one polygon: the first is the outer boundary, the others are holes. */
 export type PolygonRings = readonly (readonly Position[])[];
-export type Area =
-  | { type: 'Polygon'; coordinates: PolygonRings }
-  | { type: 'MultiPolygon'; coordinates: readonly PolygonRings[] };
+export type Area = { type: 'Polygon'; coordinates: PolygonRings } | { type: 'MultiPolygon'; coordinates: readonly PolygonRings[] };
 
 /** The spec's containment tolerance: a point this close (in degrees) to an edge is on it. */
 export const EDGE_TOLERANCE_DEG = 1e-6;

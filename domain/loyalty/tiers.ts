@@ -103,7 +103,8 @@ export function tierStatusFor(input: TierStatusInput): TierStatus {
   const base = { program_name: programName, total_turnover: formatDecimal(kopecks(turnover), 2), last_purchase_points: lastPurchasePoints };
   if (input.levels && input.levels.length > 0) {
     const levels = byOrder(input.levels);
-    const same = (l: ProgramLevel, t: ReportedTier | null) => t !== null && (t.id !== null && l.id !== null ? t.id === l.id : t.name === l.name);
+    const same = (l: ProgramLevel, t: ReportedTier | null) =>
+      t !== null && (t.id !== null && l.id !== null ? t.id === l.id : t.name === l.name);
     let currentIndex = current ? levels.findIndex((l) => same(l, current)) : -1;
     if (currentIndex < 0) currentIndex = levelIndexFor(levels, turnover);
     const cur = levels[currentIndex] ?? null;

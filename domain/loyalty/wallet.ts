@@ -45,12 +45,17 @@ export interface LinkDecision {
  */
 export function decideCardLink(card: CardFacts | null, mode: LinkMode, walletPending: boolean): LinkDecision {
   const status: LinkStatus =
-    card === null ? 'NOT_FOUND'
-    : card.holder === 'caller' ? 'ALREADY_LINKED'
-    : card.holder === 'other' ? 'OWNED_BY_ANOTHER_CUSTOMER'
-    : card.isBlocked ? 'BLOCKED'
-    : !card.issued ? 'NOT_ISSUED'
-    : 'ISSUED';
+    card === null
+      ? 'NOT_FOUND'
+      : card.holder === 'caller'
+        ? 'ALREADY_LINKED'
+        : card.holder === 'other'
+          ? 'OWNED_BY_ANOTHER_CUSTOMER'
+          : card.isBlocked
+            ? 'BLOCKED'
+            : !card.issued
+              ? 'NOT_ISSUED'
+              : 'ISSUED';
   const ownerMatch = card === null || card.holder === 'none' ? null : card.holder === 'caller';
   const accepted = mode === 'link' ? status === 'ISSUED' : status === 'NOT_ISSUED';
   if (accepted) {
@@ -108,7 +113,10 @@ export const unblockable = (card: WalletCard): boolean => card.is_blocked && car
 /** Cards as the wallet lists them: the main card, then other active cards, then retired ones. */
 export function orderCards<C extends WalletCard>(cards: C[], mainCardId: string | null): C[] {
   const rank = (c: C) => (c.id === mainCardId ? 0 : c.is_active ? 1 : 2);
-  return cards.map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i).map(({ c }) => c);
+  return cards
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i)
+    .map(({ c }) => c);
 }
 
 /** Attempts of one provisioning or reconciliation before the wallet turns `error`. */

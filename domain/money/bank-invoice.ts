@@ -60,7 +60,10 @@ export function amountDue(
  * less what the bank already returned as picking differences (taken from the first ones);
  * invoices with nothing left to return are skipped.
  */
-export function wholeRefunds<I extends { amount: string }>(paidInvoices: readonly I[], alreadyReturned: string): { invoice: I; amount: string }[] {
+export function wholeRefunds<I extends { amount: string }>(
+  paidInvoices: readonly I[],
+  alreadyReturned: string,
+): { invoice: I; amount: string }[] {
   let returned = kopecks(alreadyReturned);
   const refunds: { invoice: I; amount: string }[] = [];
   for (const invoice of paidInvoices) {

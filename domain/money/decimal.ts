@@ -28,7 +28,12 @@ export function formatDecimal(units: bigint, scale: number): string {
 }
 
 /** The exact form formatDecimal gives, per scale: no leading zero but one, no "-0". */
-const CANONICAL = [/^(?:0|-?[1-9][0-9]*)$/, /^(?:0|-?[1-9][0-9]*)\.[0-9]$/, /^(?:0|-?[1-9][0-9]*)\.[0-9]{2}$/, /^(?:0|-?[1-9][0-9]*)\.[0-9]{3}$/];
+const CANONICAL = [
+  /^(?:0|-?[1-9][0-9]*)$/,
+  /^(?:0|-?[1-9][0-9]*)\.[0-9]$/,
+  /^(?:0|-?[1-9][0-9]*)\.[0-9]{2}$/,
+  /^(?:0|-?[1-9][0-9]*)\.[0-9]{3}$/,
+];
 
 /** Re-scales a decimal string read from PostgreSQL (numeric) to exactly `scale` decimals. */
 export function normalizeDecimal(value: string, scale: number): string {

@@ -1,14 +1,26 @@
 // Consistency rules of a checkout request (OrderInput and DeliveryPriceEstimateInput) that need
 // no database: the type and its context, the delivery mode, change and payment method, duplicate
 // lines, and the verdict on the lines once the store's facts are known.
-import { decideAvailability, parseRequestedQuantity, QUANTITY_PROBLEMS, type AvailabilityReason, type QuantityUnit } from '../catalog/availability.js';
+import {
+  decideAvailability,
+  parseRequestedQuantity,
+  QUANTITY_PROBLEMS,
+  type AvailabilityReason,
+  type QuantityUnit,
+} from '../catalog/availability.js';
 import { formatDecimal } from '../money/decimal.js';
 import type { ErrorCode } from '../errors.js';
 
 /** The codes of the request rules below (all refuse the request as it is: ERROR_STATUS says how). */
 export type RuleCode = Extract<
   ErrorCode,
-  'DELIVERY_MODE_INVALID' | 'DELIVERY_CONTEXT_REQUIRED' | 'PICKUP_CONTEXT_REQUIRED' | 'CHANGE_NOT_ALLOWED' | 'ONLINE_PAYMENT_DISABLED' | 'DUPLICATE_ITEM' | 'INVALID_CHANGE'
+  | 'DELIVERY_MODE_INVALID'
+  | 'DELIVERY_CONTEXT_REQUIRED'
+  | 'PICKUP_CONTEXT_REQUIRED'
+  | 'CHANGE_NOT_ALLOWED'
+  | 'ONLINE_PAYMENT_DISABLED'
+  | 'DUPLICATE_ITEM'
+  | 'INVALID_CHANGE'
 >;
 
 export interface RuleViolation {
@@ -30,7 +42,9 @@ export function deliveryModeOf(ctx: { is_express?: boolean; slot_id?: string | n
   if (!express && allowNoSlot) return 'standard_without_slot';
   return {
     code: 'DELIVERY_MODE_INVALID',
-    detail: express ? 'An express delivery has no slot: send slot_id null' : 'Choose a delivery slot (slot_id) or express delivery (is_express true)',
+    detail: express
+      ? 'An express delivery has no slot: send slot_id null'
+      : 'Choose a delivery slot (slot_id) or express delivery (is_express true)',
   };
 }
 
@@ -138,8 +152,14 @@ export function parseLineQuantities(
   return { ok: true, quantities };
 }
 
-export function judgeLines(lines: readonly { product_id: string; unit_id: string; quantity: string | number }[], facts: readonly LineFacts[]): LinesVerdict {
-  const parsed = parseLineQuantities(lines, facts.map((f) => f.unit));
+export function judgeLines(
+  lines: readonly { product_id: string; unit_id: string; quantity: string | number }[],
+  facts: readonly LineFacts[],
+): LinesVerdict {
+  const parsed = parseLineQuantities(
+    lines,
+    facts.map((f) => f.unit),
+  );
   if (!parsed.ok) return { ok: false, code: 'INVALID_QUANTITY', detail: parsed.detail };
   const { quantities } = parsed;
   const failing: FailingLine[] = [];

@@ -122,7 +122,13 @@ export function planStatusReplay(
 
 /** States in which a courier is known (OrderCourierSchema present). */
 export const hasCourier = (state: TrackingState): boolean =>
-  state === 'courier_assigned' || state === 'courier_at_store' || state === 'en_route' || state === 'arrived' || state === 'delivered' || state === 'returning' || state === 'returned';
+  state === 'courier_assigned' ||
+  state === 'courier_at_store' ||
+  state === 'en_route' ||
+  state === 'arrived' ||
+  state === 'delivered' ||
+  state === 'returning' ||
+  state === 'returned';
 
 /** States that show the live courier marker (location and route). */
 export const hasLiveMarker = (state: TrackingState): boolean =>

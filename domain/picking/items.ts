@@ -80,7 +80,12 @@ export type ItemCommand =
 
 export type RefusalCode = Extract<
   ErrorCode,
-  'ITEM_STATE_CONFLICT' | 'ITEM_IS_WEIGHT_BASED' | 'ITEM_NOT_WEIGHT_BASED' | 'CONFIRMED_QUANTITY_MISMATCH' | 'QUANTITY_ABOVE_ORDERED' | 'CONFIRMED_QUANTITY_REQUIRED'
+  | 'ITEM_STATE_CONFLICT'
+  | 'ITEM_IS_WEIGHT_BASED'
+  | 'ITEM_NOT_WEIGHT_BASED'
+  | 'CONFIRMED_QUANTITY_MISMATCH'
+  | 'QUANTITY_ABOVE_ORDERED'
+  | 'CONFIRMED_QUANTITY_REQUIRED'
 >;
 
 /** A command the item's state, kind or values do not allow: a domain outcome (server/errors.ts ERROR_STATUS gives its HTTP status). */
@@ -186,7 +191,12 @@ const labelOf = (m: ScanMatch | ReplacementMatch): bigint | null => ('labelWeigh
 const labelPluOf = (m: ScanMatch | ReplacementMatch): string | null => ('labelPlu' in m ? m.labelPlu : null);
 
 /** A scale label weighs `f` (the item, or the item with its substitute chosen); `before` is the item the command found. */
-function labelWeighed(f: ItemFacts, cmd: { barcode: string; match: ScanMatch | ReplacementMatch }, replacement: ReplacementEffect, before: ItemFacts = f): Transition {
+function labelWeighed(
+  f: ItemFacts,
+  cmd: { barcode: string; match: ScanMatch | ReplacementMatch },
+  replacement: ReplacementEffect,
+  before: ItemFacts = f,
+): Transition {
   const weight = labelOf(cmd.match)!;
   const next = weighed(f, weight, 'scale_label', cmd.barcode, labelPluOf(cmd.match));
   return done(before, next.state === 'picked' ? 'ok' : 'clarification_required', next, replacement, weight);
@@ -249,10 +259,20 @@ export interface ItemRow<T extends Trigger = Trigger> {
 export type AnyItemRow = { [T in Trigger]: ItemRow<T> }[Trigger];
 const row = <T extends Trigger>(r: ItemRow<T>): ItemRow<T> => r;
 
-const ALL_STATES: readonly StateKey[] = ['pending', 'awaiting_quantity', 'picked', 'missing', 'clarified/removed', 'clarified/quantity_mismatch', 'clarified/weight_mismatch', 'clarified/store_transfer_shortage'];
+const ALL_STATES: readonly StateKey[] = [
+  'pending',
+  'awaiting_quantity',
+  'picked',
+  'missing',
+  'clarified/removed',
+  'clarified/quantity_mismatch',
+  'clarified/weight_mismatch',
+  'clarified/store_transfer_shortage',
+];
 const WORKABLE_PIECE: readonly StateKey[] = ['pending', 'awaiting_quantity', 'picked', 'clarified/quantity_mismatch'];
 const WORKABLE_WEIGHT: readonly StateKey[] = ['pending', 'awaiting_quantity', 'picked', 'clarified/weight_mismatch'];
-const confirmedValue = (f: ItemFacts, cmd: CommandOf<'confirm'>) => (f.clarificationKind === 'quantity_mismatch' ? cmd.quantity : cmd.quantityKg);
+const confirmedValue = (f: ItemFacts, cmd: CommandOf<'confirm'>) =>
+  f.clarificationKind === 'quantity_mismatch' ? cmd.quantity : cmd.quantityKg;
 const onePieceMore = (f: ItemFacts) => (f.actual ?? 0n) + UNIT;
 /** The item once the customer's substitute is chosen (the replacement rows). */
 const withSubstitute = (f: ItemFacts): ItemFacts => ({ ...f, missingAction: null, hasReplacement: true, actual: null, confirmed: null });
@@ -265,148 +285,471 @@ const withSubstitute = (f: ItemFacts): ItemFacts => ({ ...f, missingAction: null
  */
 export const ITEM_TABLE: readonly AnyItemRow[] = [
   // piece-quantity (piece items)
-  row({ trigger: 'piece_quantity', kind: 'piece', from: WORKABLE_PIECE, spec: 'piece-quantity: integer quantity from 1 to the ordered quantity',
-    condition: 'quantity above the ordered quantity', when: (f, c) => c.quantity > f.ordered,
-    next: { refused: 'QUANTITY_ABOVE_ORDERED' }, also: 'nothing changes' }),
-  row({ trigger: 'piece_quantity', kind: 'piece', from: WORKABLE_PIECE, spec: null,
-    condition: 'quantity equals the ordered quantity', when: (f, c) => c.quantity === f.ordered,
-    next: 'picked', also: 'actual = quantity; source stays scan after a scan, else manual',
-    apply: (f, c) => done(f, 'ok', { ...as(f, 'picked'), actual: c.quantity, pickSource: countSource(f), labelPlu: null, confirmed: null }) }),
-  row({ trigger: 'piece_quantity', kind: 'piece', from: WORKABLE_PIECE, spec: 'piece-quantity: integer quantity from 1 to the ordered quantity',
+  row({
+    trigger: 'piece_quantity',
+    kind: 'piece',
+    from: WORKABLE_PIECE,
+    spec: 'piece-quantity: integer quantity from 1 to the ordered quantity',
+    condition: 'quantity above the ordered quantity',
+    when: (f, c) => c.quantity > f.ordered,
+    next: { refused: 'QUANTITY_ABOVE_ORDERED' },
+    also: 'nothing changes',
+  }),
+  row({
+    trigger: 'piece_quantity',
+    kind: 'piece',
+    from: WORKABLE_PIECE,
+    spec: null,
+    condition: 'quantity equals the ordered quantity',
+    when: (f, c) => c.quantity === f.ordered,
+    next: 'picked',
+    also: 'actual = quantity; source stays scan after a scan, else manual',
+    apply: (f, c) => done(f, 'ok', { ...as(f, 'picked'), actual: c.quantity, pickSource: countSource(f), labelPlu: null, confirmed: null }),
+  }),
+  row({
+    trigger: 'piece_quantity',
+    kind: 'piece',
+    from: WORKABLE_PIECE,
+    spec: 'piece-quantity: integer quantity from 1 to the ordered quantity',
     condition: 'a partial quantity',
-    next: 'clarified/quantity_mismatch', also: 'actual = confirmed_quantity = quantity; the product is not removed (clarification_required)',
-    apply: (f, c) => done(f, 'clarification_required', { ...as(f, 'clarified', 'quantity_mismatch'), actual: c.quantity, pickSource: countSource(f), labelPlu: null, confirmed: c.quantity }) }),
+    next: 'clarified/quantity_mismatch',
+    also: 'actual = confirmed_quantity = quantity; the product is not removed (clarification_required)',
+    apply: (f, c) =>
+      done(f, 'clarification_required', {
+        ...as(f, 'clarified', 'quantity_mismatch'),
+        actual: c.quantity,
+        pickSource: countSource(f),
+        labelPlu: null,
+        confirmed: c.quantity,
+      }),
+  }),
 
   // weight (weight items)
-  row({ trigger: 'weight', kind: 'weight', from: WORKABLE_WEIGHT, spec: null,
-    condition: 'the barcode sent with it is unknown', when: (_f, c) => c.match?.kind === 'unknown',
-    next: 'same', also: 'outcome not_found', apply: (f) => unchanged(f, 'not_found') }),
-  row({ trigger: 'weight', kind: 'weight', from: WORKABLE_WEIGHT, spec: null,
-    condition: 'the barcode sent with it is another product', when: (_f, c) => c.match?.kind === 'other_product',
-    next: 'same', also: 'outcome mismatch', apply: (f) => unchanged(f, 'mismatch') }),
-  row({ trigger: 'weight', kind: 'weight', from: WORKABLE_WEIGHT, spec: 'weight: weight inside tolerance',
-    condition: 'weight inside tolerance', when: (f, c) => fits(f, c.weight),
-    next: 'picked', also: 'actual = weight; a repeated call on a picked item corrects the weight',
-    apply: (f, c) => done(f, 'ok', weighed(f, c.weight, 'weight', c.barcode, null)) }),
-  row({ trigger: 'weight', kind: 'weight', from: WORKABLE_WEIGHT, spec: 'weight: weight outside tolerance',
+  row({
+    trigger: 'weight',
+    kind: 'weight',
+    from: WORKABLE_WEIGHT,
+    spec: null,
+    condition: 'the barcode sent with it is unknown',
+    when: (_f, c) => c.match?.kind === 'unknown',
+    next: 'same',
+    also: 'outcome not_found',
+    apply: (f) => unchanged(f, 'not_found'),
+  }),
+  row({
+    trigger: 'weight',
+    kind: 'weight',
+    from: WORKABLE_WEIGHT,
+    spec: null,
+    condition: 'the barcode sent with it is another product',
+    when: (_f, c) => c.match?.kind === 'other_product',
+    next: 'same',
+    also: 'outcome mismatch',
+    apply: (f) => unchanged(f, 'mismatch'),
+  }),
+  row({
+    trigger: 'weight',
+    kind: 'weight',
+    from: WORKABLE_WEIGHT,
+    spec: 'weight: weight inside tolerance',
+    condition: 'weight inside tolerance',
+    when: (f, c) => fits(f, c.weight),
+    next: 'picked',
+    also: 'actual = weight; a repeated call on a picked item corrects the weight',
+    apply: (f, c) => done(f, 'ok', weighed(f, c.weight, 'weight', c.barcode, null)),
+  }),
+  row({
+    trigger: 'weight',
+    kind: 'weight',
+    from: WORKABLE_WEIGHT,
+    spec: 'weight: weight outside tolerance',
     condition: 'weight outside tolerance',
-    next: 'clarified/weight_mismatch', also: 'actual = confirmed_quantity = weight; needs a separate confirmation (clarification_required)',
-    apply: (f, c) => done(f, 'clarification_required', weighed(f, c.weight, 'weight', c.barcode, null)) }),
+    next: 'clarified/weight_mismatch',
+    also: 'actual = confirmed_quantity = weight; needs a separate confirmation (clarification_required)',
+    apply: (f, c) => done(f, 'clarification_required', weighed(f, c.weight, 'weight', c.barcode, null)),
+  }),
 
   // manual-pick (piece items)
-  row({ trigger: 'manual_pick', kind: 'piece', from: WORKABLE_PIECE, spec: null,
-    condition: 'quantity equals the ordered quantity', when: (f, c) => c.quantity === f.ordered,
-    next: 'picked', also: 'actual = quantity, source manual',
-    apply: (f, c) => done(f, 'ok', { ...as(f, 'picked'), actual: c.quantity, pickSource: 'manual', labelPlu: null, confirmed: null }) }),
-  row({ trigger: 'manual_pick', kind: 'piece', from: WORKABLE_PIECE, spec: 'manual-pick: quantity differs from ordered',
-    condition: 'quantity differs from ordered, `confirm: true`', when: (_f, c) => c.confirm,
-    next: 'picked', also: 'the actual quantity is saved and the discrepancy confirmed (confirmed_quantity = quantity)',
-    apply: (f, c) => done(f, 'ok', { ...as(f, 'picked'), actual: c.quantity, pickSource: 'manual', labelPlu: null, confirmed: c.quantity }) }),
-  row({ trigger: 'manual_pick', kind: 'piece', from: WORKABLE_PIECE, spec: 'manual-pick: quantity differs from ordered',
+  row({
+    trigger: 'manual_pick',
+    kind: 'piece',
+    from: WORKABLE_PIECE,
+    spec: null,
+    condition: 'quantity equals the ordered quantity',
+    when: (f, c) => c.quantity === f.ordered,
+    next: 'picked',
+    also: 'actual = quantity, source manual',
+    apply: (f, c) => done(f, 'ok', { ...as(f, 'picked'), actual: c.quantity, pickSource: 'manual', labelPlu: null, confirmed: null }),
+  }),
+  row({
+    trigger: 'manual_pick',
+    kind: 'piece',
+    from: WORKABLE_PIECE,
+    spec: 'manual-pick: quantity differs from ordered',
+    condition: 'quantity differs from ordered, `confirm: true`',
+    when: (_f, c) => c.confirm,
+    next: 'picked',
+    also: 'the actual quantity is saved and the discrepancy confirmed (confirmed_quantity = quantity)',
+    apply: (f, c) => done(f, 'ok', { ...as(f, 'picked'), actual: c.quantity, pickSource: 'manual', labelPlu: null, confirmed: c.quantity }),
+  }),
+  row({
+    trigger: 'manual_pick',
+    kind: 'piece',
+    from: WORKABLE_PIECE,
+    spec: 'manual-pick: quantity differs from ordered',
     condition: 'quantity differs from ordered, no confirm',
-    next: 'clarified/quantity_mismatch', also: 'the actual quantity is saved, to be confirmed (clarification_required)',
-    apply: (f, c) => done(f, 'clarification_required', { ...as(f, 'clarified', 'quantity_mismatch'), actual: c.quantity, pickSource: 'manual', labelPlu: null, confirmed: c.quantity }) }),
+    next: 'clarified/quantity_mismatch',
+    also: 'the actual quantity is saved, to be confirmed (clarification_required)',
+    apply: (f, c) =>
+      done(f, 'clarification_required', {
+        ...as(f, 'clarified', 'quantity_mismatch'),
+        actual: c.quantity,
+        pickSource: 'manual',
+        labelPlu: null,
+        confirmed: c.quantity,
+      }),
+  }),
 
   // clarification/confirm
-  row({ trigger: 'confirm', kind: 'any', from: ['clarified/quantity_mismatch', 'clarified/weight_mismatch'], spec: null,
-    condition: '`resolution` names the other kind of mismatch', when: (f, c) => c.resolution !== null && c.resolution !== f.clarificationKind,
-    next: { refused: 'ITEM_STATE_CONFLICT' }, also: 'nothing changes' }),
-  row({ trigger: 'confirm', kind: 'any', from: ['clarified/quantity_mismatch', 'clarified/weight_mismatch'], spec: null,
-    condition: 'no value to confirm (quantity for a piece item, quantity_kg for a weight item)', when: (f, c) => confirmedValue(f, c) === null,
-    next: { refused: 'CONFIRMED_QUANTITY_REQUIRED' }, also: 'nothing changes' }),
-  row({ trigger: 'confirm', kind: 'any', from: ['clarified/quantity_mismatch', 'clarified/weight_mismatch'], spec: null,
-    condition: 'the value differs from `confirmed_quantity`', when: (f, c) => confirmedValue(f, c) !== f.confirmed,
-    next: { refused: 'CONFIRMED_QUANTITY_MISMATCH' }, also: 'nothing changes' }),
-  row({ trigger: 'confirm', kind: 'any', from: ['clarified/quantity_mismatch', 'clarified/weight_mismatch'], spec: 'clarification/confirm: quantity or weight equals `confirmed_quantity` in the current session',
+  row({
+    trigger: 'confirm',
+    kind: 'any',
+    from: ['clarified/quantity_mismatch', 'clarified/weight_mismatch'],
+    spec: null,
+    condition: '`resolution` names the other kind of mismatch',
+    when: (f, c) => c.resolution !== null && c.resolution !== f.clarificationKind,
+    next: { refused: 'ITEM_STATE_CONFLICT' },
+    also: 'nothing changes',
+  }),
+  row({
+    trigger: 'confirm',
+    kind: 'any',
+    from: ['clarified/quantity_mismatch', 'clarified/weight_mismatch'],
+    spec: null,
+    condition: 'no value to confirm (quantity for a piece item, quantity_kg for a weight item)',
+    when: (f, c) => confirmedValue(f, c) === null,
+    next: { refused: 'CONFIRMED_QUANTITY_REQUIRED' },
+    also: 'nothing changes',
+  }),
+  row({
+    trigger: 'confirm',
+    kind: 'any',
+    from: ['clarified/quantity_mismatch', 'clarified/weight_mismatch'],
+    spec: null,
+    condition: 'the value differs from `confirmed_quantity`',
+    when: (f, c) => confirmedValue(f, c) !== f.confirmed,
+    next: { refused: 'CONFIRMED_QUANTITY_MISMATCH' },
+    also: 'nothing changes',
+  }),
+  row({
+    trigger: 'confirm',
+    kind: 'any',
+    from: ['clarified/quantity_mismatch', 'clarified/weight_mismatch'],
+    spec: 'clarification/confirm: quantity or weight equals `confirmed_quantity` in the current session',
     condition: 'quantity or weight equals `confirmed_quantity`',
-    next: 'picked', also: 'the actual value is not changed', apply: (f) => done(f, 'ok', as(f, 'picked')) }),
+    next: 'picked',
+    also: 'the actual value is not changed',
+    apply: (f) => done(f, 'ok', as(f, 'picked')),
+  }),
 
   // missing
-  row({ trigger: 'missing', kind: 'any', from: ALL_STATES, spec: 'missing: `action` is `call` or `remove`',
+  row({
+    trigger: 'missing',
+    kind: 'any',
+    from: ALL_STATES,
+    spec: 'missing: `action` is `call` or `remove`',
     condition: '`action` is `call` or `remove`',
-    next: 'missing', also: 'records missing_action; clears the actual quantity and a chosen replacement; the item stays in the order',
+    next: 'missing',
+    also: 'records missing_action; clears the actual quantity and a chosen replacement; the item stays in the order',
     apply: (f, c) =>
-      done(f, 'ok', { ...as(f, 'missing'), missingAction: c.action, actual: null, confirmed: null, pickSource: null, labelPlu: null, hasReplacement: false }, f.hasReplacement ? 'clear' : 'keep') }),
+      done(
+        f,
+        'ok',
+        {
+          ...as(f, 'missing'),
+          missingAction: c.action,
+          actual: null,
+          confirmed: null,
+          pickSource: null,
+          labelPlu: null,
+          hasReplacement: false,
+        },
+        f.hasReplacement ? 'clear' : 'keep',
+      ),
+  }),
 
   // clarification/resolve
-  row({ trigger: 'resolve', kind: 'any', from: ['missing'], spec: 'clarification/resolve: `resolution` is `remove`',
-    condition: 'missing with action remove, `resolution` is `remove`', when: (f) => f.missingAction === 'remove',
-    next: 'clarified/removed', also: 'the item is removed from the order before finish', apply: (f) => done(f, 'ok', as(f, 'clarified', 'removed')) }),
+  row({
+    trigger: 'resolve',
+    kind: 'any',
+    from: ['missing'],
+    spec: 'clarification/resolve: `resolution` is `remove`',
+    condition: 'missing with action remove, `resolution` is `remove`',
+    when: (f) => f.missingAction === 'remove',
+    next: 'clarified/removed',
+    also: 'the item is removed from the order before finish',
+    apply: (f) => done(f, 'ok', as(f, 'clarified', 'removed')),
+  }),
 
   // clarification/reopen
-  row({ trigger: 'reopen', kind: 'any', from: ['picked', 'clarified/quantity_mismatch', 'clarified/weight_mismatch'], spec: 'clarification/reopen: `reason` is `recheck` for picked',
-    condition: '`reason` is `recheck`', when: (_f, c) => c.reason === 'recheck',
-    next: 'pending', also: 'clears the actual quantity; keeps a chosen replacement',
-    apply: (f) => done(f, 'ok', { ...as(f, 'pending'), actual: null, confirmed: null, pickSource: null, labelPlu: null }) }),
-  row({ trigger: 'reopen', kind: 'any', from: ['missing', 'clarified/removed', 'clarified/store_transfer_shortage'], spec: 'clarification/reopen: `found_in_store` for a previously missing item',
-    condition: '`reason` is `found_in_store`', when: (_f, c) => c.reason === 'found_in_store',
-    next: 'pending', also: 'clears the actual quantity and missing_action; back to the ordered product',
+  row({
+    trigger: 'reopen',
+    kind: 'any',
+    from: ['picked', 'clarified/quantity_mismatch', 'clarified/weight_mismatch'],
+    spec: 'clarification/reopen: `reason` is `recheck` for picked',
+    condition: '`reason` is `recheck`',
+    when: (_f, c) => c.reason === 'recheck',
+    next: 'pending',
+    also: 'clears the actual quantity; keeps a chosen replacement',
+    apply: (f) => done(f, 'ok', { ...as(f, 'pending'), actual: null, confirmed: null, pickSource: null, labelPlu: null }),
+  }),
+  row({
+    trigger: 'reopen',
+    kind: 'any',
+    from: ['missing', 'clarified/removed', 'clarified/store_transfer_shortage'],
+    spec: 'clarification/reopen: `found_in_store` for a previously missing item',
+    condition: '`reason` is `found_in_store`',
+    when: (_f, c) => c.reason === 'found_in_store',
+    next: 'pending',
+    also: 'clears the actual quantity and missing_action; back to the ordered product',
     apply: (f) =>
-      done(f, 'ok', { ...as(f, 'pending'), actual: null, confirmed: null, pickSource: null, labelPlu: null, missingAction: null, hasReplacement: false }, f.hasReplacement ? 'clear' : 'keep') }),
+      done(
+        f,
+        'ok',
+        {
+          ...as(f, 'pending'),
+          actual: null,
+          confirmed: null,
+          pickSource: null,
+          labelPlu: null,
+          missingAction: null,
+          hasReplacement: false,
+        },
+        f.hasReplacement ? 'clear' : 'keep',
+      ),
+  }),
 
   // scan of a piece item
-  row({ trigger: 'scan', kind: 'piece', from: ['pending', 'awaiting_quantity', 'picked'], spec: null,
-    condition: 'the barcode is unknown or not sold in the store', when: (_f, c) => c.match.kind === 'unknown',
-    next: 'same', also: 'outcome not_found', apply: (f) => unchanged(f, 'not_found') }),
-  row({ trigger: 'scan', kind: 'piece', from: ['pending', 'awaiting_quantity', 'picked'], spec: null,
-    condition: 'the barcode is another product', when: (_f, c) => c.match.kind === 'other_product',
-    next: 'same', also: 'outcome mismatch', apply: (f) => unchanged(f, 'mismatch') }),
-  row({ trigger: 'scan', kind: 'piece', from: ['picked'], spec: null,
-    condition: "the item's product", next: 'same', also: 'outcome already_picked', apply: (f) => unchanged(f, 'already_picked') }),
-  row({ trigger: 'scan', kind: 'piece', from: ['pending', 'awaiting_quantity'], spec: null,
-    condition: "the item's product, one more piece reaches the ordered count", when: (f) => onePieceMore(f) >= f.ordered,
-    next: 'picked', also: 'actual + 1 piece, source scan', apply: (f, c) => done(f, 'ok', pieceCounted(f, c.barcode)) }),
-  row({ trigger: 'scan', kind: 'piece', from: ['pending', 'awaiting_quantity'], spec: null,
+  row({
+    trigger: 'scan',
+    kind: 'piece',
+    from: ['pending', 'awaiting_quantity', 'picked'],
+    spec: null,
+    condition: 'the barcode is unknown or not sold in the store',
+    when: (_f, c) => c.match.kind === 'unknown',
+    next: 'same',
+    also: 'outcome not_found',
+    apply: (f) => unchanged(f, 'not_found'),
+  }),
+  row({
+    trigger: 'scan',
+    kind: 'piece',
+    from: ['pending', 'awaiting_quantity', 'picked'],
+    spec: null,
+    condition: 'the barcode is another product',
+    when: (_f, c) => c.match.kind === 'other_product',
+    next: 'same',
+    also: 'outcome mismatch',
+    apply: (f) => unchanged(f, 'mismatch'),
+  }),
+  row({
+    trigger: 'scan',
+    kind: 'piece',
+    from: ['picked'],
+    spec: null,
+    condition: "the item's product",
+    next: 'same',
+    also: 'outcome already_picked',
+    apply: (f) => unchanged(f, 'already_picked'),
+  }),
+  row({
+    trigger: 'scan',
+    kind: 'piece',
+    from: ['pending', 'awaiting_quantity'],
+    spec: null,
+    condition: "the item's product, one more piece reaches the ordered count",
+    when: (f) => onePieceMore(f) >= f.ordered,
+    next: 'picked',
+    also: 'actual + 1 piece, source scan',
+    apply: (f, c) => done(f, 'ok', pieceCounted(f, c.barcode)),
+  }),
+  row({
+    trigger: 'scan',
+    kind: 'piece',
+    from: ['pending', 'awaiting_quantity'],
+    spec: null,
     condition: "the item's product, below the ordered count",
-    next: 'awaiting_quantity', also: 'actual + 1 piece, source scan', apply: (f, c) => done(f, 'ok', pieceCounted(f, c.barcode)) }),
+    next: 'awaiting_quantity',
+    also: 'actual + 1 piece, source scan',
+    apply: (f, c) => done(f, 'ok', pieceCounted(f, c.barcode)),
+  }),
 
   // scan of a weight item
-  row({ trigger: 'scan', kind: 'weight', from: WORKABLE_WEIGHT, spec: null,
-    condition: 'the barcode is unknown or not sold in the store', when: (_f, c) => c.match.kind === 'unknown',
-    next: 'same', also: 'outcome not_found', apply: (f) => unchanged(f, 'not_found') }),
-  row({ trigger: 'scan', kind: 'weight', from: WORKABLE_WEIGHT, spec: null,
-    condition: 'the barcode is another product', when: (_f, c) => c.match.kind === 'other_product',
-    next: 'same', also: 'outcome mismatch', apply: (f) => unchanged(f, 'mismatch') }),
-  row({ trigger: 'scan', kind: 'weight', from: WORKABLE_WEIGHT, spec: null,
-    condition: 'a scale label with the PLU, weight inside tolerance', when: (f, c) => labelOf(c.match) !== null && fits(f, labelOf(c.match)!),
-    next: 'picked', also: 'weighed as by the weight command, source scale_label', apply: (f, c) => labelWeighed(f, c, 'keep') }),
-  row({ trigger: 'scan', kind: 'weight', from: WORKABLE_WEIGHT, spec: null,
-    condition: 'a scale label with the PLU, weight outside tolerance', when: (_f, c) => labelOf(c.match) !== null,
-    next: 'clarified/weight_mismatch', also: 'weighed as by the weight command, source scale_label', apply: (f, c) => labelWeighed(f, c, 'keep') }),
-  row({ trigger: 'scan', kind: 'weight', from: ['pending'], spec: null,
-    condition: "the item's own barcode", next: 'awaiting_quantity', also: 'the product is confirmed; the weight is still to come',
-    apply: (f, c) => done(f, 'ok', { ...as(f, 'awaiting_quantity'), lastScannedBarcode: c.barcode }) }),
-  row({ trigger: 'scan', kind: 'weight', from: ['picked'], spec: null,
-    condition: "the item's own barcode", next: 'same', also: 'outcome already_picked', apply: (f) => unchanged(f, 'already_picked') }),
-  row({ trigger: 'scan', kind: 'weight', from: ['awaiting_quantity', 'clarified/weight_mismatch'], spec: null,
-    condition: "the item's own barcode", next: 'same', also: 'outcome ok, nothing changes', apply: (f) => unchanged(f, 'ok') }),
+  row({
+    trigger: 'scan',
+    kind: 'weight',
+    from: WORKABLE_WEIGHT,
+    spec: null,
+    condition: 'the barcode is unknown or not sold in the store',
+    when: (_f, c) => c.match.kind === 'unknown',
+    next: 'same',
+    also: 'outcome not_found',
+    apply: (f) => unchanged(f, 'not_found'),
+  }),
+  row({
+    trigger: 'scan',
+    kind: 'weight',
+    from: WORKABLE_WEIGHT,
+    spec: null,
+    condition: 'the barcode is another product',
+    when: (_f, c) => c.match.kind === 'other_product',
+    next: 'same',
+    also: 'outcome mismatch',
+    apply: (f) => unchanged(f, 'mismatch'),
+  }),
+  row({
+    trigger: 'scan',
+    kind: 'weight',
+    from: WORKABLE_WEIGHT,
+    spec: null,
+    condition: 'a scale label with the PLU, weight inside tolerance',
+    when: (f, c) => labelOf(c.match) !== null && fits(f, labelOf(c.match)!),
+    next: 'picked',
+    also: 'weighed as by the weight command, source scale_label',
+    apply: (f, c) => labelWeighed(f, c, 'keep'),
+  }),
+  row({
+    trigger: 'scan',
+    kind: 'weight',
+    from: WORKABLE_WEIGHT,
+    spec: null,
+    condition: 'a scale label with the PLU, weight outside tolerance',
+    when: (_f, c) => labelOf(c.match) !== null,
+    next: 'clarified/weight_mismatch',
+    also: 'weighed as by the weight command, source scale_label',
+    apply: (f, c) => labelWeighed(f, c, 'keep'),
+  }),
+  row({
+    trigger: 'scan',
+    kind: 'weight',
+    from: ['pending'],
+    spec: null,
+    condition: "the item's own barcode",
+    next: 'awaiting_quantity',
+    also: 'the product is confirmed; the weight is still to come',
+    apply: (f, c) => done(f, 'ok', { ...as(f, 'awaiting_quantity'), lastScannedBarcode: c.barcode }),
+  }),
+  row({
+    trigger: 'scan',
+    kind: 'weight',
+    from: ['picked'],
+    spec: null,
+    condition: "the item's own barcode",
+    next: 'same',
+    also: 'outcome already_picked',
+    apply: (f) => unchanged(f, 'already_picked'),
+  }),
+  row({
+    trigger: 'scan',
+    kind: 'weight',
+    from: ['awaiting_quantity', 'clarified/weight_mismatch'],
+    spec: null,
+    condition: "the item's own barcode",
+    next: 'same',
+    also: 'outcome ok, nothing changes',
+    apply: (f) => unchanged(f, 'ok'),
+  }),
 
   // replacement (the customer agreed to a substitute)
-  row({ trigger: 'replacement', kind: 'any', from: ['missing'], spec: null,
-    condition: 'missing with action call; the barcode is unknown', when: (f, c) => f.missingAction === 'call' && c.match.kind === 'unknown',
-    next: 'same', also: 'outcome not_found', apply: (f) => unchanged(f, 'not_found') }),
-  row({ trigger: 'replacement', kind: 'any', from: ['missing'], spec: null,
-    condition: 'missing with action call; the ordered product itself', when: (f, c) => f.missingAction === 'call' && c.match.kind === 'same_product',
-    next: 'same', also: 'outcome same_product', apply: (f) => unchanged(f, 'same_product') }),
-  row({ trigger: 'replacement', kind: 'any', from: ['missing'], spec: null,
-    condition: 'missing with action call; a substitute of the other kind (piece/weight)', when: (f, c) => f.missingAction === 'call' && c.match.kind === 'substitute' && c.match.isWeightBased !== f.isWeightBased,
-    next: 'same', also: 'outcome kind_mismatch', apply: (f) => unchanged(f, 'kind_mismatch') }),
-  row({ trigger: 'replacement', kind: 'weight', from: ['missing'], spec: null,
-    condition: 'missing with action call; a weight substitute by a scale label inside tolerance', when: (f, c) => f.missingAction === 'call' && labelOf(c.match) !== null && fits(f, labelOf(c.match)!),
-    next: 'picked', also: 'the substitute is chosen and weighed', apply: (f, c) => labelWeighed(withSubstitute(f), c, 'set', f) }),
-  row({ trigger: 'replacement', kind: 'weight', from: ['missing'], spec: null,
-    condition: 'missing with action call; a weight substitute by a scale label outside tolerance', when: (f, c) => f.missingAction === 'call' && labelOf(c.match) !== null,
-    next: 'clarified/weight_mismatch', also: 'the substitute is chosen and weighed', apply: (f, c) => labelWeighed(withSubstitute(f), c, 'set', f) }),
-  row({ trigger: 'replacement', kind: 'weight', from: ['missing'], spec: null,
-    condition: "missing with action call; a weight substitute's own barcode", when: (f) => f.missingAction === 'call',
-    next: 'awaiting_quantity', also: 'the substitute is chosen; its weight is still to come',
-    apply: (f, c) => done(f, 'ok', { ...as(withSubstitute(f), 'awaiting_quantity'), lastScannedBarcode: c.barcode, pickSource: null }, 'set') }),
-  row({ trigger: 'replacement', kind: 'piece', from: ['missing'], spec: null,
-    condition: 'missing with action call; a piece substitute, one piece reaches the ordered count', when: (f) => f.missingAction === 'call' && UNIT >= f.ordered,
-    next: 'picked', also: 'the substitute is chosen and counted as one piece', apply: (f, c) => done(f, 'ok', pieceCounted(withSubstitute(f), c.barcode), 'set') }),
-  row({ trigger: 'replacement', kind: 'piece', from: ['missing'], spec: null,
-    condition: 'missing with action call; a piece substitute, below the ordered count', when: (f) => f.missingAction === 'call',
-    next: 'awaiting_quantity', also: 'the substitute is chosen and counted as one piece', apply: (f, c) => done(f, 'ok', pieceCounted(withSubstitute(f), c.barcode), 'set') }),
+  row({
+    trigger: 'replacement',
+    kind: 'any',
+    from: ['missing'],
+    spec: null,
+    condition: 'missing with action call; the barcode is unknown',
+    when: (f, c) => f.missingAction === 'call' && c.match.kind === 'unknown',
+    next: 'same',
+    also: 'outcome not_found',
+    apply: (f) => unchanged(f, 'not_found'),
+  }),
+  row({
+    trigger: 'replacement',
+    kind: 'any',
+    from: ['missing'],
+    spec: null,
+    condition: 'missing with action call; the ordered product itself',
+    when: (f, c) => f.missingAction === 'call' && c.match.kind === 'same_product',
+    next: 'same',
+    also: 'outcome same_product',
+    apply: (f) => unchanged(f, 'same_product'),
+  }),
+  row({
+    trigger: 'replacement',
+    kind: 'any',
+    from: ['missing'],
+    spec: null,
+    condition: 'missing with action call; a substitute of the other kind (piece/weight)',
+    when: (f, c) => f.missingAction === 'call' && c.match.kind === 'substitute' && c.match.isWeightBased !== f.isWeightBased,
+    next: 'same',
+    also: 'outcome kind_mismatch',
+    apply: (f) => unchanged(f, 'kind_mismatch'),
+  }),
+  row({
+    trigger: 'replacement',
+    kind: 'weight',
+    from: ['missing'],
+    spec: null,
+    condition: 'missing with action call; a weight substitute by a scale label inside tolerance',
+    when: (f, c) => f.missingAction === 'call' && labelOf(c.match) !== null && fits(f, labelOf(c.match)!),
+    next: 'picked',
+    also: 'the substitute is chosen and weighed',
+    apply: (f, c) => labelWeighed(withSubstitute(f), c, 'set', f),
+  }),
+  row({
+    trigger: 'replacement',
+    kind: 'weight',
+    from: ['missing'],
+    spec: null,
+    condition: 'missing with action call; a weight substitute by a scale label outside tolerance',
+    when: (f, c) => f.missingAction === 'call' && labelOf(c.match) !== null,
+    next: 'clarified/weight_mismatch',
+    also: 'the substitute is chosen and weighed',
+    apply: (f, c) => labelWeighed(withSubstitute(f), c, 'set', f),
+  }),
+  row({
+    trigger: 'replacement',
+    kind: 'weight',
+    from: ['missing'],
+    spec: null,
+    condition: "missing with action call; a weight substitute's own barcode",
+    when: (f) => f.missingAction === 'call',
+    next: 'awaiting_quantity',
+    also: 'the substitute is chosen; its weight is still to come',
+    apply: (f, c) =>
+      done(f, 'ok', { ...as(withSubstitute(f), 'awaiting_quantity'), lastScannedBarcode: c.barcode, pickSource: null }, 'set'),
+  }),
+  row({
+    trigger: 'replacement',
+    kind: 'piece',
+    from: ['missing'],
+    spec: null,
+    condition: 'missing with action call; a piece substitute, one piece reaches the ordered count',
+    when: (f) => f.missingAction === 'call' && UNIT >= f.ordered,
+    next: 'picked',
+    also: 'the substitute is chosen and counted as one piece',
+    apply: (f, c) => done(f, 'ok', pieceCounted(withSubstitute(f), c.barcode), 'set'),
+  }),
+  row({
+    trigger: 'replacement',
+    kind: 'piece',
+    from: ['missing'],
+    spec: null,
+    condition: 'missing with action call; a piece substitute, below the ordered count',
+    when: (f) => f.missingAction === 'call',
+    next: 'awaiting_quantity',
+    also: 'the substitute is chosen and counted as one piece',
+    apply: (f, c) => done(f, 'ok', pieceCounted(withSubstitute(f), c.barcode), 'set'),
+  }),
 ];
 
 /** The states from which a trigger applies to an item of a kind (derived from the table). */
@@ -454,7 +797,8 @@ export function currentItemIndex(items: readonly Pick<ItemFacts, 'state' | 'clar
 }
 
 /** What an item takes off the shelf when its session completes: a picked item's quantity, else nothing. */
-export const takenQuantity = (f: Pick<ItemFacts, 'state' | 'actual' | 'ordered'>): bigint => (f.state === 'picked' ? (f.actual ?? f.ordered) : 0n);
+export const takenQuantity = (f: Pick<ItemFacts, 'state' | 'actual' | 'ordered'>): bigint =>
+  f.state === 'picked' ? (f.actual ?? f.ordered) : 0n;
 
 /** Settlement of the difference when a session completes (PaymentSummarySchema.reconciliation_status). */
 export function reconciliationStatus(paymentMethod: 'cash' | 'online', original: bigint, current: bigint): 'not_required' | 'pending' {
@@ -462,7 +806,12 @@ export function reconciliationStatus(paymentMethod: 'cash' | 'online', original:
 }
 
 /** What goes back to the card when a paid online order was collected for less (kopecks), else null. */
-export function differenceToRefund(paymentMethod: 'cash' | 'online', paymentStatus: string, original: bigint, current: bigint): bigint | null {
+export function differenceToRefund(
+  paymentMethod: 'cash' | 'online',
+  paymentStatus: string,
+  original: bigint,
+  current: bigint,
+): bigint | null {
   return paymentMethod === 'online' && paymentStatus === 'paid' && current < original ? original - current : null;
 }
 
@@ -470,7 +819,12 @@ export function differenceToRefund(paymentMethod: 'cash' | 'online', paymentStat
  * What a paid online order picked for more than was paid still owes (kopecks), else null: the
  * order awaits payment again and the customer pays it through a new invoice.
  */
-export function differenceToCollect(paymentMethod: 'cash' | 'online', paymentStatus: string, original: bigint, current: bigint): bigint | null {
+export function differenceToCollect(
+  paymentMethod: 'cash' | 'online',
+  paymentStatus: string,
+  original: bigint,
+  current: bigint,
+): bigint | null {
   return paymentMethod === 'online' && paymentStatus === 'paid' && current > original ? current - original : null;
 }
 

@@ -7,7 +7,19 @@ export type Lang = 'ru' | 'en';
 
 export interface MessageFacts {
   /** The command, for the wording of `ok`. */
-  command: 'scan' | 'weight' | 'piece_quantity' | 'manual_pick' | 'missing' | 'resolve' | 'reopen' | 'confirm' | 'replacement' | 'add' | 'finish' | 'cancel';
+  command:
+    | 'scan'
+    | 'weight'
+    | 'piece_quantity'
+    | 'manual_pick'
+    | 'missing'
+    | 'resolve'
+    | 'reopen'
+    | 'confirm'
+    | 'replacement'
+    | 'add'
+    | 'finish'
+    | 'cancel';
   /** The recorded quantity of a discrepancy (thousandths) and whether it is a weight. */
   confirmed?: bigint | null;
   isWeightBased?: boolean;
@@ -40,7 +52,9 @@ export function actionMessage(outcome: ItemOutcome, lang: Lang, facts: MessageFa
         return lang === 'ru' ? `Вес вне допуска, подтвердите ${value} кг` : `Weight is outside the tolerance, confirm ${value} kg`;
       }
       const pieces = facts.confirmed != null ? String(facts.confirmed / 1000n) : '';
-      return lang === 'ru' ? `Количество отличается от заказа, подтвердите ${pieces} шт` : `Quantity differs from the order, confirm ${pieces} pcs`;
+      return lang === 'ru'
+        ? `Количество отличается от заказа, подтвердите ${pieces} шт`
+        : `Quantity differs from the order, confirm ${pieces} pcs`;
     }
     case 'mismatch':
       return lang === 'ru'
@@ -55,7 +69,9 @@ export function actionMessage(outcome: ItemOutcome, lang: Lang, facts: MessageFa
         ? 'Это заказанный товар: верните позицию в работу как найденную в магазине'
         : 'This is the ordered product: reopen the item as found in store';
     case 'kind_mismatch':
-      return lang === 'ru' ? 'Замена должна быть того же типа (штучный или весовой)' : 'A replacement must be of the same kind (by piece or by weight)';
+      return lang === 'ru'
+        ? 'Замена должна быть того же типа (штучный или весовой)'
+        : 'A replacement must be of the same kind (by piece or by weight)';
   }
 }
 

@@ -42,7 +42,13 @@ export type MessageKey = keyof typeof MESSAGES;
 export const message = (key: MessageKey, lang: Lang): string => MESSAGES[key][lang];
 
 /** Texts of the link previews, by status (and whether the paired command would accept). */
-export function linkPreviewMessage(status: string, canLink: boolean, reason: string | null, lang: Lang, transfer: string | null): string | null {
+export function linkPreviewMessage(
+  status: string,
+  canLink: boolean,
+  reason: string | null,
+  lang: Lang,
+  transfer: string | null,
+): string | null {
   if (reason === 'WALLET_SYNC_IN_PROGRESS') {
     return lang === 'ru' ? 'Дождитесь окончания настройки карты лояльности' : 'Wait until your loyalty card is set up';
   }
@@ -52,9 +58,15 @@ export function linkPreviewMessage(status: string, canLink: boolean, reason: str
       : { en: 'This card is already issued. Link it as an existing card', ru: 'Эта карта уже выпущена. Привяжите её как существующую' },
     NOT_ISSUED: canLink
       ? transfer && transfer !== '0.00'
-        ? { en: `This card can be issued to you. Your ${transfer} points will move to it.`, ru: `Эту карту можно выпустить для вас. На неё перейдут ваши ${transfer} баллов.` }
+        ? {
+            en: `This card can be issued to you. Your ${transfer} points will move to it.`,
+            ru: `Эту карту можно выпустить для вас. На неё перейдут ваши ${transfer} баллов.`,
+          }
         : { en: 'This card can be issued to you', ru: 'Эту карту можно выпустить для вас' }
-      : { en: 'This card has not been issued yet. Issue it as a new physical card', ru: 'Эта карта ещё не выпущена. Оформите её как новую пластиковую карту' },
+      : {
+          en: 'This card has not been issued yet. Issue it as a new physical card',
+          ru: 'Эта карта ещё не выпущена. Оформите её как новую пластиковую карту',
+        },
     ALREADY_LINKED: { en: 'This card is already yours', ru: 'Эта карта уже ваша' },
     OWNED_BY_ANOTHER_CUSTOMER: { en: 'This card belongs to another customer.', ru: 'Эта карта принадлежит другому покупателю.' },
     BLOCKED: { en: 'This card is blocked', ru: 'Эта карта заблокирована' },
@@ -66,8 +78,14 @@ export function linkPreviewMessage(status: string, canLink: boolean, reason: str
 /** Messages of a failed synchronization, by LoyaltyWalletSyncErrorSchema `code`. */
 export function syncErrorMessage(code: string, lang: Lang): string {
   const texts: Record<string, Text> = {
-    PROVIDER_UNAVAILABLE: { en: 'The loyalty service did not answer. Try again later.', ru: 'Сервис лояльности не ответил. Попробуйте позже.' },
-    PROVIDER_REJECTED: { en: 'The loyalty service could not register you. Contact support.', ru: 'Сервис лояльности не смог вас зарегистрировать. Обратитесь в поддержку.' },
+    PROVIDER_UNAVAILABLE: {
+      en: 'The loyalty service did not answer. Try again later.',
+      ru: 'Сервис лояльности не ответил. Попробуйте позже.',
+    },
+    PROVIDER_REJECTED: {
+      en: 'The loyalty service could not register you. Contact support.',
+      ru: 'Сервис лояльности не смог вас зарегистрировать. Обратитесь в поддержку.',
+    },
     CARD_ISSUE_FAILED: { en: 'We could not issue a card for you. Try again later.', ru: 'Не удалось выпустить карту. Попробуйте позже.' },
   };
   return (texts[code] ?? texts.PROVIDER_UNAVAILABLE!)[lang];
@@ -91,7 +109,13 @@ export function transactionDescription(
     case 'expiry':
       return ru ? 'Сгорание баллов' : 'Points expired';
     default:
-      return t.comment ? (ru ? `Корректировка: ${t.comment}` : `Adjustment: ${t.comment}`) : ru ? 'Корректировка баллов' : 'Points adjustment';
+      return t.comment
+        ? ru
+          ? `Корректировка: ${t.comment}`
+          : `Adjustment: ${t.comment}`
+        : ru
+          ? 'Корректировка баллов'
+          : 'Points adjustment';
   }
 }
 

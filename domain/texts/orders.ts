@@ -100,7 +100,14 @@ export function invoiceDescription(orderNo: number, difference: boolean, lang: L
 export type PushKind = 'order_status' | 'delivery_tracking' | 'payment';
 
 export type PushEvent =
-  | { type: 'order.changed'; status: OrderStatus; changes: string[]; orderType: 'delivery' | 'pickup'; paymentStatus: PaymentStatus; reason: string | null }
+  | {
+      type: 'order.changed';
+      status: OrderStatus;
+      changes: string[];
+      orderType: 'delivery' | 'pickup';
+      paymentStatus: PaymentStatus;
+      reason: string | null;
+    }
   | { type: 'delivery.tracking.changed'; state: TrackingState; status: OrderStatus; changes: string[]; reason: string | null };
 
 /**
@@ -124,7 +131,9 @@ export function pushNotice(event: PushEvent, orderNo: number, lang: Lang): { kin
   if (event.changes.includes('payment') && afterPicking && event.paymentStatus === 'awaiting') {
     return notice(
       'payment',
-      lang === 'ru' ? 'Заказ собран на сумму больше оплаченной: доплатите разницу в приложении' : 'The order was picked for more than you paid: pay the difference in the app',
+      lang === 'ru'
+        ? 'Заказ собран на сумму больше оплаченной: доплатите разницу в приложении'
+        : 'The order was picked for more than you paid: pay the difference in the app',
     );
   }
   if (event.changes.includes('payment') && !event.changes.includes('status') && event.paymentStatus === 'paid') {

@@ -40,7 +40,10 @@ export function utcOffsetMinutes(instant: Date, timeZone: string): number {
   let minutes = zone.get(bucket);
   if (minutes === undefined) {
     // "GMT+03:00", "GMT-09:30", or plain "GMT" for a zero offset.
-    const gmt = offsetFormatter(timeZone).formatToParts(instant).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+    const gmt =
+      offsetFormatter(timeZone)
+        .formatToParts(instant)
+        .find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
     const m = /^GMT([+-])(\d{1,2})(?::(\d{2}))?/.exec(gmt);
     minutes = m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3] ?? 0)) : 0;
     if (zone.size > 50_000) zone.clear();

@@ -58,6 +58,10 @@ export interface ExpressWindow {
 export function isExpressAvailableAt(schedule: readonly ExpressWindow[], isAccepting: boolean, now: LocalMoment): boolean {
   if (!isAccepting) return false;
   return schedule.some(
-    (w) => w.isActive && w.weekday === now.isoWeekday && now.secondsOfDay >= secondsOfTime(w.startTime) && now.secondsOfDay < secondsOfTime(w.endTime),
+    (w) =>
+      w.isActive &&
+      w.weekday === now.isoWeekday &&
+      now.secondsOfDay >= secondsOfTime(w.startTime) &&
+      now.secondsOfDay < secondsOfTime(w.endTime),
   );
 }

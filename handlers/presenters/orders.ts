@@ -21,14 +21,28 @@ const quantity = (v: string) => normalizeDecimal(v, 3);
 export const payableTotal = (o: { total_price: string; final_total: string | null }) => money(o.final_total ?? o.total_price);
 
 /** What the payment rules (amountDue) read of an order. */
-export const paymentFacts = (o: OrderRow) => ({ paymentMethod: o.payment_method, paymentStatus: o.payment_status, status: o.status, total: payableTotal(o) });
+export const paymentFacts = (o: OrderRow) => ({
+  paymentMethod: o.payment_method,
+  paymentStatus: o.payment_status,
+  status: o.status,
+  total: payableTotal(o),
+});
 
 /** Delivery orders show their address; pickup orders the store's, in the reader's language. */
-const addressLine = (o: { type: 'delivery' | 'pickup'; address_line: string; store_address_ru: string | null; store_address_en: string | null }, lang: Lang) =>
-  o.type === 'pickup' ? ((lang === 'ru' ? o.store_address_ru : o.store_address_en) ?? o.address_line) : o.address_line;
+const addressLine = (
+  o: { type: 'delivery' | 'pickup'; address_line: string; store_address_ru: string | null; store_address_en: string | null },
+  lang: Lang,
+) => (o.type === 'pickup' ? ((lang === 'ru' ? o.store_address_ru : o.store_address_en) ?? o.address_line) : o.address_line);
 
-export function orderStatusView(o: Pick<OrderRow, 'status' | 'type' | 'status_reason' | 'status_comment'>, lang: Lang): Schemas['OrderStatusSchema'] {
-  return { display: statusDisplay(o.status, o.type, lang), value: o.status, comment: statusComment(o.status_reason, o.status_comment, lang) };
+export function orderStatusView(
+  o: Pick<OrderRow, 'status' | 'type' | 'status_reason' | 'status_comment'>,
+  lang: Lang,
+): Schemas['OrderStatusSchema'] {
+  return {
+    display: statusDisplay(o.status, o.type, lang),
+    value: o.status,
+    comment: statusComment(o.status_reason, o.status_comment, lang),
+  };
 }
 
 /** "HH:MM:SS+03:00" of an instant in the store's zone. */
@@ -39,7 +53,11 @@ const localTime = (instant: Date, timezone: string) => {
 
 export function pickupView(o: OrderRow): Schemas['PickupInfoSchema'] | null {
   if (o.type !== 'pickup' || !o.slot_date || !o.slot_starts_at || !o.slot_ends_at) return null;
-  return { date: o.slot_date, start_time: localTime(o.slot_starts_at, o.store_timezone), end_time: localTime(o.slot_ends_at, o.store_timezone) };
+  return {
+    date: o.slot_date,
+    start_time: localTime(o.slot_starts_at, o.store_timezone),
+    end_time: localTime(o.slot_ends_at, o.store_timezone),
+  };
 }
 
 export function deliveryView(o: OrderRow, lang: Lang, refreshSeconds: number): DeliveryInfo | null {
@@ -48,7 +66,12 @@ export function deliveryView(o: OrderRow, lang: Lang, refreshSeconds: number): D
   const state = o.tracking_state;
   const live = hasLiveMarker(state);
   const location = live && o.courier_lon !== null && o.courier_lat !== null ? { lon: o.courier_lon, lat: o.courier_lat } : null;
-  const eta = deliveryEta(state, { courierEta: o.courier_eta, createdAt: o.created_at, expressMinutes: o.is_express ? o.express_minutes : null, slotEndsAt: o.slot_ends_at });
+  const eta = deliveryEta(state, {
+    courierEta: o.courier_eta,
+    createdAt: o.created_at,
+    expressMinutes: o.is_express ? o.express_minutes : null,
+    slotEndsAt: o.slot_ends_at,
+  });
   return {
     address_line: o.address_line,
     location: { lon: o.delivery_lon, lat: o.delivery_lat },
@@ -60,7 +83,12 @@ export function deliveryView(o: OrderRow, lang: Lang, refreshSeconds: number): D
     is_express: o.is_express,
     window:
       !o.is_express && o.slot_date && o.slot_starts_at && o.slot_ends_at
-        ? { slot_id: o.slot_id, date: o.slot_date, start_time: localTime(o.slot_starts_at, o.store_timezone), end_time: localTime(o.slot_ends_at, o.store_timezone) }
+        ? {
+            slot_id: o.slot_id,
+            date: o.slot_date,
+            start_time: localTime(o.slot_starts_at, o.store_timezone),
+            end_time: localTime(o.slot_ends_at, o.store_timezone),
+          }
         : null,
     price: money(o.delivery_cost),
     eta: eta ? eta.toISOString() : null,
@@ -156,7 +184,13 @@ export const emptyPickingResult = (state: OrderRow['picking_result_state']): Pic
   completed_at: null,
 });
 
-export function orderDetailView(o: OrderRow, items: readonly OrderItemRow[], pickingResult: PickingResult, lang: Lang, refreshSeconds: number): OrderDetail {
+export function orderDetailView(
+  o: OrderRow,
+  items: readonly OrderItemRow[],
+  pickingResult: PickingResult,
+  lang: Lang,
+  refreshSeconds: number,
+): OrderDetail {
   return {
     id: o.id,
     no: o.no,
@@ -176,5 +210,6 @@ export function orderDetailView(o: OrderRow, items: readonly OrderItemRow[], pic
   };
 }
 
-export const historyEntries = (rows: readonly { status: OrderRow['status']; reason: string | null; comment: string | null; occurred_at: Date }[]): StatusEntry[] =>
-  rows.map((r) => ({ status: r.status, at: r.occurred_at, reason: r.reason, comment: r.comment }));
+export const historyEntries = (
+  rows: readonly { status: OrderRow['status']; reason: string | null; comment: string | null; occurred_at: Date }[],
+): StatusEntry[] => rows.map((r) => ({ status: r.status, at: r.occurred_at, reason: r.reason, comment: r.comment }));

@@ -26,7 +26,12 @@ export function toPickerStore(
   s: { id: string; name_ru: string; name_en: string; address_ru: string | null; address_en: string | null; timezone: string },
   lang: Lang,
 ): PickerStoreView {
-  return { id: s.id, name: lang === 'ru' ? s.name_ru : s.name_en, address: lang === 'ru' ? s.address_ru : s.address_en, timezone: s.timezone };
+  return {
+    id: s.id,
+    name: lang === 'ru' ? s.name_ru : s.name_en,
+    address: lang === 'ru' ? s.address_ru : s.address_en,
+    timezone: s.timezone,
+  };
 }
 
 /** The order's slot; null for express orders and orders without one. */
@@ -84,7 +89,11 @@ export function toPickingItem(r: ItemRow, lang: Lang, options: readonly Replacem
     pick_source: r.pick_source,
     last_scanned_barcode: r.last_scanned_barcode,
     tolerance: f.tolerance
-      ? { percent: formatDecimal(f.tolerance.percentTenths, 1), min_quantity: quantity(f.tolerance.min), max_quantity: quantity(f.tolerance.max) }
+      ? {
+          percent: formatDecimal(f.tolerance.percentTenths, 1),
+          min_quantity: quantity(f.tolerance.min),
+          max_quantity: quantity(f.tolerance.max),
+        }
       : null,
     replacement_options: r.state === 'missing' && r.missing_action === 'call' ? [...options] : [],
     replacement:
@@ -113,7 +122,12 @@ export const itemsWantingOptions = (items: readonly ItemRow[]) =>
     .map((i) => ({ itemId: i.id, productId: i.product_id, isWeightBased: i.is_weight_based, unitPrice: i.unit_price }));
 
 /** The session without its items (PickingSessionHeaderSchema): a picker command's delta answer. */
-export function toPickingSessionHeader(head: SessionHead, items: readonly ItemRow[], viewerPickerId: number, lang: Lang): PickingSessionHeaderView {
+export function toPickingSessionHeader(
+  head: SessionHead,
+  items: readonly ItemRow[],
+  viewerPickerId: number,
+  lang: Lang,
+): PickingSessionHeaderView {
   const closed = head.status === 'completed' || head.status === 'cancelled';
   const original = kopecksOf(head.original_total);
   const current = kopecksOf(head.final_total ?? head.current_total);
@@ -142,7 +156,14 @@ export function toPickingSessionHeader(head: SessionHead, items: readonly ItemRo
       reconciliation_status: head.reconciliation_status,
     },
     store: toPickerStore(
-      { id: head.store_id, name_ru: head.store_name_ru, name_en: head.store_name_en, address_ru: head.store_address_ru, address_en: head.store_address_en, timezone: head.store_timezone },
+      {
+        id: head.store_id,
+        name_ru: head.store_name_ru,
+        name_en: head.store_name_en,
+        address_ru: head.store_address_ru,
+        address_en: head.store_address_en,
+        timezone: head.store_timezone,
+      },
       lang,
     ),
     fulfillment_type: head.fulfillment_type,
@@ -160,7 +181,10 @@ export function toPickingSession(
   viewerPickerId: number,
   lang: Lang,
 ): PickingSessionView {
-  return { ...toPickingSessionHeader(head, items, viewerPickerId, lang), items: items.map((i) => toPickingItem(i, lang, options.get(i.id))) };
+  return {
+    ...toPickingSessionHeader(head, items, viewerPickerId, lang),
+    items: items.map((i) => toPickingItem(i, lang, options.get(i.id))),
+  };
 }
 
 /** The customer's picking result from the items of the order's session. */
@@ -265,7 +289,14 @@ export function toHistorySession(r: HistoryRow, lang: Lang): PickerHistorySessio
     is_express: r.is_express,
     fulfillment_type: r.fulfillment_type,
     store: toPickerStore(
-      { id: r.store_id, name_ru: r.store_name_ru, name_en: r.store_name_en, address_ru: r.store_address_ru, address_en: r.store_address_en, timezone: r.store_timezone },
+      {
+        id: r.store_id,
+        name_ru: r.store_name_ru,
+        name_en: r.store_name_en,
+        address_ru: r.store_address_ru,
+        address_en: r.store_address_en,
+        timezone: r.store_timezone,
+      },
       lang,
     ),
     slot: toPickerSlot(r),
@@ -305,7 +336,14 @@ export function toQueueCard(r: QueueRow, viewerId: number, viewerCurrentSessionI
     customer_comment: r.comment ?? '',
     absence_preference: r.absence_action,
     store: toPickerStore(
-      { id: r.store_id, name_ru: r.store_name_ru, name_en: r.store_name_en, address_ru: r.store_address_ru, address_en: r.store_address_en, timezone: r.store_timezone },
+      {
+        id: r.store_id,
+        name_ru: r.store_name_ru,
+        name_en: r.store_name_en,
+        address_ru: r.store_address_ru,
+        address_en: r.store_address_en,
+        timezone: r.store_timezone,
+      },
       lang,
     ),
     queue_status: inProgress ? 'in_progress' : 'waiting',

@@ -15,7 +15,14 @@ import {
   type SlotHoldResult,
 } from '../../db/queries/logistics.js';
 import type { IdempotencyScope } from '../../db/queries/idempotency.js';
-import { cartLineFacts, findStoreForOrder, findStoreSlot, insertPlacedOrder, lockCheckout, type CartLineFacts } from '../../db/queries/orders.js';
+import {
+  cartLineFacts,
+  findStoreForOrder,
+  findStoreSlot,
+  insertPlacedOrder,
+  lockCheckout,
+  type CartLineFacts,
+} from '../../db/queries/orders.js';
 import { serializeBody } from '../../server/http/responses.js';
 import { findActiveStoreCached } from '../support/store.js';
 import type { Executor } from '../../db/executor.js';
@@ -25,7 +32,14 @@ import { AppError, appError, badGateway, conflict, unauthorized, unprocessable }
 import { CourierRefusedError, CourierUnavailableError } from '../../server/providers/courier/index.js';
 import { EDGE_TOLERANCE_DEG, parseArea, type Point } from '../../domain/geo/geometry.js';
 import { quantityUnit } from '../../domain/catalog/availability.js';
-import { deliveryModeOf, duplicateLine, judgeLines, parseLineQuantities, unsoldLines, type LineFacts } from '../../domain/orders/checkout.js';
+import {
+  deliveryModeOf,
+  duplicateLine,
+  judgeLines,
+  parseLineQuantities,
+  unsoldLines,
+  type LineFacts,
+} from '../../domain/orders/checkout.js';
 import { formatDecimal } from '../../domain/money/decimal.js';
 import { localMoment } from '../../domain/time/local-time.js';
 import { kopecks, lineTotal, money, priceDelivery } from '../../domain/orders/pricing.js';
@@ -38,7 +52,8 @@ type Schemas = components['schemas'];
 type OrderInput = Schemas['OrderInput'];
 type Line = { product_id: string; unit_id: string; quantity: string | number };
 
-const lowerLines = (items: readonly Line[]): Line[] => items.map((l) => ({ product_id: l.product_id.toLowerCase(), unit_id: l.unit_id.toLowerCase(), quantity: l.quantity }));
+const lowerLines = (items: readonly Line[]): Line[] =>
+  items.map((l) => ({ product_id: l.product_id.toLowerCase(), unit_id: l.unit_id.toLowerCase(), quantity: l.quantity }));
 
 const lineFacts = (f: CartLineFacts): LineFacts => ({
   productExists: f.product_exists,
@@ -61,7 +76,12 @@ interface ZoneTerms {
  * The zone whose terms apply to a point: among the zones containing it (of `storeId`, or of any
  * store when null), the one the serving-store rule chooses (highest priority first).
  */
-async function zoneForPoint(db: Executor, storeId: string | null, point: Point, read?: readonly ServingZoneRow[]): Promise<ZoneTerms | null> {
+async function zoneForPoint(
+  db: Executor,
+  storeId: string | null,
+  point: Point,
+  read?: readonly ServingZoneRow[],
+): Promise<ZoneTerms | null> {
   const rows = read ?? (await listServingZoneCandidates(db, pointBox(point), EDGE_TOLERANCE_DEG, storeId));
   const candidates: (ZoneCandidate & { terms: ZoneTerms })[] = [];
   for (const r of rows) {
@@ -74,7 +94,13 @@ async function zoneForPoint(db: Executor, storeId: string | null, point: Point, 
       priority: r.priority,
       deliveryCost: r.delivery_cost,
       area,
-      terms: { zoneId: r.id, storeId: r.store_id, deliveryCost: r.delivery_cost, freeAmountThreshold: r.free_amount_threshold, minOrderAmount: r.min_order_amount },
+      terms: {
+        zoneId: r.id,
+        storeId: r.store_id,
+        deliveryCost: r.delivery_cost,
+        freeAmountThreshold: r.free_amount_threshold,
+        minOrderAmount: r.min_order_amount,
+      },
     });
   }
   return chooseServingZone(candidates, point)?.zone.terms ?? null;
@@ -87,13 +113,28 @@ const pointBox = (point: Point) => ({ minLon: point.lon, maxLon: point.lon, minL
  * them with its key's claim (one round trip for both; zones are settings, read without a lock).
  */
 export function checkoutZonesQuery(db: Executor, storeId: string, body: OrderInput) {
-  return body.type === 'delivery' && body.delivery_context ? servingZoneCandidatesQuery(db, pointBox(body.delivery_context.location), EDGE_TOLERANCE_DEG, storeId) : null;
+  return body.type === 'delivery' && body.delivery_context
+    ? servingZoneCandidatesQuery(db, pointBox(body.delivery_context.location), EDGE_TOLERANCE_DEG, storeId)
+    : null;
 }
 
 /** The columns of ServingZoneRow (checkoutZonesQuery read within another statement). */
 export const ZONE_ROW_COLUMNS = [
-  'id', 'store_id', 'name_ru', 'name_en', 'polygon', 'priority', 'delivery_cost', 'free_amount_threshold', 'min_order_amount',
-  'store_name_ru', 'store_name_en', 'store_address_ru', 'store_address_en', 'store_lon', 'store_lat',
+  'id',
+  'store_id',
+  'name_ru',
+  'name_en',
+  'polygon',
+  'priority',
+  'delivery_cost',
+  'free_amount_threshold',
+  'min_order_amount',
+  'store_name_ru',
+  'store_name_en',
+  'store_address_ru',
+  'store_address_en',
+  'store_lon',
+  'store_lat',
 ] as const;
 
 const outsideZone = () => unprocessable('OUTSIDE_DELIVERY_ZONE', 'The address is outside the delivery zones of this store');
@@ -101,7 +142,12 @@ const outsideZone = () => unprocessable('OUTSIDE_DELIVERY_ZONE', 'The address is
 /** The store's express offer if it can be ordered now, else why not. */
 function expressOffer(terms: DeliveryTermsRow | undefined, now: Date): { minutes: number; cost: string; maxItems: number | null } | null {
   if (!terms || terms.express_minutes === null || terms.express_cost === null) return null;
-  const schedule = terms.express_schedule.map((w) => ({ weekday: w.weekday, startTime: w.start_time, endTime: w.end_time, isActive: w.is_active }));
+  const schedule = terms.express_schedule.map((w) => ({
+    weekday: w.weekday,
+    startTime: w.start_time,
+    endTime: w.end_time,
+    isActive: w.is_active,
+  }));
   if (!isExpressAvailableAt(schedule, terms.express_is_accepting === true, localMoment(now, terms.timezone))) return null;
   return { minutes: terms.express_minutes, cost: terms.express_cost, maxItems: terms.express_max_items_count };
 }
@@ -128,7 +174,15 @@ function slotHoldFailure(result: Extract<SlotHoldResult, { ok: false }>): AppErr
 export interface CheckoutRequest {
   customerId: string;
   /** The store of X-Store-Id, as requireStore found it. */
-  store: { id: string; timezone: string; name_ru: string; name_en: string; address_ru: string | null; address_en: string | null; pickup_min_order_amount: string };
+  store: {
+    id: string;
+    timezone: string;
+    name_ru: string;
+    name_en: string;
+    address_ru: string | null;
+    address_en: string | null;
+    pickup_min_order_amount: string;
+  };
   body: OrderInput;
   lang: Lang;
 }
@@ -172,7 +226,8 @@ export async function placeOrder(trx: Executor, deps: AppDeps, c: CheckoutReques
     if (!zone) throw outsideZone();
     if (delivery.is_express) {
       const terms = await findDeliveryTerms(trx, store.id);
-      if (terms?.express_max_items_count != null && lines.length > terms.express_max_items_count) throw expressItemsLimit(terms.express_max_items_count);
+      if (terms?.express_max_items_count != null && lines.length > terms.express_max_items_count)
+        throw expressItemsLimit(terms.express_max_items_count);
       express = expressOffer(terms, now);
       if (!express) throw conflict('EXPRESS_UNAVAILABLE', 'Express delivery is not accepted right now');
     }
@@ -192,12 +247,19 @@ export async function placeOrder(trx: Executor, deps: AppDeps, c: CheckoutReques
   if (zone) {
     const price = priceDelivery(goodsTotal, zone, express ? { cost: express.cost } : null);
     if (!price.meetsMinimum) {
-      throw unprocessable('BELOW_MINIMUM_ORDER', `The goods total must be at least ${money(price.minOrderAmount)} for delivery here (${money(price.amountToMinimum)} more)`);
+      throw unprocessable(
+        'BELOW_MINIMUM_ORDER',
+        `The goods total must be at least ${money(price.minOrderAmount)} for delivery here (${money(price.amountToMinimum)} more)`,
+      );
     }
     deliveryCost = price.deliveryPrice;
   } else {
     const minimum = kopecks(store.pickup_min_order_amount);
-    if (goodsTotal < minimum) throw unprocessable('BELOW_MINIMUM_ORDER', `The goods total must be at least ${money(minimum)} for pickup (${money(minimum - goodsTotal)} more)`);
+    if (goodsTotal < minimum)
+      throw unprocessable(
+        'BELOW_MINIMUM_ORDER',
+        `The goods total must be at least ${money(minimum)} for pickup (${money(minimum - goodsTotal)} more)`,
+      );
   }
 
   // One unit of the slot, held with the order (a conditional update: exactly `capacity` win),
@@ -311,7 +373,8 @@ export async function estimateDelivery(db: Executor, deps: AppDeps, storeHeader:
   if (!parsed.ok) throw unprocessable('INVALID_QUANTITY', parsed.detail);
   // Stock is not checked by an estimate: only whether each line is sold here at all.
   const unsold = unsoldLines(lines, parsed.quantities, facts.map(lineFacts));
-  if (unsold.length) throw unprocessable('UNKNOWN_PRODUCT', `${unsold.length} line(s) are not sold in this store`, { extra: { lines: unsold } });
+  if (unsold.length)
+    throw unprocessable('UNKNOWN_PRODUCT', `${unsold.length} line(s) are not sold in this store`, { extra: { lines: unsold } });
   const goodsTotal = facts.reduce((sum, f, i) => sum + lineTotal(parsed.quantities[i]!, kopecks(f.unit_price!)), 0n);
 
   let express: { cost: string } | null = null;
@@ -319,13 +382,19 @@ export async function estimateDelivery(db: Executor, deps: AppDeps, storeHeader:
   let validUntil = new Date(now.getTime() + ESTIMATE_VALIDITY_MS);
   if (mode === 'express') {
     const terms = await findDeliveryTerms(db, zone.storeId);
-    if (terms?.express_max_items_count != null && lines.length > terms.express_max_items_count) throw expressItemsLimit(terms.express_max_items_count);
+    if (terms?.express_max_items_count != null && lines.length > terms.express_max_items_count)
+      throw expressItemsLimit(terms.express_max_items_count);
     const offer = expressOffer(terms, now);
     if (!offer) throw unprocessable('EXPRESS_UNAVAILABLE', 'Express delivery is not accepted right now');
     const store = await findStoreForOrder(db, zone.storeId);
     let quote: { available: boolean; minutes: number };
     try {
-      quote = await deps.courier.quoteExpress({ storeId: zone.storeId, pickup: { lon: store!.lon, lat: store!.lat }, dropoff: body.location, promisedMinutes: offer.minutes });
+      quote = await deps.courier.quoteExpress({
+        storeId: zone.storeId,
+        pickup: { lon: store!.lon, lat: store!.lat },
+        dropoff: body.location,
+        promisedMinutes: offer.minutes,
+      });
     } catch (err) {
       if (err instanceof CourierUnavailableError || err instanceof CourierRefusedError) {
         throw badGateway('COURIER_PROVIDER_ERROR', 'The courier service could not quote an express delivery; retry shortly');
@@ -339,7 +408,10 @@ export async function estimateDelivery(db: Executor, deps: AppDeps, storeHeader:
     const slot = await findStoreSlot(db, zone.storeId, body.slot_id!.toLowerCase(), 'delivery');
     if (!slot) throw unprocessable('SLOT_NOT_FOUND', 'No delivery slot of this store has this id');
     const cutoffAt = cutoffOf(slot.starts_at, slot.lead_minutes);
-    const availability = slotAvailability({ isClosed: slot.is_closed, cutoffAt, capacity: slot.capacity, reserved: slot.reserved }, slot.db_now);
+    const availability = slotAvailability(
+      { isClosed: slot.is_closed, cutoffAt, capacity: slot.capacity, reserved: slot.reserved },
+      slot.db_now,
+    );
     if (availability.reason === 'full') throw unprocessable('SLOT_FULL', 'The slot has no capacity left; choose another one');
     if (availability.reason) throw unprocessable('SLOT_UNAVAILABLE', 'The slot can no longer be booked; choose another one');
     if (cutoffAt.getTime() < validUntil.getTime()) validUntil = cutoffAt;

@@ -48,9 +48,22 @@ export function countAgainstLimit(
 }
 
 /** Counts this request against the client's per-minute budget for sign-in operations. */
-export async function limitClientIp(db: Kysely<DB>, operation: string, ip: string | undefined, perMinute: number, now: Date): Promise<void> {
+export async function limitClientIp(
+  db: Kysely<DB>,
+  operation: string,
+  ip: string | undefined,
+  perMinute: number,
+  now: Date,
+): Promise<void> {
   const subject = `ip:${operation}:${ip ?? 'unknown'}`;
-  await countAgainstLimit(db, subject, perMinute, 60, { code: 'RATE_LIMITED', detail: 'Too many requests from this client; retry later' }, now);
+  await countAgainstLimit(
+    db,
+    subject,
+    perMinute,
+    60,
+    { code: 'RATE_LIMITED', detail: 'Too many requests from this client; retry later' },
+    now,
+  );
 }
 
 /**
@@ -60,7 +73,11 @@ export async function limitClientIp(db: Kysely<DB>, operation: string, ip: strin
  * the count before any is recorded, and a lockout of 5 lets dozens through. `attempt` returns
  * its outcome rather than throwing a 401, so that the failure it records is committed.
  */
-export function oneAttemptAtATime<T>(db: Kysely<DB>, subjects: readonly string[], attempt: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+export function oneAttemptAtATime<T>(
+  db: Kysely<DB>,
+  subjects: readonly string[],
+  attempt: (trx: Transaction<DB>) => Promise<T>,
+): Promise<T> {
   return db.transaction().execute(async (trx) => {
     // In one order for every caller, so two attempts sharing subjects cannot deadlock.
     for (const subject of [...subjects].sort()) await sql`SELECT pg_advisory_xact_lock(hashtextextended(${subject}, 0))`.execute(trx);

@@ -15,7 +15,12 @@ import type { DB } from '../../db/schema.js';
 import type { MirroredAccount, MirroredCard } from '../../db/tables/loyalty.js';
 import type { AppDeps } from '../../server/deps.js';
 import { badGateway, conflict, unprocessable } from '../../server/errors.js';
-import { LoyaltyProviderError, type LoyaltyProvider, type ProviderCustomer, type ProviderProgram } from '../../server/providers/loyalty/index.js';
+import {
+  LoyaltyProviderError,
+  type LoyaltyProvider,
+  type ProviderCustomer,
+  type ProviderProgram,
+} from '../../server/providers/loyalty/index.js';
 import type { LoyaltyMember } from '../../domain/loyalty/accrual.js';
 import { blockReasonLabel, message, syncErrorMessage, type Lang, type MessageKey } from '../../domain/texts/loyalty.js';
 import { tierStatusFor } from '../../domain/loyalty/tiers.js';
@@ -33,13 +38,19 @@ const mainCardOf = (w: WalletRow): MirroredCard | null => w.cards.find((c) => c.
 /** The one mapper of a wallet row to WalletSchema. */
 export function walletBody(w: WalletRow, lang: Lang): WalletBody {
   const main = mainCardOf(w);
-  const controls = walletControls({ status: w.status, providerCustomerId: w.provider_customer_id, mainCard: main, cardsCount: w.cards.length });
+  const controls = walletControls({
+    status: w.status,
+    providerCustomerId: w.provider_customer_id,
+    mainCard: main,
+    cardsCount: w.cards.length,
+  });
   const active = w.accounts.find((a) => a.id === w.active_account_id);
   return {
     id: w.id,
     status: w.status,
     ...controls,
-    block_reason: main?.is_blocked && main.block_reason ? { key: main.block_reason, label: blockReasonLabel(main.block_reason, lang) } : null,
+    block_reason:
+      main?.is_blocked && main.block_reason ? { key: main.block_reason, label: blockReasonLabel(main.block_reason, lang) } : null,
     balance: active?.balance ?? '0',
     active_account_id: w.active_account_id,
     main_card_id: w.main_card_id,
@@ -100,7 +111,12 @@ export async function programsOrNull(deps: AppDeps): Promise<ProviderProgram[] |
 }
 
 /** The wallet fields that mirror the provider's view of the customer (the wallet turns `ready`). */
-export function snapshotChanges(w: WalletRow | null, c: ProviderCustomer, programs: ProviderProgram[] | null, now: Date): Updateable<DB['loyalty_wallets']> {
+export function snapshotChanges(
+  w: WalletRow | null,
+  c: ProviderCustomer,
+  programs: ProviderProgram[] | null,
+  now: Date,
+): Updateable<DB['loyalty_wallets']> {
   const program = programs?.find((p) => p.id === c.program_id) ?? null;
   const levels = program?.levels.length ? program.levels : null;
   const status = tierStatusFor({
@@ -111,10 +127,18 @@ export function snapshotChanges(w: WalletRow | null, c: ProviderCustomer, progra
     next: c.next_tier,
     levels,
   });
-  const levelRate = levels?.find((l) => (c.current_tier?.id != null && l.id != null ? l.id === c.current_tier.id : l.name === c.current_tier?.name))?.accrual_percent ?? null;
+  const levelRate =
+    levels?.find((l) => (c.current_tier?.id != null && l.id != null ? l.id === c.current_tier.id : l.name === c.current_tier?.name))
+      ?.accrual_percent ?? null;
   // A rate the provider did not repeat this time stays as last known (same tier, same rate).
   const rate = c.current_tier ? (c.current_tier.accrual_percent ?? levelRate ?? w?.tier_accrual_percent ?? null) : null;
-  const accounts: MirroredAccount[] = c.accounts.map((a) => ({ id: a.id, title: a.title, description: a.description, balance: a.balance, is_active: a.is_active }));
+  const accounts: MirroredAccount[] = c.accounts.map((a) => ({
+    id: a.id,
+    title: a.title,
+    description: a.description,
+    balance: a.balance,
+    is_active: a.is_active,
+  }));
   const cards: MirroredCard[] = c.cards.map((x) => ({ ...x }));
   // The customer's choice of account survives while that account is usable.
   const keep = w?.active_account_id && accounts.some((a) => a.id === w.active_account_id && a.is_active) ? w.active_account_id : null;
@@ -140,7 +164,13 @@ export function snapshotChanges(w: WalletRow | null, c: ProviderCustomer, progra
  * Writes provider data fetched at wallet revision `seenRevision`, unless something changed the
  * wallet meanwhile (a command wrote newer data): then the older snapshot is dropped.
  */
-export async function writeSnapshotIfCurrent(deps: AppDeps, walletId: string, customerId: string, seenRevision: number, c: ProviderCustomer): Promise<boolean> {
+export async function writeSnapshotIfCurrent(
+  deps: AppDeps,
+  walletId: string,
+  customerId: string,
+  seenRevision: number,
+  c: ProviderCustomer,
+): Promise<boolean> {
   const programs = await programsOrNull(deps);
   return deps.db.transaction().execute(async (trx) => {
     await lockCustomerLoyalty(trx, customerId);
@@ -161,7 +191,12 @@ export type WalletCommand =
   | { type: 'link_physical'; card_number: string; key: string }
   | { type: 'replace'; card_id: string; key: string };
 
-export function sendCommand(provider: LoyaltyProvider, command: WalletCommand, providerCustomerId: string | null, phone: string): Promise<ProviderCustomer> {
+export function sendCommand(
+  provider: LoyaltyProvider,
+  command: WalletCommand,
+  providerCustomerId: string | null,
+  phone: string,
+): Promise<ProviderCustomer> {
   const need = () => {
     if (!providerCustomerId) throw new LoyaltyProviderError('rejected', 'the wallet is not linked', 'customer_not_found');
     return providerCustomerId;
@@ -176,7 +211,12 @@ export function sendCommand(provider: LoyaltyProvider, command: WalletCommand, p
     case 'link':
       return provider.linkCard({ customerId: providerCustomerId, phone, cardNumber: command.card_number, idempotencyKey: command.key });
     case 'link_physical':
-      return provider.issuePhysicalCard({ customerId: providerCustomerId, phone, cardNumber: command.card_number, idempotencyKey: command.key });
+      return provider.issuePhysicalCard({
+        customerId: providerCustomerId,
+        phone,
+        cardNumber: command.card_number,
+        idempotencyKey: command.key,
+      });
   }
 }
 
@@ -230,7 +270,10 @@ export async function applyCommand(
     const customer = await sendCommand(provider, command, wallet?.provider_customer_id ?? null, phone);
     const programs = await programsOrNull(deps);
     const target = wallet ?? (await insertWalletIfAbsent(trx, { customer_id: customerId, status: 'ready' })).wallet;
-    return { outcome: 'applied', wallet: await updateWallet(trx, target.id, snapshotChanges(target, customer, programs, deps.clock.now())) };
+    return {
+      outcome: 'applied',
+      wallet: await updateWallet(trx, target.id, snapshotChanges(target, customer, programs, deps.clock.now())),
+    };
   } catch (err) {
     if (err instanceof LoyaltyProviderError && err.kind === 'unknown') {
       const target = wallet ?? (await insertWalletIfAbsent(trx, { customer_id: customerId, status: 'pending' })).wallet;
@@ -242,4 +285,3 @@ export async function applyCommand(
     throw providerFailure(err);
   }
 }
-

@@ -5,8 +5,24 @@
 // the follow-up provider commands, and records exactly one event for the change.
 import { releaseDeliverySlot, releasePickupSlot } from '../../db/queries/logistics.js';
 import { recordOrderChange, type OrderChange, type TrackingChange } from '../../db/queries/order-events.js';
-import { lockOrder, moveCourier, returnStock, setOrderStatus, updateDelivery, updateOrder, wasEverPicked, type OrderRow } from '../../db/queries/orders.js';
-import { closeInvoice, enqueueProviderCommand, findOpenInvoice, findPaidInvoices, recordBankWord, type InvoiceRow } from '../../db/queries/payments.js';
+import {
+  lockOrder,
+  moveCourier,
+  returnStock,
+  setOrderStatus,
+  updateDelivery,
+  updateOrder,
+  wasEverPicked,
+  type OrderRow,
+} from '../../db/queries/orders.js';
+import {
+  closeInvoice,
+  enqueueProviderCommand,
+  findOpenInvoice,
+  findPaidInvoices,
+  recordBankWord,
+  type InvoiceRow,
+} from '../../db/queries/payments.js';
 import { returnPickedStock, settleCollectedDifference } from '../../db/queries/picking/order-effects.js';
 import type { Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.js';
@@ -15,7 +31,14 @@ import type { OrderStatus, TrackingState } from '../../db/tables/orders.js';
 import { conflict } from '../../server/errors.js';
 import type { CourierStatus } from '../../server/providers/courier/types.js';
 import { amountDue } from '../../domain/money/bank-invoice.js';
-import { decideTrackingMove, deliveryEta, hasCourier, hasLiveMarker, planStatusReplay, type TrackingDecision } from '../../domain/orders/delivery-tracking.js';
+import {
+  decideTrackingMove,
+  deliveryEta,
+  hasCourier,
+  hasLiveMarker,
+  planStatusReplay,
+  type TrackingDecision,
+} from '../../domain/orders/delivery-tracking.js';
 import { kopecks } from '../../domain/orders/pricing.js';
 import { canMove, decideCancellation } from '../../domain/orders/status.js';
 import { trackingDisplayTexts, type StatusReason } from '../../domain/texts/orders.js';
@@ -27,9 +50,24 @@ function assertMove(from: OrderStatus, to: OrderStatus): void {
 }
 
 /** The tracking part of an event, from the delivery before and after the change. */
-function trackingChange(o: OrderRow, previous: TrackingState, next: { state: TrackingState; comment: string | null; eta: Date | null }): TrackingChange {
-  const eta = deliveryEta(next.state, { courierEta: next.eta, createdAt: o.created_at, expressMinutes: o.is_express ? o.express_minutes : null, slotEndsAt: o.slot_ends_at });
-  return { previous_state: previous, state: next.state, comment: next.comment, eta: eta ? eta.toISOString() : null, display: trackingDisplayTexts(next.state) };
+function trackingChange(
+  o: OrderRow,
+  previous: TrackingState,
+  next: { state: TrackingState; comment: string | null; eta: Date | null },
+): TrackingChange {
+  const eta = deliveryEta(next.state, {
+    courierEta: next.eta,
+    createdAt: o.created_at,
+    expressMinutes: o.is_express ? o.express_minutes : null,
+    slotEndsAt: o.slot_ends_at,
+  });
+  return {
+    previous_state: previous,
+    state: next.state,
+    comment: next.comment,
+    eta: eta ? eta.toISOString() : null,
+    display: trackingDisplayTexts(next.state),
+  };
 }
 
 /** Courier fields cleared when a delivery has no courier any more. */
@@ -66,11 +104,17 @@ export async function enterCancelled(
 ): Promise<CancelEffects> {
   assertMove(o.status, 'cancelled');
   const stopsPicking = o.picking_result_state === 'pending' || o.picking_result_state === 'in_progress';
-  await setOrderStatus(trx, o.id, 'cancelled', { reason }, {
-    cancelled_at: now,
-    cancellation_reason: reason,
-    ...(stopsPicking ? { picking_result_state: 'cancelled' as const } : {}),
-  });
+  await setOrderStatus(
+    trx,
+    o.id,
+    'cancelled',
+    { reason },
+    {
+      cancelled_at: now,
+      cancellation_reason: reason,
+      ...(stopsPicking ? { picking_result_state: 'cancelled' as const } : {}),
+    },
+  );
   // A picked order holds what its session took; one not picked (yet) holds its ordered lines.
   if (!options.stockReturned) {
     if (o.picking_result_state === 'completed') await returnPickedStock(trx, o.id);
@@ -99,7 +143,12 @@ export async function enterCancelled(
   const from = o.tracking_state;
   const notUnderWay = from === 'pending' || from === 'searching_courier' || from === 'courier_assigned' || from === 'courier_at_store';
   if (o.type === 'delivery' && !options.courierSettled && notUnderWay) {
-    await updateDelivery(trx, o.id, { tracking_state: 'cancelled', tracking_comment: null, ...NO_COURIER }, { state: 'cancelled', comment: null });
+    await updateDelivery(
+      trx,
+      o.id,
+      { tracking_state: 'cancelled', tracking_comment: null, ...NO_COURIER },
+      { state: 'cancelled', comment: null },
+    );
     if (from !== 'pending') await enqueueProviderCommand(trx, 'courier.withdraw', o.id, { ref: o.courier_request_ref });
     tracking = trackingChange(o, from, { state: 'cancelled', comment: null, eta: null });
   }
@@ -149,9 +198,16 @@ export async function cancelUnpaid(trx: Executor, o: OrderRow, now: Date): Promi
 /** The server asks the courier service for a courier (scheduled: before the slot; express: at picking). */
 export async function requestCourier(trx: Executor, o: OrderRow): Promise<boolean> {
   if (o.type !== 'delivery' || o.tracking_state !== 'pending' || o.status === 'cancelled' || o.status === 'completed') return false;
-  await updateDelivery(trx, o.id, { tracking_state: 'searching_courier', tracking_comment: null }, { state: 'searching_courier', comment: null });
+  await updateDelivery(
+    trx,
+    o.id,
+    { tracking_state: 'searching_courier', tracking_comment: null },
+    { state: 'searching_courier', comment: null },
+  );
   await enqueueProviderCommand(trx, 'courier.request', o.id, {});
-  await recordOrderChange(trx, o.id, ['delivery'], { tracking: trackingChange(o, 'pending', { state: 'searching_courier', comment: null, eta: null }) });
+  await recordOrderChange(trx, o.id, ['delivery'], {
+    tracking: trackingChange(o, 'pending', { state: 'searching_courier', comment: null, eta: null }),
+  });
   return true;
 }
 
@@ -171,13 +227,27 @@ export interface CourierEvent {
 }
 
 /** Events that the customer should hear about on the phone, not only in the open app. */
-const PUSHED_STATES: readonly TrackingState[] = ['courier_assigned', 'en_route', 'arrived', 'delivered', 'cancelled', 'returning', 'returned'];
+const PUSHED_STATES: readonly TrackingState[] = [
+  'courier_assigned',
+  'en_route',
+  'arrived',
+  'delivered',
+  'cancelled',
+  'returning',
+  'returned',
+];
 
 /**
  * Applies one courier-service event to a locked delivery order, by the delivery state machine,
  * with its effect on the purchase (en_route, completed, the end of a queued cancellation).
  */
-export async function applyCourierEvent(trx: Executor, o: OrderRow, e: CourierEvent, now: Date, options: { quiet?: boolean } = {}): Promise<void> {
+export async function applyCourierEvent(
+  trx: Executor,
+  o: OrderRow,
+  e: CourierEvent,
+  now: Date,
+  options: { quiet?: boolean } = {},
+): Promise<void> {
   if (o.type !== 'delivery' || !o.tracking_state) throw conflict('ORDER_HAS_NO_DELIVERY', 'A pickup order has no courier delivery');
   const from = o.tracking_state;
   const decision = decideTrackingMove(from, e.state, { status: o.status, wasPicked: await wasEverPicked(trx, o.id) });
@@ -195,7 +265,10 @@ export async function applyCourierEvent(trx: Executor, o: OrderRow, e: CourierEv
     const comment = e.comment === undefined ? o.tracking_comment : e.comment;
     if (comment !== o.tracking_comment) {
       await updateDelivery(trx, o.id, { tracking_comment: comment }, null);
-      await recordOrderChange(trx, o.id, ['delivery'], { tracking: trackingChange(o, from, { state: from, comment, eta: o.courier_eta }), notify: true });
+      await recordOrderChange(trx, o.id, ['delivery'], {
+        tracking: trackingChange(o, from, { state: from, comment, eta: o.courier_eta }),
+        notify: true,
+      });
     }
     return;
   }
@@ -206,14 +279,17 @@ export async function applyCourierEvent(trx: Executor, o: OrderRow, e: CourierEv
     courier = { ...NO_COURIER };
   } else {
     const marker = hasLiveMarker(e.state);
-    const location = marker ? (e.location ?? (o.courier_lon !== null && o.courier_lat !== null ? { lon: o.courier_lon, lat: o.courier_lat } : null)) : null;
+    const location = marker
+      ? (e.location ?? (o.courier_lon !== null && o.courier_lat !== null ? { lon: o.courier_lon, lat: o.courier_lat } : null))
+      : null;
     courier = {
       ...(e.courier ? { courier_name: e.courier.name, courier_phone: e.courier.phone, courier_transport: e.courier.transport } : {}),
       courier_lon: location?.lon ?? null,
       courier_lat: location?.lat ?? null,
       courier_location_at: location ? (e.location ? now : o.courier_location_at) : null,
       courier_route: marker && e.route ? JSON.stringify(e.route) : null,
-      eta: e.state === 'delivered' || e.state === 'returning' || e.state === 'returned' ? null : e.eta === undefined ? o.courier_eta : e.eta,
+      eta:
+        e.state === 'delivered' || e.state === 'returning' || e.state === 'returned' ? null : e.eta === undefined ? o.courier_eta : e.eta,
     };
   }
   await updateDelivery(trx, o.id, { tracking_state: e.state, tracking_comment: comment, ...courier }, { state: e.state, comment });
@@ -252,12 +328,24 @@ type TrackingRefusal = Extract<TrackingDecision, { ok: false }>['code'];
  * so a courier found already on the way is one push, not four. An answer the delivery's state
  * machine refuses changes nothing and is returned as the refusal's code.
  */
-export async function followCourierStatus(trx: Executor, o: OrderRow, status: CourierStatus, now: Date): Promise<'applied' | TrackingRefusal> {
+export async function followCourierStatus(
+  trx: Executor,
+  o: OrderRow,
+  status: CourierStatus,
+  now: Date,
+): Promise<'applied' | TrackingRefusal> {
   if (o.type !== 'delivery' || !o.tracking_state) return 'DELIVERY_TRANSITION_NOT_ALLOWED';
   const plan = planStatusReplay(o.tracking_state, status.state, { status: o.status, wasPicked: await wasEverPicked(trx, o.id) });
   if (!plan.ok) return plan.code;
   // An answer without a comment keeps the one shown (the service says nothing new about it).
-  const details: CourierEvent = { state: status.state, comment: status.comment ?? undefined, location: status.location, courier: status.courier ?? undefined, eta: status.eta, route: status.route };
+  const details: CourierEvent = {
+    state: status.state,
+    comment: status.comment ?? undefined,
+    location: status.location,
+    courier: status.courier ?? undefined,
+    eta: status.eta,
+    route: status.route,
+  };
   if (!plan.steps.length) {
     await applyCourierEvent(trx, o, details, now);
     return 'applied';

@@ -10,10 +10,33 @@ import { recordOrderChange } from '../../db/queries/order-events.js';
 import { lockInventoryRows, lockOrder as lockOrderRow, updateOrder } from '../../db/queries/orders.js';
 import { enqueueProviderCommand } from '../../db/queries/payments.js';
 import { recordSessionChanged } from '../../db/queries/picking/events.js';
-import { itemFacts, loadItems, replacementOptions, type ItemRow, type NewItem, type OrderLineForPicking, type ReplacementData, type ReplacementOption } from '../../db/queries/picking/items.js';
+import {
+  itemFacts,
+  loadItems,
+  replacementOptions,
+  type ItemRow,
+  type NewItem,
+  type OrderLineForPicking,
+  type ReplacementData,
+  type ReplacementOption,
+} from '../../db/queries/picking/items.js';
 import { adjustStock, setOrderPickingStatus } from '../../db/queries/picking/order-effects.js';
-import { bumpSession, closeSession, isOrderOfPicker, lockCommandSession, lockOrderOfPicker, type LockedOrder, type SessionHead } from '../../db/queries/picking/sessions.js';
-import { findStoreProductByCode, pricePerKg, toPickerCatalogProduct, type PickerCatalogProduct, type StoreProductRow } from '../../db/queries/picking/catalog.js';
+import {
+  bumpSession,
+  closeSession,
+  isOrderOfPicker,
+  lockCommandSession,
+  lockOrderOfPicker,
+  type LockedOrder,
+  type SessionHead,
+} from '../../db/queries/picking/sessions.js';
+import {
+  findStoreProductByCode,
+  pricePerKg,
+  toPickerCatalogProduct,
+  type PickerCatalogProduct,
+  type StoreProductRow,
+} from '../../db/queries/picking/catalog.js';
 import {
   chargedPrice,
   itemsWantingOptions,
@@ -29,7 +52,13 @@ import { AppError, notFound, statusOf, unprocessable, type CodeWithStatus, type 
 import { declaredHeader, type OperationsWithHeader, type RequestContext } from '../../server/handler-types.js';
 import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS, settleFailedAction, settleTakenKey, withIdempotency } from '../../server/idempotency.js';
 import { serializeBody } from '../../server/http/responses.js';
-import { changedItemColumns, readItemCommand, writeItemCommand, type CommandRead, type ItemCommandWrite } from '../../db/queries/picking/commands.js';
+import {
+  changedItemColumns,
+  readItemCommand,
+  writeItemCommand,
+  type CommandRead,
+  type ItemCommandWrite,
+} from '../../db/queries/picking/commands.js';
 import type { IdempotencyScope } from '../../db/queries/idempotency.js';
 import type { Executor } from '../../db/executor.js';
 import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
@@ -60,7 +89,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 type Lang = 'ru' | 'en';
 
 /** The picker commands: the operations that declare Idempotency-Key, X-Expected-Version and Prefer. */
-export type PickerCommandOperation = OperationsWithHeader<'idempotency-key'> & OperationsWithHeader<'x-expected-version'> & OperationsWithHeader<'prefer'>;
+export type PickerCommandOperation = OperationsWithHeader<'idempotency-key'> &
+  OperationsWithHeader<'x-expected-version'> &
+  OperationsWithHeader<'prefer'>;
 
 /** The UUID Idempotency-Key every picker command requires (checked here: the header schema is optional). */
 export function commandKey<K extends OperationsWithHeader<'idempotency-key'>>(ctx: RequestContext<K>): string {
@@ -87,14 +118,26 @@ export function wantsFullSession<K extends OperationsWithHeader<'prefer'>>(ctx: 
 }
 
 /** The session as the caller sees it (with replacement options of the items that offer them). */
-export async function sessionView(db: Transaction<DB> | Database, head: SessionHead, items: readonly ItemRow[], viewerId: number, lang: Lang): Promise<PickingSessionView> {
+export async function sessionView(
+  db: Transaction<DB> | Database,
+  head: SessionHead,
+  items: readonly ItemRow[],
+  viewerId: number,
+  lang: Lang,
+): Promise<PickingSessionView> {
   const wanting = itemsWantingOptions(items);
   const options = wanting.length ? await replacementOptions(db, head.store_id, lang, wanting) : new Map<number, ReplacementOption[]>();
   return toPickingSession(head, items, options, viewerId, lang);
 }
 
 /** A refused picker command: 409/422 with the current session (PickerErrorResponse). */
-export function refusal<C extends CodeWithStatus<409 | 422>>(status: StatusOf<C>, code: C, detail: string, session: PickingSessionView | null, extra: Record<string, unknown> = {}): AppError {
+export function refusal<C extends CodeWithStatus<409 | 422>>(
+  status: StatusOf<C>,
+  code: C,
+  detail: string,
+  session: PickingSessionView | null,
+  extra: Record<string, unknown> = {},
+): AppError {
   return new AppError(status, code, detail, { extra: { session, retry_after_seconds: null, ...extra } });
 }
 
@@ -139,11 +182,15 @@ export async function actionAnswer(
 ): Promise<ActionAnswer> {
   if (full) {
     const session = await sessionView(db, head, items, viewerId, lang);
-    return { representation: 'full', session, item: item ? session.items[items.indexOf(item)] ?? toPickingItem(item, lang) : null };
+    return { representation: 'full', session, item: item ? (session.items[items.indexOf(item)] ?? toPickingItem(item, lang)) : null };
   }
   const wanting = item ? itemsWantingOptions([item]) : [];
   const options = wanting.length ? await replacementOptions(db, head.store_id, lang, wanting) : new Map<number, ReplacementOption[]>();
-  return { representation: 'delta', session: toPickingSessionHeader(head, items, viewerId, lang), item: item ? toPickingItem(item, lang, options.get(item.id)) : null };
+  return {
+    representation: 'delta',
+    session: toPickingSessionHeader(head, items, viewerId, lang),
+    item: item ? toPickingItem(item, lang, options.get(item.id)) : null,
+  };
 }
 
 /**
@@ -208,11 +255,27 @@ async function checkCommandTarget(
  */
 export async function commitSessionChange(scope: CommandScope, addedItems?: number): Promise<void> {
   const { trx, head, items } = scope;
-  const total = formatDecimal(items.reduce((sum, i) => sum + parseDecimal(i.current_line_total, 2)!, 0n), 2);
+  const total = formatDecimal(
+    items.reduce((sum, i) => sum + parseDecimal(i.current_line_total, 2)!, 0n),
+    2,
+  );
   const status = openSessionStatus(items.map(itemFacts));
   const bumped = await bumpSession(trx, head.id, { status, currentTotal: total, addedItems });
-  Object.assign(head, { version: bumped.version, updated_at: bumped.updated_at, status: bumped.status, current_total: total, added_items_count: bumped.added_items_count });
-  await recordSessionChanged(trx, { sessionId: head.id, orderId: head.order_id, storeId: head.store_id, pickerId: head.picker_id, version: bumped.version, status: bumped.status });
+  Object.assign(head, {
+    version: bumped.version,
+    updated_at: bumped.updated_at,
+    status: bumped.status,
+    current_total: total,
+    added_items_count: bumped.added_items_count,
+  });
+  await recordSessionChanged(trx, {
+    sessionId: head.id,
+    orderId: head.order_id,
+    storeId: head.store_id,
+    pickerId: head.picker_id,
+    version: bumped.version,
+    status: bumped.status,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -228,7 +291,16 @@ export function actionOutput(
   scanned: PickerCatalogProduct | null = null,
   labelWeightKg: string | null = null,
 ): PickingActionView {
-  return { status, applied, message, representation: answer.representation, session: answer.session, item: answer.item, scanned_product: scanned, label_weight_kg: labelWeightKg };
+  return {
+    status,
+    applied,
+    message,
+    representation: answer.representation,
+    session: answer.session,
+    item: answer.item,
+    scanned_product: scanned,
+    label_weight_kg: labelWeightKg,
+  };
 }
 
 /** A barcode a command sent, read and looked up in the session's store. */
@@ -386,11 +458,18 @@ async function decideItemCommand<K extends PickerCommandOperation>(
   let itemsAfter: readonly ItemRow[] = items;
   if (t.applied) {
     const price =
-      t.replacement === 'set' ? parseDecimal(p.replacement!.unit_price, 2)! : t.replacement === 'clear' ? parseDecimal(before!.unit_price, 2)! : chargedPrice(before!);
+      t.replacement === 'set'
+        ? parseDecimal(p.replacement!.unit_price, 2)!
+        : t.replacement === 'clear'
+          ? parseDecimal(before!.unit_price, 2)!
+          : chargedPrice(before!);
     const lineTotal = currentLineTotal(t.next, price);
     // The session's status and total with this item changed, derived before the one write.
     const allFacts = items.map((i, n) => (n === index ? t.next : itemFacts(i)));
-    const total = formatDecimal(items.reduce((sum, i, n) => sum + (n === index ? lineTotal : parseDecimal(i.current_line_total, 2)!), 0n), 2);
+    const total = formatDecimal(
+      items.reduce((sum, i, n) => sum + (n === index ? lineTotal : parseDecimal(i.current_line_total, 2)!), 0n),
+      2,
+    );
     change = {
       itemId: before!.id,
       facts: t.next,
@@ -440,7 +519,7 @@ async function decideItemCommand<K extends PickerCommandOperation>(
 }
 
 const REFUSALS: Record<RefusalCode, string> = {
-  ITEM_STATE_CONFLICT: 'The item\'s state does not allow this command; re-read the session',
+  ITEM_STATE_CONFLICT: "The item's state does not allow this command; re-read the session",
   ITEM_IS_WEIGHT_BASED: 'This is a weight item: record its weight instead',
   ITEM_NOT_WEIGHT_BASED: 'This is a piece item: record its quantity instead',
   CONFIRMED_QUANTITY_MISMATCH: 'The value differs from the recorded discrepancy (confirmed_quantity); re-read and ask again',
@@ -561,7 +640,14 @@ export async function releaseSession(
   });
   await setOrderPickingStatus(trx, orderId, { status: 'confirmed', pickingResultState: 'pending' });
   await recordOrderChange(trx, orderId, ['status', 'picking_result']);
-  await recordSessionChanged(trx, { sessionId: head.id, orderId, storeId: head.store_id, pickerId: head.picker_id, version: closed.version, status: 'cancelled' });
+  await recordSessionChanged(trx, {
+    sessionId: head.id,
+    orderId,
+    storeId: head.store_id,
+    pickerId: head.picker_id,
+    version: closed.version,
+    status: 'cancelled',
+  });
   return closed.version;
 }
 
@@ -589,7 +675,10 @@ export async function finishSession(s: CommandScope): Promise<void> {
   });
 
   // Stock rows in id order before any is changed, as every writer of stock takes them.
-  await lockInventoryRows(trx, items.flatMap((item) => (item.replacement_inventory_id ? [item.inventory_id, item.replacement_inventory_id] : [item.inventory_id])));
+  await lockInventoryRows(
+    trx,
+    items.flatMap((item) => (item.replacement_inventory_id ? [item.inventory_id, item.replacement_inventory_id] : [item.inventory_id])),
+  );
   for (const [i, item] of items.entries()) {
     const f = facts[i];
     const taken = takenQuantity(f!);
@@ -618,17 +707,33 @@ export async function finishSession(s: CommandScope): Promise<void> {
     // payment of the difference (no deadline: it is on its way), which the customer pays through a
     // new invoice (GET /api/payments/bank/{order_id}/invoice); that payment settles the session.
     const refund = differenceToRefund(order.payment_method, order.payment_status, original, current);
-    if (refund !== null) await enqueueProviderCommand(trx, 'bank.refund', order.id, { amount: formatDecimal(refund, 2), session_id: head.id });
+    if (refund !== null)
+      await enqueueProviderCommand(trx, 'bank.refund', order.id, { amount: formatDecimal(refund, 2), session_id: head.id });
     if (differenceToCollect(order.payment_method, order.payment_status, original, current) !== null) {
       await updateOrder(trx, order.id, { payment_status: 'awaiting', payment_due_at: null });
     }
   } else {
     // Nothing to hand over: cancelled as any order is (a paid one refunded in full, the courier
     // withdrawn, the customer told). The stock went back above.
-    await updateOrder(trx, order.id, { picking_result_state: 'completed', final_total: '0.00', has_picking_changes: true, picking_completed_at: s.now });
+    await updateOrder(trx, order.id, {
+      picking_result_state: 'completed',
+      final_total: '0.00',
+      has_picking_changes: true,
+      picking_completed_at: s.now,
+    });
     cancelled = await enterCancelled(trx, (await lockOrderRow(trx, order.id))!, 'nothing_picked', s.now, { stockReturned: true });
   }
   // One change, one version and one message (a cancelled delivery's is the tracking event).
-  await recordOrderChange(trx, order.id, ['status', 'picking_result', 'payment'], { notify: true, tracking: cancelled?.tracking ?? undefined });
-  await recordSessionChanged(trx, { sessionId: head.id, orderId: order.id, storeId: head.store_id, pickerId: head.picker_id, version: closed.version, status: 'completed' });
+  await recordOrderChange(trx, order.id, ['status', 'picking_result', 'payment'], {
+    notify: true,
+    tracking: cancelled?.tracking ?? undefined,
+  });
+  await recordSessionChanged(trx, {
+    sessionId: head.id,
+    orderId: order.id,
+    storeId: head.store_id,
+    pickerId: head.picker_id,
+    version: closed.version,
+    status: 'completed',
+  });
 }

@@ -69,8 +69,7 @@ export async function rotateRefreshToken(
   const session = await lockSession(db, claims.sid);
   const owner = ownerOf(claims);
   const ownerMatches =
-    session &&
-    (owner.kind === 'customer' ? session.customer_id === owner.customerId : session.picker_id === owner.pickerId);
+    session && (owner.kind === 'customer' ? session.customer_id === owner.customerId : session.picker_id === owner.pickerId);
   if (!session || !ownerMatches || session.revoked_at || session.expires_at <= now) return 'invalid';
   // A disabled or deleted account gets no new pair, as its access tokens get no answer.
   if (!(await isSessionActive(db, session.id, owner))) return 'invalid';
@@ -91,7 +90,11 @@ export async function rotateRefreshToken(
 }
 
 /** Whether `jti` is the token the family's last rotation exchanged, presented within the grace (by the database's clock). */
-function isRetryOfLastExchange(session: { previous_refresh_jti: string | null; rotated_at: Date | null; db_now: Date }, jti: string, graceSeconds: number): boolean {
+function isRetryOfLastExchange(
+  session: { previous_refresh_jti: string | null; rotated_at: Date | null; db_now: Date },
+  jti: string,
+  graceSeconds: number,
+): boolean {
   if (graceSeconds <= 0 || session.previous_refresh_jti !== jti || session.rotated_at === null) return false;
   return session.db_now.getTime() - session.rotated_at.getTime() <= graceSeconds * 1000;
 }

@@ -111,13 +111,33 @@ async function readKept<T>(
   }
   const readAt = clock.nowMs();
   const fresh = await read();
-  if (fresh !== null) cache.set(db, key, { value: favouritesOf.withFavourites(fresh, NONE), readAt }, readAt + ttlSeconds * 1000, clock.nowMs());
+  if (fresh !== null)
+    cache.set(db, key, { value: favouritesOf.withFavourites(fresh, NONE), readAt }, readAt + ttlSeconds * 1000, clock.nowMs());
   return { value: fresh, readAt };
 }
 
 /** A listing page (see readKept); `read` reads it for `customerId`. */
-export async function readListingPage(db: Executor, key: ListingPageKey, customerId: string | null, ttlSeconds: number, read: () => Promise<ListingPage>, clock: Clock): Promise<Kept<ListingPage>> {
-  const text = JSON.stringify([key.storeId, key.lang, key.categoryId, key.isTop, key.isNew, key.isFresh, key.onlyDiscount, key.search, key.sortBy, key.limit, key.offset]);
+export async function readListingPage(
+  db: Executor,
+  key: ListingPageKey,
+  customerId: string | null,
+  ttlSeconds: number,
+  read: () => Promise<ListingPage>,
+  clock: Clock,
+): Promise<Kept<ListingPage>> {
+  const text = JSON.stringify([
+    key.storeId,
+    key.lang,
+    key.categoryId,
+    key.isTop,
+    key.isNew,
+    key.isFresh,
+    key.onlyDiscount,
+    key.search,
+    key.sortBy,
+    key.limit,
+    key.offset,
+  ]);
   return (await readKept(pages, pageFavourites, db, text, customerId, ttlSeconds, read, clock)) as Kept<ListingPage>;
 }
 
@@ -130,5 +150,14 @@ export function readProductDetail(
   read: () => Promise<ProductDetail | null>,
   clock: Clock,
 ): Promise<Kept<ProductDetail | null>> {
-  return readKept(products, productFavourites, db, JSON.stringify([key.storeId, key.lang, key.productId]), customerId, ttlSeconds, read, clock);
+  return readKept(
+    products,
+    productFavourites,
+    db,
+    JSON.stringify([key.storeId, key.lang, key.productId]),
+    customerId,
+    ttlSeconds,
+    read,
+    clock,
+  );
 }

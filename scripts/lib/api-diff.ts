@@ -129,10 +129,34 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 const DOC_KEYWORDS = new Set(['description', 'summary', 'title', 'examples', 'example', '$comment', 'externalDocs', 'deprecated']);
 /** Keywords handled by a rule below; any other changed keyword is reported as breaking (unclassified). */
 const SCHEMA_RULE_KEYWORDS = new Set([
-  '$ref', 'type', 'enum', 'const', 'format', 'pattern', 'default', 'required', 'properties', 'additionalProperties',
-  'unevaluatedProperties', 'items', 'prefixItems', 'oneOf', 'anyOf', 'allOf',
-  'maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties',
-  'minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties', 'multipleOf', 'uniqueItems',
+  '$ref',
+  'type',
+  'enum',
+  'const',
+  'format',
+  'pattern',
+  'default',
+  'required',
+  'properties',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'items',
+  'prefixItems',
+  'oneOf',
+  'anyOf',
+  'allOf',
+  'maximum',
+  'exclusiveMaximum',
+  'maxLength',
+  'maxItems',
+  'maxProperties',
+  'minimum',
+  'exclusiveMinimum',
+  'minLength',
+  'minItems',
+  'minProperties',
+  'multipleOf',
+  'uniqueItems',
 ]);
 const UPPER_BOUNDS = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties'];
 const LOWER_BOUNDS = ['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties'];
@@ -144,7 +168,8 @@ export function compareSpecs(before: Doc, after: Doc): Change[] {
     if (before.info?.[key] !== after.info?.[key]) changes.push({ severity: 'non-breaking', where: 'info', what: `${key} changed` });
   }
   const tagText = (doc: Doc) => JSON.stringify(doc.tags ?? []);
-  if (tagText(before) !== tagText(after)) changes.push({ severity: 'non-breaking', where: 'tags', what: 'tag list or descriptions changed' });
+  if (tagText(before) !== tagText(after))
+    changes.push({ severity: 'non-breaking', where: 'tags', what: 'tag list or descriptions changed' });
   ctx.compareOperations();
   ctx.compareComponents();
   return changes;
@@ -181,7 +206,11 @@ class DiffContext {
       this.add('breaking', where, `operationId changed from ${a.operationId} to ${b.operationId} (generated clients call it by name)`);
     }
     if (JSON.stringify(a.tags ?? []) !== JSON.stringify(b.tags ?? [])) {
-      this.add('breaking', where, `tags changed from [${(a.tags ?? []).join(', ')}] to [${(b.tags ?? []).join(', ')}] (generated clients group operations by tag)`);
+      this.add(
+        'breaking',
+        where,
+        `tags changed from [${(a.tags ?? []).join(', ')}] to [${(b.tags ?? []).join(', ')}] (generated clients group operations by tag)`,
+      );
     }
     for (const key of ['summary', 'description']) {
       if (a[key] !== b[key]) this.add('non-breaking', where, `${key} changed`);
@@ -194,7 +223,12 @@ class DiffContext {
   }
 
   private compareSecurity(where: string, a: Security[], b: Security[]): void {
-    const norm = (req: Record<string, string[]>) => JSON.stringify(Object.keys(req).sort().map((k) => [k, [...(req[k] ?? [])].sort()]));
+    const norm = (req: Record<string, string[]>) =>
+      JSON.stringify(
+        Object.keys(req)
+          .sort()
+          .map((k) => [k, [...(req[k] ?? [])].sort()]),
+      );
     const setA = new Set(a.map(norm));
     const setB = new Set(b.map(norm));
     const anonymous = (s: Set<string>) => s.size === 0 || s.has('[]');
@@ -223,7 +257,8 @@ class DiffContext {
     const pa = index(this.before, a);
     const pb = index(this.after, b);
     for (const [key, { param }] of pb) {
-      if (!pa.has(key)) this.add(param.required ? 'breaking' : 'non-breaking', where, `${param.required ? 'required' : 'optional'} ${key} added`);
+      if (!pa.has(key))
+        this.add(param.required ? 'breaking' : 'non-breaking', where, `${param.required ? 'required' : 'optional'} ${key} added`);
     }
     for (const [key] of pa) {
       if (!pb.has(key)) this.add('breaking', where, `${key} removed (clients that send it lose its effect)`);
@@ -271,7 +306,11 @@ class DiffContext {
     for (const status of Object.keys(a)) {
       if (status in b) continue;
       const success = /^2/.test(status) || status === '304';
-      this.add(success ? 'breaking' : 'non-breaking', `${where} response ${status}`, success ? 'success response removed' : 'response no longer declared');
+      this.add(
+        success ? 'breaking' : 'non-breaking',
+        `${where} response ${status}`,
+        success ? 'success response removed' : 'response no longer declared',
+      );
     }
     for (const status of Object.keys(b)) {
       if (!(status in a)) this.add('non-breaking', `${where} response ${status}`, 'response added');
@@ -281,7 +320,11 @@ class DiffContext {
       const ra = a[status];
       const rb = b[status];
       if (ra?.$ref && ra.$ref === rb?.$ref) continue; // a shared response, compared once under components
-      this.compareResponse(`${where} response ${status}`, ra?.$ref ? resolve<Response>(this.before, ra.$ref) : ra, rb?.$ref ? resolve<Response>(this.after, rb.$ref) : rb);
+      this.compareResponse(
+        `${where} response ${status}`,
+        ra?.$ref ? resolve<Response>(this.before, ra.$ref) : ra,
+        rb?.$ref ? resolve<Response>(this.after, rb.$ref) : rb,
+      );
     }
   }
 
@@ -366,7 +409,8 @@ class DiffContext {
       const sb = cb.securitySchemes?.[name];
       if (!sb) continue;
       for (const key of ['type', 'scheme', 'in', 'name', 'bearerFormat']) {
-        if (sa[key] !== sb[key]) this.add('breaking', `components.securitySchemes.${name}`, `${key} changed from ${String(sa[key])} to ${String(sb[key])}`);
+        if (sa[key] !== sb[key])
+          this.add('breaking', `components.securitySchemes.${name}`, `${key} changed from ${String(sa[key])} to ${String(sb[key])}`);
       }
     }
   }
@@ -431,7 +475,8 @@ class DiffContext {
       const removed = ea.filter((v) => !eb.some((w) => same(v, w)));
       const added = eb.filter((v) => !ea.some((w) => same(v, w)));
       if (removed.length) breakingIf(request, `enum values removed: ${removed.map((v) => JSON.stringify(v)).join(', ')}`);
-      if (added.length) breakingIf(!request && b['x-open-enum'] !== true, `enum values added: ${added.map((v) => JSON.stringify(v)).join(', ')}`);
+      if (added.length)
+        breakingIf(!request && b['x-open-enum'] !== true, `enum values added: ${added.map((v) => JSON.stringify(v)).join(', ')}`);
     } else if (!ea && eb) breakingIf(request, 'now restricted to an enumeration');
     else if (ea && !eb) breakingIf(!request, 'no longer restricted to an enumeration');
 
@@ -467,7 +512,8 @@ class DiffContext {
     const reqA = new Set<string>(a.required ?? []);
     const reqB = new Set<string>(b.required ?? []);
     for (const name of reqB) {
-      if (!reqA.has(name)) breakingIf(request && (b.properties?.[name] as SchemaNode | undefined)?.readOnly !== true, `${name} became required`);
+      if (!reqA.has(name))
+        breakingIf(request && (b.properties?.[name] as SchemaNode | undefined)?.readOnly !== true, `${name} became required`);
     }
     for (const name of reqA) {
       if (!reqB.has(name) && (b.properties?.[name] !== undefined || !request)) breakingIf(!request, `${name} no longer required`);
@@ -512,8 +558,10 @@ class DiffContext {
     }
     const allA: Schema[] = a.allOf ?? [];
     const allB: Schema[] = b.allOf ?? [];
-    if (allA.length !== allB.length) this.add('breaking', where, `allOf changed from ${allA.length} to ${allB.length} parts (not classified)`);
-    for (let i = 0; i < Math.min(allA.length, allB.length); i++) this.compareSchema(`${where} allOf[${i}]`, allA[i], allB[i], direction, seen);
+    if (allA.length !== allB.length)
+      this.add('breaking', where, `allOf changed from ${allA.length} to ${allB.length} parts (not classified)`);
+    for (let i = 0; i < Math.min(allA.length, allB.length); i++)
+      this.compareSchema(`${where} allOf[${i}]`, allA[i], allB[i], direction, seen);
 
     // Documentation, and anything no rule covers.
     const docChanged = [...DOC_KEYWORDS].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
@@ -521,7 +569,8 @@ class DiffContext {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
     for (const key of keys) {
       if (DOC_KEYWORDS.has(key) || SCHEMA_RULE_KEYWORDS.has(key) || key.startsWith('x-')) continue;
-      if (JSON.stringify(a[key]) !== JSON.stringify(b[key])) this.add('breaking', where, `${key} changed (not classified; treated as breaking)`);
+      if (JSON.stringify(a[key]) !== JSON.stringify(b[key]))
+        this.add('breaking', where, `${key} changed (not classified; treated as breaking)`);
     }
   }
 }

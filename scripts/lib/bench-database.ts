@@ -15,7 +15,10 @@ import type { DB } from '../../db/schema.js';
 
 const statementsWanted = () => process.env.BENCH_PG_STATEMENTS === '1' && !process.env.BENCH_DATABASE_URL;
 
-export async function openBenchDatabase(prefix: string, opts: { durable?: boolean } = {}): Promise<{ url: string; close(): Promise<void> }> {
+export async function openBenchDatabase(
+  prefix: string,
+  opts: { durable?: boolean } = {},
+): Promise<{ url: string; close(): Promise<void> }> {
   const name = `${prefix}_${randomUUID().slice(0, 8)}`;
   let cluster: EmbeddedCluster | null = null;
   let dir: string | null = null;
@@ -25,7 +28,12 @@ export async function openBenchDatabase(prefix: string, opts: { durable?: boolea
     chmodSync(dir, 0o755); // the unprivileged PostgreSQL user must enter it
     // A throwaway cluster: durability off, as in every earlier measurement (unless `durable`:
     // fsync and synchronous commit on, as `npm start` and production run).
-    cluster = await startEmbeddedPostgres(path.join(dir, 'data'), () => {}, statementsWanted() ? ['shared_preload_libraries=pg_stat_statements'] : [], { durable: opts.durable ?? false });
+    cluster = await startEmbeddedPostgres(
+      path.join(dir, 'data'),
+      () => {},
+      statementsWanted() ? ['shared_preload_libraries=pg_stat_statements'] : [],
+      { durable: opts.durable ?? false },
+    );
     adminUrl = cluster.adminUrl;
   }
   const admin = new pg.Client(adminUrl);
@@ -66,7 +74,10 @@ export function topStatements(db: Kysely<DB>) {
         FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
         ORDER BY total_exec_time DESC LIMIT 12`.execute(db);
       console.log(`\n${label}: costliest statements in PostgreSQL (calls, total ms, ms per call)`);
-      for (const r of rows) console.log(`  ${String(r.calls).padStart(6)} ${r.total.toFixed(0).padStart(7)} ${r.mean.toFixed(3).padStart(7)}  ${r.query.slice(0, 110)}`);
+      for (const r of rows)
+        console.log(
+          `  ${String(r.calls).padStart(6)} ${r.total.toFixed(0).padStart(7)} ${r.mean.toFixed(3).padStart(7)}  ${r.query.slice(0, 110)}`,
+        );
     },
   };
 }

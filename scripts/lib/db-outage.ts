@@ -154,18 +154,41 @@ export async function runDatabaseOutage(opts: OutageOptions): Promise<OutageRepo
     const setup = connect(dbUrl, { max: 2 });
     const tokens = new TokenService(loadConfig({ JWT_SECRET, DATABASE_URL: dbUrl }).jwt);
     const customers = Array.from({ length: lanes }, () => ({ customerId: randomUUID(), sessionId: randomUUID() }));
-    await setup.db.insertInto('customers').values(customers.map((c) => ({ id: c.customerId, phone: null }))).execute();
-    await setup.db.insertInto('customer_preferences').values(customers.map((c) => ({ customer_id: c.customerId, language: 'en' as const }))).execute();
+    await setup.db
+      .insertInto('customers')
+      .values(customers.map((c) => ({ id: c.customerId, phone: null })))
+      .execute();
+    await setup.db
+      .insertInto('customer_preferences')
+      .values(customers.map((c) => ({ customer_id: c.customerId, language: 'en' as const })))
+      .execute();
     await setup.db
       .insertInto('auth_sessions')
-      .values(customers.map((c) => ({ id: c.sessionId, principal_kind: 'customer' as const, customer_id: c.customerId, refresh_jti: randomUUID(), expires_at: new Date(Date.now() + 86_400_000) })))
+      .values(
+        customers.map((c) => ({
+          id: c.sessionId,
+          principal_kind: 'customer' as const,
+          customer_id: c.customerId,
+          refresh_jti: randomUUID(),
+          expires_at: new Date(Date.now() + 86_400_000),
+        })),
+      )
       .execute();
     const unit = await setup.db.selectFrom('measurement_units').select('id').where('code', '=', 'pc').executeTakeFirstOrThrow();
-    const product = await setup.db.insertInto('products').values({ code: `OUTAGE-${randomUUID().slice(0, 8)}`, name_ru: 'Товар', name_en: 'Product' }).returning('id').executeTakeFirstOrThrow();
-    await setup.db.insertInto('inventories').values({ product_id: product.id, store_id: STORE, unit_id: unit.id, is_default: true, stock: '10000000.000', unit_price: '600.00' }).execute();
+    const product = await setup.db
+      .insertInto('products')
+      .values({ code: `OUTAGE-${randomUUID().slice(0, 8)}`, name_ru: 'Товар', name_en: 'Product' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await setup.db
+      .insertInto('inventories')
+      .values({ product_id: product.id, store_id: STORE, unit_id: unit.id, is_default: true, stock: '10000000.000', unit_price: '600.00' })
+      .execute();
     const slotId = randomUUID();
     await sql`INSERT INTO store_slots (id, store_id, kind, slot_date, starts_at, ends_at, capacity)
-      VALUES (${slotId}, ${STORE}, 'delivery', (now() AT TIME ZONE 'Europe/Moscow')::date + 2, now() + interval '2 days', now() + interval '2 days 2 hours', 10000000)`.execute(setup.db);
+      VALUES (${slotId}, ${STORE}, 'delivery', (now() AT TIME ZONE 'Europe/Moscow')::date + 2, now() + interval '2 days', now() + interval '2 days 2 hours', 10000000)`.execute(
+      setup.db,
+    );
     await setup.close();
     const body = JSON.stringify({
       type: 'delivery',
@@ -181,7 +204,13 @@ export async function runDatabaseOutage(opts: OutageOptions): Promise<OutageRepo
     });
 
     // The load.
-    interface Sent { lane: number; key: string; at: number; status: number; orderId: string | null }
+    interface Sent {
+      lane: number;
+      key: string;
+      at: number;
+      status: number;
+      orderId: string | null;
+    }
     const sent: Sent[] = [];
     const violations: string[] = [];
     let running = true;
@@ -221,7 +250,10 @@ export async function runDatabaseOutage(opts: OutageOptions): Promise<OutageRepo
     while (Date.now() - backAt < 60_000) {
       const ok = sent.find((s) => s.status === 201 && s.at >= backAt);
       if (ok) {
-        recoveredAt = sent.filter((s) => s.status === 201 && s.at >= backAt).map((s) => s.at).sort((a, b) => a - b)[0]!;
+        recoveredAt = sent
+          .filter((s) => s.status === 201 && s.at >= backAt)
+          .map((s) => s.at)
+          .sort((a, b) => a - b)[0]!;
         break;
       }
       await sleep(50);
@@ -249,21 +281,29 @@ export async function runDatabaseOutage(opts: OutageOptions): Promise<OutageRepo
     }
     const acked = sent.filter((s) => s.status === 201);
     const sameOrder = retries.filter((r) => r.original.orderId && r.answer.status === 201 && r.answer.body === r.original.orderId).length;
-    const otherAnswers = count(retries.filter((r) => !(r.original.orderId && r.answer.status === 201 && r.answer.body === r.original.orderId)).map((r) => r.answer.status));
+    const otherAnswers = count(
+      retries
+        .filter((r) => !(r.original.orderId && r.answer.status === 201 && r.answer.body === r.original.orderId))
+        .map((r) => r.answer.status),
+    );
 
     const check = connect(`postgres://postgres:postgres@127.0.0.1:${postmaster(dataDir).port}/grocery`, { max: 2 });
     const ids = acked.map((s) => s.orderId!);
-    const present = ids.length
-      ? (await check.db.selectFrom('orders').select('id').where('id', 'in', ids).execute()).length
-      : 0;
+    const present = ids.length ? (await check.db.selectFrom('orders').select('id').where('id', 'in', ids).execute()).length : 0;
     const customerIds = customers.map((c) => c.customerId);
     const withoutLines = await check.db
       .selectFrom('orders')
       .select((e) => e.fn.countAll<number>().as('n'))
       .where('customer_id', 'in', customerIds)
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('order_items').select('order_items.id').whereRef('order_items.order_id', '=', 'orders.id'))))
+      .where((eb) =>
+        eb.not(eb.exists(eb.selectFrom('order_items').select('order_items.id').whereRef('order_items.order_id', '=', 'orders.id'))),
+      )
       .executeTakeFirstOrThrow();
-    const inProgress = await check.db.selectFrom('idempotency_keys').select((e) => e.fn.countAll<number>().as('n')).where('state', '=', 'in_progress').executeTakeFirstOrThrow();
+    const inProgress = await check.db
+      .selectFrom('idempotency_keys')
+      .select((e) => e.fn.countAll<number>().as('n'))
+      .where('state', '=', 'in_progress')
+      .executeTakeFirstOrThrow();
     // Orders per key: every answered order id of a key (first answer and retry) must be one.
     const idsPerKey = new Map<string, Set<string>>();
     for (const r of retries) {
@@ -272,7 +312,11 @@ export async function runDatabaseOutage(opts: OutageOptions): Promise<OutageRepo
       if (r.answer.status === 201) set.add(String(r.answer.body));
       idsPerKey.set(r.original.key, set);
     }
-    const ordersOfCustomers = await check.db.selectFrom('orders').select((e) => e.fn.countAll<number>().as('n')).where('customer_id', 'in', customerIds).executeTakeFirstOrThrow();
+    const ordersOfCustomers = await check.db
+      .selectFrom('orders')
+      .select((e) => e.fn.countAll<number>().as('n'))
+      .where('customer_id', 'in', customerIds)
+      .executeTakeFirstOrThrow();
     const answeredIds = new Set([...idsPerKey.values()].flatMap((s) => [...s]));
     await check.close();
 
@@ -293,7 +337,8 @@ export async function runDatabaseOutage(opts: OutageOptions): Promise<OutageRepo
         sameOrder,
         otherAnswers,
         // More orders than distinct answered ids, or a key that answered two ids: a duplicate.
-        duplicateOrdersForOneKey: [...idsPerKey.values()].filter((s) => s.size > 1).length + Math.max(0, Number(ordersOfCustomers.n) - answeredIds.size),
+        duplicateOrdersForOneKey:
+          [...idsPerKey.values()].filter((s) => s.size > 1).length + Math.max(0, Number(ordersOfCustomers.n) - answeredIds.size),
       },
     };
   } finally {

@@ -15,7 +15,12 @@ export interface EnvVariable {
   meaning: string;
 }
 
-const cells = (row: string) => row.replace(/^\|/, '').replace(/\|$/, '').split(' | ').map((c) => c.trim());
+const cells = (row: string) =>
+  row
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split(' | ')
+    .map((c) => c.trim());
 
 export function configurationTable(readme: string): EnvVariable[] {
   const section = readme.split(/^## /m).find((s) => s.startsWith('Configuration\n'));

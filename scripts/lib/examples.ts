@@ -198,7 +198,8 @@ function sampleNumber(schema: SchemaNode, integer: boolean): number {
   if (typeof schema.minimum === 'number') value = schema.minimum;
   if (typeof schema.exclusiveMinimum === 'number') value = schema.exclusiveMinimum + (integer ? 1 : 0.5);
   if (typeof schema.maximum === 'number' && value > schema.maximum) value = schema.maximum;
-  if (typeof schema.exclusiveMaximum === 'number' && value >= schema.exclusiveMaximum) value = schema.exclusiveMaximum - (integer ? 1 : 0.5);
+  if (typeof schema.exclusiveMaximum === 'number' && value >= schema.exclusiveMaximum)
+    value = schema.exclusiveMaximum - (integer ? 1 : 0.5);
   if (typeof schema.multipleOf === 'number' && schema.multipleOf > 0) value = Math.ceil(value / schema.multipleOf) * schema.multipleOf;
   return integer ? Math.ceil(value) : value;
 }
@@ -218,7 +219,8 @@ function sampleString(schema: SchemaNode): string {
 
 /** The emptiest value a schema allows, for a required property that would recurse. */
 function emptyValue(schema: JsonSchema | undefined, root: object): Sampled {
-  const target = (schema && typeof schema === 'object' && typeof schema.$ref === 'string' ? resolveRef(root, schema.$ref) : schema) as JsonSchema | undefined;
+  const target = (schema && typeof schema === 'object' && typeof schema.$ref === 'string' ? resolveRef(root, schema.$ref) : schema) as
+    JsonSchema | undefined;
   const types = typesOf(target);
   if (types.includes('null')) return null;
   if (types.includes('array') && !(((target as SchemaNode).minItems as number) > 0)) return [];

@@ -202,7 +202,13 @@ export async function createMockApp({ env, buildCommit = currentCommit() }: Mock
       return;
     }
     const answer = (await api.handleRequest(
-      { method: req.method, path: req.path, query: req.query as BackendRequest['query'], headers: req.headers as BackendRequest['headers'], body: req.body as unknown },
+      {
+        method: req.method,
+        path: req.path,
+        query: req.query as BackendRequest['query'],
+        headers: req.headers as BackendRequest['headers'],
+        body: req.body as unknown,
+      },
       req,
       res,
     )) as MockAnswer;
@@ -343,7 +349,9 @@ const isErrorBody = (v: unknown): v is Record<string, unknown> => isPlainObject(
 function currentCommit(): string {
   if (process.env.BUILD_COMMIT) return process.env.BUILD_COMMIT;
   try {
-    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   } catch {
     return 'unknown';
   }

@@ -14,7 +14,10 @@ export type RoundTrips = Record<string, { requests: number; queries: number; per
 
 /** A request's route: its method and path with ids (UUIDs, numbers) as `{id}`. */
 export const routeOf = (method: string | undefined, url: string | undefined) =>
-  `${method} ${(url ?? '').split('?')[0]!.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '{id}').replace(/\/\d+(?=\/|$)/g, '/{id}')}`;
+  `${method} ${(url ?? '')
+    .split('?')[0]!
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '{id}')
+    .replace(/\/\d+(?=\/|$)/g, '/{id}')}`;
 
 let installed: (() => RoundTrips) | null = null;
 

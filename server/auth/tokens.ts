@@ -73,8 +73,14 @@ export class TokenService {
     }
     // A token without `exp` would never expire: jsonwebtoken accepts one, this service never
     // signs one, so it is refused like any token that is not ours.
-    if (typeof payload !== 'object' || payload.typ !== kind || typeof payload.sub !== 'string' ||
-      typeof payload.sid !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number') {
+    if (
+      typeof payload !== 'object' ||
+      payload.typ !== kind ||
+      typeof payload.sub !== 'string' ||
+      typeof payload.sid !== 'string' ||
+      typeof payload.jti !== 'string' ||
+      typeof payload.exp !== 'number'
+    ) {
       throw new TokenError('token is not of the expected kind');
     }
     return payload as unknown as TokenClaims;

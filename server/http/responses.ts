@@ -88,7 +88,6 @@ export function send(res: express.Response, reply: HttpReply): void {
   });
 }
 
-
 /** SQLSTATEs of the connection time limits (db/connection.ts ConnectionLimits) firing. */
 const TIME_LIMIT_CODES = new Set([
   '57014', // query_canceled: statement_timeout
@@ -107,7 +106,13 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
   // Class 08 but 08P01, a protocol violation: that is a bug, not an outage.
-  if (typeof code === 'string' && (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', '57P01', '57P02', '57P03'].includes(code) || TIME_LIMIT_CODES.has(code) || (code.startsWith('08') && code !== '08P01'))) return true;
+  if (
+    typeof code === 'string' &&
+    (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', '57P01', '57P02', '57P03'].includes(code) ||
+      TIME_LIMIT_CODES.has(code) ||
+      (code.startsWith('08') && code !== '08P01'))
+  )
+    return true;
   // pg's own words when a connection broke: waiting for one, cut mid-query, or asked again after.
   return /^(timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error)/.test(err.message);
 }

@@ -1,7 +1,13 @@
 // A real bank's open invoices (order worker, job 4): asked about and settled by its answer; those
 // closed here before its final word are asked until it gives one (a late payment is taken or refunded).
 import { lockOrder } from '../../db/queries/orders.js';
-import { closeInvoice, findInvoicesDueForCheck, lockInvoiceDueForCheck, recordBankWord, scheduleInvoiceCheck } from '../../db/queries/payments.js';
+import {
+  closeInvoice,
+  findInvoicesDueForCheck,
+  lockInvoiceDueForCheck,
+  recordBankWord,
+  scheduleInvoiceCheck,
+} from '../../db/queries/payments.js';
 import { settleInvoice, takeLatePayment } from '../../handlers/services/order-lifecycle.js';
 import type { AppDeps } from '../deps.js';
 import type { InvoiceOutcome } from '../providers/bank/types.js';
@@ -36,7 +42,11 @@ export async function checkBankInvoices(deps: AppDeps): Promise<number> {
         try {
           outcome = await bank.invoiceStatus({ invoiceId: invoice.id, providerRef: invoice.provider_ref });
         } catch (err) {
-          deps.log.warn('bank invoice status unknown; will ask again', { invoice_id: invoice.id, order_id: o.id, err: (err as Error).message });
+          deps.log.warn('bank invoice status unknown; will ask again', {
+            invoice_id: invoice.id,
+            order_id: o.id,
+            err: (err as Error).message,
+          });
         }
       }
       await scheduleInvoiceCheck(trx, invoice.id, statusCheckSeconds, outcome !== null);

@@ -7,7 +7,11 @@ import type { AppDeps } from '../deps.js';
 export async function dispatchCouriers(deps: AppDeps): Promise<number> {
   return deps.db.transaction().execute(async (trx) => {
     let requested = 0;
-    for (const id of await claimDeliveriesDueForCourier(trx, deps.config.orders.courierDispatchLeadMinutes, deps.config.orders.worker.batchSize)) {
+    for (const id of await claimDeliveriesDueForCourier(
+      trx,
+      deps.config.orders.courierDispatchLeadMinutes,
+      deps.config.orders.worker.batchSize,
+    )) {
       const o = await lockOrder(trx, id);
       if (o && (await requestCourier(trx, o))) requested++;
     }

@@ -21,7 +21,11 @@ const COURIER_QUESTIONS_AT_ONCE = 8;
 export async function followCourierDeliveries(deps: AppDeps): Promise<number> {
   const courier = deps.courier;
   if (courier.name === 'simulator') return 0;
-  const due = await claimDeliveriesForStatusCheck(deps.db, deps.config.orders.courier.statusCheckSeconds, deps.config.orders.worker.batchSize);
+  const due = await claimDeliveriesForStatusCheck(
+    deps.db,
+    deps.config.orders.courier.statusCheckSeconds,
+    deps.config.orders.worker.batchSize,
+  );
   let followed = 0;
   const follow = async (asked: (typeof due)[number]) => {
     try {
@@ -32,13 +36,19 @@ export async function followCourierDeliveries(deps: AppDeps): Promise<number> {
         if (!o || o.courier_request_ref !== asked.courier_request_ref || o.tracking_state !== asked.tracking_state) return 0;
         const outcome = await followCourierStatus(trx, o, status, deps.clock.now());
         if (outcome === 'applied') return 1;
-        deps.log.warn('courier service reported a delivery state this order cannot take', { order_id: o.id, from: o.tracking_state, to: status.state, code: outcome });
+        deps.log.warn('courier service reported a delivery state this order cannot take', {
+          order_id: o.id,
+          from: o.tracking_state,
+          to: status.state,
+          code: outcome,
+        });
         return 0;
       });
     } catch (err) {
       deps.log.warn('courier delivery status unknown; will ask again', { order_id: asked.order_id, err: (err as Error).message });
     }
   };
-  for (let i = 0; i < due.length; i += COURIER_QUESTIONS_AT_ONCE) await Promise.all(due.slice(i, i + COURIER_QUESTIONS_AT_ONCE).map(follow));
+  for (let i = 0; i < due.length; i += COURIER_QUESTIONS_AT_ONCE)
+    await Promise.all(due.slice(i, i + COURIER_QUESTIONS_AT_ONCE).map(follow));
   return followed;
 }

@@ -27,15 +27,35 @@ export async function runHousekeeping(db: Database): Promise<Record<string, numb
   const count = (r: { numDeletedRows: bigint }) => Number(r.numDeletedRows);
   return {
     idempotency_keys: await deleteExpiredIdempotencyKeys(db),
-    rate_events: count(await db.deleteFrom('rate_events').where('occurred_at', '<', sql<Date>`now() - interval '1 day'`).executeTakeFirst()),
-    otp_codes: count(await db.deleteFrom('otp_codes').where('created_at', '<', sql<Date>`now() - interval '1 day'`).executeTakeFirst()),
+    rate_events: count(
+      await db
+        .deleteFrom('rate_events')
+        .where('occurred_at', '<', sql<Date>`now() - interval '1 day'`)
+        .executeTakeFirst(),
+    ),
+    otp_codes: count(
+      await db
+        .deleteFrom('otp_codes')
+        .where('created_at', '<', sql<Date>`now() - interval '1 day'`)
+        .executeTakeFirst(),
+    ),
     auth_sessions: count(
       await db
         .deleteFrom('auth_sessions')
-        .where((eb) => eb.or([eb('expires_at', '<', sql<Date>`now() - interval '30 days'`), eb('revoked_at', '<', sql<Date>`now() - interval '30 days'`)]))
+        .where((eb) =>
+          eb.or([
+            eb('expires_at', '<', sql<Date>`now() - interval '30 days'`),
+            eb('revoked_at', '<', sql<Date>`now() - interval '30 days'`),
+          ]),
+        )
         .executeTakeFirst(),
     ),
-    recovery_tokens: count(await db.deleteFrom('recovery_tokens').where('expires_at', '<', sql<Date>`now() - interval '1 day'`).executeTakeFirst()),
+    recovery_tokens: count(
+      await db
+        .deleteFrom('recovery_tokens')
+        .where('expires_at', '<', sql<Date>`now() - interval '1 day'`)
+        .executeTakeFirst(),
+    ),
     // A socket catches up minutes, a push about a week-old change would mislead: a week is ample.
     outbox_events: await deleteBatch(db, 'outbox_events', sql`created_at < now() - interval '7 days'`),
     push_deliveries: await deleteBatch(db, 'push_deliveries', sql`state <> 'pending' AND created_at < now() - interval '30 days'`),
@@ -46,10 +66,13 @@ export async function runHousekeeping(db: Database): Promise<Record<string, numb
 
 /** Starts the periodic clean-up (every EVERY_MS); stop() waits for the pass in progress. */
 export function startHousekeeping(db: Database, log: Logger, telemetry: Telemetry = noTelemetry): ScheduledJob {
-  return scheduleJob({ log, telemetry }, {
-    name: 'housekeeping',
-    intervalMs: EVERY_MS,
-    pass: () => runHousekeeping(db),
-    describe: (deleted) => ({ level: 'debug', fields: { deleted } }),
-  });
+  return scheduleJob(
+    { log, telemetry },
+    {
+      name: 'housekeeping',
+      intervalMs: EVERY_MS,
+      pass: () => runHousekeeping(db),
+      describe: (deleted) => ({ level: 'debug', fields: { deleted } }),
+    },
+  );
 }

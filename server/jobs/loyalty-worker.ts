@@ -67,7 +67,8 @@ export async function creditCompletedOrders(deps: AppDeps): Promise<number> {
       });
       if (!inserted) return;
       recorded++;
-      if (wallet && result.points > 0n) await enqueueJob(trx, wallet.id, 'accrual', { order_id: order.id, completed_at: order.completed_at.toISOString() });
+      if (wallet && result.points > 0n)
+        await enqueueJob(trx, wallet.id, 'accrual', { order_id: order.id, completed_at: order.completed_at.toISOString() });
     });
   }
   return recorded;
@@ -126,7 +127,9 @@ async function runJob(deps: AppDeps, job: JobRow): Promise<void> {
         });
         await markAccrualPosted(deps.db, orderId, operation_id);
         // New balance and tier progress; a failure here leaves them to the next re-sync.
-        await refresh(deps, wallet).catch((err) => deps.log.warn('loyalty refresh after accrual failed', { wallet_id: wallet.id, err: (err as Error).message }));
+        await refresh(deps, wallet).catch((err) =>
+          deps.log.warn('loyalty refresh after accrual failed', { wallet_id: wallet.id, err: (err as Error).message }),
+        );
         break;
       }
       case 'erase': {
@@ -159,14 +162,21 @@ async function jobFailed(deps: AppDeps, job: JobRow, wallet: WalletRow, err: unk
   // last good data, and the next read after the re-sync interval tries again.
   const settledResync = job.kind === 'sync' && wallet.status !== 'pending' && isLinked(wallet);
   const exhausted = permanent || settledResync || job.attempts >= MAX_SYNC_ATTEMPTS;
-  const code = !permanent ? 'PROVIDER_UNAVAILABLE' : (err).code === 'card_issue_failed' ? 'CARD_ISSUE_FAILED' : 'PROVIDER_REJECTED';
+  const code = !permanent ? 'PROVIDER_UNAVAILABLE' : err.code === 'card_issue_failed' ? 'CARD_ISSUE_FAILED' : 'PROVIDER_REJECTED';
   await deps.db.transaction().execute(async (trx) => {
     await lockCustomerLoyalty(trx, wallet.customer_id);
     const current = await findWalletById(trx, wallet.id);
     // Only the job that owns the wallet's state may change it (a newer command may have settled it).
     const owns = current && (current.status === 'pending' || current.revision === wallet.revision);
     if (exhausted) {
-      if (owns) await updateWallet(trx, wallet.id, { status: 'error', last_error_code: code, last_error_at: deps.clock.now(), last_error_attempts: job.attempts, sync_attempts: 0 });
+      if (owns)
+        await updateWallet(trx, wallet.id, {
+          status: 'error',
+          last_error_code: code,
+          last_error_at: deps.clock.now(),
+          last_error_attempts: job.attempts,
+          sync_attempts: 0,
+        });
       await finishJob(trx, job.id, 'failed', reason);
     } else {
       if (owns) await updateWallet(trx, wallet.id, { sync_attempts: job.attempts });

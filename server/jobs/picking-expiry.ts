@@ -19,7 +19,9 @@ export async function expireIdleSessions(db: Database, idleMinutes: number): Pro
   for (const candidate of await findIdleSessions(db, idleMinutes)) {
     const done = await db.transaction().execute(async (trx) => {
       // The order first (the lock order of every picking path), whatever stores the picker has now.
-      const head = (await lockOrder(trx, candidate.order_id)) ? await lockCommandSession(trx, candidate.order_id, candidate.picker_id) : undefined;
+      const head = (await lockOrder(trx, candidate.order_id))
+        ? await lockCommandSession(trx, candidate.order_id, candidate.picker_id)
+        : undefined;
       // Unchanged since it was found idle (by the database's clock): no command landed meanwhile.
       const stillIdle =
         head?.id === candidate.id &&

@@ -3,7 +3,16 @@
 import { sql } from 'kysely';
 import { findStoreForOrder, lockOrder, updateDelivery, updateOrder } from '../../db/queries/orders.js';
 import { recordOrderChange } from '../../db/queries/order-events.js';
-import { claimDueProviderCommands, findInvoice, findPaidInvoices, hasPendingDifferenceRefund, markDifferenceRefundMoot, finishProviderCommand, refundedDifferences, type ProviderCommandRow } from '../../db/queries/payments.js';
+import {
+  claimDueProviderCommands,
+  findInvoice,
+  findPaidInvoices,
+  hasPendingDifferenceRefund,
+  markDifferenceRefundMoot,
+  finishProviderCommand,
+  refundedDifferences,
+  type ProviderCommandRow,
+} from '../../db/queries/payments.js';
 import { setReconciliationStatus } from '../../db/queries/picking/sessions.js';
 import type { Executor } from '../../db/executor.js';
 import { wholeRefunds } from '../../domain/money/bank-invoice.js';
@@ -20,7 +29,9 @@ const COMMAND_RETRY_BASE_SECONDS = 5;
 /** The picking difference a `bank.refund` returns (finishSession), or null for a whole refund. */
 function partialRefundOf(cmd: ProviderCommandRow): { amount: string; sessionId: number } | null {
   const p = cmd.payload as { amount?: unknown; session_id?: unknown };
-  return cmd.kind === 'bank.refund' && typeof p.amount === 'string' && typeof p.session_id === 'number' ? { amount: p.amount, sessionId: p.session_id } : null;
+  return cmd.kind === 'bank.refund' && typeof p.amount === 'string' && typeof p.session_id === 'number'
+    ? { amount: p.amount, sessionId: p.session_id }
+    : null;
 }
 
 /** Runs one command; true when done, false when the provider asked to come back later. */
@@ -40,7 +51,8 @@ async function runCommand(trx: Executor, deps: AppDeps, cmd: ProviderCommandRow)
         dropoff: { lon: o.delivery_lon, lat: o.delivery_lat },
         addressLine: o.address_line,
         isExpress: o.is_express,
-        window: o.slot_starts_at && o.slot_ends_at ? { startsAt: o.slot_starts_at.toISOString(), endsAt: o.slot_ends_at.toISOString() } : null,
+        window:
+          o.slot_starts_at && o.slot_ends_at ? { startsAt: o.slot_starts_at.toISOString(), endsAt: o.slot_ends_at.toISOString() } : null,
       });
       await updateDelivery(trx, o.id, { courier_request_ref: ref }, null);
       return true;
@@ -82,7 +94,9 @@ async function runCommand(trx: Executor, deps: AppDeps, cmd: ProviderCommandRow)
       if (!paid.length) throw new BankRefusedError('the order has no paid invoice to refund');
       // A difference goes back on the order's payment (an order picked for less paid no other);
       // a whole refund returns every paid invoice (the payment of a difference too).
-      const refunds = difference ? [{ invoice: paid[0], amount: difference.amount }] : wholeRefunds(paid, await refundedDifferences(trx, o.id));
+      const refunds = difference
+        ? [{ invoice: paid[0], amount: difference.amount }]
+        : wholeRefunds(paid, await refundedDifferences(trx, o.id));
       let pending = false;
       for (const [n, { invoice, amount }] of refunds.entries()) {
         // One refund id per invoice and command: a command run again asks the bank the same.
@@ -118,7 +132,12 @@ export async function runProviderCommands(deps: AppDeps): Promise<number> {
         const done = await runCommand(trx, deps, cmd);
         await sql`RELEASE SAVEPOINT provider_command`.execute(trx);
         if (done) await finishProviderCommand(trx, cmd.id, { state: 'done' });
-        else await finishProviderCommand(trx, cmd.id, { state: 'pending', error: 'the provider has not finished yet', delaySeconds: COMMAND_RETRY_BASE_SECONDS * 6 });
+        else
+          await finishProviderCommand(trx, cmd.id, {
+            state: 'pending',
+            error: 'the provider has not finished yet',
+            delaySeconds: COMMAND_RETRY_BASE_SECONDS * 6,
+          });
       } catch (err) {
         await sql`ROLLBACK TO SAVEPOINT provider_command`.execute(trx);
         const message = (err as Error).message;

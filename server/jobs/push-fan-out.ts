@@ -1,7 +1,16 @@
 // Push fan-out (order worker, job 1): outbox events with a notification_id become one push
 // delivery per customer device; the picker events that push, one per picker device.
 import { randomUUID } from 'node:crypto';
-import { claimUnpushedEvents, customerPushTargets, insertPushDeliveries, markEventsPushed, orderFactsForPickerPush, orderFactsForPush, pickerPushTargets, storeQueuePushTargets } from '../../db/queries/push.js';
+import {
+  claimUnpushedEvents,
+  customerPushTargets,
+  insertPushDeliveries,
+  markEventsPushed,
+  orderFactsForPickerPush,
+  orderFactsForPush,
+  pickerPushTargets,
+  storeQueuePushTargets,
+} from '../../db/queries/push.js';
 import type { Executor } from '../../db/executor.js';
 import type { OrderStatus, TrackingState } from '../../db/tables/orders.js';
 import { pushNotice } from '../../domain/texts/orders.js';
@@ -25,7 +34,10 @@ export async function fanOutPushes(deps: AppDeps): Promise<number> {
       if (e.type.startsWith('picker.')) await fanOutPickerPush(trx, deps, e);
       else await fanOutCustomerPush(trx, e, deps.clock.now());
     }
-    await markEventsPushed(trx, events.map((e) => e.id));
+    await markEventsPushed(
+      trx,
+      events.map((e) => e.id),
+    );
     return events.length;
   });
 }
@@ -90,7 +102,11 @@ async function fanOutPickerPush(trx: Executor, deps: AppDeps, e: UnpushedEvent):
   const cancelled = e.type === 'picker.order.cancelled';
   if (!cancelled && (order.status !== 'confirmed' || !order.in_horizon)) return;
   const pickerId = payload.audience?.picker_id;
-  const targets = cancelled ? (typeof pickerId === 'number' ? await pickerPushTargets(trx, pickerId) : []) : await storeQueuePushTargets(trx, e.store_id);
+  const targets = cancelled
+    ? typeof pickerId === 'number'
+      ? await pickerPushTargets(trx, pickerId)
+      : []
+    : await storeQueuePushTargets(trx, e.store_id);
   if (!targets.length) return;
   const kind = cancelled ? 'picker_order_cancelled' : 'picker_queue';
   const notificationId = randomUUID();
@@ -98,7 +114,11 @@ async function fanOutPickerPush(trx: Executor, deps: AppDeps, e: UnpushedEvent):
   await insertPushDeliveries(
     trx,
     targets.map((t) => {
-      const notice = pickerPushNotice(cancelled ? { kind: 'picker_order_cancelled' } : { kind: 'picker_queue', isExpress: order.is_express }, order.no, t.language ?? 'ru');
+      const notice = pickerPushNotice(
+        cancelled ? { kind: 'picker_order_cancelled' } : { kind: 'picker_queue', isExpress: order.is_express },
+        order.no,
+        t.language ?? 'ru',
+      );
       return {
         notification_id: notificationId,
         device_id: t.device_id,
@@ -107,7 +127,15 @@ async function fanOutPickerPush(trx: Executor, deps: AppDeps, e: UnpushedEvent):
         order_id: e.order_id,
         title: notice.title,
         body: notice.body,
-        data: { notification_id: notificationId, kind, screen: cancelled ? 'picker_session' : 'picker_queue', title: notice.title, body: notice.body, sent_at: sentAt, order_id: e.order_id! },
+        data: {
+          notification_id: notificationId,
+          kind,
+          screen: cancelled ? 'picker_session' : 'picker_queue',
+          title: notice.title,
+          body: notice.body,
+          sent_at: sentAt,
+          order_id: e.order_id!,
+        },
       };
     }),
   );

@@ -24,7 +24,14 @@ export async function sendPushes(deps: AppDeps): Promise<number> {
           else if (!d!.push_token || !d!.platform) outcomes[i] = 'no_device';
           else {
             outcomes[i] = await sender
-              .send({ token: d!.push_token, platform: d!.platform, notificationId: d!.notification_id, title: d!.title, body: d!.body, data: d!.data })
+              .send({
+                token: d!.push_token,
+                platform: d!.platform,
+                notificationId: d!.notification_id,
+                title: d!.title,
+                body: d!.body,
+                data: d!.data,
+              })
               .catch((err: Error) => ({ kind: 'retry' as const, error: err.message }));
           }
         }
@@ -48,7 +55,13 @@ export async function sendPushes(deps: AppDeps): Promise<number> {
         await finishPushDelivery(trx, key, { state: 'failed', error: outcome!.error });
       } else {
         const next = afterFailure(d.attempts + 1, maxAttempts, retryBaseSeconds);
-        await finishPushDelivery(trx, key, next.retry ? { state: 'pending', error: outcome!.error, delaySeconds: next.delaySeconds } : { state: 'failed', error: outcome!.error });
+        await finishPushDelivery(
+          trx,
+          key,
+          next.retry
+            ? { state: 'pending', error: outcome!.error, delaySeconds: next.delaySeconds }
+            : { state: 'failed', error: outcome!.error },
+        );
       }
     }
     return sent;

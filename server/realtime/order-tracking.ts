@@ -12,7 +12,17 @@ import { redactUrl } from '../logger.js';
 import { isTrackingEvent, trackingMessage } from '../../db/queries/outbox.js';
 import type { OutboxFeed, OutboxRow } from './outbox-feed.js';
 import { isPickerChannel } from './picker.js';
-import { closeAllSockets, closeAtExpiry, closeDatabaseUnavailable, DATABASE_UNAVAILABLE, keepAlive, revokedSessions, sendUnlessBacklogged, socketsByAccount, upgradeToken } from './socket-channel.js';
+import {
+  closeAllSockets,
+  closeAtExpiry,
+  closeDatabaseUnavailable,
+  DATABASE_UNAVAILABLE,
+  keepAlive,
+  revokedSessions,
+  sendUnlessBacklogged,
+  socketsByAccount,
+  upgradeToken,
+} from './socket-channel.js';
 
 export const TRACKING_PATH = '/ws/orders/tracking/';
 const PING_INTERVAL_MS = 30_000;
@@ -33,7 +43,10 @@ export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed):
   const heartbeat = keepAlive(wss, PING_INTERVAL_MS);
 
   /** The customer behind the token and when the token expires; null when not allowed in. */
-  const authenticate = async (req: IncomingMessage, url: URL): Promise<{ principal: Principal; expiresAt: number } | typeof DATABASE_UNAVAILABLE | null> => {
+  const authenticate = async (
+    req: IncomingMessage,
+    url: URL,
+  ): Promise<{ principal: Principal; expiresAt: number } | typeof DATABASE_UNAVAILABLE | null> => {
     const token = upgradeToken(req, url);
     if (!token) return null;
     try {

@@ -208,7 +208,12 @@ export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log' | 'clock'
   const listen = async (): Promise<void> => {
     // TCP keep-alive: a connection that died without a FIN (a NAT's idle timeout, a failover that
     // sends no RST) is found by the kernel's probes and ends, instead of listening to nothing.
-    const client = new pg.Client({ connectionString, application_name: LISTENER_APPLICATION_NAME, keepAlive: true, keepAliveInitialDelayMillis: 30_000 });
+    const client = new pg.Client({
+      connectionString,
+      application_name: LISTENER_APPLICATION_NAME,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 30_000,
+    });
     client.on('error', (err) => {
       log.warn('outbox listener lost its connection', { err: err.message });
     });

@@ -15,7 +15,17 @@ import { isDatabaseUnavailable } from '../http/responses.js';
 import { redactUrl } from '../logger.js';
 import { isPickerOutboxEvent } from '../../db/queries/outbox.js';
 import type { OutboxFeed, OutboxRow } from './outbox-feed.js';
-import { closeAllSockets, closeAtExpiry, closeDatabaseUnavailable, DATABASE_UNAVAILABLE, keepAlive, revokedSessions, sendUnlessBacklogged, socketsByAccount, upgradeToken } from './socket-channel.js';
+import {
+  closeAllSockets,
+  closeAtExpiry,
+  closeDatabaseUnavailable,
+  DATABASE_UNAVAILABLE,
+  keepAlive,
+  revokedSessions,
+  sendUnlessBacklogged,
+  socketsByAccount,
+  upgradeToken,
+} from './socket-channel.js';
 
 export const PICKER_CHANNEL_PATH = '/ws/picker/';
 export interface PickerRealtime {

@@ -89,7 +89,10 @@ export const SOCKET_REPLACED = 4000;
  * to go: an app that reconnects after a network change leaves its old socket open until a ping
  * goes unanswered, and a token replayed in a loop cannot fill the instance's memory.
  */
-export function socketsByAccount(max: number): { add(account: string, ws: WebSocket): void; of(account: string): ReadonlySet<WebSocket> | undefined } {
+export function socketsByAccount(max: number): {
+  add(account: string, ws: WebSocket): void;
+  of(account: string): ReadonlySet<WebSocket> | undefined;
+} {
   const byAccount = new Map<string, Set<WebSocket>>();
   return {
     add(account, ws) {
@@ -117,7 +120,11 @@ export function socketsByAccount(max: number): { add(account: string, ws: WebSoc
  * carries `order_version` (or the session's version), and a client that sees a version jump
  * re-reads the resource, as the realtime contract tells it to. True when sent.
  */
-export function sendUnlessBacklogged(ws: Pick<WebSocket, 'readyState' | 'OPEN' | 'bufferedAmount' | 'send'>, message: string, maxBufferedBytes: number): boolean {
+export function sendUnlessBacklogged(
+  ws: Pick<WebSocket, 'readyState' | 'OPEN' | 'bufferedAmount' | 'send'>,
+  message: string,
+  maxBufferedBytes: number,
+): boolean {
   if (ws.readyState !== ws.OPEN) return false;
   if (maxBufferedBytes > 0 && ws.bufferedAmount >= maxBufferedBytes) return false;
   ws.send(message);

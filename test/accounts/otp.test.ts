@@ -162,7 +162,11 @@ describe('confirmOtp', () => {
     const phone = randomTestPhone();
     await send(svc, phone);
     const { code } = await lastCode(svc, phone);
-    await svc.deps.db.updateTable('otp_codes').set({ expires_at: new Date(Date.now() - 1000) }).where('phone', '=', phone).execute();
+    await svc.deps.db
+      .updateTable('otp_codes')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('phone', '=', phone)
+      .execute();
     const r = await confirm(svc, phone, code);
     expect(r.status).toBe(422);
     expect(r.body.code).toBe('OTP_EXPIRED');
@@ -172,7 +176,8 @@ describe('confirmOtp', () => {
     const phone = randomTestPhone();
     await send(fast, phone);
     await confirm(fast, phone, (await lastCode(fast, phone)).code);
-    const disabled = (is_disabled: boolean) => fast.deps.db.updateTable('customers').set({ is_disabled }).where('phone', '=', phone).execute();
+    const disabled = (is_disabled: boolean) =>
+      fast.deps.db.updateTable('customers').set({ is_disabled }).where('phone', '=', phone).execute();
     await disabled(true);
     await send(fast, phone);
     const code = (await lastCode(fast, phone)).code;
@@ -234,12 +239,18 @@ describe('per-client limit', () => {
     const burst = await startTestService({ env: { SIGN_IN_IP_REQUESTS_PER_MINUTE: '120' } });
     try {
       const answers = await Promise.all(
-        Array.from({ length: 250 }, () => burst.client.call.POST('/api/auth/otp/verify', { body: { phone: randomPhone(), code: '000000' } })),
+        Array.from({ length: 250 }, () =>
+          burst.client.call.POST('/api/auth/otp/verify', { body: { phone: randomPhone(), code: '000000' } }),
+        ),
       );
       const limited = answers.filter((r) => r.status === 429);
       expect(limited.every((r) => r.body.code === 'RATE_LIMITED')).toBe(true);
       expect(answers.length - limited.length).toBe(120);
-      const counted = await burst.deps.db.selectFrom('rate_events').select((e) => e.fn.countAll<number>().as('n')).where('subject', 'like', 'ip:verifyOtp:%').executeTakeFirstOrThrow();
+      const counted = await burst.deps.db
+        .selectFrom('rate_events')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .where('subject', 'like', 'ip:verifyOtp:%')
+        .executeTakeFirstOrThrow();
       expect(Number(counted.n)).toBe(120);
     } finally {
       await burst.close();

@@ -22,7 +22,13 @@ describe('loginPicker', () => {
     const r = await login(p!.login, p!.password);
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ token_type: 'Bearer', access_expires_in: 900, refresh_expires_in: 2592000 });
-    expect(r.body.picker).toMatchObject({ login: p!.login, display_name: p!.display_name, is_active: true, default_store_id: DEMO_STORES[0]!.id, active_session_id: null });
+    expect(r.body.picker).toMatchObject({
+      login: p!.login,
+      display_name: p!.display_name,
+      is_active: true,
+      default_store_id: DEMO_STORES[0]!.id,
+      active_session_id: null,
+    });
     expect(r.body.picker.stores.map((s: { id: string }) => s.id).sort()).toEqual([...p!.stores].sort());
   });
 
@@ -36,7 +42,10 @@ describe('loginPicker', () => {
   });
 
   it('answers 401 INVALID_CREDENTIALS for a wrong password or an unknown login', async () => {
-    for (const [l, pw] of [[DEMO_PICKERS[1]!.login, 'wrong-password'], ['nobody', 'whatever']]) {
+    for (const [l, pw] of [
+      [DEMO_PICKERS[1]!.login, 'wrong-password'],
+      ['nobody', 'whatever'],
+    ]) {
       const r = await login(l!, pw!);
       expect(r.status).toBe(401);
       expect(r.body.code).toBe('INVALID_CREDENTIALS');
@@ -61,7 +70,8 @@ describe('loginPicker', () => {
       const p = DEMO_PICKERS[0];
       // Typed differently, still one login: its failures count together.
       const typed = (i: number) => (i % 2 ? p!.login.toUpperCase() : `${p!.login}${' '.repeat(i)}`);
-      for (let i = 0; i < 10; i++) expect((await locked.client.call.POST('/api/picker/auth/login', { body: { login: typed(i), password: 'bad' } })).status).toBe(401);
+      for (let i = 0; i < 10; i++)
+        expect((await locked.client.call.POST('/api/picker/auth/login', { body: { login: typed(i), password: 'bad' } })).status).toBe(401);
       const r = await locked.client.call.POST('/api/picker/auth/login', { body: { login: p!.login, password: p!.password } });
       expect(r.status).toBe(429);
       expect(r.body.code).toBe('TOO_MANY_ATTEMPTS');
@@ -134,7 +144,9 @@ describe('refreshPickerToken', () => {
 describe('getPickerMe', () => {
   it('returns the signed-in picker, in Russian on request', async () => {
     const first = await login(DEMO_PICKERS[0]!.login, DEMO_PICKERS[0]!.password);
-    const r = await svc.client.call.GET('/api/picker/auth/me', { headers: { authorization: `Bearer ${first.body.access}`, 'accept-language': 'ru' } });
+    const r = await svc.client.call.GET('/api/picker/auth/me', {
+      headers: { authorization: `Bearer ${first.body.access}`, 'accept-language': 'ru' },
+    });
     expect(r.status).toBe(200);
     expect(r.body.stores.map((s: { name: string }) => s.name)).toContain(DEMO_STORES[0]!.name_ru);
   });
@@ -155,7 +167,10 @@ describe('the demo pickers', () => {
     const [line] = await stockedProducts(svc, { storeId: shared[0], weight: false, count: 1 });
     const order = await createConfirmedOrder(svc, { storeId: shared[0], lines: [{ inventoryId: line!.inventoryId, quantity: '1' }] });
     const start = (r: typeof one) =>
-      svc.client.call.POST('/api/picker/orders/{order_id}/start', { params: { path: { order_id: order.orderId } }, headers: command({ authorization: `Bearer ${r!.body.access}` }) });
+      svc.client.call.POST('/api/picker/orders/{order_id}/start', {
+        params: { path: { order_id: order.orderId } },
+        headers: command({ authorization: `Bearer ${r!.body.access}` }),
+      });
     expect((await start(one)).status).toBe(200);
     const busy = await start(two);
     expect(busy.status).toBe(409);

@@ -17,16 +17,27 @@ const getMe = (access?: string) => svc.client.call.GET('/api/accounts/me/', { he
 const patchMe = (access: string, body: ProfilePatch) => svc.client.call.PATCH('/api/accounts/me/', { headers: bearer(access), body });
 const deleteMe = (access?: string) => svc.client.call.DELETE('/api/accounts/me/', { headers: bearer(access) });
 const getPreferences = (access: string) => svc.client.call.GET('/api/accounts/me/preferences', { headers: bearer(access) });
-const patchPreferences = (access: string, body: PreferencesPatch) => svc.client.call.PATCH('/api/accounts/me/preferences', { headers: bearer(access), body });
+const patchPreferences = (access: string, body: PreferencesPatch) =>
+  svc.client.call.PATCH('/api/accounts/me/preferences', { headers: bearer(access), body });
 /** Deliberately invalid: bodies the schema refuses, or no token. */
-const invalid = (method: string, path: string, access?: string, body?: object) => svc.client.invalid(method, path, { headers: bearer(access), body });
+const invalid = (method: string, path: string, access?: string, body?: object) =>
+  svc.client.invalid(method, path, { headers: bearer(access), body });
 
 describe('getProfile', () => {
   it('returns the profile with the spec defaults', async () => {
     const c = await signInCustomer(svc);
     const { data, response } = await svc.client.api.GET('/api/accounts/me/', { headers: c.auth });
     expect(response.status).toBe(200);
-    expect(data).toEqual({ phone: c.phone, first_name: '', last_name: '', patronymic: '', email: '', birth_date: null, gender: null, marital_status: null });
+    expect(data).toEqual({
+      phone: c.phone,
+      first_name: '',
+      last_name: '',
+      patronymic: '',
+      email: '',
+      birth_date: null,
+      gender: null,
+      marital_status: null,
+    });
   });
 
   it('answers 401 without a customer token', async () => {
@@ -37,9 +48,23 @@ describe('getProfile', () => {
 describe('updateProfile', () => {
   it('changes given fields, trims text, and clears with null', async () => {
     const c = await signInCustomer(svc);
-    const r = await patchMe(c.access, { first_name: '  Анна ', last_name: 'Иванова', email: 'anna@example.com', birth_date: '1990-05-17', gender: 'female', marital_status: 'married' });
+    const r = await patchMe(c.access, {
+      first_name: '  Анна ',
+      last_name: 'Иванова',
+      email: 'anna@example.com',
+      birth_date: '1990-05-17',
+      gender: 'female',
+      marital_status: 'married',
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ first_name: 'Анна', last_name: 'Иванова', email: 'anna@example.com', birth_date: '1990-05-17', gender: 'female', marital_status: 'married' });
+    expect(r.body).toMatchObject({
+      first_name: 'Анна',
+      last_name: 'Иванова',
+      email: 'anna@example.com',
+      birth_date: '1990-05-17',
+      gender: 'female',
+      marital_status: 'married',
+    });
     const cleared = await patchMe(c.access, { last_name: null, gender: null });
     expect(cleared.body).toMatchObject({ first_name: 'Анна', last_name: '', gender: null, marital_status: 'married' });
     expect((await patchMe(c.access, {})).body.first_name).toBe('Анна');
@@ -57,7 +82,13 @@ describe('updateProfile', () => {
 
   it('answers 422 for fields the schema does not allow and for values outside its limits', async () => {
     const c = await signInCustomer(svc);
-    for (const body of [{ phone: '+79990000002' }, { patronymic: 'x'.repeat(51) }, { email: 'not-an-email' }, { gender: 'other' }, { birth_date: '17.05.1990' }]) {
+    for (const body of [
+      { phone: '+79990000002' },
+      { patronymic: 'x'.repeat(51) },
+      { email: 'not-an-email' },
+      { gender: 'other' },
+      { birth_date: '17.05.1990' },
+    ]) {
       const r = await invalid('PATCH', '/api/accounts/me/', c.access, body);
       expect(r.status, JSON.stringify(body)).toBe(422);
       expect(r.body.code).toBe('VALIDATION_ERROR');
@@ -117,7 +148,11 @@ describe('preferences', () => {
     expect(sms.body).toMatchObject({ push_promotions_consent_at: pushAt, promotions_consent_at: smsAt, email_promotions_consent_at: null });
     // SMS withdrawn: its consent goes, the push consent still in force is the record again.
     const smsOff = await patchPreferences(c.access, { sms_promotions: false });
-    expect(smsOff.body).toMatchObject({ push_promotions_consent_at: pushAt, sms_promotions_consent_at: null, promotions_consent_at: pushAt });
+    expect(smsOff.body).toMatchObject({
+      push_promotions_consent_at: pushAt,
+      sms_promotions_consent_at: null,
+      promotions_consent_at: pushAt,
+    });
     const allOff = await patchPreferences(c.access, { push_promotions: false });
     expect(allOff.body).toMatchObject({ push_promotions_consent_at: null, sms_promotions_consent_at: null, promotions_consent_at: null });
     expect((await getPreferences(c.access)).body).toEqual(allOff.body);
@@ -139,7 +174,14 @@ describe('deleteAccount', () => {
     const other = await svc.client.call.POST('/api/token/refresh', { body: { refresh: c.refresh } });
     await patchMe(c.access, { first_name: 'Gone' });
     const product = await svc.deps.db.selectFrom('products').select('id').where('is_active', '=', true).limit(1).executeTakeFirstOrThrow();
-    expect((await svc.client.call.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: product.id } }, headers: { authorization: `Bearer ${c.access}` } })).status).toBeLessThan(300);
+    expect(
+      (
+        await svc.client.call.POST('/api/catalog/products/add-favorite/{product_id}', {
+          params: { path: { product_id: product.id } },
+          headers: { authorization: `Bearer ${c.access}` },
+        })
+      ).status,
+    ).toBeLessThan(300);
     const r = await deleteMe(other.body.access);
     expect(r.status).toBe(204);
     expect((await getMe(other.body.access)).status).toBe(401);
@@ -148,7 +190,9 @@ describe('deleteAccount', () => {
     expect(row).toMatchObject({ phone: null, first_name: '', pin_hash: null });
     expect(row.deleted_at).not.toBeNull();
     // Favourites and the phone's one-time-code records go too.
-    expect(await svc.deps.db.selectFrom('favorite_products').select('product_id').where('customer_id', '=', c.customerId).execute()).toEqual([]);
+    expect(
+      await svc.deps.db.selectFrom('favorite_products').select('product_id').where('customer_id', '=', c.customerId).execute(),
+    ).toEqual([]);
     expect(await svc.deps.db.selectFrom('otp_phones').select('phone').where('phone', '=', phone).execute()).toEqual([]);
     // The phone signs up again as a new customer.
     await svc.client.call.POST('/api/auth/otp/send', { body: { phone } });

@@ -26,8 +26,10 @@ const device = (over: Partial<PushDeviceInput> = {}): PushDeviceSent => ({
 const put = (auth: Record<string, string>, body: PushDeviceSent) =>
   svc.client.call.PUT('/api/accounts/me/push-devices', { headers: auth, body: body as PushDeviceInput });
 /** Deliberately invalid: values outside the schema's limits, or no token. */
-const putInvalid = (auth: Record<string, string>, body: object) => svc.client.invalid('PUT', '/api/accounts/me/push-devices', { headers: auth, body });
-const del = (auth: Record<string, string>, id: string) => svc.client.call.DELETE('/api/accounts/me/push-devices/{device_id}', { params: { path: { device_id: id } }, headers: auth });
+const putInvalid = (auth: Record<string, string>, body: object) =>
+  svc.client.invalid('PUT', '/api/accounts/me/push-devices', { headers: auth, body });
+const del = (auth: Record<string, string>, id: string) =>
+  svc.client.call.DELETE('/api/accounts/me/push-devices/{device_id}', { params: { path: { device_id: id } }, headers: auth });
 
 describe('registerPushDevice', () => {
   it('registers and re-registers one installation per device_id', async () => {
@@ -66,7 +68,13 @@ describe('registerPushDevice', () => {
 
   it('answers 422 for values outside the limits', async () => {
     const c = await signInCustomer(svc);
-    for (const over of [{ push_token: 'ab' }, { device_id: 'not-a-uuid' }, { platform: 'web' }, { app_version: '' }, { build_number: 'x'.repeat(65) }]) {
+    for (const over of [
+      { push_token: 'ab' },
+      { device_id: 'not-a-uuid' },
+      { platform: 'web' },
+      { app_version: '' },
+      { build_number: 'x'.repeat(65) },
+    ]) {
       expect((await putInvalid(c.auth, { ...device(), ...over })).status, JSON.stringify(over)).toBe(422);
     }
   });
@@ -91,7 +99,7 @@ describe('registerPushDevice', () => {
 });
 
 describe('deletePushDevice', () => {
-  it('removes the caller\'s installation, and answers 404 for another principal\'s', async () => {
+  it("removes the caller's installation, and answers 404 for another principal's", async () => {
     const a = await signInCustomer(svc);
     const b = await signInCustomer(svc);
     const d = device();
@@ -107,7 +115,7 @@ describe('deletePushDevice', () => {
     expect((await del({}, randomUUID())).status).toBe(401);
   });
 
-  it('drops a session\'s devices when the session is revoked', async () => {
+  it("drops a session's devices when the session is revoked", async () => {
     const c = await signInCustomer(svc);
     const d = device();
     await put(c.auth, d);
@@ -121,11 +129,14 @@ describe('deletePushDevice', () => {
 });
 
 describe('deletePushToken', () => {
-  it('removes the customer\'s registration with that token', async () => {
+  it("removes the customer's registration with that token", async () => {
     const c = await signInCustomer(svc);
     const d = device();
     await put(c.auth, d);
-    const r = await svc.client.call.DELETE('/api/accounts/me/preferences/push', { params: { query: { token: d.push_token } }, headers: c.auth });
+    const r = await svc.client.call.DELETE('/api/accounts/me/preferences/push', {
+      params: { query: { token: d.push_token } },
+      headers: c.auth,
+    });
     expect(r.status).toBe(204);
     expect(await svc.deps.db.selectFrom('push_devices').select('device_id').where('device_id', '=', d.device_id).execute()).toEqual([]);
   });

@@ -67,10 +67,12 @@ describe('HTTP SMS gateway', () => {
   });
 
   it('answers 503 when the gateway does not answer in time', async () => {
-    gateway.use(http.post(GATEWAY, async () => {
-      await delay(2000);
-      return HttpResponse.json({});
-    }));
+    gateway.use(
+      http.post(GATEWAY, async () => {
+        await delay(2000);
+        return HttpResponse.json({});
+      }),
+    );
     const phone = randomPhone();
     const r = await send(phone);
     expect(r.status).toBe(503);

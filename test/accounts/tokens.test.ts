@@ -18,7 +18,9 @@ const verify = (token: string) => svc.client.call.POST('/api/token/verify', { bo
 
 describe('obtainTokenPair', () => {
   it('signs in with phone and PIN', async () => {
-    const { data, response } = await svc.client.api.POST('/api/token/pair', { body: { phone: DEMO_CUSTOMER.phone, password: DEMO_CUSTOMER.pin } });
+    const { data, response } = await svc.client.api.POST('/api/token/pair', {
+      body: { phone: DEMO_CUSTOMER.phone, password: DEMO_CUSTOMER.pin },
+    });
     expect(response.status).toBe(200);
     expect(data?.phone).toBe(DEMO_CUSTOMER.phone);
     expect((await me(data!.access)).status).toBe(200);
@@ -26,7 +28,11 @@ describe('obtainTokenPair', () => {
 
   it('answers 401 INVALID_CREDENTIALS for a wrong PIN, an unknown phone or an account without PIN', async () => {
     const noPin = await signInCustomer(svc);
-    for (const [phone, pin] of [[DEMO_CUSTOMER.phone, '9999'], ['+79160000000', '1357'], [noPin.phone, '1357']]) {
+    for (const [phone, pin] of [
+      [DEMO_CUSTOMER.phone, '9999'],
+      ['+79160000000', '1357'],
+      [noPin.phone, '1357'],
+    ]) {
       const r = await pair(phone!, pin!);
       expect(r.status, phone).toBe(401);
       expect(r.body.code).toBe('INVALID_CREDENTIALS');
@@ -35,7 +41,15 @@ describe('obtainTokenPair', () => {
 
   it('locks the phone after 5 wrong PINs, even for the right one', async () => {
     const c = await signInCustomer(svc);
-    await svc.deps.db.updateTable('customers').set({ pin_hash: (await svc.deps.db.selectFrom('customers').select('pin_hash').where('phone', '=', DEMO_CUSTOMER.phone).executeTakeFirstOrThrow()).pin_hash }).where('id', '=', c.customerId).execute();
+    await svc.deps.db
+      .updateTable('customers')
+      .set({
+        pin_hash: (
+          await svc.deps.db.selectFrom('customers').select('pin_hash').where('phone', '=', DEMO_CUSTOMER.phone).executeTakeFirstOrThrow()
+        ).pin_hash,
+      })
+      .where('id', '=', c.customerId)
+      .execute();
     for (let i = 0; i < 5; i++) expect((await pair(c.phone, '2468')).status).toBe(401);
     const locked = await pair(c.phone, DEMO_CUSTOMER.pin);
     expect(locked.status).toBe(429);
@@ -48,7 +62,11 @@ describe('obtainTokenPair', () => {
     const fresh = await startTestService();
     try {
       const phone = randomTestPhone();
-      const statuses = await Promise.all(Array.from({ length: 40 }, () => fresh.client.call.POST('/api/token/pair', { body: { phone, password: '2468' } }).then((r) => r.status)));
+      const statuses = await Promise.all(
+        Array.from({ length: 40 }, () =>
+          fresh.client.call.POST('/api/token/pair', { body: { phone, password: '2468' } }).then((r) => r.status),
+        ),
+      );
       expect(statuses.filter((s) => s === 401)).toHaveLength(5);
       expect(statuses.filter((s) => s === 429)).toHaveLength(35);
     } finally {
@@ -110,7 +128,11 @@ describe('refreshToken', () => {
   it('treats the last exchanged token as reuse once 30 s have passed', async () => {
     const c = await signInCustomer(svc);
     const rotated = await refresh(c.refresh);
-    await svc.deps.db.updateTable('auth_sessions').set({ rotated_at: new Date(Date.now() - 31_000) }).where('customer_id', '=', c.customerId).execute();
+    await svc.deps.db
+      .updateTable('auth_sessions')
+      .set({ rotated_at: new Date(Date.now() - 31_000) })
+      .where('customer_id', '=', c.customerId)
+      .execute();
     const late = await refresh(c.refresh);
     expect([late.status, late.body.code]).toEqual([401, 'REFRESH_TOKEN_REUSED']);
     expect((await me(rotated.body.access)).status).toBe(401);
@@ -168,7 +190,10 @@ describe('PIN recovery', () => {
     return r.body.token;
   }
   const updatePin = (token: string, password: string, repeat = password) =>
-    svc.client.call.PATCH('/api/auth/recovery/update-pin', { headers: { 'x-recovery-key': token }, body: { password, password_repeat: repeat } });
+    svc.client.call.PATCH('/api/auth/recovery/update-pin', {
+      headers: { 'x-recovery-key': token },
+      body: { password, password_repeat: repeat },
+    });
 
   it('sets a PIN, ends the other sessions and signs in', async () => {
     const c = await signInCustomer(svc, randomTestPhone());
@@ -214,7 +239,11 @@ describe('PIN recovery', () => {
     const token = await recoveryToken(c.phone);
     expect((await me(token)).status).toBe(401);
     // Expired.
-    await svc.deps.db.updateTable('recovery_tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('customer_id', '=', c.customerId).execute();
+    await svc.deps.db
+      .updateTable('recovery_tokens')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('customer_id', '=', c.customerId)
+      .execute();
     expect((await updatePin(token, '2580')).body.code).toBe('RECOVERY_TOKEN_INVALID');
   });
 

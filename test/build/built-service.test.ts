@@ -70,7 +70,8 @@ afterAll(async () => {
 
 describe('the built service with production dependencies only', () => {
   it('has no TypeScript tooling installed and runs on the pinned Node line', () => {
-    for (const dev of ['typescript', 'tsx', 'vitest', 'esbuild']) expect(existsSync(path.join(scratch, 'node_modules', dev)), dev).toBe(false);
+    for (const dev of ['typescript', 'tsx', 'vitest', 'esbuild'])
+      expect(existsSync(path.join(scratch, 'node_modules', dev)), dev).toBe(false);
     const pinned = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')).engines.node as string;
     const listening = running.listening;
     expect(listening.node).toBe(`v${pinned}`);
@@ -106,7 +107,10 @@ describe('the built service with production dependencies only', () => {
     expect((await tagged('Orders', client.call.GET('/api/orders/', { headers: auth }))).status).toBe(200);
     expect((await tagged('Payments', client.call.GET('/api/payments/bank/preferences', { headers: auth }))).status).toBe(200);
     expect((await tagged('Loyalty', client.call.GET('/api/loaylty/programs/', { headers: auth }))).status).toBe(200);
-    const picker = await tagged('Picker', client.call.POST('/api/picker/auth/login', { body: { login: 'picker1', password: 'picker-demo-1' } }));
+    const picker = await tagged(
+      'Picker',
+      client.call.POST('/api/picker/auth/login', { body: { login: 'picker1', password: 'picker-demo-1' } }),
+    );
     expect(picker.status).toBe(200);
 
     const tags = new Set<string>((loadSpec('TEST').tags as { name: string }[]).map((t) => t.name));

@@ -28,7 +28,10 @@ const stage = (name: string) => {
   if (!lines) throw new Error(`the Dockerfile has no stage "${name}"`);
   return lines;
 };
-const runs = (name: string) => stage(name).filter((l) => l.startsWith('RUN ')).map((l) => l.slice(4));
+const runs = (name: string) =>
+  stage(name)
+    .filter((l) => l.startsWith('RUN '))
+    .map((l) => l.slice(4));
 const nodeVersion = /^ARG NODE_VERSION=(\S+)$/m.exec(dockerfile)?.[1];
 
 describe('Dockerfile', () => {
@@ -66,7 +69,9 @@ describe('Dockerfile', () => {
   });
 
   it('keeps the checkout state out of the build context', () => {
-    const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim());
     for (const entry of ['.git', 'node_modules', 'dist', '.data', '.tmp', '.env']) expect(ignored).toContain(entry);
   });
 });

@@ -26,7 +26,7 @@ const checkInvalid = (body: unknown, headers: Record<string, string> = storeHead
   svc.client.invalid('POST', '/api/catalog/products/check-availability', { headers, body: body as object });
 
 describe('checkProductsAvailability', () => {
-  it('answers one verdict per line, in the order sent, following the spec\'s table', async () => {
+  it("answers one verdict per line, in the order sent, following the spec's table", async () => {
     const unknown = randomUUID();
     const r = await check([
       { product_id: P.M1, unit_id: pc, quantity: '2' },
@@ -42,8 +42,20 @@ describe('checkProductsAvailability', () => {
       { product_id: unknown, unit_id: pc, quantity: 1 },
     ]);
     expect(r.status).toBe(200);
-    const verdict = (is_available: boolean, max_quantity: string, requested_quantity: string, reason_code: string | null, limit = '0.000') =>
-      ({ is_available, max_quantity, requested_quantity, reason_code, user_order_quantity_limit: limit, is_user_order_quantity_limit_enabled: limit !== '0.000' });
+    const verdict = (
+      is_available: boolean,
+      max_quantity: string,
+      requested_quantity: string,
+      reason_code: string | null,
+      limit = '0.000',
+    ) => ({
+      is_available,
+      max_quantity,
+      requested_quantity,
+      reason_code,
+      user_order_quantity_limit: limit,
+      is_user_order_quantity_limit_enabled: limit !== '0.000',
+    });
     expect(r.body.map(({ product_id: _p, unit_id: _u, ...v }: Record<string, unknown>) => v)).toEqual([
       verdict(true, '10.000', '2.000', null),
       verdict(false, '10.000', '11.000', 'OUT_OF_STOCK'),
@@ -62,17 +74,24 @@ describe('checkProductsAvailability', () => {
 
   it('matches upper-case ids and answers with the ids as sent', async () => {
     const r = await check([{ product_id: P.M1.toUpperCase(), unit_id: pc.toUpperCase(), quantity: '2' }]);
-    expect(r.body).toEqual([expect.objectContaining({ product_id: P.M1.toUpperCase(), unit_id: pc.toUpperCase(), is_available: true, max_quantity: '10.000' })]);
+    expect(r.body).toEqual([
+      expect.objectContaining({ product_id: P.M1.toUpperCase(), unit_id: pc.toUpperCase(), is_available: true, max_quantity: '10.000' }),
+    ]);
   });
 
   it('uses the stock of the selected store', async () => {
-    const r = await check([
-      { product_id: P.M1, unit_id: pc, quantity: 5 },
-      { product_id: P.B1, unit_id: pc, quantity: 1 },
-      { product_id: P.M3, unit_id: pc, quantity: 1 },
-    ], storeHeaders(STORE_B!.id));
+    const r = await check(
+      [
+        { product_id: P.M1, unit_id: pc, quantity: 5 },
+        { product_id: P.B1, unit_id: pc, quantity: 1 },
+        { product_id: P.M3, unit_id: pc, quantity: 1 },
+      ],
+      storeHeaders(STORE_B!.id),
+    );
     expect(r.body.map((v: { reason_code: string | null; max_quantity: string }) => [v.reason_code, v.max_quantity])).toEqual([
-      ['OUT_OF_STOCK', '4.000'], ['OUT_OF_STOCK', '0.000'], ['NOT_SOLD_IN_STORE', '0.000'],
+      ['OUT_OF_STOCK', '4.000'],
+      ['OUT_OF_STOCK', '0.000'],
+      ['NOT_SOLD_IN_STORE', '0.000'],
     ]);
   });
 
@@ -83,9 +102,17 @@ describe('checkProductsAvailability', () => {
   });
 
   it('answers 422 INVALID_QUANTITY for a fractional piece quantity, too many decimals or a negative string', async () => {
-    for (const [line, quantity] of [[P.M1, '1.5'], [P.C1, '0.0005'], [P.M1, '-1'], [P.C1, '0.000']] as const) {
+    for (const [line, quantity] of [
+      [P.M1, '1.5'],
+      [P.C1, '0.0005'],
+      [P.M1, '-1'],
+      [P.C1, '0.000'],
+    ] as const) {
       const unit = line === P.C1 ? kg : pc;
-      const r = await check([{ product_id: P.M3, unit_id: pc, quantity: 1 }, { product_id: line, unit_id: unit, quantity }]);
+      const r = await check([
+        { product_id: P.M3, unit_id: pc, quantity: 1 },
+        { product_id: line, unit_id: unit, quantity },
+      ]);
       expect(r.status, quantity).toBe(422);
       expect(r.body.code, quantity).toBe('INVALID_QUANTITY');
       expect(r.body.detail).toMatch(/^Line 2:/);

@@ -73,7 +73,15 @@ describe('listMenuCategories', () => {
       [CATEGORY.food, [CATEGORY.dairy, CATEGORY.bakery]],
       [CATEGORY.household, [CATEGORY.soap]],
     ]);
-    expect(a.body[0].children[0]).toEqual({ id: CATEGORY.dairy, name: 'Dairy', level: 1, color: '#FFF4D6', parent_id: CATEGORY.food, children_count: 2, image: null });
+    expect(a.body[0].children[0]).toEqual({
+      id: CATEGORY.dairy,
+      name: 'Dairy',
+      level: 1,
+      color: '#FFF4D6',
+      parent_id: CATEGORY.food,
+      children_count: 2,
+      image: null,
+    });
     const b = await get('/api/catalog/groups/categories/menu', storeHeaders(STORE_B!.id));
     expect(b.body).toHaveLength(1);
     expect(b.body[0].children.find((c: { id: string }) => c.id === CATEGORY.dairy).children_count).toBe(1); // milk only
@@ -105,7 +113,18 @@ describe('listOwnProductionCategories', () => {
   it('lists own-production categories with the number of products in stock', async () => {
     const a = await get('/api/catalog/groups/categories/own-production');
     expect(a.status).toBe(200);
-    expect(a.body).toEqual([{ id: CATEGORY.bakery, name: 'Bakery', level: 1, color: '#F3E3CF', parent_id: CATEGORY.food, children_count: 0, image: null, products_count: 1 }]);
+    expect(a.body).toEqual([
+      {
+        id: CATEGORY.bakery,
+        name: 'Bakery',
+        level: 1,
+        color: '#F3E3CF',
+        parent_id: CATEGORY.food,
+        children_count: 0,
+        image: null,
+        products_count: 1,
+      },
+    ]);
     // Store B sells the bread but has none in stock.
     expect((await get('/api/catalog/groups/categories/own-production', storeHeaders(STORE_B!.id))).body[0].products_count).toBe(0);
     expect((await get('/api/catalog/groups/categories/own-production', storeHeaders(STORE_C!.id))).body).toEqual([]);
@@ -120,8 +139,15 @@ describe('getCategory', () => {
   it('returns an active category, counting all its active children', async () => {
     const r = await category(CATEGORY.milk, { 'accept-language': 'ru' });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ id: CATEGORY.milk, name: 'Молоко', level: 2, color: '#FFF4D6', parent_id: CATEGORY.dairy, children_count: 0,
-      image: { original: 'https://cdn.example/milk.png', listing: 'https://cdn.example/milk.webp' } });
+    expect(r.body).toEqual({
+      id: CATEGORY.milk,
+      name: 'Молоко',
+      level: 2,
+      color: '#FFF4D6',
+      parent_id: CATEGORY.dairy,
+      children_count: 0,
+      image: { original: 'https://cdn.example/milk.png', listing: 'https://cdn.example/milk.webp' },
+    });
     expect((await category(CATEGORY.empty, {})).body.children_count).toBe(0);
     expect((await category(CATEGORY.food, {})).body.children_count).toBe(2);
   });
@@ -138,7 +164,10 @@ describe('getCategory', () => {
 
 describe('listCategoryChildren', () => {
   const children = (id: string, level?: number, headers: Record<string, string> = storeHeaders(STORE_A!.id)) =>
-    svc.client.call.GET('/api/catalog/groups/categories/{category_id}/children', { params: { path: { category_id: id }, query: { level } }, headers });
+    svc.client.call.GET('/api/catalog/groups/categories/{category_id}/children', {
+      params: { path: { category_id: id }, query: { level } },
+      headers,
+    });
 
   it('returns the direct children, or the descendants at an absolute level, that the store sells in', async () => {
     expect(idsOf((await children(CATEGORY.food)).body)).toEqual([CATEGORY.dairy, CATEGORY.bakery]);
@@ -160,7 +189,10 @@ describe('listCategoryChildren', () => {
 
 describe('listCategoryParents', () => {
   const parents = (id: string, level?: number) =>
-    svc.client.call.GET('/api/catalog/groups/categories/{category_id}/parents', { params: { path: { category_id: id }, query: { level } }, headers: {} });
+    svc.client.call.GET('/api/catalog/groups/categories/{category_id}/parents', {
+      params: { path: { category_id: id }, query: { level } },
+      headers: {},
+    });
 
   it('returns the ancestors root first, or the one at a level', async () => {
     const all = await parents(CATEGORY.milk);

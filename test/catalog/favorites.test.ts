@@ -15,8 +15,10 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const add = (id: string, headers: Record<string, string>) => svc.client.call.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: id } }, headers });
-const remove = (id: string, headers: Record<string, string>) => svc.client.call.DELETE('/api/catalog/products/remove-favorite/{product_id}', { params: { path: { product_id: id } }, headers });
+const add = (id: string, headers: Record<string, string>) =>
+  svc.client.call.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: id } }, headers });
+const remove = (id: string, headers: Record<string, string>) =>
+  svc.client.call.DELETE('/api/catalog/products/remove-favorite/{product_id}', { params: { path: { product_id: id } }, headers });
 type Check = NonNullable<operations['checkFavoriteProducts']['requestBody']>['content']['application/json'];
 const checkFavorites = (body: Check, headers: Record<string, string>) =>
   svc.client.call.POST('/api/catalog/products/favorites/check', { headers, body });
@@ -84,7 +86,7 @@ describe('removeFavoriteProduct', () => {
 });
 
 describe('checkFavoriteProducts', () => {
-  it('returns the favorites among the ids, in the order sent, each once; other customers\' favorites do not count', async () => {
+  it("returns the favorites among the ids, in the order sent, each once; other customers' favorites do not count", async () => {
     const c = await signInCustomer(svc);
     const other = await signInCustomer(svc);
     await add(P.B1, c.auth);

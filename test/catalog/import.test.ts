@@ -39,14 +39,23 @@ const runImport = (...args: string[]) =>
 
 describe('the demo catalog', () => {
   it('has 60 categories on 3 levels and 2,000 products, 200 of them weight-based, in 3 stores', async () => {
-    const levels = await sql<{ level: number; n: number }>`SELECT level, count(*)::int AS n FROM categories WHERE is_active GROUP BY level ORDER BY level`.execute(svc.deps.db);
-    expect(levels.rows).toEqual([{ level: 0, n: 6 }, { level: 1, n: 18 }, { level: 2, n: 36 }]);
+    const levels = await sql<{
+      level: number;
+      n: number;
+    }>`SELECT level, count(*)::int AS n FROM categories WHERE is_active GROUP BY level ORDER BY level`.execute(svc.deps.db);
+    expect(levels.rows).toEqual([
+      { level: 0, n: 6 },
+      { level: 1, n: 18 },
+      { level: 2, n: 36 },
+    ]);
     expect(await count(sql`SELECT count(*)::int AS n FROM products WHERE is_active`)).toBe(2000);
     expect(await count(sql`SELECT count(*)::int AS n FROM products WHERE is_active AND weight_based`)).toBe(200);
     expect(await count(sql`SELECT count(DISTINCT store_id)::int AS n FROM inventories`)).toBe(3);
     // Every product has Russian and English names and is sold somewhere.
-    expect(await count(sql`SELECT count(*)::int AS n FROM products p WHERE name_ru !~ '[а-яА-ЯёЁ]' OR name_en ~ '[а-яА-ЯёЁ]'
-      OR NOT EXISTS (SELECT 1 FROM inventories i WHERE i.product_id = p.id)`)).toBe(0);
+    expect(
+      await count(sql`SELECT count(*)::int AS n FROM products p WHERE name_ru !~ '[а-яА-ЯёЁ]' OR name_en ~ '[а-яА-ЯёЁ]'
+      OR NOT EXISTS (SELECT 1 FROM inventories i WHERE i.product_id = p.id)`),
+    ).toBe(0);
   });
 
   it('has valid EAN-13 barcodes on packaged goods and PLU codes on weight-based ones', async () => {
@@ -54,7 +63,11 @@ describe('the demo catalog', () => {
     expect(rows.length).toBeGreaterThanOrEqual(1800);
     expect(rows.every((r) => r.barcode.length === 13 && isValidGtin(r.barcode))).toBe(true);
     expect(await count(sql`SELECT count(*)::int AS n FROM products WHERE weight_based AND plu IS NULL`)).toBe(0);
-    expect(await count(sql`SELECT count(*)::int AS n FROM products p WHERE NOT weight_based AND NOT EXISTS (SELECT 1 FROM product_barcodes b WHERE b.product_id = p.id)`)).toBe(0);
+    expect(
+      await count(
+        sql`SELECT count(*)::int AS n FROM products p WHERE NOT weight_based AND NOT EXISTS (SELECT 1 FROM product_barcodes b WHERE b.product_id = p.id)`,
+      ),
+    ).toBe(0);
   });
 
   it('is the same file on every run (deterministic)', () => {
@@ -72,7 +85,10 @@ describe('importCatalog', () => {
     (file.products[12] as { category: string }).category = 'no-such-category';
     file.categories[3]!.color = 'green';
     const before = await count(sql`SELECT count(*)::int AS n FROM products WHERE name_ru = 'Переименовано'`);
-    const error = await svc.deps.db.transaction().execute((trx) => importCatalog(trx, file)).catch((e) => e);
+    const error = await svc.deps.db
+      .transaction()
+      .execute((trx) => importCatalog(trx, file))
+      .catch((e) => e);
     expect(error).toBeInstanceOf(CatalogImportError);
     expect((error as CatalogImportError).problems.map((p) => `${p.row} ${p.field}`)).toEqual([
       `categories[3] ${file.categories[3]!.code} color`,
@@ -86,7 +102,10 @@ describe('importCatalog', () => {
   it('rejects a file that changes the id of an existing code', async () => {
     const file = fixtureCatalog();
     file.products[0]!.code = 'P000001'; // a demo product, with another id
-    const error = await svc.deps.db.transaction().execute((trx) => importCatalog(trx, file)).catch((e) => e);
+    const error = await svc.deps.db
+      .transaction()
+      .execute((trx) => importCatalog(trx, file))
+      .catch((e) => e);
     expect(error).toBeInstanceOf(CatalogImportError);
     expect((error as CatalogImportError).problems[0]).toMatchObject({ row: 'products P000001', field: 'id' });
   });
@@ -120,16 +139,23 @@ describe('npm run catalog:import', () => {
     expect(listing.body.count).toBe(7);
     // The published snapshot holds the new catalog.
     const v = (await svc.client.call.GET('/api/catalog/version', { headers: storeHeaders(STORE_A!.id) })).body;
-    const snapshot = await svc.client.call.GET('/api/catalog/bootstrap/{version}', { params: { path: { version: v.version } }, headers: storeHeaders(STORE_A!.id) });
+    const snapshot = await svc.client.call.GET('/api/catalog/bootstrap/{version}', {
+      params: { path: { version: v.version } },
+      headers: storeHeaders(STORE_A!.id),
+    });
     expect(snapshot.body.products.map((p: { id: string }) => p.id).sort()).toEqual(Object.values(P).sort());
 
-    const inventoryIds = async () => (await svc.deps.db.selectFrom('inventories').select('id').where('product_id', '=', P.C1).orderBy('id').execute()).map((i) => i.id);
+    const inventoryIds = async () =>
+      (await svc.deps.db.selectFrom('inventories').select('id').where('product_id', '=', P.C1).orderBy('id').execute()).map((i) => i.id);
     const before = await inventoryIds();
     const changed = fixtureCatalog();
     changed.products[4]!.inventories[0]!.price = '999.00';
     await svc.deps.db.transaction().execute((trx) => importCatalog(trx, changed));
     expect(await inventoryIds()).toEqual(before);
-    const cheese = await svc.client.call.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: P.C1 } }, headers: storeHeaders(STORE_A!.id) });
+    const cheese = await svc.client.call.GET('/api/catalog/products/{product_id}', {
+      params: { path: { product_id: P.C1 } },
+      headers: storeHeaders(STORE_A!.id),
+    });
     expect(cheese.body.inventories[0].unit_price).toBe('999.00');
   }, 60_000);
 });
@@ -154,14 +180,19 @@ describe('an import while checkouts hold inventory rows', () => {
       // ...when an import of the same products starts, and waits for that row.
       const importing = own.deps.db.transaction().execute((trx) => importCatalog(trx, demoCatalogFile()));
       for (let waited = 0; ; waited += 20) {
-        const { rows } = await prober.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+        const { rows } = await prober.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
         if (rows[0].n > 0) break;
         if (waited > 10_000) throw new Error('the import never waited for the held row');
         await new Promise((r) => setTimeout(r, 20));
       }
       // The import holds no other inventory row meanwhile...
       await prober.query('BEGIN');
-      const free = await prober.query('SELECT count(*)::int AS n FROM (SELECT id FROM inventories WHERE id <> $1 FOR UPDATE SKIP LOCKED) s', [lowest]);
+      const free = await prober.query(
+        'SELECT count(*)::int AS n FROM (SELECT id FROM inventories WHERE id <> $1 FOR UPDATE SKIP LOCKED) s',
+        [lowest],
+      );
       await prober.query('ROLLBACK');
       expect(free.rows[0].n).toBe(ids.length - 1);
       // ...so the checkout takes its next row and finishes, and then the import does.

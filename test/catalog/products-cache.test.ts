@@ -36,14 +36,27 @@ interface Page {
 }
 
 type ListQuery = NonNullable<operations['listCatalogProducts']['parameters']['query']>;
-async function list(svc: TestService, query: ListQuery, opts: { store?: string; lang?: string; auth?: Record<string, string> } = {}): Promise<Page> {
-  const r = await svc.client.call.GET('/api/catalog/products/', { params: { query }, headers: { 'x-store-id': opts.store ?? STORE_A!.id, 'accept-language': opts.lang ?? 'en', ...opts.auth } });
+async function list(
+  svc: TestService,
+  query: ListQuery,
+  opts: { store?: string; lang?: string; auth?: Record<string, string> } = {},
+): Promise<Page> {
+  const r = await svc.client.call.GET('/api/catalog/products/', {
+    params: { query },
+    headers: { 'x-store-id': opts.store ?? STORE_A!.id, 'accept-language': opts.lang ?? 'en', ...opts.auth },
+  });
   expect(r.status).toBe(200);
   return r.body as Page;
 }
 
 const setStock = (svc: TestService, productId: string, stock: string) =>
-  svc.deps.db.updateTable('inventories').set({ stock }).where('product_id', '=', productId).where('store_id', '=', STORE_A!.id).where('is_default', '=', true).execute();
+  svc.deps.db
+    .updateTable('inventories')
+    .set({ stock })
+    .where('product_id', '=', productId)
+    .where('store_id', '=', STORE_A!.id)
+    .where('is_default', '=', true)
+    .execute();
 const stockOf = (page: Page, id: string) => page.items.find((c) => c.id === id)?.stock;
 
 describe('a kept listing page', () => {
@@ -98,7 +111,14 @@ describe('a kept listing page', () => {
     const a = await signInCustomer(kept);
     const b = await signInCustomer(kept);
     expect((await list(kept, query, { auth: a.auth })).items.every((c) => !c.is_favorite)).toBe(true); // now kept
-    expect((await kept.client.call.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.M3 } }, headers: a.auth })).status).toBe(200);
+    expect(
+      (
+        await kept.client.call.POST('/api/catalog/products/add-favorite/{product_id}', {
+          params: { path: { product_id: P.M3 } },
+          headers: a.auth,
+        })
+      ).status,
+    ).toBe(200);
     const ofA = await list(kept, query, { auth: a.auth });
     expect(ofA.items.filter((c) => c.is_favorite).map((c) => c.id)).toEqual([P.M3]);
     expect((await list(kept, query, { auth: b.auth })).items.some((c) => c.is_favorite)).toBe(false);
@@ -109,14 +129,24 @@ describe('a kept listing page', () => {
     expect((await list(kept, other)).items.some((c) => c.is_favorite)).toBe(false);
     expect((await list(kept, other, { auth: b.auth })).items.some((c) => c.is_favorite)).toBe(false);
     // Removed: gone at once, kept page or not.
-    expect((await kept.client.call.DELETE('/api/catalog/products/remove-favorite/{product_id}', { params: { path: { product_id: P.M3 } }, headers: a.auth })).status).toBe(204);
+    expect(
+      (
+        await kept.client.call.DELETE('/api/catalog/products/remove-favorite/{product_id}', {
+          params: { path: { product_id: P.M3 } },
+          headers: a.auth,
+        })
+      ).status,
+    ).toBe(204);
     expect((await list(kept, query, { auth: a.auth })).items.some((c) => c.is_favorite)).toBe(false);
   });
 
   it("never keeps a customer's favourites page", async () => {
     const a = await signInCustomer(kept);
     expect((await list(kept, { is_favorite: true }, { auth: a.auth })).count).toBe(0);
-    await kept.client.call.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.B1 } }, headers: a.auth });
+    await kept.client.call.POST('/api/catalog/products/add-favorite/{product_id}', {
+      params: { path: { product_id: P.B1 } },
+      headers: a.auth,
+    });
     expect((await list(kept, { is_favorite: true }, { auth: a.auth })).items.map((c) => c.id)).toEqual([P.B1]);
   });
 });
@@ -129,7 +159,10 @@ interface Product {
 }
 
 async function product(svc: TestService, id: string, opts: { store?: string; lang?: string; auth?: Record<string, string> } = {}) {
-  return svc.client.call.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: id } }, headers: { 'x-store-id': opts.store ?? STORE_A!.id, 'accept-language': opts.lang ?? 'en', ...opts.auth } });
+  return svc.client.call.GET('/api/catalog/products/{product_id}', {
+    params: { path: { product_id: id } },
+    headers: { 'x-store-id': opts.store ?? STORE_A!.id, 'accept-language': opts.lang ?? 'en', ...opts.auth },
+  });
 }
 const productBody = async (svc: TestService, id: string, opts: Parameters<typeof product>[2] = {}) => {
   const r = await product(svc, id, opts);
@@ -140,7 +173,12 @@ const productBody = async (svc: TestService, id: string, opts: Parameters<typeof
 describe('a kept product card', () => {
   it('serves the stock and price it read until it is older than the setting, then reads again', async () => {
     expect((await productBody(kept, P.M4)).inventories[0]).toMatchObject({ stock: '3.000', unit_price: '149.00' });
-    await kept.deps.db.updateTable('inventories').set({ stock: '1.000', unit_price: '139.00' }).where('product_id', '=', P.M4).where('store_id', '=', STORE_A!.id).execute();
+    await kept.deps.db
+      .updateTable('inventories')
+      .set({ stock: '1.000', unit_price: '139.00' })
+      .where('product_id', '=', P.M4)
+      .where('store_id', '=', STORE_A!.id)
+      .execute();
     expect((await productBody(kept, P.M4)).inventories[0]).toMatchObject({ stock: '3.000', unit_price: '149.00' });
     kept.clock.advance(KEPT_SECONDS * 1000 + 100);
     expect((await productBody(kept, P.M4)).inventories[0]).toMatchObject({ stock: '1.000', unit_price: '139.00' });
@@ -155,7 +193,11 @@ describe('a kept product card', () => {
     ] as const) {
       // Inventory ids are the import's own in each database; the rest must be equal.
       const comparable = (p: Product) => ({ ...p, inventories: p.inventories.map(({ id: _id, ...rest }) => rest) });
-      expect({ id, opts, body: comparable(await productBody(kept, id, opts)) }).toEqual({ id, opts, body: comparable(await productBody(unkept, id, opts)) });
+      expect({ id, opts, body: comparable(await productBody(kept, id, opts)) }).toEqual({
+        id,
+        opts,
+        body: comparable(await productBody(unkept, id, opts)),
+      });
     }
     expect((await productBody(kept, P.M1, { lang: 'ru' })).name).toBe('Молоко 3,2%');
     expect((await productBody(kept, P.M1, { store: STORE_B!.id })).inventories[0]!.unit_price).toBe('92.00');
@@ -165,11 +207,17 @@ describe('a kept product card', () => {
     const a = await signInCustomer(kept);
     const b = await signInCustomer(kept);
     expect((await productBody(kept, P.C1, { auth: a.auth })).is_favorite).toBe(false); // now kept
-    await kept.client.call.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.C1 } }, headers: a.auth });
+    await kept.client.call.POST('/api/catalog/products/add-favorite/{product_id}', {
+      params: { path: { product_id: P.C1 } },
+      headers: a.auth,
+    });
     expect((await productBody(kept, P.C1, { auth: a.auth })).is_favorite).toBe(true);
     expect((await productBody(kept, P.C1, { auth: b.auth })).is_favorite).toBe(false);
     expect((await productBody(kept, P.C1)).is_favorite).toBe(false);
-    await kept.client.call.DELETE('/api/catalog/products/remove-favorite/{product_id}', { params: { path: { product_id: P.C1 } }, headers: a.auth });
+    await kept.client.call.DELETE('/api/catalog/products/remove-favorite/{product_id}', {
+      params: { path: { product_id: P.C1 } },
+      headers: a.auth,
+    });
     expect((await productBody(kept, P.C1, { auth: a.auth })).is_favorite).toBe(false);
   });
 
@@ -192,8 +240,10 @@ describe('how old an answer is', () => {
 
   it('says so on listings and cards: Age since the read, Cache-Control max-age the setting', async () => {
     const reads = {
-      [`/api/catalog/products/?category_id=${CATEGORY.milk}`]: () => slow.client.call.GET('/api/catalog/products/', { params: { query: { category_id: CATEGORY.milk } }, headers }),
-      [`/api/catalog/products/${P.M4}`]: () => slow.client.call.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: P.M4 } }, headers }),
+      [`/api/catalog/products/?category_id=${CATEGORY.milk}`]: () =>
+        slow.client.call.GET('/api/catalog/products/', { params: { query: { category_id: CATEGORY.milk } }, headers }),
+      [`/api/catalog/products/${P.M4}`]: () =>
+        slow.client.call.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: P.M4 } }, headers }),
     };
     for (const [path, read] of Object.entries(reads)) {
       const first = await read();
@@ -212,7 +262,10 @@ describe('how old an answer is', () => {
     const live = await unkept.client.call.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: P.M4 } }, headers });
     expect([live.headers.get('cache-control'), live.headers.get('age')]).toEqual(['private, max-age=0', '0']);
     const a = await signInCustomer(slow);
-    const favourites = await slow.client.call.GET('/api/catalog/products/', { params: { query: { is_favorite: true } }, headers: { ...headers, ...a.auth } });
+    const favourites = await slow.client.call.GET('/api/catalog/products/', {
+      params: { query: { is_favorite: true } },
+      headers: { ...headers, ...a.auth },
+    });
     expect([favourites.headers.get('cache-control'), favourites.headers.get('age')]).toEqual(['private, max-age=0', '0']);
   });
 });

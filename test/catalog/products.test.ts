@@ -27,7 +27,7 @@ const listInvalid = (query: Record<string, string | number | boolean>, headers: 
 const ids = (body: { items: { id: string }[] }) => body.items.map((i) => i.id);
 
 describe('listCatalogProducts', () => {
-  it('lists the store\'s products, in stock first, then in catalog order', async () => {
+  it("lists the store's products, in stock first, then in catalog order", async () => {
     const r = await list({});
     expect(r.status).toBe(200);
     expect(ids(r.body)).toEqual([P.M3, P.M1, P.M4, P.C1, P.B1, P.M2, P.S1]);
@@ -39,14 +39,33 @@ describe('listCatalogProducts', () => {
     const en = await list({});
     const milk = en.body.items.find((i: { id: string }) => i.id === P.M1);
     expect(milk).toEqual({
-      id: P.M1, name: 'Milk 3.2%', unit_id: await unitId(svc, 'pc'), stock: '10.000', unit_price: '89.90', category_id: CATEGORY.milk,
-      category_uuid: CATEGORY.milk, user_order_quantity_limit: '0.000', is_user_order_quantity_limit_enabled: false,
-      old_price: '99.90', discount_percent: '10.01', image: null, is_favorite: false,
+      id: P.M1,
+      name: 'Milk 3.2%',
+      unit_id: await unitId(svc, 'pc'),
+      stock: '10.000',
+      unit_price: '89.90',
+      category_id: CATEGORY.milk,
+      category_uuid: CATEGORY.milk,
+      user_order_quantity_limit: '0.000',
+      is_user_order_quantity_limit_enabled: false,
+      old_price: '99.90',
+      discount_percent: '10.01',
+      image: null,
+      is_favorite: false,
     });
     const cheese = en.body.items.find((i: { id: string }) => i.id === P.C1);
-    expect(cheese).toMatchObject({ unit_id: await unitId(svc, 'kg'), stock: '2.500', unit_price: '899.00', old_price: null, discount_percent: null });
+    expect(cheese).toMatchObject({
+      unit_id: await unitId(svc, 'kg'),
+      stock: '2.500',
+      unit_price: '899.00',
+      old_price: null,
+      discount_percent: null,
+    });
     expect(en.body.items.find((i: { id: string }) => i.id === P.S1)).toMatchObject({ stock: '0.000' }); // stock not reported
-    expect(en.body.items.find((i: { id: string }) => i.id === P.M4)).toMatchObject({ user_order_quantity_limit: '2.000', is_user_order_quantity_limit_enabled: true });
+    expect(en.body.items.find((i: { id: string }) => i.id === P.M4)).toMatchObject({
+      user_order_quantity_limit: '2.000',
+      is_user_order_quantity_limit_enabled: true,
+    });
     const ru = await list({}, storeHeaders(STORE_A!.id, 'ru'));
     expect(ru.body.items.find((i: { id: string }) => i.id === P.M1).name).toBe('Молоко 3,2%');
   });
@@ -111,9 +130,12 @@ describe('listCatalogProducts', () => {
     expect(ids((await list({ search: 'milk', sort_by: 'expensive' })).body)).toEqual([P.M4, P.M1, P.M2]);
   });
 
-  it('keeps the signed-in customer\'s favorites with is_favorite=true and marks the cards', async () => {
+  it("keeps the signed-in customer's favorites with is_favorite=true and marks the cards", async () => {
     const c = await signInCustomer(svc);
-    await svc.client.call.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.B1 } }, headers: c.auth });
+    await svc.client.call.POST('/api/catalog/products/add-favorite/{product_id}', {
+      params: { path: { product_id: P.B1 } },
+      headers: c.auth,
+    });
     const r = await list({ is_favorite: true }, { ...storeHeaders(STORE_A!.id), ...c.auth });
     expect(r.status).toBe(200);
     expect(ids(r.body)).toEqual([P.B1]);
@@ -136,7 +158,14 @@ describe('listCatalogProducts', () => {
     expect(noStore.body.code).toBe('STORE_REQUIRED');
     const unknownStore = await list({}, storeHeaders(randomUUID()));
     expect(unknownStore.body.code).toBe('STORE_NOT_FOUND');
-    const bad: Record<string, string | number>[] = [{ sort_by: 'popular' }, { page_size: 101 }, { page: 0 }, { category_id: 'dairy' }, { is_top: 'maybe' }, { search: 'x'.repeat(101) }];
+    const bad: Record<string, string | number>[] = [
+      { sort_by: 'popular' },
+      { page_size: 101 },
+      { page: 0 },
+      { category_id: 'dairy' },
+      { is_top: 'maybe' },
+      { search: 'x'.repeat(101) },
+    ];
     for (const query of bad) {
       const r = await listInvalid(query);
       expect(r.status, JSON.stringify(query)).toBe(422);
@@ -149,18 +178,52 @@ describe('getCatalogProduct', () => {
   const get = (id: string, headers: Record<string, string> = storeHeaders(STORE_A!.id)) =>
     svc.client.call.GET('/api/catalog/products/{product_id}', { params: { path: { product_id: id } }, headers });
 
-  it('returns the product screen with the store\'s inventories, default unit first', async () => {
+  it("returns the product screen with the store's inventories, default unit first", async () => {
     const r = await get(P.C1);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
-      id: P.C1, name: 'Gouda cheese', category_id: CATEGORY.cheese, category_uuid: CATEGORY.cheese, category_name: 'Cheese',
-      description: 'Semi-hard cheese.', composition: null, manufacturer: 'Kaasfabriek', made_country: 'Netherlands', brand: null,
-      image: { original: 'https://cdn.example/c1.jpg', detail: 'https://cdn.example/c1-d.webp', listing: 'https://cdn.example/c1-l.webp', thumbnail: 'https://cdn.example/c1-t.webp' },
-      is_favorite: false, weight_based: true, weight: '0.300', is_user_order_quantity_limit_enabled: false, user_order_quantity_limit: '0.000',
-      calories: '356.00', protein: '25.00', fats: '27.50', carbohydrates: null,
+      id: P.C1,
+      name: 'Gouda cheese',
+      category_id: CATEGORY.cheese,
+      category_uuid: CATEGORY.cheese,
+      category_name: 'Cheese',
+      description: 'Semi-hard cheese.',
+      composition: null,
+      manufacturer: 'Kaasfabriek',
+      made_country: 'Netherlands',
+      brand: null,
+      image: {
+        original: 'https://cdn.example/c1.jpg',
+        detail: 'https://cdn.example/c1-d.webp',
+        listing: 'https://cdn.example/c1-l.webp',
+        thumbnail: 'https://cdn.example/c1-t.webp',
+      },
+      is_favorite: false,
+      weight_based: true,
+      weight: '0.300',
+      is_user_order_quantity_limit_enabled: false,
+      user_order_quantity_limit: '0.000',
+      calories: '356.00',
+      protein: '25.00',
+      fats: '27.50',
+      carbohydrates: null,
       inventories: [
-        { id: expect.any(String), unit_id: await unitId(svc, 'kg'), stock: '2.500', unit_price: '899.00', old_price: null, discount_percent: null },
-        { id: expect.any(String), unit_id: await unitId(svc, 'g100'), stock: '25.000', unit_price: '89.90', old_price: null, discount_percent: null },
+        {
+          id: expect.any(String),
+          unit_id: await unitId(svc, 'kg'),
+          stock: '2.500',
+          unit_price: '899.00',
+          old_price: null,
+          discount_percent: null,
+        },
+        {
+          id: expect.any(String),
+          unit_id: await unitId(svc, 'g100'),
+          stock: '25.000',
+          unit_price: '89.90',
+          old_price: null,
+          discount_percent: null,
+        },
       ],
     });
     const ru = await get(P.C1, storeHeaders(STORE_A!.id, 'ru'));
@@ -175,7 +238,10 @@ describe('getCatalogProduct', () => {
 
   it('sets is_favorite for the signed-in customer', async () => {
     const c = await signInCustomer(svc);
-    await svc.client.call.POST('/api/catalog/products/add-favorite/{product_id}', { params: { path: { product_id: P.M3 } }, headers: c.auth });
+    await svc.client.call.POST('/api/catalog/products/add-favorite/{product_id}', {
+      params: { path: { product_id: P.M3 } },
+      headers: c.auth,
+    });
     expect((await get(P.M3, { ...storeHeaders(STORE_A!.id), ...c.auth })).body.is_favorite).toBe(true);
     expect((await get(P.M3)).body.is_favorite).toBe(false);
   });
@@ -203,9 +269,11 @@ describe('listProductRecommendations', () => {
     svc.client.call.GET('/api/catalog/products/recommendations', { params: { query: { product_ids: productIds } }, headers });
   /** Deliberately invalid ids (too many, not UUIDs), sent as they are. */
   const recommendInvalid = (productIds: string[]) =>
-    svc.client.invalid('GET', `/api/catalog/products/recommendations?${productIds.map((id) => `product_ids=${id}`).join('&')}`, { headers: storeHeaders(STORE_A!.id) });
+    svc.client.invalid('GET', `/api/catalog/products/recommendations?${productIds.map((id) => `product_ids=${id}`).join('&')}`, {
+      headers: storeHeaders(STORE_A!.id),
+    });
 
-  it('recommends in-stock best sellers, those of the given products\' categories first', async () => {
+  it("recommends in-stock best sellers, those of the given products' categories first", async () => {
     // Best sellers of store A in stock: M1 (milk, popularity 50) and C1 (cheese, 40).
     expect(ids({ items: (await recommend([P.M2])).body })).toEqual([P.M1, P.C1]);
     expect(ids({ items: (await recommend([P.C1])).body })).toEqual([P.M1]);
@@ -217,7 +285,9 @@ describe('listProductRecommendations', () => {
   });
 
   it('answers 422 without ids, with more than 50 or with a non-UUID id, and without a store', async () => {
-    expect((await svc.client.invalid('GET', '/api/catalog/products/recommendations', { headers: storeHeaders(STORE_A!.id) })).status).toBe(422);
+    expect((await svc.client.invalid('GET', '/api/catalog/products/recommendations', { headers: storeHeaders(STORE_A!.id) })).status).toBe(
+      422,
+    );
     expect((await recommendInvalid(Array.from({ length: 51 }, () => randomUUID()))).status).toBe(422);
     expect((await recommendInvalid(['milk'])).status).toBe(422);
     expect((await recommend([P.M1], {})).body.code).toBe('STORE_REQUIRED');

@@ -14,7 +14,10 @@ afterAll(() => svc?.close());
 
 const STORE = DEMO_STORES[0]!.id;
 const search = async (text: string) => {
-  const r = await svc.client.call.GET('/api/catalog/products/', { params: { query: { search: text } }, headers: { 'x-store-id': STORE, 'accept-language': 'en' } });
+  const r = await svc.client.call.GET('/api/catalog/products/', {
+    params: { query: { search: text } },
+    headers: { 'x-store-id': STORE, 'accept-language': 'en' },
+  });
   expect(r.status).toBe(200);
   return r.body as { items: { id: string; stock: string }[]; count: number };
 };
@@ -41,7 +44,13 @@ describe('search plans', () => {
     const first = await search('milk');
     expect(first.count).toBeGreaterThan(0);
     const id = first.items[0]!.id;
-    await svc.deps.db.updateTable('inventories').set({ stock: '7.000' }).where('product_id', '=', id).where('store_id', '=', STORE).where('is_default', '=', true).execute();
+    await svc.deps.db
+      .updateTable('inventories')
+      .set({ stock: '7.000' })
+      .where('product_id', '=', id)
+      .where('store_id', '=', STORE)
+      .where('is_default', '=', true)
+      .execute();
     expect((await search('milk')).items.find((p) => p.id === id)?.stock).toBe('7.000');
   });
 });

@@ -35,7 +35,10 @@ async function postingsDrift(): Promise<number> {
 
 type Filters = ProductPageQuery['filters'];
 
-async function bothWays(text: string, options: Partial<Omit<ProductPageQuery, 'filters'>> & { categoryId?: string; filters?: Partial<Filters> } = {}) {
+async function bothWays(
+  text: string,
+  options: Partial<Omit<ProductPageQuery, 'filters'>> & { categoryId?: string; filters?: Partial<Filters> } = {},
+) {
   const plan = await planProductSearch(svc.deps.db, parseSearch(text)!);
   const query = (search: typeof plan): ProductPageQuery => ({
     storeId: STORE,
@@ -45,7 +48,16 @@ async function bothWays(text: string, options: Partial<Omit<ProductPageQuery, 'f
     limit: 20,
     offset: 0,
     ...options,
-    filters: { categoryId: options.categoryId ?? null, favoritesOf: null, isTop: false, isNew: false, isFresh: false, onlyDiscount: false, ...options.filters, search },
+    filters: {
+      categoryId: options.categoryId ?? null,
+      favoritesOf: null,
+      isTop: false,
+      isNew: false,
+      isFresh: false,
+      onlyDiscount: false,
+      ...options.filters,
+      search,
+    },
   });
   expect(plan.words, text).not.toBeNull();
   if (plan.relevance) ranked.add(text);
@@ -63,11 +75,33 @@ describe('search postings', () => {
 
   it('give the same page, order and total as the product-driven search', async () => {
     // "сыр" and "хлеб" are words and begin others ("сырники", "хлебный"): two score tiers.
-    const texts = ['сыр', 'хлеб', 'молоко', 'малоко', 'moloko', 'хлеб ржаной', 'сыр гауда', 'kefir', 'йогрут', 'яблоки', 'coffee', 'шампиньоны', 'молоко 3,2%', 'малоко пастеризованое 2,5%', 'хлеб ржаной нарезной', 'нет-такого-слова',
+    const texts = [
+      'сыр',
+      'хлеб',
+      'молоко',
+      'малоко',
+      'moloko',
+      'хлеб ржаной',
+      'сыр гауда',
+      'kefir',
+      'йогрут',
+      'яблоки',
+      'coffee',
+      'шампиньоны',
+      'молоко 3,2%',
+      'малоко пастеризованое 2,5%',
+      'хлеб ржаной нарезной',
+      'нет-такого-слова',
       // Several words whose products lie far apart in the catalog (a brand across categories, a
       // short word with many candidates): each word is read within the span of ranks all of them
       // share, which must lose no match.
-      'наша кухня', 'салат наша кухня', 'пирожок с картофелем', 'bread rye', 'кофе lavazza', 'молоко 1'];
+      'наша кухня',
+      'салат наша кухня',
+      'пирожок с картофелем',
+      'bread rye',
+      'кофе lavazza',
+      'молоко 1',
+    ];
     let compared = 0;
     for (const text of texts) {
       for (const lang of ['ru', 'en'] as const) {
@@ -98,9 +132,15 @@ describe('search postings', () => {
         SELECT i.product_id, row_number() OVER (ORDER BY i.product_id) AS n FROM inventories i JOIN products p ON p.id = i.product_id
         WHERE i.store_id = ${STORE} AND i.is_default AND 'moloko' = ANY(p.search_words)) t WHERE n % 3 = 0`.execute(db);
     const variants: { sortBy?: ProductPageQuery['sortBy']; filters?: Partial<Filters> }[] = [
-      { sortBy: 'cheap' }, { sortBy: 'expensive' }, { sortBy: 'more_discount' },
-      { filters: { onlyDiscount: true } }, { filters: { isTop: true } }, { filters: { isNew: true } }, { filters: { isFresh: true } },
-      { filters: { favoritesOf: customer[0]!.id } }, { sortBy: 'cheap', filters: { onlyDiscount: true, isTop: true } },
+      { sortBy: 'cheap' },
+      { sortBy: 'expensive' },
+      { sortBy: 'more_discount' },
+      { filters: { onlyDiscount: true } },
+      { filters: { isTop: true } },
+      { filters: { isNew: true } },
+      { filters: { isFresh: true } },
+      { filters: { favoritesOf: customer[0]!.id } },
+      { sortBy: 'cheap', filters: { onlyDiscount: true, isTop: true } },
     ];
     let nonEmpty = 0;
     for (const text of ['молоко', 'сыр', 'хлеб ржаной', 'кефир']) {
@@ -120,7 +160,9 @@ describe('search postings', () => {
   });
 
   it('give the same answer within a category', async () => {
-    const { rows } = await sql<{ id: string }>`SELECT id FROM categories WHERE code IN ('milk', 'dairy') ORDER BY code`.execute(svc.deps.db);
+    const { rows } = await sql<{ id: string }>`SELECT id FROM categories WHERE code IN ('milk', 'dairy') ORDER BY code`.execute(
+      svc.deps.db,
+    );
     expect(rows).toHaveLength(2);
     for (const { id } of rows) {
       // Several words with matches outside the category too ("наша кухня": a brand in many).
@@ -154,7 +196,9 @@ describe('search postings', () => {
     const db = svc.deps.db;
     const { rows: milk } = await sql<{ id: string; product_id: string }>`
       SELECT i.id, i.product_id FROM inventories i JOIN products p ON p.id = i.product_id
-      WHERE i.store_id = ${STORE} AND i.is_default AND i.in_stock AND 'moloko' = ANY(p.search_words) ORDER BY i.sort_rank_ru LIMIT 3`.execute(db);
+      WHERE i.store_id = ${STORE} AND i.is_default AND i.in_stock AND 'moloko' = ANY(p.search_words) ORDER BY i.sort_rank_ru LIMIT 3`.execute(
+      db,
+    );
     expect(milk).toHaveLength(3);
     const first = async () => (await bothWays('молоко')).fromPostings.items[0]!.id;
     expect(await first()).toBe(milk[0]!.product_id);
@@ -172,16 +216,22 @@ describe('search postings', () => {
     expect(await postingsDrift()).toBe(0);
 
     // Renamed: found by its new word, no longer by its old one.
-    await sql`UPDATE products SET name_ru = 'Простокваша деревенская', name_en = 'Village prostokvasha' WHERE id = ${milk[2]!.product_id}`.execute(db);
+    await sql`UPDATE products SET name_ru = 'Простокваша деревенская', name_en = 'Village prostokvasha' WHERE id = ${milk[2]!.product_id}`.execute(
+      db,
+    );
     expect((await bothWays('молоко')).fromPostings.items.map((c) => c.id)).not.toContain(milk[2]!.product_id);
     expect((await bothWays('деревенская')).fromPostings.items.map((c) => c.id)).toContain(milk[2]!.product_id);
     expect(await postingsDrift()).toBe(0);
 
     // Its default unit moves to another inventory row, then the product is withdrawn.
-    const { rows: unit } = await sql<{ id: string }>`SELECT id FROM measurement_units WHERE id <> (SELECT unit_id FROM inventories WHERE id = ${milk[1]!.id}) LIMIT 1`.execute(db);
+    const { rows: unit } = await sql<{
+      id: string;
+    }>`SELECT id FROM measurement_units WHERE id <> (SELECT unit_id FROM inventories WHERE id = ${milk[1]!.id}) LIMIT 1`.execute(db);
     await sql`UPDATE inventories SET is_default = false WHERE id = ${milk[1]!.id}`.execute(db);
     await sql`INSERT INTO inventories (product_id, store_id, unit_id, is_default, stock, unit_price, sort_rank_ru, sort_rank_en)
-      SELECT product_id, store_id, ${unit[0]!.id}, true, 3, unit_price, sort_rank_ru, sort_rank_en FROM inventories WHERE id = ${milk[1]!.id}`.execute(db);
+      SELECT product_id, store_id, ${unit[0]!.id}, true, 3, unit_price, sort_rank_ru, sort_rank_en FROM inventories WHERE id = ${milk[1]!.id}`.execute(
+      db,
+    );
     expect(await postingsDrift()).toBe(0);
     expect((await bothWays('молоко')).fromPostings.items.map((c) => c.id)).toContain(milk[1]!.product_id);
     await sql`UPDATE products SET is_active = false WHERE id = ${milk[1]!.product_id}`.execute(db);
@@ -205,7 +255,9 @@ describe('search postings under concurrent writers', () => {
       await order.query('UPDATE inventories SET stock = 0 WHERE id = $1', [rows[0]!.id]);
       await admin.query('BEGIN');
       // The rename's trigger must wait for the order's lock on the inventory row.
-      const renamed = admin.query(`UPDATE products SET name_ru = 'Ряженка топлёная', name_en = 'Baked milk ryazhenka' WHERE id = $1`, [rows[0]!.product_id]);
+      const renamed = admin.query(`UPDATE products SET name_ru = 'Ряженка топлёная', name_en = 'Baked milk ryazhenka' WHERE id = $1`, [
+        rows[0]!.product_id,
+      ]);
       await new Promise((r) => setTimeout(r, 200));
       await order.query('COMMIT');
       await renamed;

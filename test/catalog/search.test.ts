@@ -14,14 +14,21 @@ afterAll(() => svc?.close());
 const STORE = DEMO_STORES[0]!.id;
 type Card = { id: string; name: string; stock: string };
 const search = async (text: string, lang: 'ru' | 'en' = 'ru', extra: { only_discount?: boolean } = {}) => {
-  const r = await svc.client.call.GET('/api/catalog/products/', { params: { query: { search: text, page_size: 100, ...extra } }, headers: { 'x-store-id': STORE, 'accept-language': lang } });
+  const r = await svc.client.call.GET('/api/catalog/products/', {
+    params: { query: { search: text, page_size: 100, ...extra } },
+    headers: { 'x-store-id': STORE, 'accept-language': lang },
+  });
   expect(r.status).toBe(200);
   return r.body as { items: Card[]; count: number };
 };
 /** The store's products whose Russian name has the word, counted by PostgreSQL itself. */
 const withWord = async (pattern: string) =>
-  (await sql<{ n: number }>`SELECT count(*)::int AS n FROM products p JOIN inventories i ON i.product_id = p.id AND i.store_id = ${STORE} AND i.is_default
-    WHERE p.is_active AND p.name_ru ~* ${pattern}`.execute(svc.deps.db)).rows[0]!.n;
+  (
+    await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM products p JOIN inventories i ON i.product_id = p.id AND i.store_id = ${STORE} AND i.is_default
+    WHERE p.is_active AND p.name_ru ~* ${pattern}`.execute(svc.deps.db)
+  ).rows[0]!.n;
 
 describe('search', () => {
   it('finds the milk for "молоко", and for the misspelt "малоко" and the Latin "moloko" alike', async () => {
@@ -60,12 +67,16 @@ describe('search', () => {
   });
 
   it('keeps the deletion variants of every vocabulary word (the edit-distance index)', async () => {
-    const { rows: variants } = await sql<{ v: string }>`SELECT DISTINCT unnest(catalog_deletion_variants('abc')) AS v ORDER BY v`.execute(svc.deps.db);
+    const { rows: variants } = await sql<{ v: string }>`SELECT DISTINCT unnest(catalog_deletion_variants('abc')) AS v ORDER BY v`.execute(
+      svc.deps.db,
+    );
     expect(variants.map((r) => r.v)).toEqual(['a', 'ab', 'abc', 'ac', 'b', 'bc', 'c']);
     const { rows } = await sql<{ missing: number; extra: number }>`
       WITH expected AS (SELECT DISTINCT unnest(catalog_deletion_variants(word)) AS variant, word FROM catalog_search_vocabulary)
       SELECT (SELECT count(*)::int FROM (SELECT * FROM expected EXCEPT SELECT variant, word FROM catalog_search_deletions) m) AS missing,
-             (SELECT count(*)::int FROM (SELECT variant, word FROM catalog_search_deletions EXCEPT SELECT * FROM expected) e) AS extra`.execute(svc.deps.db);
+             (SELECT count(*)::int FROM (SELECT variant, word FROM catalog_search_deletions EXCEPT SELECT * FROM expected) e) AS extra`.execute(
+      svc.deps.db,
+    );
     expect(rows[0]).toEqual({ missing: 0, extra: 0 });
   });
 
@@ -93,7 +104,10 @@ describe('search', () => {
     const all = await search('молоко');
     const discounted = await search('молоко', 'ru', { only_discount: true });
     expect(discounted.count).toBeLessThan(all.count);
-    const page2 = await svc.client.call.GET('/api/catalog/products/', { params: { query: { search: 'moloko', page_size: 5, page: 2 } }, headers: { 'x-store-id': STORE } });
+    const page2 = await svc.client.call.GET('/api/catalog/products/', {
+      params: { query: { search: 'moloko', page_size: 5, page: 2 } },
+      headers: { 'x-store-id': STORE },
+    });
     expect(page2.body.items).toHaveLength(5);
     expect(page2.body.has_next).toBe(all.count > 10);
   });

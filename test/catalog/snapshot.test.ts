@@ -16,8 +16,13 @@ afterAll(() => svc?.close());
 const STORE = DEMO_STORES[0]!.id;
 const headers = (lang: 'ru' | 'en' = 'en', store = STORE) => ({ 'x-store-id': store, 'accept-language': lang });
 const version = (h: Record<string, string> = headers()) => svc.client.call.GET('/api/catalog/version', { headers: h });
-const bootstrap = (v: string, h: Record<string, string> = headers()) => svc.client.call.GET('/api/catalog/bootstrap/{version}', { params: { path: { version: v } }, headers: h });
-const publish = () => svc.deps.db.transaction().setIsolationLevel('repeatable read').execute((trx) => publishCatalogVersion(trx, 24, svc.deps.clock.now()));
+const bootstrap = (v: string, h: Record<string, string> = headers()) =>
+  svc.client.call.GET('/api/catalog/bootstrap/{version}', { params: { path: { version: v } }, headers: h });
+const publish = () =>
+  svc.deps.db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute((trx) => publishCatalogVersion(trx, 24, svc.deps.clock.now()));
 
 describe('getCatalogVersion', () => {
   it('returns the published version with the ETag of its snapshot for the store and language', async () => {
@@ -35,7 +40,9 @@ describe('getCatalogVersion', () => {
   it('answers 422 for a missing, unknown or malformed store', async () => {
     expect((await svc.client.invalid('GET', '/api/catalog/version')).body.code).toBe('STORE_REQUIRED');
     expect((await version({ 'x-store-id': randomUUID() })).body.code).toBe('STORE_NOT_FOUND');
-    expect((await svc.client.invalid('GET', '/api/catalog/version', { headers: { 'x-store-id': 'tverskaya' } })).body.code).toBe('VALIDATION_ERROR');
+    expect((await svc.client.invalid('GET', '/api/catalog/version', { headers: { 'x-store-id': 'tverskaya' } })).body.code).toBe(
+      'VALIDATION_ERROR',
+    );
   });
 });
 
@@ -56,17 +63,27 @@ describe('getCatalogSnapshot', () => {
     const productIds = new Set(s.products.map((p: { id: string }) => p.id));
     for (const section of ['top', 'new', 'fresh', 'discounted']) {
       expect(s.sections[section].length, section).toBeGreaterThan(0);
-      expect(s.sections[section].every((id: string) => productIds.has(id)), section).toBe(true);
+      expect(
+        s.sections[section].every((id: string) => productIds.has(id)),
+        section,
+      ).toBe(true);
     }
     // The same menu, blocks, banners and titles as the live operations.
-    const live = async (path: '/api/catalog/groups/categories/menu' | '/api/catalog/groups/categories/main-page' | '/api/core/pages/main-page/products-titles' | '/api/core/banners/') =>
-      (await svc.client.call.GET(path, { headers: headers('ru') })).body;
+    const live = async (
+      path:
+        | '/api/catalog/groups/categories/menu'
+        | '/api/catalog/groups/categories/main-page'
+        | '/api/core/pages/main-page/products-titles'
+        | '/api/core/banners/',
+    ) => (await svc.client.call.GET(path, { headers: headers('ru') })).body;
     expect(s.menu_categories).toEqual(await live('/api/catalog/groups/categories/menu'));
     expect(s.main_page_categories).toEqual(await live('/api/catalog/groups/categories/main-page'));
     expect(s.titles).toEqual(await live('/api/core/pages/main-page/products-titles'));
     expect(s.banners[0]).toEqual(await live('/api/core/banners/'));
     expect(s.products[0].name).toMatch(/[а-яё]/i);
-    const discounts = s.sections.discounted.map((id: string) => Number(s.products.find((p: { id: string }) => p.id === id).discount_percent));
+    const discounts = s.sections.discounted.map((id: string) =>
+      Number(s.products.find((p: { id: string }) => p.id === id).discount_percent),
+    );
     expect(discounts).toEqual([...discounts].sort((a, b) => b - a));
   });
 
@@ -116,7 +133,11 @@ describe('getCatalogSnapshot', () => {
     expect(after.version).toBe(published.version);
     expect(after.version).not.toBe(before.version);
     expect((await bootstrap(before.version)).status).toBe(200);
-    await svc.deps.db.updateTable('catalog_versions').set({ replaced_at: sql<Date>`now() - interval '25 hours'` }).where('id', '=', before.version).execute();
+    await svc.deps.db
+      .updateTable('catalog_versions')
+      .set({ replaced_at: sql<Date>`now() - interval '25 hours'` })
+      .where('id', '=', before.version)
+      .execute();
     expect((await bootstrap(before.version)).body.code).toBe('CATALOG_VERSION_NOT_FOUND');
     expect((await bootstrap(after.version)).status).toBe(200);
   });
@@ -126,13 +147,16 @@ describe('publication', () => {
   it('is atomic: until it commits readers see the previous version, complete, and then the new one, complete', async () => {
     const before = (await version()).body;
     let seenDuring: string | undefined;
-    const published = await svc.deps.db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
-      const result = await publishCatalogVersion(trx, 24, svc.deps.clock.now());
-      // Written but not committed: the service, on its own connections, still serves the old version.
-      seenDuring = (await version()).body.version;
-      expect((await bootstrap(result.version)).body.code).toBe('CATALOG_VERSION_NOT_FOUND');
-      return result;
-    });
+    const published = await svc.deps.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        const result = await publishCatalogVersion(trx, 24, svc.deps.clock.now());
+        // Written but not committed: the service, on its own connections, still serves the old version.
+        seenDuring = (await version()).body.version;
+        expect((await bootstrap(result.version)).body.code).toBe('CATALOG_VERSION_NOT_FOUND');
+        return result;
+      });
     expect(seenDuring).toBe(before.version);
     expect((await version()).body.version).toBe(published.version);
     for (const store of DEMO_STORES) {
@@ -167,10 +191,13 @@ describe('publication', () => {
   });
 
   it('refuses a second publication while one is running', async () => {
-    await svc.deps.db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
-      await publishCatalogVersion(trx, 24, svc.deps.clock.now());
-      await expect(publish()).rejects.toBeInstanceOf(PublicationInProgressError);
-    });
+    await svc.deps.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        await publishCatalogVersion(trx, 24, svc.deps.clock.now());
+        await expect(publish()).rejects.toBeInstanceOf(PublicationInProgressError);
+      });
   });
 });
 
@@ -179,7 +206,18 @@ describe('not published', () => {
     const current = (await version()).body.version;
     // A store opened after the last publication has no snapshot in it.
     const storeId = randomUUID();
-    await svc.deps.db.insertInto('stores').values({ id: storeId, code: `NEW-${storeId.slice(0, 8)}`, name_ru: 'Новый', name_en: 'New', lon: 37.6, lat: 55.7, created_at: new Date() }).execute();
+    await svc.deps.db
+      .insertInto('stores')
+      .values({
+        id: storeId,
+        code: `NEW-${storeId.slice(0, 8)}`,
+        name_ru: 'Новый',
+        name_en: 'New',
+        lon: 37.6,
+        lat: 55.7,
+        created_at: new Date(),
+      })
+      .execute();
     const fresh = await version(headers('en', storeId));
     expect(fresh.status).toBe(503);
     expect(fresh.body.code).toBe('CATALOG_NOT_PUBLISHED');

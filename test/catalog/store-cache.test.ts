@@ -33,7 +33,11 @@ describe('the store of X-Store-Id', () => {
     expect((await roots(id)).body.code).toBe('STORE_NOT_FOUND');
     await svc.deps.db
       .insertInto('stores')
-      .values({ ...(await svc.deps.db.selectFrom('stores').selectAll().where('id', '=', STORE_A!.id).executeTakeFirstOrThrow()), id, code: `NEW-${id.slice(0, 8)}` })
+      .values({
+        ...(await svc.deps.db.selectFrom('stores').selectAll().where('id', '=', STORE_A!.id).executeTakeFirstOrThrow()),
+        id,
+        code: `NEW-${id.slice(0, 8)}`,
+      })
       .execute();
     expect((await roots(id)).status).toBe(200);
   });

@@ -9,12 +9,22 @@ let svc: TestService;
 beforeAll(async () => {
   // Versions of the check: Android 2.0.0 .. 2.14.0; iOS left unconfigured.
   svc = await startTestService({
-    env: { MOBILE_ANDROID_MIN_VERSION: '2.0.0', MOBILE_ANDROID_LATEST_VERSION: '2.14.0', MOBILE_IOS_MIN_VERSION: '', MOBILE_IOS_LATEST_VERSION: '' },
+    env: {
+      MOBILE_ANDROID_MIN_VERSION: '2.0.0',
+      MOBILE_ANDROID_LATEST_VERSION: '2.14.0',
+      MOBILE_IOS_MIN_VERSION: '',
+      MOBILE_IOS_LATEST_VERSION: '',
+    },
   });
 });
 afterAll(() => svc?.close());
 
-type ContentPath = '/api/core/banners/' | '/api/core/stories/' | '/api/core/pages/' | '/api/core/pages/main-page/products-titles' | '/api/core/support-contact/';
+type ContentPath =
+  | '/api/core/banners/'
+  | '/api/core/stories/'
+  | '/api/core/pages/'
+  | '/api/core/pages/main-page/products-titles'
+  | '/api/core/support-contact/';
 const get = (path: ContentPath, lang?: string) => svc.client.call.GET(path, { headers: lang ? { 'accept-language': lang } : {} });
 
 describe('getBanner', () => {
@@ -22,7 +32,11 @@ describe('getBanner', () => {
     const en = await get('/api/core/banners/');
     expect(en.status).toBe(200);
     // The expired and the future banners have priority 100 but are outside their windows.
-    expect(en.body).toEqual({ image: 'https://cdn.grocery.example/content/banners/dairy-week-en.webp', reference_type: 'category', reference_id: demoCategoryId('dairy') });
+    expect(en.body).toEqual({
+      image: 'https://cdn.grocery.example/content/banners/dairy-week-en.webp',
+      reference_type: 'category',
+      reference_id: demoCategoryId('dairy'),
+    });
     expect((await get('/api/core/banners/', 'ru')).body.image).toMatch(/dairy-week-ru\.webp$/);
     expect(en.headers.get('vary')).toContain('Accept-Language');
   });
@@ -30,7 +44,11 @@ describe('getBanner', () => {
   it('prefers the most recently published among equal priorities, and answers 404 when none is active', async () => {
     await svc.deps.db.updateTable('banners').set({ is_active: false }).where('priority', '=', 10).execute();
     // "coffee" (published a day ago) and "fresh" (ten days ago) both have priority 5.
-    expect((await get('/api/core/banners/')).body).toEqual({ image: 'https://cdn.grocery.example/content/banners/coffee-en.webp', reference_type: 'product', reference_id: demoProductId('P000036') });
+    expect((await get('/api/core/banners/')).body).toEqual({
+      image: 'https://cdn.grocery.example/content/banners/coffee-en.webp',
+      reference_type: 'product',
+      reference_id: demoProductId('P000036'),
+    });
     await svc.deps.db.updateTable('banners').set({ is_active: false }).execute();
     const none = await get('/api/core/banners/');
     expect(none.status).toBe(404);
@@ -40,7 +58,7 @@ describe('getBanner', () => {
 });
 
 describe('listStories', () => {
-  it('lists the active stories in the content team\'s order with their slides', async () => {
+  it("lists the active stories in the content team's order with their slides", async () => {
     const r = await get('/api/core/stories/', 'ru');
     expect(r.status).toBe(200);
     expect(r.body.map((s: { image: string }) => s.image.split('/')[5])).toEqual(['kitchen', 'bakery', 'delivery']);
@@ -53,7 +71,10 @@ describe('listStories', () => {
   });
 
   it('leaves out stories without slides', async () => {
-    await svc.deps.db.deleteFrom('story_slides').where('story_id', 'in', svc.deps.db.selectFrom('stories').select('id').where('position', '=', 3)).execute();
+    await svc.deps.db
+      .deleteFrom('story_slides')
+      .where('story_id', 'in', svc.deps.db.selectFrom('stories').select('id').where('position', '=', 3))
+      .execute();
     expect((await get('/api/core/stories/')).body).toHaveLength(2);
   });
 });
@@ -63,7 +84,10 @@ describe('listPages', () => {
     const en = await get('/api/core/pages/');
     expect(en.status).toBe(200);
     expect(en.body.map((p: { title: string }) => p.title)).toEqual(['Terms of service', 'Privacy policy', 'Delivery rules', 'About us']);
-    expect((await get('/api/core/pages/', 'ru')).body[0]).toEqual({ title: 'Условия использования', content: '## 1. Общие положения\n\nЭти условия регулируют заказы, оформленные в приложении.' });
+    expect((await get('/api/core/pages/', 'ru')).body[0]).toEqual({
+      title: 'Условия использования',
+      content: '## 1. Общие положения\n\nЭти условия регулируют заказы, оформленные в приложении.',
+    });
   });
 });
 
@@ -71,7 +95,14 @@ describe('getMainPageProductsTitles', () => {
   it('returns the titles of the language and the own-production category', async () => {
     const ru = await get('/api/core/pages/main-page/products-titles', 'ru');
     expect(ru.status).toBe(200);
-    expect(ru.body).toEqual({ promo: 'Акции', own: 'Наша кухня', new: 'Новинки', childhood: 'Детям', fresh: 'Свежее', own_category: demoCategoryId('kitchen') });
+    expect(ru.body).toEqual({
+      promo: 'Акции',
+      own: 'Наша кухня',
+      new: 'Новинки',
+      childhood: 'Детям',
+      fresh: 'Свежее',
+      own_category: demoCategoryId('kitchen'),
+    });
     expect((await get('/api/core/pages/main-page/products-titles')).body.promo).toBe('Promotions');
   });
 
@@ -88,8 +119,14 @@ describe('getSupportContact', () => {
     const r = await get('/api/core/support-contact/', 'ru');
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
-      chat_enabled_android: true, chat_enabled_ios: false, chat_channel_id: 'grocery-support', chat_android_app_key: 'ak_demo_5d0c8e1f',
-      chat_ios_app_key: null, support_phone: '+78005553535', email: 'support@grocery.example', site: 'https://grocery.example/ru/help',
+      chat_enabled_android: true,
+      chat_enabled_ios: false,
+      chat_channel_id: 'grocery-support',
+      chat_android_app_key: 'ak_demo_5d0c8e1f',
+      chat_ios_app_key: null,
+      support_phone: '+78005553535',
+      email: 'support@grocery.example',
+      site: 'https://grocery.example/ru/help',
     });
     expect((await get('/api/core/support-contact/')).body.site).toBe('https://grocery.example/en/help');
   });
@@ -105,8 +142,15 @@ describe('checkMobileVersion', () => {
 
   it('requires, offers or skips the update by comparing versions part by part', async () => {
     const cases: [string, boolean, boolean][] = [
-      ['1.9.9', true, true], ['1.10', true, true], ['2', false, true], ['2.0.0', false, true], ['2.9.0', false, true],
-      ['2.13.99', false, true], ['2.14', false, false], ['2.14.0.0', false, false], ['10.0', false, false],
+      ['1.9.9', true, true],
+      ['1.10', true, true],
+      ['2', false, true],
+      ['2.0.0', false, true],
+      ['2.9.0', false, true],
+      ['2.13.99', false, true],
+      ['2.14', false, false],
+      ['2.14.0.0', false, false],
+      ['10.0', false, false],
     ];
     for (const [version, required, can] of cases) {
       const r = await check({ platform: 'android', version });
@@ -117,7 +161,9 @@ describe('checkMobileVersion', () => {
 
   it('says why in the requested language, and nothing when no update is available', async () => {
     expect((await check({ platform: 'android', version: '1.0.0' }, 'ru')).body.message).toMatch(/больше не поддерживается/);
-    expect((await check({ platform: 'android', version: '2.1.0' })).body.message).toBe('A new version of the app is available with faster checkout.');
+    expect((await check({ platform: 'android', version: '2.1.0' })).body.message).toBe(
+      'A new version of the app is available with faster checkout.',
+    );
     expect((await check({ platform: 'android', version: '3.0.0' })).body.message).toBeNull();
   });
 
@@ -127,8 +173,13 @@ describe('checkMobileVersion', () => {
 
   it('judges a debug or QA build by the version its name starts with, and a name with none as needing nothing', async () => {
     const cases: [string, boolean, boolean][] = [
-      ['1.9.9-debug', true, true], ['v2.13.0', false, true], ['2.13.0 (123)', false, true], ['2.14.0-beta', false, false],
-      ['2.13.9.9.9', false, true], ['nightly', false, false], ['', false, false],
+      ['1.9.9-debug', true, true],
+      ['v2.13.0', false, true],
+      ['2.13.0 (123)', false, true],
+      ['2.14.0-beta', false, false],
+      ['2.13.9.9.9', false, true],
+      ['nightly', false, false],
+      ['', false, false],
     ];
     for (const [version, required, can] of cases) {
       if (version === '') {
@@ -142,8 +193,12 @@ describe('checkMobileVersion', () => {
   });
 
   it('answers 422 for an unknown platform, a missing or too long version or an unknown property; 400 for bad JSON', async () => {
-    for (const body of [{ platform: 'windows', version: '1.0.0' }, { platform: 'ios', version: '1'.repeat(33) },
-      { platform: 'ios' }, { platform: 'ios', version: '1.0', build: '7' }]) {
+    for (const body of [
+      { platform: 'windows', version: '1.0.0' },
+      { platform: 'ios', version: '1'.repeat(33) },
+      { platform: 'ios' },
+      { platform: 'ios', version: '1.0', build: '7' },
+    ]) {
       const r = await checkInvalid(body);
       expect(r.status, JSON.stringify(body)).toBe(422);
       expect(r.body.code).toBe('VALIDATION_ERROR');
@@ -154,7 +209,13 @@ describe('checkMobileVersion', () => {
 
 describe('malformed headers and bodies', () => {
   it('answers 422 for an Accept-Language longer than the contract allows, on every content read', async () => {
-    for (const path of ['/api/core/banners/', '/api/core/stories/', '/api/core/pages/', '/api/core/pages/main-page/products-titles', '/api/core/support-contact/']) {
+    for (const path of [
+      '/api/core/banners/',
+      '/api/core/stories/',
+      '/api/core/pages/',
+      '/api/core/pages/main-page/products-titles',
+      '/api/core/support-contact/',
+    ]) {
       const r = await svc.client.invalid('GET', path, { headers: { 'accept-language': `ru,${'x'.repeat(300)}` } });
       expect(r.status, path).toBe(422);
       expect(r.body.code).toBe('VALIDATION_ERROR');
@@ -162,7 +223,9 @@ describe('malformed headers and bodies', () => {
   });
 
   it('answers 413 for a version check body over the limit', async () => {
-    const r = await svc.client.invalid('POST', '/api/core/mobile-version/check/', { body: { platform: 'ios', version: '1.0', pad: 'x'.repeat(svc.config.bodyLimitBytes) } });
+    const r = await svc.client.invalid('POST', '/api/core/mobile-version/check/', {
+      body: { platform: 'ios', version: '1.0', pad: 'x'.repeat(svc.config.bodyLimitBytes) },
+    });
     expect(r.status).toBe(413);
     expect(r.body.code).toBe('PAYLOAD_TOO_LARGE');
   });

@@ -25,7 +25,9 @@ afterAll(async () => {
   await Promise.all([testSvc?.close(), prodSvc?.close()]);
 });
 
-const testOnlyPaths = Object.values(OPERATIONS).filter((o) => o.testOnly).map((o) => o.path);
+const testOnlyPaths = Object.values(OPERATIONS)
+  .filter((o) => o.testOnly)
+  .map((o) => o.path);
 
 describe('the built pages (generated/docs.{test,prod}.html)', () => {
   for (const env of ['TEST', 'PROD'] as const) {
@@ -41,7 +43,7 @@ describe('the built pages (generated/docs.{test,prod}.html)', () => {
     });
   }
 
-  it('draws Redoc\'s attribution logo inline: the page asks no CDN for an image its policy would block', () => {
+  it("draws Redoc's attribution logo inline: the page asks no CDN for an image its policy would block", () => {
     for (const env of ['TEST', 'PROD'] as const) {
       const html = readFileSync(docsPagePath(env), 'utf8');
       expect(html, env).not.toContain('cdn.redoc.ly');
@@ -201,7 +203,13 @@ describe.skipIf(!existsSync(CHROMIUM) && !inCi)('/docs in a real browser (headle
       expect(pageErrors).toEqual([]);
       expect(consoleErrors).toEqual([]);
       expect(elsewhere).toEqual([]);
-      expect(await page.locator('img').evaluateAll((imgs) => imgs.filter((i) => !(i as HTMLImageElement).complete || (i as HTMLImageElement).naturalWidth === 0).length)).toBe(0);
+      expect(
+        await page
+          .locator('img')
+          .evaluateAll(
+            (imgs) => imgs.filter((i) => !(i as HTMLImageElement).complete || (i as HTMLImageElement).naturalWidth === 0).length,
+          ),
+      ).toBe(0);
     } finally {
       await context.close();
       rmSync(profile, { recursive: true, force: true });

@@ -62,7 +62,10 @@ describe('two instances on one database', () => {
   it('deliver a change made through instance B to a socket on instance A', async () => {
     const customer = await signInCustomer(a);
     const [product] = await stockedProducts(a, { weight: false, count: 1 });
-    const { orderId } = await createConfirmedOrder(a, { customerId: customer.customerId, lines: [{ inventoryId: product!.inventoryId, quantity: '1' }] });
+    const { orderId } = await createConfirmedOrder(a, {
+      customerId: customer.customerId,
+      lines: [{ inventoryId: product!.inventoryId, quantity: '1' }],
+    });
 
     const ws = new WebSocket(`${a.url.replace('http', 'ws')}/ws/orders/tracking/`, { headers: customer.auth });
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));

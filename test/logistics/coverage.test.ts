@@ -34,17 +34,53 @@ const CHECK_MANY = '/api/logistics/stores/delivery/check-multiply-locations';
 
 // Points of the demo city and who must serve them (null: nobody), by the rule of the spec.
 const CASES: { name: string; lon: number; lat: number; store: string | null; zone: string | null }[] = [
-  { name: 'Tverskaya store, only in the centre zone', lon: TVERSKAYA.lon, lat: TVERSKAYA.lat, store: TVERSKAYA.id, zone: 'TVERSKAYA-CENTRE' },
-  { name: 'overlap of two centre zones, same priority: the cheaper (Arbat)', lon: 37.595, lat: 55.75, store: ARBAT.id, zone: 'ARBAT-WEST-CENTRE' },
-  { name: "Patriarch's Ponds: the higher priority wins although it costs more", lon: 37.593, lat: 55.7637, store: TVERSKAYA.id, zone: 'TVERSKAYA-PATRIARSHIE' },
-  { name: 'on the edge of the Arbat zone inside the Tverskaya zone: the edge counts', lon: 37.605, lat: 55.755, store: ARBAT.id, zone: 'ARBAT-WEST-CENTRE' },
+  {
+    name: 'Tverskaya store, only in the centre zone',
+    lon: TVERSKAYA.lon,
+    lat: TVERSKAYA.lat,
+    store: TVERSKAYA.id,
+    zone: 'TVERSKAYA-CENTRE',
+  },
+  {
+    name: 'overlap of two centre zones, same priority: the cheaper (Arbat)',
+    lon: 37.595,
+    lat: 55.75,
+    store: ARBAT.id,
+    zone: 'ARBAT-WEST-CENTRE',
+  },
+  {
+    name: "Patriarch's Ponds: the higher priority wins although it costs more",
+    lon: 37.593,
+    lat: 55.7637,
+    store: TVERSKAYA.id,
+    zone: 'TVERSKAYA-PATRIARSHIE',
+  },
+  {
+    name: 'on the edge of the Arbat zone inside the Tverskaya zone: the edge counts',
+    lon: 37.605,
+    lat: 55.755,
+    store: ARBAT.id,
+    zone: 'ARBAT-WEST-CENTRE',
+  },
   { name: 'inside the Kremlin hole: not served', lon: 37.6176, lat: 55.752, store: null, zone: null },
   { name: "on the Kremlin hole's edge: served", lon: 37.6125, lat: 55.752, store: TVERSKAYA.id, zone: 'TVERSKAYA-CENTRE' },
   { name: "on the hole's corner: served", lon: 37.6215, lat: 55.7535, store: TVERSKAYA.id, zone: 'TVERSKAYA-CENTRE' },
-  { name: 'Khamovniki, first part of the MultiPolygon', lon: KHAMOVNIKI.lon, lat: KHAMOVNIKI.lat, store: KHAMOVNIKI.id, zone: 'KHAMOVNIKI' },
+  {
+    name: 'Khamovniki, first part of the MultiPolygon',
+    lon: KHAMOVNIKI.lon,
+    lat: KHAMOVNIKI.lat,
+    store: KHAMOVNIKI.id,
+    zone: 'KHAMOVNIKI',
+  },
   { name: 'Luzhniki, the disjoint second part', lon: 37.55, lat: 55.71, store: KHAMOVNIKI.id, zone: 'KHAMOVNIKI' },
   { name: 'the gap between the two parts', lon: 37.5665, lat: 55.71, store: null, zone: null },
-  { name: 'Arbat (priority 10) over Khamovniki (priority 5) where they overlap', lon: 37.58, lat: 55.741, store: ARBAT.id, zone: 'ARBAT-WEST-CENTRE' },
+  {
+    name: 'Arbat (priority 10) over Khamovniki (priority 5) where they overlap',
+    lon: 37.58,
+    lat: 55.741,
+    store: ARBAT.id,
+    zone: 'ARBAT-WEST-CENTRE',
+  },
   { name: 'only in the inactive Dorogomilovo zone', lon: 37.55, lat: 55.745, store: null, zone: null },
   { name: 'Saint Petersburg', lon: 30.3141, lat: 59.9386, store: null, zone: null },
 ];
@@ -75,7 +111,13 @@ describe('checkDeliveryLocation', () => {
   });
 
   it('answers 422 VALIDATION_ERROR for bad coordinates (a swapped pair included), 400 and 413', async () => {
-    for (const body of [{ lon: 37.6 }, { lon: 37.6, lat: '55.7' }, { lon: 55.75, lat: 137.6 }, { lon: -180.5, lat: 0 }, { lon: 1, lat: 1, extra: true }]) {
+    for (const body of [
+      { lon: 37.6 },
+      { lon: 37.6, lat: '55.7' },
+      { lon: 55.75, lat: 137.6 },
+      { lon: -180.5, lat: 0 },
+      { lon: 1, lat: 1, extra: true },
+    ]) {
       const r = await invalid(CHECK, body);
       expect(r.status, JSON.stringify(body)).toBe(422);
       expect(r.body.code).toBe('VALIDATION_ERROR');
@@ -144,7 +186,13 @@ describe('checkMultipleDeliveryLocations', () => {
 
   it('answers 422 VALIDATION_ERROR for more than 50 items, a non-array, a bad item', async () => {
     const many = Array.from({ length: 51 }, () => ({ uuid: randomUUID(), location: { lon: 37.6, lat: 55.75 } }));
-    for (const body of [many, { uuid: randomUUID(), location: { lon: 1, lat: 1 } }, [{ uuid: 'x', location: { lon: 1, lat: 1 } }], [{ uuid: randomUUID(), location: { lon: 1, lat: 99 } }], [{ uuid: randomUUID(), location: { lon: 1, lat: 1 }, note: 'x' }]]) {
+    for (const body of [
+      many,
+      { uuid: randomUUID(), location: { lon: 1, lat: 1 } },
+      [{ uuid: 'x', location: { lon: 1, lat: 1 } }],
+      [{ uuid: randomUUID(), location: { lon: 1, lat: 99 } }],
+      [{ uuid: randomUUID(), location: { lon: 1, lat: 1 }, note: 'x' }],
+    ]) {
       const r = await invalid(CHECK_MANY, body);
       expect(r.status).toBe(422);
       expect(r.body.code).toBe('VALIDATION_ERROR');
@@ -157,7 +205,9 @@ describe('checkMultipleDeliveryLocations', () => {
   it('answers 400 for malformed JSON and 413 for a huge body', async () => {
     const malformed = await svc.client.invalid('POST', CHECK_MANY, { body: '[{', headers: { 'content-type': 'application/json' } });
     expect(malformed.status).toBe(400);
-    const big = await invalid(CHECK_MANY, [{ uuid: randomUUID(), location: { lon: 1, lat: 1 }, pad: 'x'.repeat(svc.config.bodyLimitBytes) }]);
+    const big = await invalid(CHECK_MANY, [
+      { uuid: randomUUID(), location: { lon: 1, lat: 1 }, pad: 'x'.repeat(svc.config.bodyLimitBytes) },
+    ]);
     expect(big.status).toBe(413);
   });
 });
@@ -176,11 +226,23 @@ describe('serving-store tie-breakers on stores made for them', () => {
 
     // A second store at exactly the same spot as `near`, with a smaller id, takes over.
     const twin = await createStore(svc.deps.db, { id: 'aaaaaaaa-0000-4000-8000-000000000001', lon: P.lon + 0.01, lat: P.lat });
-    await createZone(svc.deps.db, { store_id: twin, polygon: around(), delivery_cost: '150.00', priority: 3, id: 'ffffffff-1111-4111-8111-000000000001' });
+    await createZone(svc.deps.db, {
+      store_id: twin,
+      polygon: around(),
+      delivery_cost: '150.00',
+      priority: 3,
+      id: 'ffffffff-1111-4111-8111-000000000001',
+    });
     expect((await canUse(P)).body).toBe(twin);
 
     // Another zone of the same store with a smaller id: that zone is the one matched.
-    const smallerZone = await createZone(svc.deps.db, { store_id: twin, polygon: around(0.04), delivery_cost: '150.00', priority: 3, id: '11111111-1111-4111-8111-000000000001' });
+    const smallerZone = await createZone(svc.deps.db, {
+      store_id: twin,
+      polygon: around(0.04),
+      delivery_cost: '150.00',
+      priority: 3,
+      id: '11111111-1111-4111-8111-000000000001',
+    });
     const many = await checkMany([{ uuid: randomUUID(), location: P }]);
     expect(many.body.results[0]).toMatchObject({ zone_id: smallerZone, store: { id: twin } });
   });
@@ -209,9 +271,13 @@ describe('listDeliveryZones', () => {
     const { data, response } = await svc.client.api.GET('/api/logistics/stores/delivery/zones');
     expect(response.status).toBe(200);
     const demo = data!.filter((z) => [TVERSKAYA.id, ARBAT.id, KHAMOVNIKI.id].includes(z.store_id));
-    expect(demo.map((z) => z.id).sort()).toEqual(DEMO_ZONES.filter((z) => z.is_active !== false).map((z) => z.id).sort());
-    const order = [...data!].sort(
-      (a, b) => (a.store_id < b.store_id ? -1 : a.store_id > b.store_id ? 1 : b.priority - a.priority || (a.id < b.id ? -1 : 1)),
+    expect(demo.map((z) => z.id).sort()).toEqual(
+      DEMO_ZONES.filter((z) => z.is_active !== false)
+        .map((z) => z.id)
+        .sort(),
+    );
+    const order = [...data!].sort((a, b) =>
+      a.store_id < b.store_id ? -1 : a.store_id > b.store_id ? 1 : b.priority - a.priority || (a.id < b.id ? -1 : 1),
     );
     expect(data!.map((z) => z.id)).toEqual(order.map((z) => z.id));
     const khamovniki = data!.find((z) => z.id === zoneId('KHAMOVNIKI'))!;
@@ -239,12 +305,43 @@ describe('the database refuses unusable zone polygons', () => {
   it('rejects open rings, too few positions and wrong types', async () => {
     const store = await createStore(svc.deps.db);
     for (const polygon of [
-      { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 1], [0, 1]]] },
-      { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [0, 0]]] },
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [0, 0],
+            [1, 0],
+            [1, 1],
+            [0, 1],
+          ],
+        ],
+      },
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [0, 0],
+            [1, 0],
+            [0, 0],
+          ],
+        ],
+      },
       { type: 'Point', coordinates: [0, 0] },
-      { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 95], [0, 0]]] },
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [0, 0],
+            [1, 0],
+            [1, 95],
+            [0, 0],
+          ],
+        ],
+      },
     ]) {
-      await expect(createZone(svc.deps.db, { store_id: store, polygon: polygon as any })).rejects.toThrow(/geojson_area_is_valid|check constraint/);
+      await expect(createZone(svc.deps.db, { store_id: store, polygon: polygon as any })).rejects.toThrow(
+        /geojson_area_is_valid|check constraint/,
+      );
     }
   });
 });

@@ -32,13 +32,14 @@ export async function createStore(db: Executor, over: Partial<Insertable<DB['sto
 }
 
 export const square = (minLon: number, minLat: number, maxLon: number, maxLat: number) => [
-  [minLon, minLat], [maxLon, minLat], [maxLon, maxLat], [minLon, maxLat], [minLon, minLat],
+  [minLon, minLat],
+  [maxLon, minLat],
+  [maxLon, maxLat],
+  [minLon, maxLat],
+  [minLon, minLat],
 ];
 
-export async function createZone(
-  db: Executor,
-  over: Partial<NewDeliveryZone> & Pick<NewDeliveryZone, 'store_id'>,
-): Promise<string> {
+export async function createZone(db: Executor, over: Partial<NewDeliveryZone> & Pick<NewDeliveryZone, 'store_id'>): Promise<string> {
   const id = over.id ?? randomUUID();
   await insertDeliveryZones(db, [
     {

@@ -28,7 +28,12 @@ beforeAll(async () => {
     if (request.url.startsWith(PROVIDER)) seen.push(new URL(request.url));
   });
   svc = await startTestService({
-    env: { GEOCODER_PROVIDER: 'mapbox', GEOCODER_URL: `${PROVIDER}/`, GEOCODER_ACCESS_TOKEN: 'sk.test-token', GEOCODER_TIMEOUT_MS: String(TIMEOUT_MS) },
+    env: {
+      GEOCODER_PROVIDER: 'mapbox',
+      GEOCODER_URL: `${PROVIDER}/`,
+      GEOCODER_ACCESS_TOKEN: 'sk.test-token',
+      GEOCODER_TIMEOUT_MS: String(TIMEOUT_MS),
+    },
   });
 });
 afterEach(() => {
@@ -55,7 +60,17 @@ const feature = (type: string, name: string, lon: number, lat: number, full: str
 });
 const collection = (...features: unknown[]) => ({ type: 'FeatureCollection', features, attribution: 'test' });
 
-const adapter = () => new MapboxGeocoder(loadConfig({ ...process.env, GEOCODER_PROVIDER: 'mapbox', GEOCODER_ACCESS_TOKEN: 'sk.unit', GEOCODER_URL: PROVIDER, GEOCODER_TIMEOUT_MS: String(TIMEOUT_MS) }).logistics.geocoder, createLogger('silent'));
+const adapter = () =>
+  new MapboxGeocoder(
+    loadConfig({
+      ...process.env,
+      GEOCODER_PROVIDER: 'mapbox',
+      GEOCODER_ACCESS_TOKEN: 'sk.unit',
+      GEOCODER_URL: PROVIDER,
+      GEOCODER_TIMEOUT_MS: String(TIMEOUT_MS),
+    }).logistics.geocoder,
+    createLogger('silent'),
+  );
 
 const NEAR = { lon: 37.6103, lat: 55.7616 };
 
@@ -77,7 +92,12 @@ describe('MapboxGeocoder.suggest', () => {
     const result = await adapter().suggest({ query: 'tver 7', near: NEAR, limit: 7, lang: 'ru' });
     expect(result).toEqual([
       { title: 'Tverskaya Street', category: 'street', location: { lon: 37.6052, lat: 55.7638 }, place_name: null },
-      { title: 'Tverskaya Street 7', category: 'address', location: { lon: 37.6106, lat: 55.7579 }, place_name: 'Tverskaya Street 7, Moscow, Russia' },
+      {
+        title: 'Tverskaya Street 7',
+        category: 'address',
+        location: { lon: 37.6106, lat: 55.7579 },
+        place_name: 'Tverskaya Street 7, Moscow, Russia',
+      },
       { title: 'Tver', category: 'locality', location: { lon: 35.9119, lat: 56.8587 }, place_name: 'Tver, Moscow, Russia' },
     ]);
     const url = seen[0];
@@ -89,7 +109,11 @@ describe('MapboxGeocoder.suggest', () => {
   });
 
   it('never asks for more than the provider allows, and cuts to the limit', async () => {
-    provider.use(http.get(FORWARD, () => HttpResponse.json(collection(...Array.from({ length: 10 }, (_, i) => feature('address', `House ${i}`, 37.61 + i / 1000, 55.76))))));
+    provider.use(
+      http.get(FORWARD, () =>
+        HttpResponse.json(collection(...Array.from({ length: 10 }, (_, i) => feature('address', `House ${i}`, 37.61 + i / 1000, 55.76)))),
+      ),
+    );
     const result = await adapter().suggest({ query: 'house', near: NEAR, limit: 20, lang: 'en' });
     expect(seen[0]!.searchParams.get('limit')).toBe('10');
     expect(result).toHaveLength(10);
@@ -114,10 +138,12 @@ describe('MapboxGeocoder.suggest', () => {
   });
 
   it('gives up at the timeout, also when the body trickles in', async () => {
-    provider.use(http.get(FORWARD, async () => {
-      await delay(5_000);
-      return HttpResponse.json(collection());
-    }));
+    provider.use(
+      http.get(FORWARD, async () => {
+        await delay(5_000);
+        return HttpResponse.json(collection());
+      }),
+    );
     const started = performance.now();
     await expect(adapter().suggest({ query: 'tver', near: NEAR, limit: 7, lang: 'en' })).rejects.toBeInstanceOf(GeocoderUnavailableError);
     expect(performance.now() - started).toBeLessThan(TIMEOUT_MS + 500);
@@ -162,7 +188,10 @@ describe('MapboxGeocoder.reverse', () => {
     expect(url!.searchParams.get('longitude')).toBe(String(at.lon));
     expect(url!.searchParams.get('latitude')).toBe(String(at.lat));
     expect(url!.searchParams.get('types')).toBe('address,street');
-    expect(await adapter().reverse({ point: at, radiusMeters: 50, lang: 'en' })).toMatchObject({ title: 'Tverskaya Street', category: 'street' });
+    expect(await adapter().reverse({ point: at, radiusMeters: 50, lang: 'en' })).toMatchObject({
+      title: 'Tverskaya Street',
+      category: 'street',
+    });
     expect(await adapter().reverse({ point: at, radiusMeters: 5, lang: 'en' })).toBeNull();
   });
 });
@@ -173,9 +202,18 @@ describe('the operations with the HTTP geocoder', () => {
       http.get(FORWARD, () => HttpResponse.json(collection(feature('address', 'Tverskaya Street 7', 37.6106, 55.7579)))),
       http.get(REVERSE, () => HttpResponse.json(collection(feature('address', 'Tverskaya Street 7', 37.6106, 55.7579)))),
     );
-    const s = await svc.client.call.GET('/api/logistics/map/address-suggestions', { params: { query: { lon: 37.61, lat: 55.76, query: 'tver 7' } } });
+    const s = await svc.client.call.GET('/api/logistics/map/address-suggestions', {
+      params: { query: { lon: 37.61, lat: 55.76, query: 'tver 7' } },
+    });
     expect(s.status).toBe(200);
-    expect(s.body).toEqual([{ title: 'Tverskaya Street 7', category: 'address', location: { lon: 37.6106, lat: 55.7579 }, place_name: 'Tverskaya Street 7, Moscow, Russia' }]);
+    expect(s.body).toEqual([
+      {
+        title: 'Tverskaya Street 7',
+        category: 'address',
+        location: { lon: 37.6106, lat: 55.7579 },
+        place_name: 'Tverskaya Street 7, Moscow, Russia',
+      },
+    ]);
     expect(seen[0]!.searchParams.get('access_token')).toBe('sk.test-token');
     expect(seen[0]!.searchParams.get('limit')).toBe('7');
     const r = await svc.client.call.POST('/api/logistics/map/reverse-geocode', { body: { lon: 37.6106, lat: 55.7579 } });
@@ -191,7 +229,9 @@ describe('the operations with the HTTP geocoder', () => {
         return HttpResponse.json(collection());
       }),
     );
-    const s = await svc.client.call.GET('/api/logistics/map/address-suggestions', { params: { query: { lon: 37.61, lat: 55.76, query: 'tver' } } });
+    const s = await svc.client.call.GET('/api/logistics/map/address-suggestions', {
+      params: { query: { lon: 37.61, lat: 55.76, query: 'tver' } },
+    });
     expect(s.status).toBe(502);
     expect(s.body.code).toBe('GEOCODER_UNAVAILABLE');
     const started = performance.now();
@@ -204,7 +244,9 @@ describe('the operations with the HTTP geocoder', () => {
   });
 
   it('still checks the query length before asking the provider', async () => {
-    const r = await svc.client.call.GET('/api/logistics/map/address-suggestions', { params: { query: { lon: 37.61, lat: 55.76, query: ' x ' } } });
+    const r = await svc.client.call.GET('/api/logistics/map/address-suggestions', {
+      params: { query: { lon: 37.61, lat: 55.76, query: ' x ' } },
+    });
     expect(r.status).toBe(422);
     expect(r.body.code).toBe('QUERY_TOO_SHORT');
     expect(seen).toHaveLength(0);
@@ -217,6 +259,9 @@ describe('configuration', () => {
     expect(() => loadConfig({ GEOCODER_PROVIDER: 'google', JWT_SECRET: 'x'.repeat(40) })).toThrow(/GEOCODER_PROVIDER/);
     expect(() => loadConfig({ MAP_ENABLED: 'true', JWT_SECRET: 'x'.repeat(40) })).toThrow(/MAP_PUBLIC_TOKEN/);
     expect(() => loadConfig({ MAP_SEARCH_MAX_RESULTS: '21', JWT_SECRET: 'x'.repeat(40) })).toThrow(/MAP_SEARCH_MAX_RESULTS/);
-    expect(loadConfig({ MAP_PUBLIC_TOKEN: 'pk.x', MAP_ENABLED: 'false', JWT_SECRET: 'x'.repeat(40) }).logistics.map).toMatchObject({ enabled: false, publicToken: null });
+    expect(loadConfig({ MAP_PUBLIC_TOKEN: 'pk.x', MAP_ENABLED: 'false', JWT_SECRET: 'x'.repeat(40) }).logistics.map).toMatchObject({
+      enabled: false,
+      publicToken: null,
+    });
   });
 });

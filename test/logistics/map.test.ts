@@ -120,12 +120,14 @@ describe('listAddressSuggestions', () => {
   });
 
   it('keeps matching while a word is typed through a letter pair the search folds', async () => {
-    const titlesOf = async (q: string, near?: { lon: number; lat: number }) => (await suggest(svc, q, near)).body.map((s: { title: string }) => s.title);
+    const titlesOf = async (q: string, near?: { lon: number; lat: number }) =>
+      (await suggest(svc, q, near)).body.map((s: { title: string }) => s.title);
     const kievsky = { lon: 37.5653, lat: 55.7433 };
     for (const q of ['Ки', 'Ki', 'Кие', 'Киевс']) expect(await titlesOf(q, kievsky), q).toContainEqual(expect.stringMatching(/^Kievsky/));
     for (const q of ['Kuzne', 'Kuznet', 'Kuznets']) expect(await titlesOf(q), q).toContainEqual(expect.stringMatching(/^Kuznetsky/));
     const ponds = { lon: 37.593, lat: 55.7637 };
-    for (const q of ['Патриарш', 'Патриарши', 'Патриаршие']) expect(await titlesOf(q, ponds), q).toContainEqual(expect.stringMatching(/^Patriarch/));
+    for (const q of ['Патриарш', 'Патриарши', 'Патриаршие'])
+      expect(await titlesOf(q, ponds), q).toContainEqual(expect.stringMatching(/^Patriarch/));
   });
 
   it('matches word beginnings only and answers an empty list when nothing matches', async () => {
@@ -200,26 +202,54 @@ describe('reverseGeocodeLocation', () => {
     const streetId = randomUUID();
     await insertGazetteerEntries(svc.deps.db, [
       { id: streetId, category: 'street', title_ru: 'Тестовая ул.', title_en: 'Test St', lon: at.lon, lat: at.lat },
-      { category: 'address', street_id: streetId, house_number: '1', title_ru: 'Тестовая ул., 1', title_en: 'Test St, 1', ...metresNorth(80) },
+      {
+        category: 'address',
+        street_id: streetId,
+        house_number: '1',
+        title_ru: 'Тестовая ул., 1',
+        title_en: 'Test St, 1',
+        ...metresNorth(80),
+      },
     ]);
     const r = await reverse(svc, at);
     expect(r.body.address).toMatchObject({ title: 'Test St, 1', category: 'address' });
     // With a 30 m radius the house is out of reach: the street answers.
     await insertGazetteerEntries(configured.deps.db, [
       { id: streetId, category: 'street', title_ru: 'Тестовая ул.', title_en: 'Test St', lon: at.lon, lat: at.lat },
-      { category: 'address', street_id: streetId, house_number: '1', title_ru: 'Тестовая ул., 1', title_en: 'Test St, 1', ...metresNorth(80) },
+      {
+        category: 'address',
+        street_id: streetId,
+        house_number: '1',
+        title_ru: 'Тестовая ул., 1',
+        title_en: 'Test St, 1',
+        ...metresNorth(80),
+      },
     ]);
     const narrow = await reverse(configured, { lon: at.lon, lat: at.lat + 10 / 111_195 });
     expect(narrow.body.address).toMatchObject({ title: 'Test St', category: 'street' });
     // Among equals the nearest wins.
     await insertGazetteerEntries(svc.deps.db, [
-      { category: 'address', street_id: streetId, house_number: '2', title_ru: 'Тестовая ул., 2', title_en: 'Test St, 2', ...metresNorth(-50) },
+      {
+        category: 'address',
+        street_id: streetId,
+        house_number: '2',
+        title_ru: 'Тестовая ул., 2',
+        title_en: 'Test St, 2',
+        ...metresNorth(-50),
+      },
     ]);
     expect((await reverse(svc, at)).body.address.title).toBe('Test St, 2');
   });
 
   it('answers 422 VALIDATION_ERROR for missing, non-numeric, out-of-range or extra fields', async () => {
-    for (const body of [{ lon: 37.6 }, { lon: '37.6', lat: 'x' }, { lon: 37.6, lat: 91 }, { lon: 181, lat: 55 }, { lon: 37.6, lat: 55.7, zoom: 3 }, []]) {
+    for (const body of [
+      { lon: 37.6 },
+      { lon: '37.6', lat: 'x' },
+      { lon: 37.6, lat: 91 },
+      { lon: 181, lat: 55 },
+      { lon: 37.6, lat: 55.7, zoom: 3 },
+      [],
+    ]) {
       const r = await reverseInvalid(body);
       expect(r.status, JSON.stringify(body)).toBe(422);
       expect(r.body.code).toBe('VALIDATION_ERROR');

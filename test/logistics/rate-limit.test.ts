@@ -19,20 +19,35 @@ describe('Logistics request budget', () => {
     const ip = '203.0.113.10';
     expect((await svc.client.call.GET('/api/logistics/map/config', { headers: from(ip) })).status).toBe(200);
     expect((await svc.client.call.GET('/api/logistics/stores/delivery/zones', { headers: from(ip) })).status).toBe(200);
-    expect((await svc.client.call.POST('/api/logistics/stores/delivery/can-use-location', { headers: from(ip), body: { lon: 37.6, lat: 55.75 } })).status).toBe(200);
+    expect(
+      (
+        await svc.client.call.POST('/api/logistics/stores/delivery/can-use-location', {
+          headers: from(ip),
+          body: { lon: 37.6, lat: 55.75 },
+        })
+      ).status,
+    ).toBe(200);
     const refused = [
       await svc.client.call.GET('/api/logistics/map/config', { headers: from(ip) }),
-      await svc.client.call.GET('/api/logistics/map/address-suggestions', { params: { query: { lon: 37.6, lat: 55.75, query: 'tver' } }, headers: from(ip) }),
+      await svc.client.call.GET('/api/logistics/map/address-suggestions', {
+        params: { query: { lon: 37.6, lat: 55.75, query: 'tver' } },
+        headers: from(ip),
+      }),
       await svc.client.call.POST('/api/logistics/map/reverse-geocode', { headers: from(ip), body: { lon: 37.6, lat: 55.75 } }),
       await svc.client.call.POST('/api/logistics/stores/delivery/check-location', { headers: from(ip), body: { lon: 37.6, lat: 55.75 } }),
       await svc.client.call.POST('/api/logistics/stores/delivery/check-multiply-locations', { headers: from(ip), body: [] }),
-      await svc.client.call.GET('/api/logistics/stores/delivery/order-preferences', { headers: { ...from(ip), 'X-Store-Id': TVERSKAYA.id } }),
+      await svc.client.call.GET('/api/logistics/stores/delivery/order-preferences', {
+        headers: { ...from(ip), 'X-Store-Id': TVERSKAYA.id },
+      }),
       await svc.client.call.GET('/api/logistics/stores/delivery/slots', { headers: { ...from(ip), 'X-Store-Id': TVERSKAYA.id } }),
       await svc.client.call.GET('/api/logistics/stores/delivery/zones', { headers: from(ip) }),
       await svc.client.call.GET('/api/logistics/stores/pickup/', { headers: from(ip) }),
       await svc.client.call.GET('/api/logistics/stores/pickup/order-preferences', { headers: { ...from(ip), 'X-Store-Id': TVERSKAYA.id } }),
       await svc.client.call.GET('/api/logistics/stores/pickup/slots', { headers: { ...from(ip), 'X-Store-Id': TVERSKAYA.id } }),
-      await svc.client.call.GET('/api/logistics/stores/pickup/{store_id}', { params: { path: { store_id: TVERSKAYA.id } }, headers: from(ip) }),
+      await svc.client.call.GET('/api/logistics/stores/pickup/{store_id}', {
+        params: { path: { store_id: TVERSKAYA.id } },
+        headers: from(ip),
+      }),
       await svc.client.call.POST('/api/logistics/stores/delivery/can-use-location', { headers: from(ip), body: { lon: 37.6, lat: 55.75 } }),
     ];
     for (const r of refused) {

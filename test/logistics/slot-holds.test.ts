@@ -23,7 +23,16 @@ afterAll(() => database?.shutdown());
 const slotState = (id: string) =>
   database.db
     .selectFrom('store_slots')
-    .select(['reserved', 'capacity', (eb) => eb.selectFrom('slot_holds').select((e) => e.fn.countAll<number>().as('n')).whereRef('slot_holds.slot_id', '=', 'store_slots.id').as('holds')])
+    .select([
+      'reserved',
+      'capacity',
+      (eb) =>
+        eb
+          .selectFrom('slot_holds')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .whereRef('slot_holds.slot_id', '=', 'store_slots.id')
+          .as('holds'),
+    ])
     .where('id', '=', id)
     .executeTakeFirstOrThrow();
 
@@ -136,7 +145,10 @@ describe('release and pickup holds', () => {
     const order = randomUUID();
     // 90 minutes ahead is before the pickup cut-off although it is past a delivery one.
     expect(await reservePickupSlot(database.db, { storeId: store, slotId: soon, orderId: order })).toMatchObject({ ok: true });
-    expect(await reservePickupSlot(database.db, { storeId: store, slotId: tooSoon, orderId: randomUUID() })).toEqual({ ok: false, reason: 'cutoff_passed' });
+    expect(await reservePickupSlot(database.db, { storeId: store, slotId: tooSoon, orderId: randomUUID() })).toEqual({
+      ok: false,
+      reason: 'cutoff_passed',
+    });
     // A delivery release does not touch a pickup hold.
     expect(await releaseDeliverySlot(database.db, order)).toEqual({ released: false, slotId: null });
     expect(await releasePickupSlot(database.db, order)).toEqual({ released: true, slotId: soon });

@@ -20,7 +20,8 @@ const deliverySlots = (storeId: string, date?: string) =>
   svc.client.call.GET('/api/logistics/stores/delivery/slots', { params: { query: { date } }, headers: { 'X-Store-Id': storeId } });
 const pickupSlots = (storeId: string) => svc.client.call.GET('/api/logistics/stores/pickup/slots', { headers: { 'X-Store-Id': storeId } });
 /** Deliberately invalid: no store, a store id or date that is not one. */
-const invalid = (path: string, storeId: string | null) => svc.client.invalid('GET', path, { headers: storeId ? { 'X-Store-Id': storeId } : {} });
+const invalid = (path: string, storeId: string | null) =>
+  svc.client.invalid('GET', path, { headers: storeId ? { 'X-Store-Id': storeId } : {} });
 
 const minutes = (iso: string) => new Date(iso).getTime() / 60_000;
 
@@ -52,7 +53,9 @@ describe('listDeliverySlots', () => {
     // a Sunday has no 08:00 window, so then only the one at 10:00.
     const closed = slots.filter((s) => s.unavailable_reason === 'closed');
     const sunday = new Date(`${moscowDate(2)}T12:00:00Z`).getUTCDay() === 0;
-    expect(closed.map((s) => `${s.date} ${s.start_time}`)).toEqual([...(sunday ? [] : ['08:00:00+03:00']), '10:00:00+03:00'].map((t) => `${moscowDate(2)} ${t}`));
+    expect(closed.map((s) => `${s.date} ${s.start_time}`)).toEqual(
+      [...(sunday ? [] : ['08:00:00+03:00']), '10:00:00+03:00'].map((t) => `${moscowDate(2)} ${t}`),
+    );
     // Tomorrow's windows are all open for orders.
     expect(slots.filter((s) => s.date === moscowDate(1)).every((s) => s.is_available)).toBe(true);
   });
@@ -76,13 +79,17 @@ describe('listDeliverySlots', () => {
     // Windows two days ahead, made before the store's closure for that day was entered.
     const delivery = await createSlot(svc.deps.db, { storeId: store, startsInMinutes: 2 * 24 * 60 });
     const pickup = await createSlot(svc.deps.db, { storeId: store, startsInMinutes: 2 * 24 * 60, kind: 'pickup' });
-    const day = (await svc.deps.db.selectFrom('store_slots').select('slot_date').where('id', '=', delivery).executeTakeFirstOrThrow()).slot_date;
+    const day = (await svc.deps.db.selectFrom('store_slots').select('slot_date').where('id', '=', delivery).executeTakeFirstOrThrow())
+      .slot_date;
     expect((await deliverySlots(store)).body.map((s: { id: string }) => s.id)).toContain(delivery);
     expect((await pickupSlots(store)).body.map((s: { id: string }) => s.id)).toContain(pickup);
     await svc.deps.db.insertInto('store_closures').values({ store_id: store, closed_on: day, reason: 'stock-taking' }).execute();
     expect((await deliverySlots(store)).body.map((s: { id: string }) => s.id)).not.toContain(delivery);
     expect((await pickupSlots(store)).body.map((s: { id: string }) => s.id)).not.toContain(pickup);
-    expect(await reserveDeliverySlot(svc.deps.db, { storeId: store, slotId: delivery, orderId: randomUUID() })).toEqual({ ok: false, reason: 'closed' });
+    expect(await reserveDeliverySlot(svc.deps.db, { storeId: store, slotId: delivery, orderId: randomUUID() })).toEqual({
+      ok: false,
+      reason: 'closed',
+    });
   });
 
   it('marks closed, cut-off and full windows with the first reason that applies, omits ended ones', async () => {
@@ -108,7 +115,9 @@ describe('listDeliverySlots', () => {
 
     // Two orders take the two units: the window reads full.
     for (let i = 0; i < 2; i++) {
-      const held = await svc.deps.db.transaction().execute((trx) => reserveDeliverySlot(trx, { storeId: store, slotId: filling, orderId: randomUUID() }));
+      const held = await svc.deps.db
+        .transaction()
+        .execute((trx) => reserveDeliverySlot(trx, { storeId: store, slotId: filling, orderId: randomUUID() }));
       expect(held.ok).toBe(true);
     }
     const after = ((await deliverySlots(store)).body as any[]).find((s) => s.id === filling);
@@ -123,7 +132,16 @@ describe('listDeliverySlots', () => {
     const store = await createStore(svc.deps.db, { delivery_slot_days: 3 });
     await svc.deps.db
       .insertInto('slot_templates')
-      .values([1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ store_id: store, kind: 'delivery' as const, weekday, start_time: '23:00', end_time: '23:59', capacity: 4 })))
+      .values(
+        [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({
+          store_id: store,
+          kind: 'delivery' as const,
+          weekday,
+          start_time: '23:00',
+          end_time: '23:59',
+          capacity: 4,
+        })),
+      )
       .execute();
     const first = (await deliverySlots(store)).body as any[];
     // 23:00-23:59 every day: today's is still ahead unless it is already past 23:59 in Moscow.
@@ -139,12 +157,18 @@ describe('listDeliverySlots', () => {
   it('refuses a window or opening hours ending at 24:00, which no RFC 3339 time can say', async () => {
     const store = await createStore(svc.deps.db, {});
     const template = (end_time: string) =>
-      svc.deps.db.insertInto('slot_templates').values({ store_id: store, kind: 'delivery', weekday: 1, start_time: '22:00', end_time, capacity: 4 }).execute();
+      svc.deps.db
+        .insertInto('slot_templates')
+        .values({ store_id: store, kind: 'delivery', weekday: 1, start_time: '22:00', end_time, capacity: 4 })
+        .execute();
     await expect(template('24:00')).rejects.toThrow(/slot_templates_before_midnight/);
     await template('23:59:59'); // "until midnight"
     await svc.deps.db.deleteFrom('store_working_hours').where('store_id', '=', store).where('weekday', '=', 2).execute();
     await expect(
-      svc.deps.db.insertInto('store_working_hours').values({ store_id: store, weekday: 2, opens_at: '08:00', closes_at: '24:00', is_closed: false }).execute(),
+      svc.deps.db
+        .insertInto('store_working_hours')
+        .values({ store_id: store, weekday: 2, opens_at: '08:00', closes_at: '24:00', is_closed: false })
+        .execute(),
     ).rejects.toThrow(/store_working_hours_before_midnight/);
   });
 
@@ -165,7 +189,11 @@ describe('listDeliverySlots', () => {
     expect(unknown.body.code).toBe('STORE_NOT_FOUND');
     const inactive = await createStore(svc.deps.db, { is_active: false });
     expect((await deliverySlots(inactive)).body.code).toBe('STORE_NOT_FOUND');
-    for (const [store, query] of [['not-a-uuid', ''], [TVERSKAYA.id, '?date=2025-02-30'], [TVERSKAYA.id, '?date=tomorrow']]) {
+    for (const [store, query] of [
+      ['not-a-uuid', ''],
+      [TVERSKAYA.id, '?date=2025-02-30'],
+      [TVERSKAYA.id, '?date=tomorrow'],
+    ]) {
       const r = await invalid(`/api/logistics/stores/delivery/slots${query}`, store!);
       expect(r.status, `${store} ${query}`).toBe(422);
       expect(r.body.code).toBe('VALIDATION_ERROR');

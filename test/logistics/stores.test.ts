@@ -16,7 +16,8 @@ const TVERSKAYA = demoStore('MSK-TVERSKAYA');
 const ARBAT = demoStore('MSK-ARBAT');
 const KHAMOVNIKI = demoStore('MSK-KHAMOVNIKI');
 
-type StorePath = '/api/logistics/stores/delivery/order-preferences' | '/api/logistics/stores/pickup/order-preferences' | '/api/logistics/stores/pickup/';
+type StorePath =
+  '/api/logistics/stores/delivery/order-preferences' | '/api/logistics/stores/pickup/order-preferences' | '/api/logistics/stores/pickup/';
 const get = (path: StorePath, headers: Record<string, string> = {}) => svc.client.call.GET(path, { headers });
 const pickupStore = (storeId: string, headers: Record<string, string> = {}) =>
   svc.client.call.GET('/api/logistics/stores/pickup/{store_id}', { params: { path: { store_id: storeId } }, headers });
@@ -26,10 +27,15 @@ const withStore = (storeId: string) => ({ 'X-Store-Id': storeId });
 
 async function expressStore(isAccepting: boolean): Promise<string> {
   const store = await createStore(svc.deps.db);
-  await svc.deps.db.insertInto('store_express_delivery').values({ store_id: store, minutes: 30, cost: '150.00', max_items_count: null, is_accepting: isAccepting }).execute();
+  await svc.deps.db
+    .insertInto('store_express_delivery')
+    .values({ store_id: store, minutes: 30, cost: '150.00', max_items_count: null, is_accepting: isAccepting })
+    .execute();
   await svc.deps.db
     .insertInto('store_express_schedule')
-    .values([1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ store_id: store, weekday, start_time: '00:00:00', end_time: '23:59:59', is_active: true })))
+    .values(
+      [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ store_id: store, weekday, start_time: '00:00:00', end_time: '23:59:59', is_active: true })),
+    )
     .execute();
   return store;
 }
@@ -72,7 +78,12 @@ describe('getDeliveryOrderPreferences', () => {
     // The window is 00:00:00-23:59:59 every day: only the day's last second is outside it.
     if (localMoment(new Date(), 'Europe/Moscow').time < '23:59:59') expect(a.body.express.is_available).toBe(true);
     expect(b.body.express.is_available).toBe(false);
-    expect(a.body).toMatchObject({ min_order_amount: '0.00', delivery_cost: '0.00', slot_days: 14, express: { minutes: 30, cost: '150.00', max_items_count: null } });
+    expect(a.body).toMatchObject({
+      min_order_amount: '0.00',
+      delivery_cost: '0.00',
+      slot_days: 14,
+      express: { minutes: 30, cost: '150.00', max_items_count: null },
+    });
   });
 
   it('answers 422 STORE_REQUIRED, STORE_NOT_FOUND and VALIDATION_ERROR', async () => {
@@ -90,7 +101,9 @@ describe('getPickupOrderPreferences', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ min_order_amount: '500.00' });
     expect(r.headers.get('vary')).toMatch(/X-Store-Id/i);
-    expect((await get('/api/logistics/stores/pickup/order-preferences', withStore(KHAMOVNIKI.id))).body).toEqual({ min_order_amount: '0.00' });
+    expect((await get('/api/logistics/stores/pickup/order-preferences', withStore(KHAMOVNIKI.id))).body).toEqual({
+      min_order_amount: '0.00',
+    });
   });
 
   it('answers 422 STORE_REQUIRED, STORE_NOT_FOUND and VALIDATION_ERROR', async () => {
@@ -147,9 +160,17 @@ describe('getPickupStore', () => {
       work_time: '24/7',
       contacts: ['+74950000002'],
       phone: '+74950000002',
-      image: { original: 'https://cdn.grocery.example/stores/msk-arbat/original.jpg', listing: 'https://cdn.grocery.example/stores/msk-arbat/listing.jpg' },
+      image: {
+        original: 'https://cdn.grocery.example/stores/msk-arbat/original.jpg',
+        listing: 'https://cdn.grocery.example/stores/msk-arbat/listing.jpg',
+      },
       timezone: 'Europe/Moscow',
-      working_hours: [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, is_closed: false, opens_at: '00:00:00+03:00', closes_at: '00:00:00+03:00' })),
+      working_hours: [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({
+        weekday,
+        is_closed: false,
+        opens_at: '00:00:00+03:00',
+        closes_at: '00:00:00+03:00',
+      })),
       is_open_now: true,
       min_order_amount: '300.00',
     });
@@ -179,10 +200,15 @@ describe('getPickupStore', () => {
     const store = await createStore(svc.deps.db);
     await svc.deps.db
       .insertInto('store_working_hours')
-      .values([1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ store_id: store, weekday, is_closed: false, opens_at: '00:00', closes_at: '00:00' })))
+      .values(
+        [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ store_id: store, weekday, is_closed: false, opens_at: '00:00', closes_at: '00:00' })),
+      )
       .execute();
     expect((await pickupStore(store)).body.is_open_now).toBe(true);
-    await svc.deps.db.insertInto('store_closures').values({ store_id: store, closed_on: localMoment(new Date(), 'Europe/Moscow').date, reason: 'test' }).execute();
+    await svc.deps.db
+      .insertInto('store_closures')
+      .values({ store_id: store, closed_on: localMoment(new Date(), 'Europe/Moscow').date, reason: 'test' })
+      .execute();
     expect((await pickupStore(store)).body.is_open_now).toBe(false);
   });
 

@@ -16,13 +16,16 @@ afterAll(() => svc?.close());
 const C = DEMO_LOYALTY_CARDS;
 type Who = { access: string };
 const create = (c: Who) => svc.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
-const link = (c: Who, card_number: string) => svc.client.call.POST('/api/loaylty/wallet/link/', { headers: bearer(c), body: { card_number } });
+const link = (c: Who, card_number: string) =>
+  svc.client.call.POST('/api/loaylty/wallet/link/', { headers: bearer(c), body: { card_number } });
 const linkPhysical = (c: Who, card_number: string) =>
   svc.client.call.POST('/api/loaylty/wallet/link-physical/', { headers: bearer(c), body: { card_number } });
-const preview = (c: Who, card_number: string) => svc.client.call.POST('/api/loaylty/wallet/link/preview/', { headers: bearer(c), body: { card_number } });
+const preview = (c: Who, card_number: string) =>
+  svc.client.call.POST('/api/loaylty/wallet/link/preview/', { headers: bearer(c), body: { card_number } });
 const previewPhysical = (c: Who, card_number: string) =>
   svc.client.call.POST('/api/loaylty/wallet/link-physical/preview/', { headers: bearer(c), body: { card_number } });
-const ledgerCard = (id: string) => svc.deps.db.selectFrom('loyalty_ledger_cards').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const ledgerCard = (id: string) =>
+  svc.deps.db.selectFrom('loyalty_ledger_cards').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 let stock = 0;
 /** A never-issued plastic card of the seeded stock, a different one per use. */
 const stockCard = () => C.stock[stock++];
@@ -39,34 +42,70 @@ describe('previewLoyaltyCardLink', () => {
     const r = await preview(c, '7770 0000-0000 0033');
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
-      status: 'ISSUED', can_link: true, reason_code: null, card_number_masked: '************0033', owner_match: null,
-      is_virtual: false, card_balance: '150.00', transfer_amount: null, message: 'This card can be linked to your wallet',
+      status: 'ISSUED',
+      can_link: true,
+      reason_code: null,
+      card_number_masked: '************0033',
+      owner_match: null,
+      is_virtual: false,
+      card_balance: '150.00',
+      transfer_amount: null,
+      message: 'This card can be linked to your wallet',
     });
   });
 
-  it('tells OWNED_BY_ANOTHER_CUSTOMER without showing the other customer\'s data', async () => {
+  it("tells OWNED_BY_ANOTHER_CUSTOMER without showing the other customer's data", async () => {
     const c = await signInCustomer(svc);
     const r = await preview(c, C.ownedByAnother.number);
-    expect(r.body).toMatchObject({ status: 'OWNED_BY_ANOTHER_CUSTOMER', can_link: false, reason_code: 'CARD_OWNED_BY_ANOTHER_CUSTOMER', owner_match: false, card_balance: null, transfer_amount: null });
+    expect(r.body).toMatchObject({
+      status: 'OWNED_BY_ANOTHER_CUSTOMER',
+      can_link: false,
+      reason_code: 'CARD_OWNED_BY_ANOTHER_CUSTOMER',
+      owner_match: false,
+      card_balance: null,
+      transfer_amount: null,
+    });
   });
 
   it('tells BLOCKED, NOT_ISSUED and NOT_FOUND', async () => {
     const c = await signInCustomer(svc);
     expect((await preview(c, C.blocked.number)).body).toMatchObject({ status: 'BLOCKED', can_link: false, reason_code: 'CARD_BLOCKED' });
-    expect((await preview(c, C.stock[19]!.number)).body).toMatchObject({ status: 'NOT_ISSUED', can_link: false, reason_code: 'CARD_NOT_ISSUED', card_balance: '0.00' });
-    expect((await preview(c, '1234567890')).body).toMatchObject({ status: 'NOT_FOUND', can_link: false, reason_code: 'CARD_NOT_FOUND', owner_match: null, is_virtual: null, card_balance: null });
+    expect((await preview(c, C.stock[19]!.number)).body).toMatchObject({
+      status: 'NOT_ISSUED',
+      can_link: false,
+      reason_code: 'CARD_NOT_ISSUED',
+      card_balance: '0.00',
+    });
+    expect((await preview(c, '1234567890')).body).toMatchObject({
+      status: 'NOT_FOUND',
+      can_link: false,
+      reason_code: 'CARD_NOT_FOUND',
+      owner_match: null,
+      is_virtual: null,
+      card_balance: null,
+    });
   });
 
-  it('tells ALREADY_LINKED for the caller\'s own card, with its balance', async () => {
+  it("tells ALREADY_LINKED for the caller's own card, with its balance", async () => {
     const demo = await signInDemoCustomer(svc);
     const r = await preview(demo, C.demoPlastic.number);
-    expect(r.body).toMatchObject({ status: 'ALREADY_LINKED', can_link: false, reason_code: 'ALREADY_LINKED', owner_match: true, card_balance: '0.00' });
+    expect(r.body).toMatchObject({
+      status: 'ALREADY_LINKED',
+      can_link: false,
+      reason_code: 'ALREADY_LINKED',
+      owner_match: true,
+      card_balance: '0.00',
+    });
   });
 
   it('refuses while the wallet is provisioning (WALLET_SYNC_IN_PROGRESS)', async () => {
     const c = await signInCustomer(svc);
     await create(c);
-    expect((await preview(c, C.unregisteredWithPoints.number)).body).toMatchObject({ status: 'ISSUED', can_link: false, reason_code: 'WALLET_SYNC_IN_PROGRESS' });
+    expect((await preview(c, C.unregisteredWithPoints.number)).body).toMatchObject({
+      status: 'ISSUED',
+      can_link: false,
+      reason_code: 'WALLET_SYNC_IN_PROGRESS',
+    });
   });
 
   it('answers 422 CARD_NUMBER_INVALID, 422 VALIDATION_ERROR and 401', async () => {
@@ -75,8 +114,12 @@ describe('previewLoyaltyCardLink', () => {
       const r = await preview(c, n);
       expect([r.status, r.body.code], n).toEqual([422, 'CARD_NUMBER_INVALID']);
     }
-    expect((await svc.client.invalid('POST', '/api/loaylty/wallet/link/preview/', { headers: bearer(c), body: {} })).body.code).toBe('VALIDATION_ERROR');
-    expect((await svc.client.invalid('POST', '/api/loaylty/wallet/link/preview/', { body: { card_number: '7770000000000033' } })).status).toBe(401);
+    expect((await svc.client.invalid('POST', '/api/loaylty/wallet/link/preview/', { headers: bearer(c), body: {} })).body.code).toBe(
+      'VALIDATION_ERROR',
+    );
+    expect(
+      (await svc.client.invalid('POST', '/api/loaylty/wallet/link/preview/', { body: { card_number: '7770000000000033' } })).status,
+    ).toBe(401);
   });
 });
 
@@ -87,37 +130,59 @@ describe('previewLoyaltyPhysicalCardLink', () => {
     const card = C.stock[18];
     const r = await previewPhysical(demo, card!.number);
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ status: 'NOT_ISSUED', can_link: true, reason_code: null, is_virtual: false, transfer_amount: w.balance });
+    expect(r.body).toMatchObject({
+      status: 'NOT_ISSUED',
+      can_link: true,
+      reason_code: null,
+      is_virtual: false,
+      transfer_amount: w.balance,
+    });
     expect(r.body.message).toContain(w.balance);
   });
 
   it('refuses an issued card (CARD_ALREADY_ISSUED) and shows nothing to transfer without a wallet', async () => {
     const c = await signInCustomer(svc);
-    expect((await previewPhysical(c, C.unregisteredWithPoints.number)).body).toMatchObject({ status: 'ISSUED', can_link: false, reason_code: 'CARD_ALREADY_ISSUED', transfer_amount: null });
-    expect((await previewPhysical(c, C.stock[17]!.number)).body).toMatchObject({ status: 'NOT_ISSUED', can_link: true, transfer_amount: '0.00' });
+    expect((await previewPhysical(c, C.unregisteredWithPoints.number)).body).toMatchObject({
+      status: 'ISSUED',
+      can_link: false,
+      reason_code: 'CARD_ALREADY_ISSUED',
+      transfer_amount: null,
+    });
+    expect((await previewPhysical(c, C.stock[17]!.number)).body).toMatchObject({
+      status: 'NOT_ISSUED',
+      can_link: true,
+      transfer_amount: '0.00',
+    });
   });
 
   it('answers 422 CARD_NUMBER_INVALID and 401', async () => {
     const c = await signInCustomer(svc);
     expect((await previewPhysical(c, '12-34')).body.code).toBe('CARD_NUMBER_INVALID');
-    expect((await svc.client.invalid('POST', '/api/loaylty/wallet/link-physical/preview/', { body: { card_number: '7770000000001001' } })).status).toBe(401);
+    expect(
+      (await svc.client.invalid('POST', '/api/loaylty/wallet/link-physical/preview/', { body: { card_number: '7770000000001001' } }))
+        .status,
+    ).toBe(401);
   });
 });
 
 describe('linkLoyaltyCard', () => {
-  it('creates a ready wallet around the card when the caller has none; the card\'s points join the account', async () => {
+  it("creates a ready wallet around the card when the caller has none; the card's points join the account", async () => {
     const c = await signInCustomer(svc);
     const r = await link(c, C.unregisteredWithPoints.number);
     expect(r.status).toBe(200);
     expect(r.body.outcome).toBe('applied');
     expect(r.body.wallet).toMatchObject({ status: 'ready', is_linked: true, main_card_id: C.unregisteredWithPoints.id, balance: '150.00' });
-    expect(r.body.wallet.cards).toEqual([expect.objectContaining({ id: C.unregisteredWithPoints.id, card_number: C.unregisteredWithPoints.number, is_virtual: false })]);
+    expect(r.body.wallet.cards).toEqual([
+      expect.objectContaining({ id: C.unregisteredWithPoints.id, card_number: C.unregisteredWithPoints.number, is_virtual: false }),
+    ]);
     expect(await ledgerCard(C.unregisteredWithPoints.id)).toMatchObject({ balance: '0.00' });
     // Linking it again changes nothing.
     expect((await link(c, C.unregisteredWithPoints.number)).body.outcome).toBe('unchanged');
     // The points arrived once, as a transaction of the provider.
     const tx = await svc.client.call.GET('/api/loaylty/wallet/transactions/', { headers: bearer(c) });
-    expect(tx.body.items).toEqual([expect.objectContaining({ type: 'adjustment', amount: '150.00', balance_after: '150.00', source: 'provider' })]);
+    expect(tx.body.items).toEqual([
+      expect.objectContaining({ type: 'adjustment', amount: '150.00', balance_after: '150.00', source: 'provider' }),
+    ]);
   });
 
   it('adds a card to an existing wallet without changing the main card', async () => {
@@ -129,7 +194,7 @@ describe('linkLoyaltyCard', () => {
     expect(r.body.wallet.cards.map((x: { id: string }) => x.id)).toEqual([w.main_card_id, card!.id]);
   });
 
-  it('answers 409 CARD_OWNED_BY_ANOTHER_CUSTOMER with nothing changed: no wallet, the card still the other\'s', async () => {
+  it("answers 409 CARD_OWNED_BY_ANOTHER_CUSTOMER with nothing changed: no wallet, the card still the other's", async () => {
     const c = await signInCustomer(svc);
     const before = await ledgerCard(C.ownedByAnother.id);
     const r = await link(c, C.ownedByAnother.number);
@@ -194,7 +259,10 @@ describe('linkLoyaltyPhysicalCard', () => {
     const c = await signInCustomer(svc);
     const card = stockCard();
     const r = await linkPhysical(c, card!.number);
-    expect(r.body).toMatchObject({ outcome: 'applied', wallet: { status: 'ready', is_linked: true, main_card_id: card!.id, balance: '0.00' } });
+    expect(r.body).toMatchObject({
+      outcome: 'applied',
+      wallet: { status: 'ready', is_linked: true, main_card_id: card!.id, balance: '0.00' },
+    });
   });
 
   it('answers 409 CARD_OWNED_BY_ANOTHER_CUSTOMER (nothing changed), CARD_ALREADY_ISSUED and CARD_BLOCKED; 422 CARD_NOT_FOUND', async () => {
@@ -207,7 +275,9 @@ describe('linkLoyaltyPhysicalCard', () => {
     expect((await linkPhysical(c, (await tillCard())!.number)).body.code).toBe('CARD_ALREADY_ISSUED');
     expect((await linkPhysical(c, C.blocked.number)).body.code).toBe('CARD_BLOCKED');
     expect((await linkPhysical(c, '55555555')).body.code).toBe('CARD_NOT_FOUND');
-    expect((await svc.client.invalid('POST', '/api/loaylty/wallet/link-physical/', { body: { card_number: '7770000000001001' } })).status).toBe(401);
+    expect(
+      (await svc.client.invalid('POST', '/api/loaylty/wallet/link-physical/', { body: { card_number: '7770000000001001' } })).status,
+    ).toBe(401);
   });
 
   it('answers 409 WALLET_SYNC_IN_PROGRESS while the wallet is pending', async () => {
@@ -224,22 +294,49 @@ describe('deleteAccount and the loyalty provider', () => {
     const phone = randomTestPhone();
     const old = await signInCustomer(svc, phone);
     const before = await readyWallet(svc, old);
-    const wallet = await svc.deps.db.selectFrom('loyalty_wallets').select(['id', 'provider_customer_id']).where('customer_id', '=', old.customerId).executeTakeFirstOrThrow();
+    const wallet = await svc.deps.db
+      .selectFrom('loyalty_wallets')
+      .select(['id', 'provider_customer_id'])
+      .where('customer_id', '=', old.customerId)
+      .executeTakeFirstOrThrow();
     expect(wallet.provider_customer_id).not.toBeNull();
     expect((await svc.client.call.DELETE('/api/accounts/me/', { headers: bearer(old) })).status).toBe(204);
-    expect(await svc.deps.db.selectFrom('loyalty_wallets').select(['provider_customer_id', 'cards']).where('id', '=', wallet.id).executeTakeFirstOrThrow()).toEqual({ provider_customer_id: null, cards: [] });
+    expect(
+      await svc.deps.db
+        .selectFrom('loyalty_wallets')
+        .select(['provider_customer_id', 'cards'])
+        .where('id', '=', wallet.id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ provider_customer_id: null, cards: [] });
 
     await runLoyaltyWorkerOnce(svc.deps);
-    const erased = await svc.deps.db.selectFrom('loyalty_ledger_customers').select('phone').where('id', '=', wallet.provider_customer_id!).executeTakeFirstOrThrow();
+    const erased = await svc.deps.db
+      .selectFrom('loyalty_ledger_customers')
+      .select('phone')
+      .where('id', '=', wallet.provider_customer_id!)
+      .executeTakeFirstOrThrow();
     expect(erased.phone).not.toBe(phone);
-    const cards = await svc.deps.db.selectFrom('loyalty_ledger_cards').select('is_blocked').where('customer_id', '=', wallet.provider_customer_id!).execute();
+    const cards = await svc.deps.db
+      .selectFrom('loyalty_ledger_cards')
+      .select('is_blocked')
+      .where('customer_id', '=', wallet.provider_customer_id!)
+      .execute();
     expect(cards.every((c) => c.is_blocked)).toBe(true);
-    const job = await svc.deps.db.selectFrom('loyalty_jobs').select(['state', 'attempts']).where('wallet_id', '=', wallet.id).where('kind', '=', 'erase').executeTakeFirstOrThrow();
+    const job = await svc.deps.db
+      .selectFrom('loyalty_jobs')
+      .select(['state', 'attempts'])
+      .where('wallet_id', '=', wallet.id)
+      .where('kind', '=', 'erase')
+      .executeTakeFirstOrThrow();
     expect(job).toEqual({ state: 'done', attempts: 1 });
 
     const next = await signInCustomer(svc, phone);
     const fresh = await readyWallet(svc, next);
-    const nextWallet = await svc.deps.db.selectFrom('loyalty_wallets').select('provider_customer_id').where('customer_id', '=', next.customerId).executeTakeFirstOrThrow();
+    const nextWallet = await svc.deps.db
+      .selectFrom('loyalty_wallets')
+      .select('provider_customer_id')
+      .where('customer_id', '=', next.customerId)
+      .executeTakeFirstOrThrow();
     expect(nextWallet.provider_customer_id).not.toBe(wallet.provider_customer_id);
     expect(fresh.cards.map((c: { id: string }) => c.id)).not.toEqual(before.cards.map((c: { id: string }) => c.id));
   });

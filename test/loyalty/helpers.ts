@@ -13,11 +13,19 @@ export const STORE = DEMO_STORES[0];
 
 /** A session of the seeded demo customer (whose loyalty history is in the local ledger). */
 export async function signInDemoCustomer(svc: TestService) {
-  const pair = await startSession(svc.deps.db, new TokenService(svc.config.jwt), { kind: 'customer', customerId: DEMO_CUSTOMER.id }, svc.deps.clock.now());
+  const pair = await startSession(
+    svc.deps.db,
+    new TokenService(svc.config.jwt),
+    { kind: 'customer', customerId: DEMO_CUSTOMER.id },
+    svc.deps.clock.now(),
+  );
   return { customerId: DEMO_CUSTOMER.id, phone: DEMO_CUSTOMER.phone, ...pair, auth: { authorization: `Bearer ${pair.access}` } };
 }
 
-export const bearer = (c: { access: string }, lang?: 'ru' | 'en') => ({ authorization: `Bearer ${c.access}`, ...(lang ? { 'accept-language': lang } : {}) });
+export const bearer = (c: { access: string }, lang?: 'ru' | 'en') => ({
+  authorization: `Bearer ${c.access}`,
+  ...(lang ? { 'accept-language': lang } : {}),
+});
 
 /** POST create/ then one worker pass: the wallet provisioned by the configured provider. */
 export async function readyWallet(svc: TestService, c: { access: string }) {
@@ -66,7 +74,10 @@ const rub = (k: number) => (k / 100).toFixed(2);
  * An order with its lines, as checkout and picking leave it: line totals at shelf prices (half-up
  * to kopecks), goods and ordered totals, and for a completed order its completion time.
  */
-export async function createOrder(svc: TestService, spec: OrderSpec): Promise<{ id: string; no: number; goodsTotal: string; totalPrice: string }> {
+export async function createOrder(
+  svc: TestService,
+  spec: OrderSpec,
+): Promise<{ id: string; no: number; goodsTotal: string; totalPrice: string }> {
   const lineTotals = spec.lines.map((l) => Math.round((Number(l.quantity) * 1000 * kop(l.line.unit_price)) / 1000));
   const goods = lineTotals.reduce((a, b) => a + b, 0);
   const delivery = kop(spec.deliveryCost ?? '0.00');
@@ -138,5 +149,9 @@ export async function createOrder(svc: TestService, spec: OrderSpec): Promise<{ 
 
 /** Moves an order to `completed` the way the order code does (status and completion time). */
 export async function completeOrder(svc: TestService, orderId: string, finalTotal: string): Promise<void> {
-  await svc.deps.db.updateTable('orders').set({ status: 'completed', final_total: finalTotal, completed_at: new Date(), updated_at: new Date() }).where('id', '=', orderId).execute();
+  await svc.deps.db
+    .updateTable('orders')
+    .set({ status: 'completed', final_total: finalTotal, completed_at: new Date(), updated_at: new Date() })
+    .where('id', '=', orderId)
+    .execute();
 }

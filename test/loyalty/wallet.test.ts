@@ -23,13 +23,18 @@ const get = (c: { access: string }, lang?: 'ru' | 'en') => svc.client.call.GET('
 type Who = { access: string };
 type BodyOf<Op extends keyof operations> = NonNullable<operations[Op]['requestBody']>['content']['application/json'];
 const create = (c: Who) => svc.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
-const switchAccount = (c: Who, body: BodyOf<'switchLoyaltyAccount'>) => svc.client.call.POST('/api/loaylty/wallet/accounts/switch/', { headers: bearer(c), body });
-const block = (c: Who, body: BodyOf<'blockLoyaltyCard'>) => svc.client.call.POST('/api/loaylty/wallet/block/', { headers: bearer(c), body });
-const unblockCard = (c: Who, body: BodyOf<'unblockLoyaltyCard'>) => svc.client.call.POST('/api/loaylty/wallet/unblock/', { headers: bearer(c), body });
-const replace = (c: Who, headers: Record<string, string> = {}) => svc.client.call.POST('/api/loaylty/wallet/replace/', { headers: { ...bearer(c), ...headers } });
+const switchAccount = (c: Who, body: BodyOf<'switchLoyaltyAccount'>) =>
+  svc.client.call.POST('/api/loaylty/wallet/accounts/switch/', { headers: bearer(c), body });
+const block = (c: Who, body: BodyOf<'blockLoyaltyCard'>) =>
+  svc.client.call.POST('/api/loaylty/wallet/block/', { headers: bearer(c), body });
+const unblockCard = (c: Who, body: BodyOf<'unblockLoyaltyCard'>) =>
+  svc.client.call.POST('/api/loaylty/wallet/unblock/', { headers: bearer(c), body });
+const replace = (c: Who, headers: Record<string, string> = {}) =>
+  svc.client.call.POST('/api/loaylty/wallet/replace/', { headers: { ...bearer(c), ...headers } });
 /** Deliberately invalid: bodies the schema refuses. */
 const postInvalid = (path: string, c: Who, body: object) => svc.client.invalid('POST', path, { headers: bearer(c), body });
-const ledgerCard = (id: string) => svc.deps.db.selectFrom('loyalty_ledger_cards').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const ledgerCard = (id: string) =>
+  svc.deps.db.selectFrom('loyalty_ledger_cards').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
 describe('getLoyaltyWallet', () => {
   it('answers 404 WALLET_NOT_FOUND before the customer has a wallet', async () => {
@@ -53,21 +58,48 @@ describe('createLoyaltyWallet', () => {
     expect(created.status).toBe(200);
     expect(created.body.outcome).toBe('accepted');
     expect(created.body.wallet).toMatchObject({
-      status: 'pending', is_linked: false, accounts: [], cards: [], loyalty_status: null, poll_after_seconds: 2,
-      can_block: false, can_replace: false, can_link_card: false, last_synced_at: null, last_error: null,
+      status: 'pending',
+      is_linked: false,
+      accounts: [],
+      cards: [],
+      loyalty_status: null,
+      poll_after_seconds: 2,
+      can_block: false,
+      can_replace: false,
+      can_link_card: false,
+      last_synced_at: null,
+      last_error: null,
     });
     expect((await get(c)).body.status).toBe('pending');
 
     await runLoyaltyWorkerOnce(svc.deps);
     const w = (await get(c, 'en')).body;
-    expect(w).toMatchObject({ status: 'ready', is_linked: true, is_blocked: false, can_block: true, can_replace: true, can_link_card: true, balance: '0.00', poll_after_seconds: null, last_error: null });
+    expect(w).toMatchObject({
+      status: 'ready',
+      is_linked: true,
+      is_blocked: false,
+      can_block: true,
+      can_replace: true,
+      can_link_card: true,
+      balance: '0.00',
+      poll_after_seconds: null,
+      last_error: null,
+    });
     expect(w.cards).toHaveLength(1);
     expect(w.cards[0]).toMatchObject({ id: w.main_card_id, is_virtual: true, is_active: true, is_blocked: false });
     expect(w.cards[0].card_number).toMatch(/^2775[0-9]{12}$/);
     expect(w.cards[0].qrcode.original).toContain(w.cards[0].card_number);
     expect(w.accounts.map((a: { id: string }) => a.id)).toContain(w.active_account_id);
     // A new customer starts on the lowest tier of the program, the full scale drawn from the provider.
-    expect(w.loyalty_status).toMatchObject({ program_name: DEMO_LOYALTY_PROGRAM.name, current_tier: 'Бронза', next_tier: 'Серебро', tiers_source: 'cdp', tiers_complete: true, total_turnover: '0.00', amount_to_next: '10000.00' });
+    expect(w.loyalty_status).toMatchObject({
+      program_name: DEMO_LOYALTY_PROGRAM.name,
+      current_tier: 'Бронза',
+      next_tier: 'Серебро',
+      tiers_source: 'cdp',
+      tiers_complete: true,
+      total_turnover: '0.00',
+      amount_to_next: '10000.00',
+    });
     expect(w.loyalty_status.tiers).toHaveLength(3);
     expect(Date.parse(w.last_synced_at)).toBeGreaterThan(Date.now() - 60_000);
   });
@@ -93,7 +125,7 @@ describe('createLoyaltyWallet', () => {
     expect(jobs).toHaveLength(1);
   });
 
-  it('finds the demo customer\'s loyalty history by phone: plastic card kept, a virtual card issued, middle tier', async () => {
+  it("finds the demo customer's loyalty history by phone: plastic card kept, a virtual card issued, middle tier", async () => {
     const demo = await signInDemoCustomer(svc);
     const w = await readyWallet(svc, demo);
     const plastic = w.cards.find((x: { id: string }) => x.id === DEMO_LOYALTY_CARDS.demoPlastic.id);
@@ -102,7 +134,11 @@ describe('createLoyaltyWallet', () => {
     expect(Number(w.balance)).toBeGreaterThan(0);
     expect(w.loyalty_status).toMatchObject({ current_tier: 'Серебро', next_tier: 'Золото', tiers_source: 'cdp' });
     expect(w.loyalty_status.tiers.map((t: { is_active: boolean }) => t.is_active)).toEqual([false, true, false]);
-    const ledger = await svc.deps.db.selectFrom('loyalty_ledger_accounts').select('balance').where('id', '=', 'bonus-000001').executeTakeFirstOrThrow();
+    const ledger = await svc.deps.db
+      .selectFrom('loyalty_ledger_accounts')
+      .select('balance')
+      .where('id', '=', 'bonus-000001')
+      .executeTakeFirstOrThrow();
     expect(w.balance).toBe(ledger.balance);
     expect(w.accounts[0].id).toBe('bonus-000001');
   });
@@ -129,7 +165,11 @@ describe('switchLoyaltyAccount', () => {
     const promo = w.accounts.find((a: { id: string }) => a.id.startsWith('promo-'));
     await svc.deps.db.updateTable('loyalty_ledger_accounts').set({ is_active: false }).where('id', '=', promo.id).execute();
     // The wallet learns it at the next synchronization.
-    await svc.deps.db.updateTable('loyalty_wallets').set({ last_synced_at: new Date(Date.now() - 3600_000) }).where('id', '=', w.id).execute();
+    await svc.deps.db
+      .updateTable('loyalty_wallets')
+      .set({ last_synced_at: new Date(Date.now() - 3600_000) })
+      .where('id', '=', w.id)
+      .execute();
     await get(c);
     await runLoyaltyWorkerOnce(svc.deps);
     const r = await switchAccount(c, { account_id: promo.id });
@@ -188,7 +228,10 @@ describe('blockLoyaltyCard and unblockLoyaltyCard', () => {
     expect((await block(c, { reason: 'stolen' })).body.outcome).toBe('unchanged');
 
     const unblocked = await unblockCard(c, {});
-    expect(unblocked.body).toMatchObject({ outcome: 'applied', wallet: { is_blocked: false, block_reason: null, can_block: true, can_unblock: false } });
+    expect(unblocked.body).toMatchObject({
+      outcome: 'applied',
+      wallet: { is_blocked: false, block_reason: null, can_block: true, can_unblock: false },
+    });
     expect(unblocked.body.wallet.cards[0].qrcode).not.toBeNull();
     expect(await ledgerCard(w.main_card_id)).toMatchObject({ is_blocked: false, block_reason: null });
     expect((await unblockCard(c, { card_id: w.main_card_id })).body.outcome).toBe('unchanged');
@@ -204,13 +247,25 @@ describe('blockLoyaltyCard and unblockLoyaltyCard', () => {
   it('answers 409 UNBLOCK_NOT_ALLOWED for a block made by the provider, and keeps the card blocked', async () => {
     const c = await signInCustomer(svc);
     const w = await readyWallet(svc, c);
-    await svc.deps.db.updateTable('loyalty_ledger_cards').set({ is_blocked: true, block_reason: 'provider' }).where('id', '=', w.main_card_id).execute();
+    await svc.deps.db
+      .updateTable('loyalty_ledger_cards')
+      .set({ is_blocked: true, block_reason: 'provider' })
+      .where('id', '=', w.main_card_id)
+      .execute();
     await create(c); // unchanged; then a re-sync picks the block up
-    await svc.deps.db.updateTable('loyalty_wallets').set({ last_synced_at: new Date(0) }).where('id', '=', w.id).execute();
+    await svc.deps.db
+      .updateTable('loyalty_wallets')
+      .set({ last_synced_at: new Date(0) })
+      .where('id', '=', w.id)
+      .execute();
     await get(c);
     await runLoyaltyWorkerOnce(svc.deps);
     const synced = (await get(c)).body;
-    expect(synced).toMatchObject({ is_blocked: true, block_reason: { key: 'provider', label: 'Blocked by the loyalty program' }, can_unblock: false });
+    expect(synced).toMatchObject({
+      is_blocked: true,
+      block_reason: { key: 'provider', label: 'Blocked by the loyalty program' },
+      can_unblock: false,
+    });
     const r = await unblockCard(c, {});
     expect([r.status, r.body.code]).toEqual([409, 'UNBLOCK_NOT_ALLOWED']);
     expect(await ledgerCard(w.main_card_id)).toMatchObject({ is_blocked: true, block_reason: 'provider' });
@@ -304,7 +359,9 @@ describe('listLoyaltyPrograms on the local ledger', () => {
       expect(r.data).toHaveLength(1);
       const [program] = r.data!;
       expect(program).toMatchObject({ id: DEMO_LOYALTY_PROGRAM.id, name: DEMO_LOYALTY_PROGRAM.name });
-      expect(program!.levels!.map((l) => [l.order, l.name, l.boundary, l.range_label])).toEqual(DEMO_LOYALTY_PROGRAM.levels.map((l) => [l.position, l.name, l.boundary, l.range_label]));
+      expect(program!.levels!.map((l) => [l.order, l.name, l.boundary, l.range_label])).toEqual(
+        DEMO_LOYALTY_PROGRAM.levels.map((l) => [l.position, l.name, l.boundary, l.range_label]),
+      );
       // Each customer counts at the highest level its turnover of the last year reaches.
       const total = program!.levels!.reduce((n, l) => n + (l.clients_count ?? 0), 0);
       const customers = await svc.deps.db.selectFrom('loyalty_ledger_customers').select('id').execute();
@@ -317,7 +374,11 @@ describe('listLoyaltyPrograms on the local ledger', () => {
 describe('another customer of the ledger', () => {
   it('is not visible through the demo data to anyone else', async () => {
     // The seeded second loyalty customer has no account in this service.
-    const row = await svc.deps.db.selectFrom('customers').select('id').where('phone', '=', DEMO_LOYALTY_CUSTOMERS.other.phone).executeTakeFirst();
+    const row = await svc.deps.db
+      .selectFrom('customers')
+      .select('id')
+      .where('phone', '=', DEMO_LOYALTY_CUSTOMERS.other.phone)
+      .executeTakeFirst();
     expect(row).toBeUndefined();
   });
 });

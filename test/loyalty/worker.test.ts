@@ -48,7 +48,10 @@ describe('the worker started by the runtime', () => {
     const c = await signInCustomer(svc);
     const created = await svc.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
     expect(created.body.wallet.status).toBe('pending');
-    const w = await eventually(() => wallet(c), (x) => x.status === 'ready');
+    const w = await eventually(
+      () => wallet(c),
+      (x) => x.status === 'ready',
+    );
     expect(w).toMatchObject({ status: 'ready', is_linked: true });
   });
 });
@@ -59,12 +62,24 @@ describe('several workers on one database', () => {
     const customers = await Promise.all(Array.from({ length: 4 }, () => signInCustomer(svc)));
     for (const c of customers) {
       await svc.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
-      expect((await eventually(() => wallet(c), (x) => x.status === 'ready')).status).toBe('ready');
+      expect(
+        (
+          await eventually(
+            () => wallet(c),
+            (x) => x.status === 'ready',
+          )
+        ).status,
+      ).toBe('ready');
     }
     const orders = [];
     for (let i = 0; i < 12; i++) {
       const c = customers[i % customers.length];
-      const o = await createOrder(svc, { customerId: c!.customerId, lines: [{ line, quantity: String(5 + i) }], finalTotal: null, status: 'picking' });
+      const o = await createOrder(svc, {
+        customerId: c!.customerId,
+        lines: [{ line, quantity: String(5 + i) }],
+        finalTotal: null,
+        status: 'picking',
+      });
       await completeOrder(svc, o.id, o.totalPrice);
       orders.push(o);
     }
@@ -73,11 +88,18 @@ describe('several workers on one database', () => {
     const ids = orders.map((o) => o.id);
     // svc's own background worker is a sixth instance: a job it holds right now finishes first.
     const jobs = await eventually(
-      () => sql<{ attempts: number; state: string }>`
-        SELECT attempts, state FROM loyalty_jobs WHERE kind = 'accrual' AND payload->>'order_id' = ANY(${ids}::text[])`.execute(svc.deps.db),
+      () =>
+        sql<{ attempts: number; state: string }>`
+        SELECT attempts, state FROM loyalty_jobs WHERE kind = 'accrual' AND payload->>'order_id' = ANY(${ids}::text[])`.execute(
+          svc.deps.db,
+        ),
       (r) => r.rows.length === 12 && r.rows.every((j) => j.state !== 'queued'),
     );
-    const accruals = await svc.deps.db.selectFrom('loyalty_accruals').select(['order_id', 'posted_at']).where('order_id', 'in', ids).execute();
+    const accruals = await svc.deps.db
+      .selectFrom('loyalty_accruals')
+      .select(['order_id', 'posted_at'])
+      .where('order_id', 'in', ids)
+      .execute();
     expect(accruals).toHaveLength(12);
     expect(accruals.every((a) => a.posted_at !== null)).toBe(true);
     const ops = await svc.deps.db.selectFrom('loyalty_ledger_operations').select('order_id').where('order_id', 'in', ids).execute();
@@ -99,8 +121,15 @@ describe('several workers on one database', () => {
     await runLoyaltyWorkerOnce(anotherInstance());
     expect((await wallet(c)).status).toBe('pending');
     // The lease ran out: the next pass takes the job over.
-    await svc.deps.db.updateTable('loyalty_jobs').set({ lease_until: new Date(Date.now() - 1000) }).where('wallet_id', '=', created.body.wallet.id).execute();
-    const w = await eventually(() => wallet(c), (x) => x.status === 'ready');
+    await svc.deps.db
+      .updateTable('loyalty_jobs')
+      .set({ lease_until: new Date(Date.now() - 1000) })
+      .where('wallet_id', '=', created.body.wallet.id)
+      .execute();
+    const w = await eventually(
+      () => wallet(c),
+      (x) => x.status === 'ready',
+    );
     expect(w.status).toBe('ready');
   });
 });
@@ -115,7 +144,12 @@ describe('re-sync on read', () => {
     await manual.deps.db.updateTable('loyalty_ledger_accounts').set({ balance: '77.00' }).where('id', '=', w.active_account_id).execute();
     const reads = await Promise.all(Array.from({ length: 5 }, () => read(c)));
     for (const r of reads) expect(r).toMatchObject({ balance: '0.00', last_synced_at: old.toISOString(), status: 'ready' });
-    const syncs = await manual.deps.db.selectFrom('loyalty_jobs').select('id').where('wallet_id', '=', w.id).where('kind', '=', 'sync').execute();
+    const syncs = await manual.deps.db
+      .selectFrom('loyalty_jobs')
+      .select('id')
+      .where('wallet_id', '=', w.id)
+      .where('kind', '=', 'sync')
+      .execute();
     expect(syncs).toHaveLength(1);
     await runLoyaltyWorkerOnce(manual.deps);
     const refreshed = await read(c);
@@ -126,13 +160,24 @@ describe('re-sync on read', () => {
 
 describe('stopping', () => {
   it('stops taking work and waits for the pass in progress', async () => {
-    const deps = { ...manual.deps, loyalty: createLoyalty(manual.deps), config: { ...manual.config, loyalty: { ...manual.config.loyalty, worker: { enabled: true, intervalMs: 50 } } } };
+    const deps = {
+      ...manual.deps,
+      loyalty: createLoyalty(manual.deps),
+      config: { ...manual.config, loyalty: { ...manual.config.loyalty, worker: { enabled: true, intervalMs: 50 } } },
+    };
     instances.push(deps);
     const worker = startLoyaltyWorker(deps);
     const read = async (c: { access: string }) => (await manual.client.call.GET('/api/loaylty/wallet/', { headers: bearer(c) })).body;
     const c = await signInCustomer(manual);
     await manual.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(c) });
-    expect((await eventually(() => read(c), (x) => x.status === 'ready')).status).toBe('ready');
+    expect(
+      (
+        await eventually(
+          () => read(c),
+          (x) => x.status === 'ready',
+        )
+      ).status,
+    ).toBe('ready');
     await worker.stop();
     const d = await signInCustomer(manual);
     await manual.client.call.POST('/api/loaylty/wallet/create/', { headers: bearer(d) });

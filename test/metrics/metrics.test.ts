@@ -43,7 +43,9 @@ let svc: TestService;
 beforeAll(async () => {
   // No background passes: the pool test counts the queries waiting for a connection, and a
   // worker's pass starting meanwhile would be one more (seen in CI: 2 where 1 was queued).
-  svc = await startTestService({ env: { ORDER_WORKER_ENABLED: 'false', LOYALTY_WORKER_ENABLED: 'false', PICKING_EXPIRY_SWEEP_SECONDS: '0' } });
+  svc = await startTestService({
+    env: { ORDER_WORKER_ENABLED: 'false', LOYALTY_WORKER_ENABLED: 'false', PICKING_EXPIRY_SWEEP_SECONDS: '0' },
+  });
 });
 afterAll(() => svc?.close());
 
@@ -85,13 +87,16 @@ describe('GET /metrics', () => {
   });
 
   it('shows live figures under concurrent load', async () => {
-    const count = async () => value((await scrape(svc)).samples, 'grocery_http_requests_total', { operation_id: 'getMapConfig', status: '200' }) ?? 0;
+    const count = async () =>
+      value((await scrape(svc)).samples, 'grocery_http_requests_total', { operation_id: 'getMapConfig', status: '200' }) ?? 0;
     const before = await count();
     const rounds = 8;
     const parallel = 25;
     for (let r = 0; r < rounds; r++) {
       const statuses = await Promise.all(
-        Array.from({ length: parallel }, () => fetch(`${svc.url}/api/logistics/map/config`).then(async (res) => (await res.arrayBuffer(), res.status))),
+        Array.from({ length: parallel }, () =>
+          fetch(`${svc.url}/api/logistics/map/config`).then(async (res) => (await res.arrayBuffer(), res.status)),
+        ),
       );
       expect(statuses.every((s) => s === 200)).toBe(true);
       // Mid-load the counter already holds every finished request.
@@ -117,7 +122,11 @@ describe('GET /metrics', () => {
       const { samples } = await scrape(svc);
       return { backlog: value(samples, 'grocery_outbox_backlog_events'), lag: value(samples, 'grocery_outbox_lag_seconds') };
     };
-    await svc.deps.db.updateTable('outbox_events').set({ published_at: sql`now()` }).where('published_at', 'is', null).execute();
+    await svc.deps.db
+      .updateTable('outbox_events')
+      .set({ published_at: sql`now()` })
+      .where('published_at', 'is', null)
+      .execute();
     expect(await figures()).toEqual({ backlog: 0, lag: 0 });
 
     const event = (ageSeconds: number, published: boolean) => ({
@@ -127,13 +136,20 @@ describe('GET /metrics', () => {
       created_at: sql<Date>`now() - make_interval(secs => ${ageSeconds})`,
       published_at: published ? sql<Date>`now()` : null,
     });
-    await svc.deps.db.insertInto('outbox_events').values([event(120, true), event(45, false), event(5, false)]).execute();
+    await svc.deps.db
+      .insertInto('outbox_events')
+      .values([event(120, true), event(45, false), event(5, false)])
+      .execute();
     const waiting = await figures();
     expect(waiting.backlog).toBe(2);
     expect(waiting.lag).toBeGreaterThanOrEqual(45);
     expect(waiting.lag).toBeLessThan(45 + 60);
 
-    await svc.deps.db.updateTable('outbox_events').set({ published_at: sql`now()` }).where('published_at', 'is', null).execute();
+    await svc.deps.db
+      .updateTable('outbox_events')
+      .set({ published_at: sql`now()` })
+      .where('published_at', 'is', null)
+      .execute();
     expect(await figures()).toEqual({ backlog: 0, lag: 0 });
   });
 
@@ -161,7 +177,9 @@ describe('GET /metrics', () => {
       expect(value(samples, 'grocery_db_pool_connections', { state: 'idle' })).toBe(0);
       // The outbox figures need a connection: they are left out rather than waited for.
       expect(value(samples, 'grocery_outbox_backlog_events')).toBeUndefined();
-      expect(value(samples, 'grocery_metrics_collect_failures_total', { source: 'outbox', reason: 'pool_exhausted' })).toBe(failuresBefore + 1);
+      expect(value(samples, 'grocery_metrics_collect_failures_total', { source: 'outbox', reason: 'pool_exhausted' })).toBe(
+        failuresBefore + 1,
+      );
       held.pop()!.release();
       await queued;
     } finally {
@@ -174,11 +192,18 @@ describe('GET /metrics', () => {
     await svc.client.call.GET('/api/accounts/me/', { headers: customer.auth });
     await svc.client.invalid('GET', `/api/core/pages/?access_token=${customer.access}`); // a parameter the operation does not have
     const { text, samples } = await scrape(svc);
-    for (const secret of [svc.config.jwt.secret, customer.access, customer.refresh, svc.config.databaseUrl!, new URL(svc.config.databaseUrl!).host]) {
+    for (const secret of [
+      svc.config.jwt.secret,
+      customer.access,
+      customer.refresh,
+      svc.config.databaseUrl!,
+      new URL(svc.config.databaseUrl!).host,
+    ]) {
       expect(text).not.toContain(secret);
     }
     const operationIds = new Set([...Object.keys(OPERATIONS), 'none']);
-    for (const s of samples.filter((x) => x.labels.operation_id !== undefined)) expect(operationIds.has(s.labels.operation_id!), s.labels.operation_id).toBe(true);
+    for (const s of samples.filter((x) => x.labels.operation_id !== undefined))
+      expect(operationIds.has(s.labels.operation_id!), s.labels.operation_id).toBe(true);
     for (const s of samples.filter((x) => x.labels.status !== undefined)) expect(s.labels.status).toMatch(/^[1-5][0-9]{2}$/);
   });
 });

@@ -12,7 +12,11 @@ describe('RequestFigures', () => {
     figures.observe('none', 404, 0.001);
     const text = figures.render();
     const lines = text.split('\n');
-    const sample = (prefix: string) => lines.find((l) => l.startsWith(prefix))?.split(' ').at(-1);
+    const sample = (prefix: string) =>
+      lines
+        .find((l) => l.startsWith(prefix))
+        ?.split(' ')
+        .at(-1);
 
     expect(sample('grocery_http_request_duration_seconds_bucket{le="0.005",operation_id="getProfile"}')).toBe('1');
     expect(sample('grocery_http_request_duration_seconds_bucket{le="0.01",operation_id="getProfile"}')).toBe('1');
@@ -30,7 +34,12 @@ describe('RequestFigures', () => {
 
   it('escapes label values and renders nothing but the headers before the first request', () => {
     const figures = new RequestFigures();
-    expect(figures.render().split('\n').filter((l) => l && !l.startsWith('#'))).toEqual([]);
+    expect(
+      figures
+        .render()
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#')),
+    ).toEqual([]);
     figures.observe('odd"name\\x', 200, 0.1);
     expect(figures.render()).toContain('grocery_http_requests_total{operation_id="odd\\"name\\\\x",status="200"} 1');
   });

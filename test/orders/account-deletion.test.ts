@@ -24,7 +24,11 @@ describe('deleteAccount with orders', () => {
 
     expect((await cancelOrder(svc, c.auth, id)).status).toBe(200);
     expect((await deleteAccount(c.auth)).status).toBe(204);
-    const order = await svc.deps.db.selectFrom('orders').select(['address_line', 'delivery_lon', 'apartment', 'total_price', 'status']).where('id', '=', id).executeTakeFirstOrThrow();
+    const order = await svc.deps.db
+      .selectFrom('orders')
+      .select(['address_line', 'delivery_lon', 'apartment', 'total_price', 'status'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(order).toEqual({ address_line: '', delivery_lon: null, apartment: null, total_price: '1299.00', status: 'cancelled' });
     expect((await getOrder(svc, c.auth, id)).status).toBe(401);
   });

@@ -59,7 +59,13 @@ describe('createOrder', () => {
       pickup: null,
     });
     expect(detail.items).toEqual([
-      expect.objectContaining({ product_id: bread.productId, quantity: '2.000', unit_price: '450.50', old_price: '500.00', unit_name: 'pc' }),
+      expect.objectContaining({
+        product_id: bread.productId,
+        quantity: '2.000',
+        unit_price: '450.50',
+        old_price: '500.00',
+        unit_name: 'pc',
+      }),
       expect.objectContaining({ product_id: cheese.productId, quantity: '0.930', unit_price: '249.00', unit_name: 'kg' }),
     ]);
     expect(detail.delivery).toMatchObject({
@@ -93,7 +99,11 @@ describe('createOrder', () => {
     expect(r.status).toBe(201);
     const detail = (await getOrder(svc, c.auth, r.body, 'ru')).body;
     expect(detail).toMatchObject({ type: 'pickup', total_price: '600.00', delivery: null, address_line: 'Москва, Тверская ул., 8' });
-    expect(detail.pickup).toEqual({ date: expect.any(String), start_time: expect.stringMatching(/^\d\d:\d\d:\d\d\+03:00$/), end_time: expect.any(String) });
+    expect(detail.pickup).toEqual({
+      date: expect.any(String),
+      start_time: expect.stringMatching(/^\d\d:\d\d:\d\d\+03:00$/),
+      end_time: expect.any(String),
+    });
     expect(await reservedOf(svc, slot)).toBe(1);
     const [row] = await ordersOf(c.customerId);
     expect(row!.change_amount).toBe('1000.00');
@@ -184,9 +194,20 @@ describe('createOrder', () => {
       [pickupBody([line(p, '1.0001')], pickupSlot), 'INVALID_QUANTITY'],
       // 255.5 g: a scale weighs whole grams (and a picked line is kept in kg).
       [pickupBody([line(grams, '2.555')], pickupSlot), 'INVALID_QUANTITY'],
-      [deliveryBody([line(p)], slot, { delivery_context: { address_line: 'x', location: IN_ZONE, slot_id: slot, is_express: true } }), 'DELIVERY_MODE_INVALID'],
-      [deliveryBody([line(p)], slot, { delivery_context: { address_line: 'x', location: IN_ZONE, is_express: false } }), 'DELIVERY_MODE_INVALID'],
-      [deliveryBody([line(p)], slot, { delivery_context: { address_line: 'x', location: OUTSIDE_ZONES, slot_id: slot, is_express: false } }), 'OUTSIDE_DELIVERY_ZONE'],
+      [
+        deliveryBody([line(p)], slot, { delivery_context: { address_line: 'x', location: IN_ZONE, slot_id: slot, is_express: true } }),
+        'DELIVERY_MODE_INVALID',
+      ],
+      [
+        deliveryBody([line(p)], slot, { delivery_context: { address_line: 'x', location: IN_ZONE, is_express: false } }),
+        'DELIVERY_MODE_INVALID',
+      ],
+      [
+        deliveryBody([line(p)], slot, {
+          delivery_context: { address_line: 'x', location: OUTSIDE_ZONES, slot_id: slot, is_express: false },
+        }),
+        'OUTSIDE_DELIVERY_ZONE',
+      ],
       [deliveryBody([line(p)], randomUUID()), 'SLOT_NOT_FOUND'],
       // A pickup window is not a delivery slot, and a slot of another store is unknown here.
       [deliveryBody([line(p)], pickupSlot), 'SLOT_NOT_FOUND'],
@@ -216,7 +237,14 @@ describe('createOrder', () => {
     await svc.deps.db.updateTable('store_express_delivery').set({ max_items_count: 1 }).where('store_id', '=', TVERSKAYA).execute();
     try {
       await expressAlwaysOpen(svc);
-      const tooMany = await createOrder(svc, c.auth, deliveryBody(lines.map((p) => line(p)), null));
+      const tooMany = await createOrder(
+        svc,
+        c.auth,
+        deliveryBody(
+          lines.map((p) => line(p)),
+          null,
+        ),
+      );
       expect([tooMany.status, tooMany.body.code]).toEqual([422, 'EXPRESS_ITEMS_LIMIT']);
     } finally {
       await svc.deps.db.updateTable('store_express_delivery').set({ max_items_count: 30 }).where('store_id', '=', TVERSKAYA).execute();
@@ -236,12 +264,31 @@ describe('createOrder', () => {
     const limited = await makeProduct(svc, { price: '700.00', stock: '50.000', limit: '2.000' });
     const elsewhere = await makeProduct(svc, { price: '700.00', storeId: ARBAT });
     const slot = await makeSlot(svc);
-    const r = await createOrder(svc, c.auth, deliveryBody([line(scarce, 3), line(limited, 3), line(elsewhere, 1), { product_id: randomUUID(), unit_id: scarce.unitId, quantity: 1 }], slot));
+    const r = await createOrder(
+      svc,
+      c.auth,
+      deliveryBody(
+        [line(scarce, 3), line(limited, 3), line(elsewhere, 1), { product_id: randomUUID(), unit_id: scarce.unitId, quantity: 1 }],
+        slot,
+      ),
+    );
     expect(r.status).toBe(409);
     expect(r.body.code).toBe('OUT_OF_STOCK');
     expect(r.body.lines).toEqual([
-      { product_id: scarce.productId, unit_id: scarce.unitId, requested_quantity: '3.000', available_quantity: '1.000', reason_code: 'OUT_OF_STOCK' },
-      { product_id: limited.productId, unit_id: limited.unitId, requested_quantity: '3.000', available_quantity: '2.000', reason_code: 'LIMIT_EXCEEDED' },
+      {
+        product_id: scarce.productId,
+        unit_id: scarce.unitId,
+        requested_quantity: '3.000',
+        available_quantity: '1.000',
+        reason_code: 'OUT_OF_STOCK',
+      },
+      {
+        product_id: limited.productId,
+        unit_id: limited.unitId,
+        requested_quantity: '3.000',
+        available_quantity: '2.000',
+        reason_code: 'LIMIT_EXCEEDED',
+      },
       expect.objectContaining({ product_id: elsewhere.productId, reason_code: 'NOT_SOLD_IN_STORE' }),
       expect.objectContaining({ reason_code: 'UNKNOWN_PRODUCT' }),
     ]);

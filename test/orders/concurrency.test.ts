@@ -6,7 +6,18 @@ import { signInCustomer } from '../support/accounts.js';
 import { createConfirmedOrder } from '../support/orders.js';
 import { createPicker, itemCommand, sessionCommand, startPicking, type TestPicker } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { cancelOrder, createOrder, deliveryBody, line, makeProduct, makeSlot, pickupBody, reservedOf, stockOf, TVERSKAYA } from './fixtures.js';
+import {
+  cancelOrder,
+  createOrder,
+  deliveryBody,
+  line,
+  makeProduct,
+  makeSlot,
+  pickupBody,
+  reservedOf,
+  stockOf,
+  TVERSKAYA,
+} from './fixtures.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -65,7 +76,9 @@ describe('checkout under concurrency', () => {
     expect(countBy(replies.map((r) => r.status))).toEqual({ 201: 10, 409: 190 });
     for (const r of replies.filter((x) => x.status === 409)) {
       expect(r.body.code).toBe('OUT_OF_STOCK');
-      expect(r.body.lines).toEqual([expect.objectContaining({ product_id: p.productId, reason_code: 'OUT_OF_STOCK', available_quantity: '0.000' })]);
+      expect(r.body.lines).toEqual([
+        expect.objectContaining({ product_id: p.productId, reason_code: 'OUT_OF_STOCK', available_quantity: '0.000' }),
+      ]);
     }
     expect(await stockOf(svc, p)).toBe('0.000');
     expect(lowest).toBeGreaterThanOrEqual(0);
@@ -116,7 +129,9 @@ describe('stock rows locked in one order by every writer', () => {
     const statuses = await Promise.all(
       placed.flatMap(({ auth, id }, n) => [
         cancelOrder(svc, auth, id).then((r) => r.status),
-        createOrder(svc, customers[(n + 1) % customers.length]!.auth, deliveryBody([line(low, '1'), line(high, '1')], slot)).then((r) => r.status),
+        createOrder(svc, customers[(n + 1) % customers.length]!.auth, deliveryBody([line(low, '1'), line(high, '1')], slot)).then(
+          (r) => r.status,
+        ),
       ]),
     );
     expect(countBy(statuses)).toEqual({ 200: ROUNDS, 201: ROUNDS });
@@ -135,13 +150,22 @@ describe('stock rows locked in one order by every writer', () => {
     const SESSIONS = 24;
     const sessions: { picker: TestPicker; orderId: string }[] = [];
     for (let n = 0; n < SESSIONS; n++) {
-      const order = await createConfirmedOrder(svc, { storeId: TVERSKAYA, lines: [{ inventoryId: high.inventoryId, quantity: '2' }, { inventoryId: low.inventoryId, quantity: '2' }] });
+      const order = await createConfirmedOrder(svc, {
+        storeId: TVERSKAYA,
+        lines: [
+          { inventoryId: high.inventoryId, quantity: '2' },
+          { inventoryId: low.inventoryId, quantity: '2' },
+        ],
+      });
       const picker = await createPicker(svc, [TVERSKAYA]);
       const session = await startPicking(svc, picker, order.orderId);
       for (const item of session.items) {
         // One of the two: a discrepancy, confirmed.
         expect((await itemCommand(svc, picker, order.orderId, item.item_id, 'piece-quantity', { quantity: 1 })).status).toBe(200);
-        const confirmed = await itemCommand(svc, picker, order.orderId, item.item_id, 'clarification/confirm', { resolution: 'quantity_mismatch', quantity: 1 });
+        const confirmed = await itemCommand(svc, picker, order.orderId, item.item_id, 'clarification/confirm', {
+          resolution: 'quantity_mismatch',
+          quantity: 1,
+        });
         expect(confirmed.body.item.state).toBe('picked');
       }
       sessions.push({ picker, orderId: order.orderId });

@@ -17,7 +17,10 @@ afterAll(() => svc?.close());
 type EstimateInput = Defaulted<components['schemas']['DeliveryPriceEstimateInput'], 'is_express'>;
 const estimateHeaders = (auth: Record<string, string>, storeId?: string) => ({ ...auth, ...(storeId ? { 'x-store-id': storeId } : {}) });
 const estimate = (auth: Record<string, string>, body: EstimateInput, storeId?: string) =>
-  svc.client.call.POST('/api/orders/delivery/price-estimate', { headers: estimateHeaders(auth, storeId), body: body as components['schemas']['DeliveryPriceEstimateInput'] });
+  svc.client.call.POST('/api/orders/delivery/price-estimate', {
+    headers: estimateHeaders(auth, storeId),
+    body: body as components['schemas']['DeliveryPriceEstimateInput'],
+  });
 /** A deliberately invalid estimate body (see ContractClient.invalid). */
 const invalidEstimate = (auth: Record<string, string>, body: unknown, storeId?: string) =>
   svc.client.invalid('POST', '/api/orders/delivery/price-estimate', { headers: estimateHeaders(auth, storeId), body: body as object });
@@ -34,7 +37,11 @@ describe('estimateDeliveryPrice', () => {
       expect(r.body.detail[0].loc).toEqual(['body', 'items', 0, 'quantity']);
     }
     // The largest a line holds is still an answer (priced, not refused by a bound).
-    const largest = await estimate(c.auth, { location: IN_ZONE, items: [{ ...line(p, 1), quantity: '999999999' }], slot_id: slot }, TVERSKAYA);
+    const largest = await estimate(
+      c.auth,
+      { location: IN_ZONE, items: [{ ...line(p, 1), quantity: '999999999' }], slot_id: slot },
+      TVERSKAYA,
+    );
     expect(largest.status).not.toBe(500);
     expect(largest.status).not.toBe(422);
   });
@@ -70,7 +77,13 @@ describe('estimateDeliveryPrice', () => {
     const c = await signInCustomer(svc);
     const p = await makeProduct(svc, { price: '320.00' });
     const r = await estimate(c.auth, { location: IN_ZONE, items: [line(p, 2)] }, TVERSKAYA);
-    expect(r.body).toMatchObject({ items_total: '640.00', meets_minimum: false, amount_to_minimum: '360.00', amount_to_free_delivery: '2360.00', slot_id: null });
+    expect(r.body).toMatchObject({
+      items_total: '640.00',
+      meets_minimum: false,
+      amount_to_minimum: '360.00',
+      amount_to_free_delivery: '2360.00',
+      slot_id: null,
+    });
   });
 
   it('prices express with its own cost and the courier service’s time', async () => {
@@ -78,7 +91,14 @@ describe('estimateDeliveryPrice', () => {
     const c = await signInCustomer(svc);
     const p = await makeProduct(svc, { price: '640.00' });
     const r = await estimate(c.auth, { location: IN_ZONE, items: [line(p)], is_express: true }, TVERSKAYA);
-    expect(r.body).toMatchObject({ is_express: true, delivery_price: '299.00', total_price: '939.00', free_delivery_threshold: null, amount_to_free_delivery: null, eta_minutes: 45 });
+    expect(r.body).toMatchObject({
+      is_express: true,
+      delivery_price: '299.00',
+      total_price: '939.00',
+      free_delivery_threshold: null,
+      amount_to_free_delivery: null,
+      eta_minutes: 45,
+    });
   });
 
   it('chooses the store by the zone rule when X-Store-Id is absent', async () => {
@@ -111,7 +131,11 @@ describe('estimateDeliveryPrice', () => {
     }
     // A window of a day the store closed after the window was made: as checkout and the listing say.
     const onClosedDay = await makeSlot(svc, { startsInMinutes: 9 * 24 * 60 });
-    const { slot_date } = await svc.deps.db.selectFrom('store_slots').select(sql<string>`slot_date::text`.as('slot_date')).where('id', '=', onClosedDay).executeTakeFirstOrThrow();
+    const { slot_date } = await svc.deps.db
+      .selectFrom('store_slots')
+      .select(sql<string>`slot_date::text`.as('slot_date'))
+      .where('id', '=', onClosedDay)
+      .executeTakeFirstOrThrow();
     await svc.deps.db.insertInto('store_closures').values({ store_id: TVERSKAYA, closed_on: slot_date, reason: 'stock-taking' }).execute();
     try {
       const r = await estimate(c.auth, { location: IN_ZONE, items: [line(p)], slot_id: onClosedDay }, TVERSKAYA);
@@ -119,7 +143,11 @@ describe('estimateDeliveryPrice', () => {
     } finally {
       await svc.deps.db.deleteFrom('store_closures').where('store_id', '=', TVERSKAYA).where('closed_on', '=', slot_date).execute();
     }
-    const unknown = await estimate(c.auth, { location: IN_ZONE, items: [line(p), { product_id: randomUUID(), unit_id: p.unitId, quantity: 1 }] }, TVERSKAYA);
+    const unknown = await estimate(
+      c.auth,
+      { location: IN_ZONE, items: [line(p), { product_id: randomUUID(), unit_id: p.unitId, quantity: 1 }] },
+      TVERSKAYA,
+    );
     expect([unknown.status, unknown.body.code]).toEqual([422, 'UNKNOWN_PRODUCT']);
     expect(unknown.body.lines).toEqual([expect.objectContaining({ reason_code: 'UNKNOWN_PRODUCT', requested_quantity: '1.000' })]);
   });

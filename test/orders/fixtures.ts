@@ -27,14 +27,31 @@ export interface TestProduct {
 
 export async function makeProduct(
   svc: TestService,
-  opts: { storeId?: string; stock?: string | null; price?: string; unit?: 'pc' | 'kg' | 'g100'; limit?: string | null; oldPrice?: string | null } = {},
+  opts: {
+    storeId?: string;
+    stock?: string | null;
+    price?: string;
+    unit?: 'pc' | 'kg' | 'g100';
+    limit?: string | null;
+    oldPrice?: string | null;
+  } = {},
 ): Promise<TestProduct> {
   const db = svc.deps.db;
-  const unit = await db.selectFrom('measurement_units').select('id').where('code', '=', opts.unit ?? 'pc').executeTakeFirstOrThrow();
+  const unit = await db
+    .selectFrom('measurement_units')
+    .select('id')
+    .where('code', '=', opts.unit ?? 'pc')
+    .executeTakeFirstOrThrow();
   const code = `T-${randomUUID().slice(0, 12)}`;
   const product = await db
     .insertInto('products')
-    .values({ code, name_ru: `Тестовый товар ${code}`, name_en: `Test product ${code}`, weight_based: opts.unit === 'kg' || opts.unit === 'g100', weight: '0.500' })
+    .values({
+      code,
+      name_ru: `Тестовый товар ${code}`,
+      name_en: `Test product ${code}`,
+      weight_based: opts.unit === 'kg' || opts.unit === 'g100',
+      weight: '0.500',
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   const inventory = await db
@@ -83,7 +100,11 @@ export async function reservedOf(svc: TestService, slotId: string): Promise<numb
   return row.reserved;
 }
 
-export const line = (p: TestProduct, quantity: string | number = '1'): OrderItemInput => ({ product_id: p.productId, unit_id: p.unitId, quantity });
+export const line = (p: TestProduct, quantity: string | number = '1'): OrderItemInput => ({
+  product_id: p.productId,
+  unit_id: p.unitId,
+  quantity,
+});
 
 export function deliveryBody(lines: OrderItemInput[], slotId: string | null, over: Partial<OrderInput> = {}): OrderInput {
   return {
@@ -114,7 +135,11 @@ export function pickupBody(lines: OrderItemInput[], slotId: string, over: Partia
 
 /** Makes express delivery orderable around the clock (the demo schedule depends on the hour). */
 export async function expressAlwaysOpen(svc: TestService, storeId = TVERSKAYA, accepting = true): Promise<void> {
-  await svc.deps.db.updateTable('store_express_schedule').set({ start_time: '00:00', end_time: '23:59:59', is_active: true }).where('store_id', '=', storeId).execute();
+  await svc.deps.db
+    .updateTable('store_express_schedule')
+    .set({ start_time: '00:00', end_time: '23:59:59', is_active: true })
+    .where('store_id', '=', storeId)
+    .execute();
   await svc.deps.db.updateTable('store_express_delivery').set({ is_accepting: accepting }).where('store_id', '=', storeId).execute();
 }
 
@@ -127,7 +152,12 @@ function orderHeaders(auth: Record<string, string>, opts: OrderOptions) {
   return headers;
 }
 
-export function createOrder(svc: TestService, auth: Record<string, string>, body: OrderInput, opts: OrderOptions = {}): Promise<CheckedResponse> {
+export function createOrder(
+  svc: TestService,
+  auth: Record<string, string>,
+  body: OrderInput,
+  opts: OrderOptions = {},
+): Promise<CheckedResponse> {
   return svc.client.call.POST('/api/orders/', { headers: orderHeaders(auth, opts), body });
 }
 
@@ -144,7 +174,10 @@ export async function placedOrder(svc: TestService, auth: Record<string, string>
 }
 
 export const getOrder = (svc: TestService, auth: Record<string, string>, id: string, lang?: string) =>
-  svc.client.call.GET('/api/orders/{order_id}', { params: { path: { order_id: id } }, headers: { ...auth, ...(lang ? { 'accept-language': lang } : {}) } });
+  svc.client.call.GET('/api/orders/{order_id}', {
+    params: { path: { order_id: id } },
+    headers: { ...auth, ...(lang ? { 'accept-language': lang } : {}) },
+  });
 
 export const cancelOrder = (svc: TestService, auth: Record<string, string>, id: string) =>
   svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: id } }, headers: auth });
@@ -155,13 +188,18 @@ export const roadmapDetail = (svc: TestService, auth: Record<string, string>, id
 /** A courier tracking state set through the TEST endpoint POST /api/qa/orders/{order_id}/delivery-tracking. */
 export type TrackingInput = paths['/api/qa/orders/{order_id}/delivery-tracking']['post']['requestBody']['content']['application/json'];
 export const setTracking = (svc: TestService, auth: Record<string, string>, id: string, body: TrackingInput, lang?: string) =>
-  svc.client.call.POST('/api/qa/orders/{order_id}/delivery-tracking', { params: { path: { order_id: id } }, headers: { ...auth, ...(lang ? { 'accept-language': lang } : {}) }, body });
+  svc.client.call.POST('/api/qa/orders/{order_id}/delivery-tracking', {
+    params: { path: { order_id: id } },
+    headers: { ...auth, ...(lang ? { 'accept-language': lang } : {}) },
+    body,
+  });
 
 export const bankInvoice = (svc: TestService, auth: Record<string, string>, id: string) =>
   svc.client.call.GET('/api/payments/bank/{order_id}/invoice', { params: { path: { order_id: id } }, headers: auth });
 
 /** Settles the sandbox bank's invoice (TEST): `paid`, `declined`, ... */
-export type SettleOutcome = paths['/api/qa/payments/bank/{order_id}/settle']['post']['requestBody']['content']['application/json']['outcome'];
+export type SettleOutcome =
+  paths['/api/qa/payments/bank/{order_id}/settle']['post']['requestBody']['content']['application/json']['outcome'];
 export const settleSandboxInvoice = (svc: TestService, auth: Record<string, string>, id: string, outcome: SettleOutcome) =>
   svc.client.call.POST('/api/qa/payments/bank/{order_id}/settle', { params: { path: { order_id: id } }, headers: auth, body: { outcome } });
 

@@ -46,9 +46,16 @@ describe('outbox recovery', () => {
 
     // The listener reconnects and reads back what it missed.
     // (other events of the order may arrive first: wait for this one)
-    await eventually(async () => got.map((m) => m.event_id), (ids) => ids.includes(row.event_id), 10_000);
+    await eventually(
+      async () => got.map((m) => m.event_id),
+      (ids) => ids.includes(row.event_id),
+      10_000,
+    );
     expect(got.map((m) => m.event_id)).toContain(row.event_id);
-    expect(got.find((m) => m.event_id === row.event_id)).toMatchObject({ type: 'delivery.tracking.changed', data: { order_id: id, state: 'cancelled' } });
+    expect(got.find((m) => m.event_id === row.event_id)).toMatchObject({
+      type: 'delivery.tracking.changed',
+      data: { order_id: id, state: 'cancelled' },
+    });
     const published = await eventually(
       () => svc.deps.db.selectFrom('outbox_events').select('published_at').where('event_id', '=', row.event_id).executeTakeFirstOrThrow(),
       (r) => r.published_at !== null,
@@ -66,7 +73,14 @@ describe('outbox recovery across a restart', () => {
       const c = await signInCustomer(first);
       await first.client.call.PUT('/api/accounts/me/push-devices', {
         headers: c.auth,
-        body: { push_token: 'token-before-crash', device_id: crypto.randomUUID(), platform: 'ios', app_version: '1.0', build_number: '1', app_kind: 'customer' },
+        body: {
+          push_token: 'token-before-crash',
+          device_id: crypto.randomUUID(),
+          platform: 'ios',
+          app_version: '1.0',
+          build_number: '1',
+          app_kind: 'customer',
+        },
       });
       const p = await makeProduct(first, { price: '1100.00' });
       const id = await placedOrder(first, c.auth, deliveryBody([line(p)], await makeSlot(first)));
@@ -74,16 +88,28 @@ describe('outbox recovery across a restart', () => {
       await setTracking(first, c.auth, id, { state: 'courier_assigned' });
       // The change is committed; the instance dies before any worker fanned it out.
       await first.stop();
-      const pending = await first.deps.db.selectFrom('outbox_events').select('id').where('order_id', '=', id).where('pushed_at', 'is', null).where(sql<boolean>`payload->>'notification_id' IS NOT NULL`).execute();
+      const pending = await first.deps.db
+        .selectFrom('outbox_events')
+        .select('id')
+        .where('order_id', '=', id)
+        .where('pushed_at', 'is', null)
+        .where(sql<boolean>`payload->>'notification_id' IS NOT NULL`)
+        .execute();
       expect(pending.length).toBe(1);
 
       second = await startService({
-        config: { ...first.config, orders: { ...first.config.orders, worker: { ...first.config.orders.worker, enabled: true, intervalMs: 50 } } },
+        config: {
+          ...first.config,
+          orders: { ...first.config.orders, worker: { ...first.config.orders.worker, enabled: true, intervalMs: 50 } },
+        },
         database: first.database,
         log: createLogger('silent'),
       });
       const sender = second.deps.push as RecordingPushSender;
-      const sent = await eventually(async () => sender.sent.filter((m) => m.data.order_id === id), (s) => s.length > 0);
+      const sent = await eventually(
+        async () => sender.sent.filter((m) => m.data.order_id === id),
+        (s) => s.length > 0,
+      );
       expect(sent).toEqual([expect.objectContaining({ token: 'token-before-crash', body: 'Courier is heading to the store' })]);
     } finally {
       await second?.stop();

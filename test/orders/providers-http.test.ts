@@ -12,7 +12,22 @@ import { settleInvoice } from '../../handlers/services/order-lifecycle.js';
 import { runOrderWorkerOnce } from '../../server/jobs/order-worker.js';
 import { registerPushDevice, signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { bankInvoice, cancelOrder, expressAlwaysOpen, getOrder, IN_ZONE, deliveryBody, line, makeProduct, makeSlot, placedOrder, roadmapDetail, setTracking, settleSandboxInvoice, TVERSKAYA } from './fixtures.js';
+import {
+  bankInvoice,
+  cancelOrder,
+  expressAlwaysOpen,
+  getOrder,
+  IN_ZONE,
+  deliveryBody,
+  line,
+  makeProduct,
+  makeSlot,
+  placedOrder,
+  roadmapDetail,
+  setTracking,
+  settleSandboxInvoice,
+  TVERSKAYA,
+} from './fixtures.js';
 import { passLocalFailOthers } from '../support/msw.js';
 
 const BANK = 'https://acquiring.bank.example.test/v1';
@@ -24,7 +39,11 @@ const bankStillUnpaid = http.get(`${BANK}/invoices/:id`, () => HttpResponse.json
 // The worker asks the courier service where each delivery under way is: by default the service
 // agrees with what this service last recorded.
 const courierAgrees = http.get(`${COURIER}/deliveries/:id`, async ({ params }) => {
-  const row = await svc.deps.db.selectFrom('order_deliveries').select('tracking_state').where('courier_request_ref', '=', String(params.id)).executeTakeFirst();
+  const row = await svc.deps.db
+    .selectFrom('order_deliveries')
+    .select('tracking_state')
+    .where('courier_request_ref', '=', String(params.id))
+    .executeTakeFirst();
   return row ? HttpResponse.json({ state: row.tracking_state }) : HttpResponse.json({ error: 'not found' }, { status: 404 });
 });
 const DEFAULTS = [bankStillUnpaid, courierAgrees];
@@ -90,7 +109,11 @@ describe('HTTP bank', () => {
     expect(r.body.link).toBe('https://pay.bank.example.test/inv-777');
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ auth: 'Bearer bank-token', body: { amount: { value: '1699.00', currency: 'RUB' }, order_id: id } });
-    const row = await svc.deps.db.selectFrom('bank_invoices').select(['id', 'provider', 'provider_ref']).where('order_id', '=', id).executeTakeFirstOrThrow();
+    const row = await svc.deps.db
+      .selectFrom('bank_invoices')
+      .select(['id', 'provider', 'provider_ref'])
+      .where('order_id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ provider: 'http', provider_ref: 'inv-777' });
     expect(seen[0]!.key).toBe(row.id);
     // Only the sandbox settles through the QA operation; a real bank's invoice is the bank's to settle.
@@ -142,9 +165,15 @@ describe('HTTP bank', () => {
     });
     expect((await cancelOrder(svc, c.auth, id)).body.status.value).toBe('cancelled');
     await drainWorker(1);
-    const stateOf = async () => (await svc.deps.db.selectFrom('orders').select('payment_status').where('id', '=', id).executeTakeFirstOrThrow()).payment_status;
+    const stateOf = async () =>
+      (await svc.deps.db.selectFrom('orders').select('payment_status').where('id', '=', id).executeTakeFirstOrThrow()).payment_status;
     expect(await stateOf()).toBe('refund_pending');
-    await svc.deps.db.updateTable('provider_commands').set({ next_attempt_at: new Date() }).where('order_id', '=', id).where('kind', '=', 'bank.refund').execute();
+    await svc.deps.db
+      .updateTable('provider_commands')
+      .set({ next_attempt_at: new Date() })
+      .where('order_id', '=', id)
+      .where('kind', '=', 'bank.refund')
+      .execute();
     await drainWorker(1);
     expect(await stateOf()).toBe('refunded');
     expect(calls).toBe(2);
@@ -156,11 +185,21 @@ describe('HTTP bank', () => {
 const statusOf = async (id: string) =>
   svc.deps.db.selectFrom('orders').select(['status', 'payment_status']).where('id', '=', id).executeTakeFirstOrThrow();
 /** Makes the order's invoices due for their next check now. */
-const dueNow = (id: string) => svc.deps.db.updateTable('bank_invoices').set({ next_check_at: new Date(Date.now() - 1000) }).where('order_id', '=', id).execute();
+const dueNow = (id: string) =>
+  svc.deps.db
+    .updateTable('bank_invoices')
+    .set({ next_check_at: new Date(Date.now() - 1000) })
+    .where('order_id', '=', id)
+    .execute();
 
 describe('HTTP bank: the outcome of an invoice', () => {
   const invoiceOf = async (id: string) =>
-    svc.deps.db.selectFrom('bank_invoices').select(['status', 'checked_at', 'next_check_at']).where('order_id', '=', id).orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+    svc.deps.db
+      .selectFrom('bank_invoices')
+      .select(['status', 'checked_at', 'next_check_at'])
+      .where('order_id', '=', id)
+      .orderBy('created_at', 'desc')
+      .executeTakeFirstOrThrow();
 
   /** An online order with an open invoice `ref` at the bank. */
   async function orderWithInvoice(ref: string) {
@@ -210,11 +249,19 @@ describe('HTTP bank: the outcome of an invoice', () => {
   });
 
   it('closes a declined or expired invoice, and asks again later when the bank does not answer', async () => {
-    for (const [answer, closedAs] of [['failed', 'failed'], ['expired', 'expired'], ['cancelled', 'expired']] as const) {
+    for (const [answer, closedAs] of [
+      ['failed', 'failed'],
+      ['expired', 'expired'],
+      ['cancelled', 'expired'],
+    ] as const) {
       const ref = `inv-${randomUUID()}`;
       const { c, id } = await orderWithInvoice(ref);
       let bankUp = false;
-      remote.use(http.get(`${BANK}/invoices/${ref}`, () => (bankUp ? HttpResponse.json({ status: answer }) : HttpResponse.json({ error: 'down' }, { status: 503 }))));
+      remote.use(
+        http.get(`${BANK}/invoices/${ref}`, () =>
+          bankUp ? HttpResponse.json({ status: answer }) : HttpResponse.json({ error: 'down' }, { status: 503 }),
+        ),
+      );
       await runOrderWorkerOnce(svc.deps);
       const unanswered = await invoiceOf(id);
       expect([unanswered.status, unanswered.checked_at]).toEqual(['open', null]);
@@ -226,13 +273,20 @@ describe('HTTP bank: the outcome of an invoice', () => {
       expect((await invoiceOf(id)).status, answer).toBe(closedAs);
       expect(await statusOf(id)).toEqual({ status: 'awaiting_payment', payment_status: 'awaiting' });
       // The customer can pay again: a new invoice.
-      remote.use(http.post(`${BANK}/invoices`, () => HttpResponse.json({ id: `${ref}-2`, payment_url: 'https://pay.bank.example.test/2' })));
+      remote.use(
+        http.post(`${BANK}/invoices`, () => HttpResponse.json({ id: `${ref}-2`, payment_url: 'https://pay.bank.example.test/2' })),
+      );
       expect((await invoice(c.auth, id)).body.link).toBe('https://pay.bank.example.test/2');
     }
   });
 
   it('does not cancel an order at its payment deadline until the bank has been asked since', async () => {
-    const pastDeadline = (id: string) => svc.deps.db.updateTable('orders').set({ payment_due_at: new Date(Date.now() - 1000) }).where('id', '=', id).execute();
+    const pastDeadline = (id: string) =>
+      svc.deps.db
+        .updateTable('orders')
+        .set({ payment_due_at: new Date(Date.now() - 1000) })
+        .where('id', '=', id)
+        .execute();
     // Paid in the last moments: confirmed, not cancelled.
     const paidRef = `inv-${randomUUID()}`;
     const paid = await orderWithInvoice(paidRef);
@@ -268,7 +322,12 @@ describe('HTTP bank: the outcome of an invoice', () => {
 
 describe('HTTP bank: a payment on an invoice closed here before the bank had its word', () => {
   const invoicesOf = async (id: string) =>
-    svc.deps.db.selectFrom('bank_invoices').select(['provider_ref', 'status', 'bank_word_pending', 'amount']).where('order_id', '=', id).orderBy('created_at').execute();
+    svc.deps.db
+      .selectFrom('bank_invoices')
+      .select(['provider_ref', 'status', 'bank_word_pending', 'amount'])
+      .where('order_id', '=', id)
+      .orderBy('created_at')
+      .execute();
 
   /**
    * A bank at which each invoice has a status the test sets (default pending), that records
@@ -301,7 +360,11 @@ describe('HTTP bank: a payment on an invoice closed here before the bank had its
     const c = await signInCustomer(svc);
     const id = await onlineOrder(c.auth);
     expect((await invoice(c.auth, id)).body.link).toContain(ref1);
-    await svc.deps.db.updateTable('bank_invoices').set({ expires_at: new Date(Date.now() - 1000) }).where('order_id', '=', id).execute();
+    await svc.deps.db
+      .updateTable('bank_invoices')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('order_id', '=', id)
+      .execute();
     expect((await invoice(c.auth, id)).body.link).toContain(ref2);
     expect((await invoicesOf(id)).map((i) => [i.provider_ref, i.status, i.bank_word_pending])).toEqual([
       [ref1, 'expired', true],
@@ -343,7 +406,12 @@ describe('HTTP bank: a payment on an invoice closed here before the bank had its
     expect(refunds).toEqual([expect.objectContaining({ invoice_id: ref1, amount: { value: first!.amount, currency: 'RUB' } })]);
     // The order keeps its own payment.
     expect(await statusOf(id)).toEqual({ status: 'confirmed', payment_status: 'paid' });
-    const commands = await svc.deps.db.selectFrom('provider_commands').select(['kind', 'state']).where('order_id', '=', id).where('kind', '=', 'bank.refund_surplus').execute();
+    const commands = await svc.deps.db
+      .selectFrom('provider_commands')
+      .select(['kind', 'state'])
+      .where('order_id', '=', id)
+      .where('kind', '=', 'bank.refund_surplus')
+      .execute();
     expect(commands).toEqual([{ kind: 'bank.refund_surplus', state: 'done' }]);
   });
 
@@ -354,7 +422,12 @@ describe('HTTP bank: a payment on an invoice closed here before the bank had its
     // Picked for 99.90 more than was paid (finishSession's effect on the order).
     await svc.deps.db
       .updateTable('orders')
-      .set((eb) => ({ status: 'picked', payment_status: 'awaiting', payment_due_at: null, final_total: sql<string>`${eb.ref('total_price')} + 99.90` }))
+      .set((eb) => ({
+        status: 'picked',
+        payment_status: 'awaiting',
+        payment_due_at: null,
+        final_total: sql<string>`${eb.ref('total_price')} + 99.90`,
+      }))
       .where('id', '=', id)
       .execute();
     bankStatus.set(ref1, 'paid');
@@ -402,7 +475,11 @@ describe('HTTP bank: a payment on an invoice closed here before the bank had its
 
     // A bank that still says "pending" a day after the invoice expired is not asked again.
     const other = await orderWithReplacedInvoice();
-    await svc.deps.db.updateTable('bank_invoices').set({ expires_at: new Date(Date.now() - 25 * 3600 * 1000) }).where('provider_ref', '=', other.ref1).execute();
+    await svc.deps.db
+      .updateTable('bank_invoices')
+      .set({ expires_at: new Date(Date.now() - 25 * 3600 * 1000) })
+      .where('provider_ref', '=', other.ref1)
+      .execute();
     await drainWorker(1);
     expect((await invoicesOf(other.id))[0]).toMatchObject({ status: 'expired', bank_word_pending: false });
   });
@@ -414,15 +491,30 @@ describe('HTTP courier service', () => {
     remote.use(http.post(`${COURIER}/quotes`, () => HttpResponse.json({ available: true, minutes: 32 })));
     const c = await signInCustomer(svc);
     const p = await makeProduct(svc, { price: '700.00' });
-    const r = await svc.client.call.POST('/api/orders/delivery/price-estimate', { headers: { ...c.auth, 'x-store-id': TVERSKAYA }, body: { location: IN_ZONE, items: [line(p)], is_express: true } });
+    const r = await svc.client.call.POST('/api/orders/delivery/price-estimate', {
+      headers: { ...c.auth, 'x-store-id': TVERSKAYA },
+      body: { location: IN_ZONE, items: [line(p)], is_express: true },
+    });
     expect(r.body).toMatchObject({ is_express: true, eta_minutes: 32 });
 
-    remote.resetHandlers(...DEFAULTS, http.post(`${COURIER}/quotes`, () => HttpResponse.json({ available: false })));
-    const none = await svc.client.call.POST('/api/orders/delivery/price-estimate', { headers: { ...c.auth, 'x-store-id': TVERSKAYA }, body: { location: IN_ZONE, items: [line(p)], is_express: true } });
+    remote.resetHandlers(
+      ...DEFAULTS,
+      http.post(`${COURIER}/quotes`, () => HttpResponse.json({ available: false })),
+    );
+    const none = await svc.client.call.POST('/api/orders/delivery/price-estimate', {
+      headers: { ...c.auth, 'x-store-id': TVERSKAYA },
+      body: { location: IN_ZONE, items: [line(p)], is_express: true },
+    });
     expect([none.status, none.body.code]).toEqual([422, 'EXPRESS_UNAVAILABLE']);
 
-    remote.resetHandlers(...DEFAULTS, http.post(`${COURIER}/quotes`, () => HttpResponse.text('oops', { status: 500 })));
-    const failed = await svc.client.call.POST('/api/orders/delivery/price-estimate', { headers: { ...c.auth, 'x-store-id': TVERSKAYA }, body: { location: IN_ZONE, items: [line(p)], is_express: true } });
+    remote.resetHandlers(
+      ...DEFAULTS,
+      http.post(`${COURIER}/quotes`, () => HttpResponse.text('oops', { status: 500 })),
+    );
+    const failed = await svc.client.call.POST('/api/orders/delivery/price-estimate', {
+      headers: { ...c.auth, 'x-store-id': TVERSKAYA },
+      body: { location: IN_ZONE, items: [line(p)], is_express: true },
+    });
     expect([failed.status, failed.body.code]).toEqual([502, 'COURIER_PROVIDER_ERROR']);
   });
 
@@ -434,7 +526,11 @@ describe('HTTP courier service', () => {
       http.post(`${COURIER}/deliveries`, async ({ request }) => {
         attempts++;
         if (attempts === 1) return HttpResponse.text('busy', { status: 503 });
-        requests.push({ body: await request.json(), key: request.headers.get('idempotency-key'), auth: request.headers.get('authorization') });
+        requests.push({
+          body: await request.json(),
+          key: request.headers.get('idempotency-key'),
+          auth: request.headers.get('authorization'),
+        });
         return HttpResponse.json({ id: 'dlv-42' }, { status: 201 });
       }),
       http.post(`${COURIER}/deliveries/:id/cancel`, ({ params }) => {
@@ -452,9 +548,16 @@ describe('HTTP courier service', () => {
     await svc.deps.db.updateTable('provider_commands').set({ next_attempt_at: new Date() }).where('order_id', '=', id).execute();
     await drainWorker(1);
     expect(requests).toEqual([
-      { key: id, auth: 'Bearer courier-token', body: expect.objectContaining({ external_id: id, dropoff: IN_ZONE, express: false, address: 'Tverskaya St, 7, Moscow' }) },
+      {
+        key: id,
+        auth: 'Bearer courier-token',
+        body: expect.objectContaining({ external_id: id, dropoff: IN_ZONE, express: false, address: 'Tverskaya St, 7, Moscow' }),
+      },
     ]);
-    expect((await svc.deps.db.selectFrom('order_deliveries').select('courier_request_ref').where('order_id', '=', id).executeTakeFirstOrThrow()).courier_request_ref).toBe('dlv-42');
+    expect(
+      (await svc.deps.db.selectFrom('order_deliveries').select('courier_request_ref').where('order_id', '=', id).executeTakeFirstOrThrow())
+        .courier_request_ref,
+    ).toBe('dlv-42');
 
     expect((await cancelOrder(svc, c.auth, id)).body.status.value).toBe('cancelled');
     await drainWorker(1);
@@ -478,8 +581,15 @@ describe('following a delivery at the HTTP courier service', () => {
   };
   const detail = async (c: { auth: Record<string, string> }, id: string) => (await roadmapDetail(svc, c.auth, id)).body;
   const notified = async (id: string) =>
-    (await svc.deps.db.selectFrom('outbox_events').select(['payload']).where('order_id', '=', id).where(sql<boolean>`payload->>'notification_id' IS NOT NULL`).orderBy('id').execute())
-      .map((e) => (e.payload as { data: { state?: string } }).data.state);
+    (
+      await svc.deps.db
+        .selectFrom('outbox_events')
+        .select(['payload'])
+        .where('order_id', '=', id)
+        .where(sql<boolean>`payload->>'notification_id' IS NOT NULL`)
+        .orderBy('id')
+        .execute()
+    ).map((e) => (e.payload as { data: { state?: string } }).data.state);
 
   it('moves the tracking by what the service says, replaying the states it skipped, with one push for the last', async () => {
     let answer: object = { state: 'searching_courier' };
@@ -494,10 +604,18 @@ describe('following a delivery at the HTTP courier service', () => {
     expect(asked.at(-1)).toEqual({ ref: 'dlv-follow-1', auth: 'Bearer courier-token' });
     expect((await detail(c, id)).delivery.tracking.state).toBe('searching_courier');
 
-    answer = { state: 'courier_assigned', courier: { name: 'Пётр', phone: '+79990001122', transport: 'bicycle' }, location: { lon: 37.61, lat: 55.76 }, eta: new Date(Date.now() + 40 * 60_000).toISOString() };
+    answer = {
+      state: 'courier_assigned',
+      courier: { name: 'Пётр', phone: '+79990001122', transport: 'bicycle' },
+      location: { lon: 37.61, lat: 55.76 },
+      eta: new Date(Date.now() + 40 * 60_000).toISOString(),
+    };
     await drainWorker(1);
     const assigned = await detail(c, id);
-    expect(assigned.delivery).toMatchObject({ tracking: { state: 'courier_assigned' }, courier: { name: 'Пётр', phone: '+79990001122', transport: 'bicycle', location: { lon: 37.61, lat: 55.76 } } });
+    expect(assigned.delivery).toMatchObject({
+      tracking: { state: 'courier_assigned' },
+      courier: { name: 'Пётр', phone: '+79990001122', transport: 'bicycle', location: { lon: 37.61, lat: 55.76 } },
+    });
 
     // Still assigned, with a new position and estimate: both shown, with no event and no new version.
     const later = new Date(Date.now() + 55 * 60_000);
@@ -505,7 +623,10 @@ describe('following a delivery at the HTTP courier service', () => {
     answer = { state: 'courier_assigned', location: { lon: 37.612, lat: 55.758 }, eta: later.toISOString() };
     await drainWorker(1);
     const stillAssigned = await detail(c, id);
-    expect(stillAssigned.delivery).toMatchObject({ eta: later.toISOString(), courier: { name: 'Пётр', location: { lon: 37.612, lat: 55.758 } } });
+    expect(stillAssigned.delivery).toMatchObject({
+      eta: later.toISOString(),
+      courier: { name: 'Пётр', location: { lon: 37.612, lat: 55.758 } },
+    });
     expect(stillAssigned.order_version).toBe(assigned.order_version);
     // An answer without an estimate keeps the last one.
     answer = { state: 'courier_assigned', location: { lon: 37.613, lat: 55.757 } };
@@ -526,8 +647,21 @@ describe('following a delivery at the HTTP courier service', () => {
     await drainWorker(1);
     const done = await detail(c, id);
     expect([done.status.value, done.delivery.tracking.state]).toEqual(['completed', 'delivered']);
-    const history = await svc.deps.db.selectFrom('order_tracking_history').select('state').where('order_id', '=', id).orderBy('id').execute();
-    expect(history.map((h) => h.state)).toEqual(['pending', 'searching_courier', 'courier_assigned', 'courier_at_store', 'en_route', 'arrived', 'delivered']);
+    const history = await svc.deps.db
+      .selectFrom('order_tracking_history')
+      .select('state')
+      .where('order_id', '=', id)
+      .orderBy('id')
+      .execute();
+    expect(history.map((h) => h.state)).toEqual([
+      'pending',
+      'searching_courier',
+      'courier_assigned',
+      'courier_at_store',
+      'en_route',
+      'arrived',
+      'delivered',
+    ]);
     expect(await notified(id)).toEqual(['courier_assigned', 'delivered']);
     // Delivered: no longer asked about.
     const questions = asked.length;
@@ -566,7 +700,10 @@ describe('HTTP push gateway', () => {
     return id;
   };
   const register = (auth: Record<string, string>, token: string) =>
-    svc.client.call.PUT('/api/accounts/me/push-devices', { headers: auth, body: { push_token: token, device_id: randomUUID(), platform: 'android', app_version: '1', build_number: '1', app_kind: 'customer' } });
+    svc.client.call.PUT('/api/accounts/me/push-devices', {
+      headers: auth,
+      body: { push_token: token, device_id: randomUUID(), platform: 'android', app_version: '1', build_number: '1', app_kind: 'customer' },
+    });
 
   it('retries after a gateway failure and sends the notification once it answers', async () => {
     remote.use(
@@ -591,11 +728,20 @@ describe('HTTP push gateway', () => {
     expect(bodies).toEqual([
       {
         auth: 'Bearer push-token',
-        body: expect.objectContaining({ to: 'token-retry', platform: 'android', id: expect.any(String), notification: { title: expect.stringMatching(/^Order \d+$/), body: 'Courier is heading to the store' } }),
+        body: expect.objectContaining({
+          to: 'token-retry',
+          platform: 'android',
+          id: expect.any(String),
+          notification: { title: expect.stringMatching(/^Order \d+$/), body: 'Courier is heading to the store' },
+        }),
       },
     ]);
     expect(bodies[0].body.data).toMatchObject({ order_id: id, notification_id: bodies[0].body.id });
-    const delivery = await svc.deps.db.selectFrom('push_deliveries').select(['state', 'attempts']).where('order_id', '=', id).executeTakeFirstOrThrow();
+    const delivery = await svc.deps.db
+      .selectFrom('push_deliveries')
+      .select(['state', 'attempts'])
+      .where('order_id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(delivery).toEqual({ state: 'sent', attempts: 2 });
   });
 
@@ -608,17 +754,22 @@ describe('HTTP push gateway', () => {
     remote.use(
       http.post(PUSH, async ({ request }) => {
         const body = (await request.json()) as { to: string };
-        return body.to === 'token-dead' ? HttpResponse.json({ error: 'UNREGISTERED' }, { status: 404 }) : HttpResponse.json({ error: 'payload too big' }, { status: 400 });
+        return body.to === 'token-dead'
+          ? HttpResponse.json({ error: 'UNREGISTERED' }, { status: 404 })
+          : HttpResponse.json({ error: 'payload too big' }, { status: 400 });
       }),
     );
     const deadOrder = await assignCourier(dead.auth);
     const refusedOrder = await assignCourier(refused.auth);
     await drainWorker(3);
-    const stateOf = async (orderId: string) => (await svc.deps.db.selectFrom('push_deliveries').select('state').where('order_id', '=', orderId).executeTakeFirstOrThrow()).state;
+    const stateOf = async (orderId: string) =>
+      (await svc.deps.db.selectFrom('push_deliveries').select('state').where('order_id', '=', orderId).executeTakeFirstOrThrow()).state;
     expect(await stateOf(deadOrder)).toBe('stale_token');
     expect(await stateOf(refusedOrder)).toBe('failed');
     expect(await svc.deps.db.selectFrom('push_devices').select('device_id').where('push_token', '=', 'token-dead').execute()).toEqual([]);
-    expect((await svc.deps.db.selectFrom('push_devices').select('device_id').where('push_token', '=', 'token-refused').execute()).length).toBe(1);
+    expect(
+      (await svc.deps.db.selectFrom('push_devices').select('device_id').where('push_token', '=', 'token-refused').execute()).length,
+    ).toBe(1);
   });
 
   it('keeps the installations when the gateway answers a bare 404 (a wrong URL, not a dead token), and retries', async () => {
@@ -628,8 +779,14 @@ describe('HTTP push gateway', () => {
     remote.use(http.post(PUSH, () => HttpResponse.text('<html>Not Found</html>', { status: 404 })));
     const id = await assignCourier(c.auth);
     await drainWorker(2);
-    const delivery = await svc.deps.db.selectFrom('push_deliveries').select(['state', 'attempts', 'last_error']).where('order_id', '=', id).executeTakeFirstOrThrow();
+    const delivery = await svc.deps.db
+      .selectFrom('push_deliveries')
+      .select(['state', 'attempts', 'last_error'])
+      .where('order_id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(delivery).toMatchObject({ state: 'pending', last_error: expect.stringMatching(/404/) });
-    expect(await svc.deps.db.selectFrom('push_devices').select('device_id').where('push_token', '=', 'token-wrong-url').execute()).toHaveLength(1);
+    expect(
+      await svc.deps.db.selectFrom('push_devices').select('device_id').where('push_token', '=', 'token-wrong-url').execute(),
+    ).toHaveLength(1);
   });
 });

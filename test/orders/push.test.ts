@@ -12,7 +12,18 @@ import { assertMatchesSchema } from '../support/client.js';
 import { startTestService, type TestService } from '../support/service.js';
 import type { components, paths } from '../../generated/api.test.js';
 import type { Defaulted } from '../support/client.js';
-import { bankInvoice, deliveryBody, expressAlwaysOpen, line, makeProduct, makeSlot, placedOrder, setTracking, settleSandboxInvoice, type TrackingInput } from './fixtures.js';
+import {
+  bankInvoice,
+  deliveryBody,
+  expressAlwaysOpen,
+  line,
+  makeProduct,
+  makeSlot,
+  placedOrder,
+  setTracking,
+  settleSandboxInvoice,
+  type TrackingInput,
+} from './fixtures.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -27,12 +38,20 @@ const recorded = (deps = svc.deps) => deps.push as RecordingPushSender;
 type PushDeviceInput = components['schemas']['PushDeviceInput'];
 const registerDevice = (auth: Record<string, string>, platform: PushDeviceInput['platform'] = 'android') => {
   // app_kind left to its default (customer), which the generated type makes required.
-  const device: Defaulted<PushDeviceInput, 'app_kind'> = { push_token: `token-${randomUUID()}`, device_id: randomUUID(), platform, app_version: '3.14.0', build_number: '3140' };
+  const device: Defaulted<PushDeviceInput, 'app_kind'> = {
+    push_token: `token-${randomUUID()}`,
+    device_id: randomUUID(),
+    platform,
+    app_version: '3.14.0',
+    build_number: '3140',
+  };
   return svc.client.call.PUT('/api/accounts/me/push-devices', { headers: auth, body: device as PushDeviceInput }).then(() => device);
 };
 const qa = (auth: Record<string, string>, id: string, state: TrackingInput['state']) => setTracking(svc, auth, id, { state });
-const updatePreferences = (auth: Record<string, string>, body: paths['/api/accounts/me/preferences']['patch']['requestBody']['content']['application/json']) =>
-  svc.client.call.PATCH('/api/accounts/me/preferences', { headers: auth, body });
+const updatePreferences = (
+  auth: Record<string, string>,
+  body: paths['/api/accounts/me/preferences']['patch']['requestBody']['content']['application/json'],
+) => svc.client.call.PATCH('/api/accounts/me/preferences', { headers: auth, body });
 
 async function orderWithCourier(auth: Record<string, string>) {
   const p = await makeProduct(svc, { price: '1100.00' });
@@ -94,7 +113,11 @@ describe('push dispatch', () => {
     const quietOrder = await orderWithCourier(quiet.auth);
 
     await runOrderWorkerOnce(svc.deps);
-    expect(recorded().sent.filter((m) => m.data.order_id === ruOrder).map((m) => [m.title.startsWith('Заказ №'), m.body])).toEqual([[true, 'Курьер едет в магазин']]);
+    expect(
+      recorded()
+        .sent.filter((m) => m.data.order_id === ruOrder)
+        .map((m) => [m.title.startsWith('Заказ №'), m.body]),
+    ).toEqual([[true, 'Курьер едет в магазин']]);
     expect(recorded().sent.filter((m) => m.data.order_id === quietOrder)).toEqual([]);
   });
 
@@ -108,7 +131,11 @@ describe('push dispatch', () => {
 
     // Not paid in time: the purchase and its courier delivery end in one step.
     const unpaid = await online();
-    await svc.deps.db.updateTable('orders').set({ payment_due_at: new Date(Date.now() - 60_000) }).where('id', '=', unpaid).execute();
+    await svc.deps.db
+      .updateTable('orders')
+      .set({ payment_due_at: new Date(Date.now() - 60_000) })
+      .where('id', '=', unpaid)
+      .execute();
     // Paid at the sandbox bank: the order is confirmed by the payment.
     const paid = await online();
     expect((await bankInvoice(svc, c.auth, paid)).status).toBe(200);
@@ -116,7 +143,10 @@ describe('push dispatch', () => {
     await runOrderWorkerOnce(svc.deps);
     await runOrderWorkerOnce(svc.deps);
 
-    const sentFor = (id: string) => recorded().sent.filter((m) => m.data.order_id === id).map((m) => [m.data.kind, m.body]);
+    const sentFor = (id: string) =>
+      recorded()
+        .sent.filter((m) => m.data.order_id === id)
+        .map((m) => [m.data.kind, m.body]);
     expect(sentFor(unpaid)).toEqual([['order_status', 'The order was not paid in time.']]);
     expect(sentFor(paid)).toEqual([['payment', 'Payment received, the order is confirmed']]);
   });
@@ -129,7 +159,8 @@ describe('push dispatch', () => {
     const id = await placedOrder(svc, c.auth, deliveryBody([line(p)], await makeSlot(svc), { payment_method: 'online' }));
     expect((await bankInvoice(svc, c.auth, id)).status).toBe(200);
     expect((await settleSandboxInvoice(svc, c.auth, id, 'paid')).status).toBe(200);
-    for (const state of ['searching_courier', 'courier_assigned', 'cancelled'] as const) expect((await qa(c.auth, id, state)).status).toBe(200);
+    for (const state of ['searching_courier', 'courier_assigned', 'cancelled'] as const)
+      expect((await qa(c.auth, id, state)).status).toBe(200);
     await runOrderWorkerOnce(svc.deps);
     await runOrderWorkerOnce(svc.deps);
 
@@ -138,7 +169,12 @@ describe('push dispatch', () => {
       ['payment', 'Payment received, the order is confirmed'],
       ['delivery_tracking', 'Courier delivery cancelled'],
     ]);
-    const rows = await svc.deps.db.selectFrom('push_deliveries').select(['body', 'state', 'last_error']).where('order_id', '=', id).orderBy('seq').execute();
+    const rows = await svc.deps.db
+      .selectFrom('push_deliveries')
+      .select(['body', 'state', 'last_error'])
+      .where('order_id', '=', id)
+      .orderBy('seq')
+      .execute();
     expect(rows.map((r) => [r.body, r.state])).toEqual([
       ['Payment received, the order is confirmed', 'sent'],
       ['Courier is heading to the store', 'skipped'],
@@ -147,7 +183,7 @@ describe('push dispatch', () => {
     expect(rows[1]!.last_error).toMatch(/superseded/);
   });
 
-  it('puts a notification_id on the socket\'s event only when a push goes out', async () => {
+  it("puts a notification_id on the socket's event only when a push goes out", async () => {
     const withApp = await signInCustomer(svc);
     await registerDevice(withApp.auth);
     const quiet = await signInCustomer(svc);
@@ -156,7 +192,13 @@ describe('push dispatch', () => {
     const noApp = await signInCustomer(svc);
     const assignedEvent = async (auth: Record<string, string>) => {
       const id = await orderWithCourier(auth);
-      const e = await svc.deps.db.selectFrom('outbox_events').select('payload').where('order_id', '=', id).where('type', '=', 'delivery.tracking.changed').orderBy('id', 'desc').executeTakeFirstOrThrow();
+      const e = await svc.deps.db
+        .selectFrom('outbox_events')
+        .select('payload')
+        .where('order_id', '=', id)
+        .where('type', '=', 'delivery.tracking.changed')
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
       return (e.payload as { notification_id: string | null }).notification_id;
     };
     expect(await assignedEvent(withApp.auth)).toEqual(expect.any(String));
@@ -173,7 +215,12 @@ describe('push dispatch', () => {
         await registerDevice(c.auth);
         ids.push(await orderWithCourier(c.auth));
       }
-      await Promise.all([runOrderWorkerOnce(svc.deps), runOrderWorkerOnce(second.deps), runOrderWorkerOnce(svc.deps), runOrderWorkerOnce(second.deps)]);
+      await Promise.all([
+        runOrderWorkerOnce(svc.deps),
+        runOrderWorkerOnce(second.deps),
+        runOrderWorkerOnce(svc.deps),
+        runOrderWorkerOnce(second.deps),
+      ]);
       const all = [...recorded().sent, ...recorded(second.deps).sent].filter((m) => ids.includes(m.data.order_id!));
       expect(all.length).toBe(ids.length);
       expect(new Set(all.map((m) => m.notificationId)).size).toBe(ids.length);

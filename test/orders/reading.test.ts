@@ -25,9 +25,13 @@ const readRoadmap = (kind: 'short' | 'detail', id: string, auth: Record<string, 
   kind === 'short'
     ? svc.client.call.GET('/api/orders/roadmap/{order_id}/short', { params: { path: { order_id: id } }, headers: withLang(auth, lang) })
     : svc.client.call.GET('/api/orders/roadmap/{order_id}/detail', { params: { path: { order_id: id } }, headers: withLang(auth, lang) });
-const cancel = (auth: Record<string, string>, id: string) => svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: id } }, headers: auth });
-const qaTracking = (auth: Record<string, string>, id: string, body: paths['/api/qa/orders/{order_id}/delivery-tracking']['post']['requestBody']['content']['application/json']) =>
-  svc.client.call.POST('/api/qa/orders/{order_id}/delivery-tracking', { params: { path: { order_id: id } }, headers: auth, body });
+const cancel = (auth: Record<string, string>, id: string) =>
+  svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: id } }, headers: auth });
+const qaTracking = (
+  auth: Record<string, string>,
+  id: string,
+  body: paths['/api/qa/orders/{order_id}/delivery-tracking']['post']['requestBody']['content']['application/json'],
+) => svc.client.call.POST('/api/qa/orders/{order_id}/delivery-tracking', { params: { path: { order_id: id } }, headers: auth, body });
 
 /** The store's side of the order, as picking (issue 7) moves it: confirmed -> picking -> picked. */
 async function pickOrder(id: string) {
@@ -55,7 +59,13 @@ describe('listOrders', () => {
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ count: 3, has_next: true });
     expect(first.body.items.map((o: { id: string }) => o.id)).toEqual([ids[2], ids[1]]);
-    expect(first.body.items[0]).toMatchObject({ type: 'delivery', address_line: 'Tverskaya St, 7, Moscow', total_price: '1299.00', picking_result_state: 'pending', has_picking_changes: false });
+    expect(first.body.items[0]).toMatchObject({
+      type: 'delivery',
+      address_line: 'Tverskaya St, 7, Moscow',
+      total_price: '1299.00',
+      picking_result_state: 'pending',
+      has_picking_changes: false,
+    });
     const second = await list({ page: 2, page_size: 2 }, c.auth);
     expect(second.body).toMatchObject({ count: 3, has_next: false, items: [{ id: ids[0] }] });
     expect((await list({ page: 5 }, c.auth)).body).toMatchObject({ count: 3, has_next: false, items: [] });
@@ -71,22 +81,37 @@ describe('listOrders', () => {
     expect((await list({}, {})).status).toBe(401);
     expect((await list({}, p.auth)).status).toBe(401);
     const c = await signInCustomer(svc);
-    for (const q of ['page=0', 'page_size=101', 'active=maybe']) expect((await svc.client.invalid('GET', `/api/orders/?${q}`, { headers: c.auth })).status, q).toBe(422);
+    for (const q of ['page=0', 'page_size=101', 'active=maybe'])
+      expect((await svc.client.invalid('GET', `/api/orders/?${q}`, { headers: c.auth })).status, q).toBe(422);
   });
 });
 
 describe('the demo customer', () => {
   it('has a finished order history in the demo data', async () => {
-    const session = await startSession(svc.deps.db, new TokenService(svc.config.jwt), { kind: 'customer', customerId: DEMO_CUSTOMER.id }, svc.deps.clock.now());
+    const session = await startSession(
+      svc.deps.db,
+      new TokenService(svc.config.jwt),
+      { kind: 'customer', customerId: DEMO_CUSTOMER.id },
+      svc.deps.clock.now(),
+    );
     const auth = { authorization: `Bearer ${session.access}` };
     const finished = (await list({ active: false }, auth)).body;
     expect(finished.count).toBe(3);
-    const delivered = finished.items.find((o: { type: string; picking_result_state: string }) => o.type === 'delivery' && o.picking_result_state === 'completed');
+    const delivered = finished.items.find(
+      (o: { type: string; picking_result_state: string }) => o.type === 'delivery' && o.picking_result_state === 'completed',
+    );
     const roadmap = (await readRoadmap('detail', delivered.id, auth, 'ru')).body;
     expect(roadmap.steps.map((s: { state: string }) => s.state)).toEqual(['done', 'done', 'done', 'done', 'done', 'done', 'current']);
-    expect(roadmap).toMatchObject({ status: { value: 'completed', display: 'Доставлен' }, payment_status: 'paid', delivery: { tracking: { state: 'delivered' }, eta: null } });
+    expect(roadmap).toMatchObject({
+      status: { value: 'completed', display: 'Доставлен' },
+      payment_status: 'paid',
+      delivery: { tracking: { state: 'delivered' }, eta: null },
+    });
     const cancelled = finished.items.find((o: { picking_result_state: string }) => o.picking_result_state === 'cancelled');
-    expect((await getOrder(svc, auth, cancelled.id)).body.status).toMatchObject({ value: 'cancelled', comment: 'The order was not paid in time.' });
+    expect((await getOrder(svc, auth, cancelled.id)).body.status).toMatchObject({
+      value: 'cancelled',
+      comment: 'The order was not paid in time.',
+    });
   });
 });
 
@@ -97,7 +122,10 @@ describe('getOrder and the roadmaps', () => {
     const ru = await getOrder(svc, c.auth, id, 'ru');
     expect(ru.status).toBe(200);
     expect(ru.headers.get('vary')).toContain('Accept-Language');
-    expect(ru.body).toMatchObject({ status: { value: 'confirmed', display: 'Подтверждён' }, delivery: { tracking: { display: 'Курьер ещё не вызван' } } });
+    expect(ru.body).toMatchObject({
+      status: { value: 'confirmed', display: 'Подтверждён' },
+      delivery: { tracking: { display: 'Курьер ещё не вызван' } },
+    });
     expect(ru.body.items[0].name).toMatch(/^Тестовый товар/);
 
     const short = await readRoadmap('short', id, c.auth);
@@ -118,7 +146,14 @@ describe('getOrder and the roadmaps', () => {
     const { id } = await cashDelivery(c.auth);
     const r = await readRoadmap('detail', id, c.auth);
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ id, payment_method: 'cash', payment_status: 'not_required', can_cancel: true, pickup: null, delivery: { tracking: { state: 'pending' } } });
+    expect(r.body).toMatchObject({
+      id,
+      payment_method: 'cash',
+      payment_status: 'not_required',
+      can_cancel: true,
+      pickup: null,
+      delivery: { tracking: { state: 'pending' } },
+    });
     expect(r.body.order_version).toBeGreaterThanOrEqual(2);
     expect(r.body.steps.map((s: { value: string; state: string }) => `${s.value}:${s.state}`)).toEqual([
       'created:done',
@@ -161,7 +196,13 @@ describe('cancelOrder', () => {
     expect(await stockOf(svc, p)).toBe('19.000');
     const r = await cancel(c.auth, id);
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ id, status: { value: 'cancelled', comment: 'Cancelled at your request.' }, can_cancel: false, picking_result_state: 'cancelled', delivery: { tracking: { state: 'cancelled' } } });
+    expect(r.body).toMatchObject({
+      id,
+      status: { value: 'cancelled', comment: 'Cancelled at your request.' },
+      can_cancel: false,
+      picking_result_state: 'cancelled',
+      delivery: { tracking: { state: 'cancelled' } },
+    });
     expect(await stockOf(svc, p)).toBe('20.000');
     expect(await reservedOf(svc, slot)).toBe(0);
 

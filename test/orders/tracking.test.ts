@@ -8,7 +8,25 @@ import { setOrderStatus } from '../../db/queries/orders.js';
 import { registerPushDevice, signInCustomer } from '../support/accounts.js';
 import { trackingMessage } from '../support/realtime.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { TVERSKAYA, bankInvoice, cancelOrder, deliveryBody, eventually, getOrder, IN_ZONE, line, makeProduct, makeSlot, pickupBody, placedOrder, roadmapDetail, setTracking, settleSandboxInvoice, stockOf, type TrackingInput } from './fixtures.js';
+import {
+  TVERSKAYA,
+  bankInvoice,
+  cancelOrder,
+  deliveryBody,
+  eventually,
+  getOrder,
+  IN_ZONE,
+  line,
+  makeProduct,
+  makeSlot,
+  pickupBody,
+  placedOrder,
+  roadmapDetail,
+  setTracking,
+  settleSandboxInvoice,
+  stockOf,
+  type TrackingInput,
+} from './fixtures.js';
 
 let svc: TestService;
 let store: { lon: number; lat: number };
@@ -31,7 +49,9 @@ async function pickOrder(id: string) {
 }
 
 async function socketOf(access: string, lang = 'en') {
-  const ws = new WebSocket(`${svc.url.replace('http', 'ws')}/ws/orders/tracking/?access_token=${access}`, { headers: { 'accept-language': lang } });
+  const ws = new WebSocket(`${svc.url.replace('http', 'ws')}/ws/orders/tracking/?access_token=${access}`, {
+    headers: { 'accept-language': lang },
+  });
   const messages: any[] = [];
   ws.on('message', (m) => messages.push(trackingMessage(m)));
   await new Promise((r) => ws.once('open', r));
@@ -56,11 +76,19 @@ describe('simulateDeliveryTracking with the tracking socket', () => {
 
     const searching = await qa(c.auth, id, { state: 'searching_courier' });
     expect(searching.status).toBe(200);
-    expect(searching.body).toMatchObject({ tracking: { state: 'searching_courier', display: 'Looking for a courier' }, courier: null, refresh_after_seconds: null });
+    expect(searching.body).toMatchObject({
+      tracking: { state: 'searching_courier', display: 'Looking for a courier' },
+      courier: null,
+      refresh_after_seconds: null,
+    });
 
     const assigned = await qa(c.auth, id, { state: 'courier_assigned' });
     expect(assigned.body.tracking.state).toBe('courier_assigned');
-    expect(assigned.body.courier).toMatchObject({ name: expect.any(String), phone: expect.stringMatching(/^\+7495\d{7}$/), location: { lon: store.lon, lat: store.lat } });
+    expect(assigned.body.courier).toMatchObject({
+      name: expect.any(String),
+      phone: expect.stringMatching(/^\+7495\d{7}$/),
+      location: { lon: store.lon, lat: store.lat },
+    });
     expect(assigned.body.refresh_after_seconds).toBe(15);
     expect(new Date(assigned.body.eta).getTime()).toBeGreaterThan(Date.now());
 
@@ -72,7 +100,9 @@ describe('simulateDeliveryTracking with the tracking socket', () => {
     expect((await getOrder(svc, c.auth, id)).body.status.value).toBe('en_route');
 
     // The same state again: the comment is a change (event), the position alone is not.
-    expect((await qa(c.auth, id, { state: 'en_route', comment: 'Traffic on Tverskaya' })).body.tracking.comment).toBe('Traffic on Tverskaya');
+    expect((await qa(c.auth, id, { state: 'en_route', comment: 'Traffic on Tverskaya' })).body.tracking.comment).toBe(
+      'Traffic on Tverskaya',
+    );
     const moved = { lon: 37.609, lat: 55.7595 };
     const versionBeforeMove = (await detail(c.auth, id)).order_version;
     const movedOn = await qa(c.auth, id, { state: 'en_route', courier_location: moved });
@@ -83,14 +113,25 @@ describe('simulateDeliveryTracking with the tracking socket', () => {
 
     expect((await qa(c.auth, id, { state: 'arrived' })).status).toBe(200);
     const delivered = await qa(c.auth, id, { state: 'delivered' });
-    expect(delivered.body).toMatchObject({ tracking: { state: 'delivered' }, eta: null, courier: { phone: null, location: null, route: null }, refresh_after_seconds: null });
+    expect(delivered.body).toMatchObject({
+      tracking: { state: 'delivered' },
+      eta: null,
+      courier: { phone: null, location: null, route: null },
+      refresh_after_seconds: null,
+    });
     const finalView = await detail(c.auth, id);
     expect(finalView).toMatchObject({ status: { value: 'completed', display: 'Delivered' }, can_cancel: false });
 
     const states = ['searching_courier', 'courier_assigned', 'courier_at_store', 'en_route', 'en_route', 'arrived', 'delivered'];
     // Each change: an order.changed, then its delivery.tracking.changed.
-    await eventually(async () => ru.messages.length, (n) => n >= 2 * states.length);
-    await eventually(async () => en.messages.length, (n) => n >= 2 * states.length);
+    await eventually(
+      async () => ru.messages.length,
+      (n) => n >= 2 * states.length,
+    );
+    await eventually(
+      async () => en.messages.length,
+      (n) => n >= 2 * states.length,
+    );
     const tracking = ru.messages.filter((m) => m.type === 'delivery.tracking.changed' && m.data.order_id === id);
     expect(tracking.map((m) => m.data.state)).toEqual(states);
     expect(tracking[1].data).toMatchObject({ previous_state: 'searching_courier', display: 'Курьер едет в магазин' });
@@ -122,9 +163,13 @@ describe('simulateDeliveryTracking with the tracking socket', () => {
       });
     }
     // en_route and delivered (-> completed) changed the purchase status in the same step.
-    const announcementOf = (state: string) => mine.find((m) => m.type === 'order.changed' && m.order_version === tracking.find((t) => t.data.state === state).order_version);
+    const announcementOf = (state: string) =>
+      mine.find((m) => m.type === 'order.changed' && m.order_version === tracking.find((t) => t.data.state === state).order_version);
     expect(announcementOf('en_route').data).toMatchObject({ status: 'en_route', changes: expect.arrayContaining(['status', 'delivery']) });
-    expect(announcementOf('delivered').data).toMatchObject({ status: 'completed', changes: expect.arrayContaining(['status', 'delivery']) });
+    expect(announcementOf('delivered').data).toMatchObject({
+      status: 'completed',
+      changes: expect.arrayContaining(['status', 'delivery']),
+    });
     expect(theirs.messages).toEqual([]);
     for (const s of [ru, en, theirs]) s.ws.close();
   });
@@ -136,8 +181,15 @@ describe('simulateDeliveryTracking with the tracking socket', () => {
     await qa(c.auth, id, { state: 'courier_assigned' });
     expect((await cancel(c.auth, id)).body.status.value).toBe('cancellation_requested');
     const withdrawn = await qa(c.auth, id, { state: 'cancelled', comment: 'The courier service cancelled the delivery' });
-    expect(withdrawn.body).toMatchObject({ tracking: { state: 'cancelled', comment: 'The courier service cancelled the delivery' }, courier: null, eta: null });
-    expect((await getOrder(svc, c.auth, id)).body.status).toMatchObject({ value: 'cancelled', comment: 'Cancelled at your request; the courier was withdrawn.' });
+    expect(withdrawn.body).toMatchObject({
+      tracking: { state: 'cancelled', comment: 'The courier service cancelled the delivery' },
+      courier: null,
+      eta: null,
+    });
+    expect((await getOrder(svc, c.auth, id)).body.status).toMatchObject({
+      value: 'cancelled',
+      comment: 'Cancelled at your request; the courier was withdrawn.',
+    });
     expect(await stockOf(svc, p)).toBe('10.000');
   });
 
@@ -150,7 +202,10 @@ describe('simulateDeliveryTracking with the tracking socket', () => {
     expect((await cancel(c.auth, id)).body.status.value).toBe('cancellation_requested');
     expect((await qa(c.auth, id, { state: 'en_route' })).status).toBe(200);
     const order = (await getOrder(svc, c.auth, id)).body;
-    expect(order.status).toMatchObject({ value: 'en_route', comment: 'The courier had already collected the order, so it could not be cancelled.' });
+    expect(order.status).toMatchObject({
+      value: 'en_route',
+      comment: 'The courier had already collected the order, so it could not be cancelled.',
+    });
   });
 
   it('keeps the purchase en route when only the courier request is cancelled (rule 1) and drops the marker', async () => {
@@ -160,7 +215,12 @@ describe('simulateDeliveryTracking with the tracking socket', () => {
     await pickOrder(id);
     await qa(c.auth, id, { state: 'en_route' });
     const returning = await qa(c.auth, id, { state: 'returning', comment: 'We could not reach you' });
-    expect(returning.body).toMatchObject({ tracking: { state: 'returning' }, eta: null, refresh_after_seconds: null, courier: { location: null, route: null } });
+    expect(returning.body).toMatchObject({
+      tracking: { state: 'returning' },
+      eta: null,
+      refresh_after_seconds: null,
+      courier: { location: null, route: null },
+    });
     expect(returning.body.courier.name).toEqual(expect.any(String));
     const view = await detail(c.auth, id);
     expect(view.status.value).toBe('en_route');
@@ -180,7 +240,8 @@ describe('simulateDeliveryTracking with the tracking socket', () => {
   it('ends a delivery that failed after pickup: back at the store it is re-dispatched and delivered, or cancelled and refunded', async () => {
     const c = await signInCustomer(svc);
     const goOut = async (id: string) => {
-      for (const state of ['searching_courier', 'courier_assigned', 'courier_at_store'] as const) expect((await qa(c.auth, id, { state })).status).toBe(200);
+      for (const state of ['searching_courier', 'courier_assigned', 'courier_at_store'] as const)
+        expect((await qa(c.auth, id, { state })).status).toBe(200);
     };
     // Re-dispatch: returned -> a new courier collects it again and hands it over.
     const { id } = await cashDelivery(c.auth);
@@ -206,7 +267,8 @@ describe('simulateDeliveryTracking with the tracking socket', () => {
     expect((await settleSandboxInvoice(svc, c.auth, paid, 'paid')).status).toBe(200);
     await goOut(paid);
     await pickOrder(paid);
-    for (const state of ['en_route', 'arrived', 'returning', 'returned'] as const) expect((await qa(c.auth, paid, { state })).status).toBe(200);
+    for (const state of ['en_route', 'arrived', 'returning', 'returned'] as const)
+      expect((await qa(c.auth, paid, { state })).status).toBe(200);
     const refused = await cancel(c.auth, paid);
     expect(refused.status).toBe(200); // was 409 ORDER_NOT_CANCELLABLE
     const closed = await detail(c.auth, paid);

@@ -21,7 +21,8 @@ it('places, pays, tracks and cancels through the public operations only', async 
   const headers = { ...c.auth, 'x-store-id': TVERSKAYA };
   const { call } = svc.client;
 
-  const products = (await call.GET('/api/catalog/products/', { params: { query: { page_size: 5, sort_by: 'expensive' } }, headers })).body.items;
+  const products = (await call.GET('/api/catalog/products/', { params: { query: { page_size: 5, sort_by: 'expensive' } }, headers })).body
+    .items;
   const product = products.find((p: { stock: string }) => Number(p.stock) >= 4);
   const slots = (await call.GET('/api/logistics/stores/delivery/slots', { headers })).body;
   const slot = slots.find((s: { is_available: boolean }) => s.is_available);
@@ -48,14 +49,29 @@ it('places, pays, tracks and cancels through the public operations only', async 
 
   const invoice = await call.GET('/api/payments/bank/{order_id}/invoice', { params: { path: { order_id: orderId } }, headers });
   expect(invoice.body.link).toMatch(/^https:\/\//);
-  const paid = await call.POST('/api/qa/payments/bank/{order_id}/settle', { params: { path: { order_id: orderId } }, headers, body: { outcome: 'paid' } });
+  const paid = await call.POST('/api/qa/payments/bank/{order_id}/settle', {
+    params: { path: { order_id: orderId } },
+    headers,
+    body: { outcome: 'paid' },
+  });
   expect(paid.body).toMatchObject({ payment_status: 'paid', order_status: { value: 'confirmed' } });
   for (const state of ['searching_courier', 'courier_assigned', 'courier_at_store'] as const) {
-    expect((await call.POST('/api/qa/orders/{order_id}/delivery-tracking', { params: { path: { order_id: orderId } }, headers, body: { state } })).status).toBe(200);
+    expect(
+      (
+        await call.POST('/api/qa/orders/{order_id}/delivery-tracking', {
+          params: { path: { order_id: orderId } },
+          headers,
+          body: { state },
+        })
+      ).status,
+    ).toBe(200);
   }
   // Every change is announced by an order.changed; a tracking change is followed by its own message.
-  const seen = await eventually(async () => events.filter((e) => e.data.order_id === orderId), (e) => e.length >= 8);
-  expect(seen.map((e) => e.type === 'order.changed' ? `order:${e.data.status}` : `tracking:${e.data.state}`)).toEqual([
+  const seen = await eventually(
+    async () => events.filter((e) => e.data.order_id === orderId),
+    (e) => e.length >= 8,
+  );
+  expect(seen.map((e) => (e.type === 'order.changed' ? `order:${e.data.status}` : `tracking:${e.data.state}`))).toEqual([
     'order:awaiting_payment',
     'order:confirmed',
     'order:confirmed',
@@ -67,9 +83,15 @@ it('places, pays, tracks and cancels through the public operations only', async 
   ]);
   const detail = (await call.GET('/api/orders/roadmap/{order_id}/detail', { params: { path: { order_id: orderId } }, headers })).body;
   expect(detail.order_version).toBe(seen.at(-1).data.order_version);
-  expect(detail).toMatchObject({ payment_status: 'paid', delivery: { tracking: { state: 'courier_at_store' }, courier: { name: expect.any(String) } } });
+  expect(detail).toMatchObject({
+    payment_status: 'paid',
+    delivery: { tracking: { state: 'courier_at_store' }, courier: { name: expect.any(String) } },
+  });
 
-  const other = await call.POST('/api/orders/', { headers: { ...headers, 'idempotency-key': randomUUID() }, body: { ...body, payment_method: 'cash' } });
+  const other = await call.POST('/api/orders/', {
+    headers: { ...headers, 'idempotency-key': randomUUID() },
+    body: { ...body, payment_method: 'cash' },
+  });
   expect(other.status).toBe(201);
   const cancelled = await call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: other.body } }, headers });
   expect(cancelled.body).toMatchObject({ status: { value: 'cancelled' }, can_cancel: false });

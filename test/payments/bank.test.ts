@@ -61,7 +61,14 @@ describe('getBankPreferences', () => {
     const c = await signInCustomer(svc);
     const r = await svc.client.call.GET('/api/payments/bank/preferences', { headers: c.auth });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ enabled: true, currency: 'RUB', payment_window_minutes: 30, invoice_lifetime_minutes: 15, return_url: 'groceryapp://payments/return', disabled_message: null });
+    expect(r.body).toEqual({
+      enabled: true,
+      currency: 'RUB',
+      payment_window_minutes: 30,
+      invoice_lifetime_minutes: 15,
+      return_url: 'groceryapp://payments/return',
+      disabled_message: null,
+    });
   });
 
   it('answers 401 without a customer token', async () => {
@@ -101,10 +108,19 @@ describe('getBankInvoice', () => {
     const c = await signInCustomer(svc);
     const { id } = await onlineOrder(c.auth);
     const first = (await invoice(c.auth, id)).body;
-    await svc.deps.db.updateTable('bank_invoices').set({ expires_at: new Date(Date.now() - 1000) }).where('order_id', '=', id).execute();
+    await svc.deps.db
+      .updateTable('bank_invoices')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('order_id', '=', id)
+      .execute();
     const second = (await invoice(c.auth, id)).body;
     expect(second.link).not.toBe(first.link);
-    const states = await svc.deps.db.selectFrom('bank_invoices').select('status').where('order_id', '=', id).orderBy('created_at').execute();
+    const states = await svc.deps.db
+      .selectFrom('bank_invoices')
+      .select('status')
+      .where('order_id', '=', id)
+      .orderBy('created_at')
+      .execute();
     expect(states.map((s) => s.status).sort()).toEqual(['expired', 'open']);
   });
 
@@ -145,9 +161,23 @@ describe('settleSandboxBankInvoice', () => {
     const issued = (await invoice(c.auth, id)).body;
     const r = await settle(c.auth, id, 'paid');
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ order_id: id, status: 'paid', amount: '1433.50', currency: 'RUB', link: issued.link, payment_status: 'paid', order_status: { value: 'confirmed' } });
+    expect(r.body).toMatchObject({
+      order_id: id,
+      status: 'paid',
+      amount: '1433.50',
+      currency: 'RUB',
+      link: issued.link,
+      payment_status: 'paid',
+      order_status: { value: 'confirmed' },
+    });
     expect(r.body.settled_at).toEqual(expect.any(String));
-    const events = await svc.deps.db.selectFrom('outbox_events').select('payload').where('order_id', '=', id).where('type', '=', 'order.changed').orderBy('id').execute();
+    const events = await svc.deps.db
+      .selectFrom('outbox_events')
+      .select('payload')
+      .where('order_id', '=', id)
+      .where('type', '=', 'order.changed')
+      .orderBy('id')
+      .execute();
     const last = events.at(-1)!.payload as any;
     expect(last.data).toMatchObject({ status: 'confirmed', changes: ['payment', 'status'] });
     expect(last.notification_id).toEqual(expect.any(String));
@@ -169,7 +199,11 @@ describe('settleSandboxBankInvoice', () => {
     const none = await settle(c.auth, id, 'paid');
     expect([none.status, none.body.code]).toEqual([409, 'NO_OPEN_INVOICE']);
     await invoice(c.auth, id);
-    await svc.deps.db.updateTable('bank_invoices').set({ expires_at: new Date(Date.now() - 1000) }).where('order_id', '=', id).execute();
+    await svc.deps.db
+      .updateTable('bank_invoices')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('order_id', '=', id)
+      .execute();
     expect((await settle(c.auth, id, 'paid')).body.code).toBe('NO_OPEN_INVOICE');
     expect((await getOrder(svc, c.auth, id)).body.status.value).toBe('awaiting_payment');
   });
@@ -181,7 +215,9 @@ describe('settleSandboxBankInvoice', () => {
     await invoice(owner.auth, id);
     expect((await settle(stranger.auth, id, 'paid')).status).toBe(404);
     expect((await settle({}, id, 'paid')).status).toBe(401);
-    expect((await svc.client.invalid('POST', `/api/qa/payments/bank/${id}/settle`, { headers: owner.auth, body: { outcome: 'maybe' } })).status).toBe(422);
+    expect(
+      (await svc.client.invalid('POST', `/api/qa/payments/bank/${id}/settle`, { headers: owner.auth, body: { outcome: 'maybe' } })).status,
+    ).toBe(422);
     expect((await svc.client.invalid('POST', `/api/qa/payments/bank/${id}/settle`, { headers: owner.auth, body: '{' })).status).toBe(400);
     expect((await getOrder(svc, owner.auth, id)).body.status.value).toBe('awaiting_payment');
   });
@@ -211,7 +247,11 @@ describe('after payment', () => {
     expect(link).toEqual(expect.any(String));
     await runOrderWorkerOnce(svc.deps);
     expect((await getOrder(svc, c.auth, id)).body.status.value).toBe('awaiting_payment');
-    await svc.deps.db.updateTable('orders').set({ payment_due_at: new Date(Date.now() - 1000) }).where('id', '=', id).execute();
+    await svc.deps.db
+      .updateTable('orders')
+      .set({ payment_due_at: new Date(Date.now() - 1000) })
+      .where('id', '=', id)
+      .execute();
     await runOrderWorkerOnce(svc.deps);
     const order = (await getOrder(svc, c.auth, id)).body;
     expect(order.status).toMatchObject({ value: 'cancelled', comment: 'The order was not paid in time.' });
@@ -260,11 +300,35 @@ describe('after picking a paid order', () => {
       expect((await itemCommand(svc, picker, id, itemId, 'clarification/resolve', { resolution: 'remove' })).status).toBe(200);
     };
     const finish = () => sessionCommand(svc, picker, id, 'finish');
-    const refunds = () => svc.deps.db.selectFrom('provider_commands').select(['state', 'payload']).where('order_id', '=', id).where('kind', '=', 'bank.refund').execute();
+    const refunds = () =>
+      svc.deps.db
+        .selectFrom('provider_commands')
+        .select(['state', 'payload'])
+        .where('order_id', '=', id)
+        .where('kind', '=', 'bank.refund')
+        .execute();
     const reconciliation = async () =>
-      (await svc.deps.db.selectFrom('picking_sessions').select('reconciliation_status').where('order_id', '=', id).executeTakeFirstOrThrow()).reconciliation_status;
+      (
+        await svc.deps.db
+          .selectFrom('picking_sessions')
+          .select('reconciliation_status')
+          .where('order_id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).reconciliation_status;
     const detail = async () => (await roadmapDetail(svc, c.auth, id)).body;
-    return { id, auth: c.auth, picker, kept: itemOf(kept), lost: itemOf(lost), products: { kept, lost }, remove, finish, refunds, reconciliation, detail };
+    return {
+      id,
+      auth: c.auth,
+      picker,
+      kept: itemOf(kept),
+      lost: itemOf(lost),
+      products: { kept, lost },
+      remove,
+      finish,
+      refunds,
+      reconciliation,
+      detail,
+    };
   }
 
   it('returns the difference to the card, and the session is settled once the bank has refunded it', async () => {
@@ -291,7 +355,12 @@ describe('after picking a paid order', () => {
     await runOrderWorkerOnce(svc.deps);
     expect(await o.reconciliation()).toBe('completed');
     expect((await cancel(o.auth, o.id)).status).toBe(200);
-    const paid = await svc.deps.db.selectFrom('bank_invoices').select('amount').where('order_id', '=', o.id).where('status', '=', 'paid').executeTakeFirstOrThrow();
+    const paid = await svc.deps.db
+      .selectFrom('bank_invoices')
+      .select('amount')
+      .where('order_id', '=', o.id)
+      .where('status', '=', 'paid')
+      .executeTakeFirstOrThrow();
     expect((await refundsOfWorkerPass()).map((r) => r.amount)).toEqual([(Math.round(Number(paid.amount) * 100 - 30000) / 100).toFixed(2)]);
     expect(await o.detail()).toMatchObject({ payment_status: 'refunded' });
   });
@@ -337,14 +406,27 @@ describe('after picking a paid order', () => {
     const o = await paidAndStarted();
     await registerPushDevice(svc, o.auth); // told to pay the difference
     const extra = await makeProduct(svc, { price: '99.90', stock: '10.000' });
-    for (const item of [o.kept, o.lost]) expect((await itemCommand(svc, o.picker, o.id, item.item_id, 'piece-quantity', { quantity: 1 })).status).toBe(200);
-    const added = await svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', { params: { path: { order_id: o.id } }, headers: command(o.picker.auth), body: { inventory_id: extra.inventoryId, quantity: '1' } });
+    for (const item of [o.kept, o.lost])
+      expect((await itemCommand(svc, o.picker, o.id, item.item_id, 'piece-quantity', { quantity: 1 })).status).toBe(200);
+    const added = await svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', {
+      params: { path: { order_id: o.id } },
+      headers: command(o.picker.auth),
+      body: { inventory_id: extra.inventoryId, quantity: '1' },
+    });
     expect(added.status).toBe(200);
-    expect((await itemCommand(svc, o.picker, o.id, added.body.item.item_id, 'manual-pick', { quantity: 1, confirm: false })).status).toBe(200);
+    expect((await itemCommand(svc, o.picker, o.id, added.body.item.item_id, 'manual-pick', { quantity: 1, confirm: false })).status).toBe(
+      200,
+    );
     const finished = await o.finish();
     expect(finished.status).toBe(200);
-    expect(finished.body.session.payment_summary).toEqual({ original_total: '1534.50', current_total: '1634.40', difference: '99.90', reconciliation_status: 'pending' });
-    const invoices = () => svc.deps.db.selectFrom('bank_invoices').select(['status', 'amount']).where('order_id', '=', o.id).orderBy('created_at').execute();
+    expect(finished.body.session.payment_summary).toEqual({
+      original_total: '1534.50',
+      current_total: '1634.40',
+      difference: '99.90',
+      reconciliation_status: 'pending',
+    });
+    const invoices = () =>
+      svc.deps.db.selectFrom('bank_invoices').select(['status', 'amount']).where('order_id', '=', o.id).orderBy('created_at').execute();
     return { ...o, invoices, extra };
   }
 
@@ -354,7 +436,9 @@ describe('after picking a paid order', () => {
     expect(await o.detail()).toMatchObject({ status: { value: 'picked' }, payment_status: 'awaiting', amount_due: '99.90' });
     expect(await o.reconciliation()).toBe('pending');
     expect(await o.refunds()).toEqual([]);
-    expect((await svc.deps.db.selectFrom('orders').select('payment_due_at').where('id', '=', o.id).executeTakeFirstOrThrow()).payment_due_at).toBeNull();
+    expect(
+      (await svc.deps.db.selectFrom('orders').select('payment_due_at').where('id', '=', o.id).executeTakeFirstOrThrow()).payment_due_at,
+    ).toBeNull();
     await runOrderWorkerOnce(svc.deps);
     expect(await o.reconciliation()).toBe('pending');
     const told = await svc.deps.db.selectFrom('push_deliveries').select('body').where('order_id', '=', o.id).execute();
@@ -363,7 +447,10 @@ describe('after picking a paid order', () => {
     // The new invoice asks for the difference only; paying it settles the session.
     const difference = await invoice(o.auth, o.id);
     expect(difference.status).toBe(200);
-    expect(await o.invoices()).toEqual([{ status: 'paid', amount: '1733.50' }, { status: 'open', amount: '99.90' }]);
+    expect(await o.invoices()).toEqual([
+      { status: 'paid', amount: '1733.50' },
+      { status: 'open', amount: '99.90' },
+    ]);
     expect((await settle(o.auth, o.id, 'paid')).status).toBe(200);
     expect(await o.detail()).toMatchObject({ status: { value: 'picked' }, payment_status: 'paid', amount_due: null });
     expect(await o.reconciliation()).toBe('completed');
@@ -391,8 +478,14 @@ describe('after picking a paid order', () => {
     const extra = await makeProduct(svc, { price: '99.90', stock: '10.000' });
     expect((await itemCommand(svc, o.picker, o.id, o.kept.item_id, 'piece-quantity', { quantity: 1 })).status).toBe(200);
     await o.remove(o.lost.item_id);
-    const added = await svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', { params: { path: { order_id: o.id } }, headers: command(o.picker.auth), body: { inventory_id: extra.inventoryId, quantity: '1' } });
-    expect((await itemCommand(svc, o.picker, o.id, added.body.item.item_id, 'manual-pick', { quantity: 1, confirm: false })).status).toBe(200);
+    const added = await svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', {
+      params: { path: { order_id: o.id } },
+      headers: command(o.picker.auth),
+      body: { inventory_id: extra.inventoryId, quantity: '1' },
+    });
+    expect((await itemCommand(svc, o.picker, o.id, added.body.item.item_id, 'manual-pick', { quantity: 1, confirm: false })).status).toBe(
+      200,
+    );
     expect((await o.finish()).status).toBe(200);
     const stocks = async () => [await stockOf(svc, o.products.kept), await stockOf(svc, o.products.lost), await stockOf(svc, extra)];
     // Taken: one of `kept` and the added product; `lost` went back at finish.
@@ -410,7 +503,10 @@ describe('after picking a paid order', () => {
     expect(await o.detail()).toMatchObject({ status: { value: 'cancelled' }, payment_status: 'refund_pending', amount_due: null });
     expect(await o.reconciliation()).toBe('not_required');
     // The difference's invoice is withdrawn with the order.
-    expect(await o.invoices()).toEqual([{ status: 'paid', amount: '1733.50' }, { status: 'cancelled', amount: '99.90' }]);
+    expect(await o.invoices()).toEqual([
+      { status: 'paid', amount: '1733.50' },
+      { status: 'cancelled', amount: '99.90' },
+    ]);
     expect((await refundsOfWorkerPass()).map((r) => r.amount)).toEqual(['1733.50']);
     expect(await o.detail()).toMatchObject({ payment_status: 'refunded' });
   });

@@ -7,7 +7,15 @@ import { ean13 } from '../../domain/codes/barcode.js';
 import { scaleLabel } from '../../domain/codes/scale-label.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { command, createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';
-import { createPicker, invalidItemCommand, itemCommand, startPicking, type ItemAction, type ItemBody, type TestPicker } from '../support/picking.js';
+import {
+  createPicker,
+  invalidItemCommand,
+  itemCommand,
+  startPicking,
+  type ItemAction,
+  type ItemBody,
+  type TestPicker,
+} from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
 import type { components } from '../../generated/api.test.js';
 
@@ -50,23 +58,44 @@ async function fixture(): Promise<Fixture> {
   });
   const session = await startPicking(svc, picker, order.orderId);
   const idOf = (productId: string) => session.items.find((i: any) => i.product_id === productId)!.item_id;
-  return { picker, orderId: order.orderId, session, two: idOf(pieces[0]!.productId), one: idOf(pieces[1]!.productId), kg: idOf(weights[0]!.productId) };
+  return {
+    picker,
+    orderId: order.orderId,
+    session,
+    two: idOf(pieces[0]!.productId),
+    one: idOf(pieces[1]!.productId),
+    kg: idOf(weights[0]!.productId),
+  };
 }
 
-const send = <A extends ItemAction>(f: Fixture, itemId: number, action: A, body: ItemBody<A>, headers: Record<string, string> = {}) => itemCommand(svc, f.picker, f.orderId, itemId, action, body, headers);
+const send = <A extends ItemAction>(f: Fixture, itemId: number, action: A, body: ItemBody<A>, headers: Record<string, string> = {}) =>
+  itemCommand(svc, f.picker, f.orderId, itemId, action, body, headers);
 /** A command with a deliberately invalid body (see ContractClient.invalid). */
-const sendInvalid = (f: Fixture, itemId: number, action: string, body: unknown, headers: Record<string, string> = {}) => invalidItemCommand(svc, f.picker, f.orderId, itemId, action, body, headers);
+const sendInvalid = (f: Fixture, itemId: number, action: string, body: unknown, headers: Record<string, string> = {}) =>
+  invalidItemCommand(svc, f.picker, f.orderId, itemId, action, body, headers);
 /** The item as the answer shows it: the delta's `item`, or one of a full answer's `session.items`. */
-const itemOf = (r: { body: any }, itemId: number) => (r.body.item?.item_id === itemId ? r.body.item : r.body.session.items?.find((i: any) => i.item_id === itemId));
-const version = async (f: Fixture) => (await svc.client.call.GET('/api/picker/orders/{order_id}/session', { params: { path: { order_id: f.orderId } }, headers: f.picker.auth })).body.version as number;
+const itemOf = (r: { body: any }, itemId: number) =>
+  r.body.item?.item_id === itemId ? r.body.item : r.body.session.items?.find((i: any) => i.item_id === itemId);
+const version = async (f: Fixture) =>
+  (
+    await svc.client.call.GET('/api/picker/orders/{order_id}/session', {
+      params: { path: { order_id: f.orderId } },
+      headers: f.picker.auth,
+    })
+  ).body.version as number;
 
 describe('scanPickingItem', () => {
-  it('counts pieces of the item\'s product, then answers already_picked', async () => {
+  it("counts pieces of the item's product, then answers already_picked", async () => {
     const f = await fixture();
     const first = await send(f, f.two, 'scan', { barcode: pieces[0]!.barcode! });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ status: 'ok', applied: true, label_weight_kg: null, session: { version: 2 } });
-    expect(first.body.item).toMatchObject({ state: 'awaiting_quantity', actual_quantity: '1.000', pick_source: 'scan', last_scanned_barcode: pieces[0]!.barcode });
+    expect(first.body.item).toMatchObject({
+      state: 'awaiting_quantity',
+      actual_quantity: '1.000',
+      pick_source: 'scan',
+      last_scanned_barcode: pieces[0]!.barcode,
+    });
     expect(first.body.scanned_product).toMatchObject({ product_id: pieces[0]!.productId, kind: 'piece', barcode: pieces[0]!.barcode });
     const second = await send(f, f.two, 'scan', { barcode: pieces[0]!.barcode! });
     expect(second.body.item).toMatchObject({ state: 'picked', actual_quantity: '2.000', is_resolved: true });
@@ -88,12 +117,23 @@ describe('scanPickingItem', () => {
   it('answers mismatch for another product and not_found for an unknown barcode, changing nothing', async () => {
     const f = await fixture();
     const other = await send(f, f.two, 'scan', { barcode: pieces[1]!.barcode! });
-    expect(other.body).toMatchObject({ status: 'mismatch', applied: false, session: { version: 1 }, scanned_product: { product_id: pieces[1]!.productId } });
+    expect(other.body).toMatchObject({
+      status: 'mismatch',
+      applied: false,
+      session: { version: 1 },
+      scanned_product: { product_id: pieces[1]!.productId },
+    });
     const label = await send(f, f.two, 'scan', { barcode: scaleLabel(weights[0]!.plu!, 500) });
-    expect(label.body).toMatchObject({ status: 'mismatch', scanned_product: { product_id: weights[0]!.productId, kind: 'weight' }, label_weight_kg: '0.500' });
+    expect(label.body).toMatchObject({
+      status: 'mismatch',
+      scanned_product: { product_id: weights[0]!.productId, kind: 'weight' },
+      label_weight_kg: '0.500',
+    });
     const unknown = await send(f, f.two, 'scan', { barcode: UNKNOWN_BARCODE });
     expect(unknown.body).toMatchObject({ status: 'not_found', applied: false, scanned_product: null });
-    const badCheck = await send(f, f.two, 'scan', { barcode: pieces[0]!.barcode!.slice(0, 12) + String((Number(pieces[0]!.barcode!.at(-1)) + 1) % 10) });
+    const badCheck = await send(f, f.two, 'scan', {
+      barcode: pieces[0]!.barcode!.slice(0, 12) + String((Number(pieces[0]!.barcode!.at(-1)) + 1) % 10),
+    });
     expect(badCheck.body.status).toBe('not_found');
     const log = await svc.deps.db.selectFrom('picking_scans').select(['outcome']).where('item_id', '=', f.two).orderBy('id').execute();
     expect(log.map((l) => l.outcome)).toEqual(['mismatch', 'mismatch', 'not_found', 'not_found']);
@@ -110,7 +150,15 @@ describe('scanPickingItem', () => {
     const invalid = await sendInvalid(f, f.one, 'scan', {});
     expect(invalid.status).toBe(422);
     expect(invalid.body.code).toBe('VALIDATION_ERROR');
-    expect((await svc.client.call.POST('/api/picker/orders/{order_id}/items/{item_id}/scan', { params: { path: { order_id: f.orderId, item_id: f.one } }, headers: { 'idempotency-key': randomUUID() }, body: { barcode: '1' } })).status).toBe(401);
+    expect(
+      (
+        await svc.client.call.POST('/api/picker/orders/{order_id}/items/{item_id}/scan', {
+          params: { path: { order_id: f.orderId, item_id: f.one } },
+          headers: { 'idempotency-key': randomUUID() },
+          body: { barcode: '1' },
+        })
+      ).status,
+    ).toBe(401);
   });
 });
 
@@ -126,7 +174,12 @@ describe('replacePickingItem', () => {
       state: 'awaiting_quantity',
       actual_quantity: '1.000',
       missing_action: null,
-      replacement: { product_id: pieces[2]!.productId, inventory_id: pieces[2]!.inventoryId, unit_price: pieces[2]!.unitPrice, is_weight_based: false },
+      replacement: {
+        product_id: pieces[2]!.productId,
+        inventory_id: pieces[2]!.inventoryId,
+        unit_price: pieces[2]!.unitPrice,
+        is_weight_based: false,
+      },
       replacement_options: [],
     });
     // Its barcode now matches the item; the ordered product's does not.
@@ -140,8 +193,14 @@ describe('replacePickingItem', () => {
   it('answers same_product, kind_mismatch and not_found without a change', async () => {
     const f = await fixture();
     await send(f, f.two, 'missing', { action: 'call' });
-    expect((await send(f, f.two, 'replacement', { barcode: pieces[0]!.barcode! })).body).toMatchObject({ status: 'same_product', applied: false });
-    expect((await send(f, f.two, 'replacement', { barcode: scaleLabel(weights[1]!.plu!, 700) })).body).toMatchObject({ status: 'kind_mismatch', applied: false });
+    expect((await send(f, f.two, 'replacement', { barcode: pieces[0]!.barcode! })).body).toMatchObject({
+      status: 'same_product',
+      applied: false,
+    });
+    expect((await send(f, f.two, 'replacement', { barcode: scaleLabel(weights[1]!.plu!, 700) })).body).toMatchObject({
+      status: 'kind_mismatch',
+      applied: false,
+    });
     expect((await send(f, f.two, 'replacement', { barcode: UNKNOWN_BARCODE })).body).toMatchObject({ status: 'not_found', applied: false });
     expect(await version(f)).toBe(2);
   });
@@ -159,7 +218,13 @@ describe('setPickingItemPieceQuantity and manualPickPickingItem', () => {
     const f = await fixture();
     const partial = await send(f, f.two, 'piece-quantity', { quantity: 1 });
     expect(partial.body).toMatchObject({ status: 'clarification_required', applied: true });
-    expect(partial.body.item).toMatchObject({ state: 'clarified', clarification_kind: 'quantity_mismatch', actual_quantity: '1.000', confirmed_quantity: '1.000', pick_source: 'manual' });
+    expect(partial.body.item).toMatchObject({
+      state: 'clarified',
+      clarification_kind: 'quantity_mismatch',
+      actual_quantity: '1.000',
+      confirmed_quantity: '1.000',
+      pick_source: 'manual',
+    });
     const full = await send(f, f.two, 'piece-quantity', { quantity: 2 });
     expect(full.body.item).toMatchObject({ state: 'picked', actual_quantity: '2.000', confirmed_quantity: null });
   });
@@ -183,7 +248,12 @@ describe('setPickingItemPieceQuantity and manualPickPickingItem', () => {
     const f = await fixture();
     const more = await send(f, f.one, 'manual-pick', { quantity: 3, confirm: false });
     expect(more.body).toMatchObject({ status: 'clarification_required' });
-    expect(more.body.item).toMatchObject({ state: 'clarified', clarification_kind: 'quantity_mismatch', actual_quantity: '3.000', pick_source: 'manual' });
+    expect(more.body.item).toMatchObject({
+      state: 'clarified',
+      clarification_kind: 'quantity_mismatch',
+      actual_quantity: '3.000',
+      pick_source: 'manual',
+    });
     const confirmed = await send(f, f.two, 'manual-pick', { quantity: 1, confirm: true });
     expect(confirmed.body.item).toMatchObject({ state: 'picked', actual_quantity: '1.000', confirmed_quantity: '1.000' });
     expect((await send(f, f.kg, 'manual-pick', { quantity: 1, confirm: false })).body.code).toBe('ITEM_IS_WEIGHT_BASED');
@@ -206,7 +276,7 @@ describe('weighPickingItem', () => {
     expect(outside.body.item).toMatchObject({ clarification_kind: 'weight_mismatch', confirmed_quantity: '1.260' });
   });
 
-  it('changes nothing when the barcode sent with the weight is another product\'s', async () => {
+  it("changes nothing when the barcode sent with the weight is another product's", async () => {
     const f = await fixture();
     const r = await send(f, f.kg, 'weight', { weight_kg: '1.000', barcode: scaleLabel(weights[1]!.plu!, 1000) });
     expect(r.body).toMatchObject({ status: 'mismatch', applied: false, scanned_product: { product_id: weights[1]!.productId } });
@@ -282,7 +352,9 @@ describe('confirmPickingItemClarification', () => {
     const missingValue = await send(f, f.two, 'clarification/confirm', { resolution: 'quantity_mismatch' });
     expect(missingValue.status).toBe(422);
     expect(missingValue.body.code).toBe('CONFIRMED_QUANTITY_REQUIRED');
-    expect((await send(f, f.two, 'clarification/confirm', { resolution: 'weight_mismatch', quantity: 1 })).body.code).toBe('ITEM_STATE_CONFLICT');
+    expect((await send(f, f.two, 'clarification/confirm', { resolution: 'weight_mismatch', quantity: 1 })).body.code).toBe(
+      'ITEM_STATE_CONFLICT',
+    );
     const ok = await send(f, f.two, 'clarification/confirm', { resolution: 'quantity_mismatch', quantity: 1 });
     expect(ok.body.item).toMatchObject({ state: 'picked', actual_quantity: '1.000', confirmed_quantity: '1.000' });
 
@@ -295,22 +367,38 @@ describe('confirmPickingItemClarification', () => {
 
 describe('addPickingItem', () => {
   const add = (f: Fixture, body: AdditionalItemInput, headers: Record<string, string> = {}) =>
-    svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', { params: { path: { order_id: f.orderId } }, headers: command(f.picker.auth, headers), body });
+    svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', {
+      params: { path: { order_id: f.orderId } },
+      headers: command(f.picker.auth, headers),
+      body,
+    });
 
   it('adds a product of the store as a pending item, up to max_added_items', async () => {
     const f = await fixture();
     const r = await add(f, { inventory_id: pieces[3]!.inventoryId, quantity: '2' });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'ok', applied: true, session: { added_items_count: 1, max_added_items: 2, version: 2 } });
-    expect(r.body.item).toMatchObject({ is_added: true, state: 'pending', ordered_quantity: '2.000', ordered_line_total: '0.00', unit_price: pieces[3]!.unitPrice, product_id: pieces[3]!.productId });
+    expect(r.body.item).toMatchObject({
+      is_added: true,
+      state: 'pending',
+      ordered_quantity: '2.000',
+      ordered_line_total: '0.00',
+      unit_price: pieces[3]!.unitPrice,
+      product_id: pieces[3]!.productId,
+    });
     const weighed = await add(f, { inventory_id: weights[1]!.inventoryId, quantity: 0.455 });
-    expect(weighed.body.item).toMatchObject({ is_weight_based: true, ordered_quantity: '0.455', unit: 'kg', tolerance: { min_quantity: '0.410', max_quantity: '0.501' } });
+    expect(weighed.body.item).toMatchObject({
+      is_weight_based: true,
+      ordered_quantity: '0.455',
+      unit: 'kg',
+      tolerance: { min_quantity: '0.410', max_quantity: '0.501' },
+    });
     const limit = await add(f, { inventory_id: pieces[4]!.inventoryId, quantity: '1' });
     expect(limit.status).toBe(409);
     expect(limit.body).toMatchObject({ code: 'ADDED_ITEMS_LIMIT', session: { added_items_count: 2 } });
   });
 
-  it('refuses a product already in the session (409), another store\'s inventory and bad quantities (422)', async () => {
+  it("refuses a product already in the session (409), another store's inventory and bad quantities (422)", async () => {
     const f = await fixture();
     expect((await add(f, { inventory_id: pieces[0]!.inventoryId, quantity: '1' })).body.code).toBe('PRODUCT_ALREADY_IN_SESSION');
     const elsewhere = await stockedProducts(svc, { storeId: DEMO_STORES[2]!.id, weight: false, count: 1 });
@@ -369,13 +457,18 @@ describe('rules common to picker commands', () => {
     // A refused command replays its refusal too.
     const refusedKey = randomUUID();
     const refused = await send(f, f.kg, 'piece-quantity', { quantity: 1 }, { 'idempotency-key': refusedKey });
-    expect((await send(f, f.kg, 'piece-quantity', { quantity: 1 }, { 'idempotency-key': refusedKey })).body).toMatchObject({ code: refused.body.code, detail: refused.body.detail });
+    expect((await send(f, f.kg, 'piece-quantity', { quantity: 1 }, { 'idempotency-key': refusedKey })).body).toMatchObject({
+      code: refused.body.code,
+      detail: refused.body.detail,
+    });
   });
 
   it('applies a command sent many times at once exactly once', async () => {
     const f = await fixture();
     const key = randomUUID();
-    const answers = await Promise.all(Array.from({ length: 8 }, () => send(f, f.two, 'scan', { barcode: pieces[0]!.barcode! }, { 'idempotency-key': key })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => send(f, f.two, 'scan', { barcode: pieces[0]!.barcode! }, { 'idempotency-key': key })),
+    );
     for (const a of answers) {
       if (a.status === 409) {
         expect(a.body).toMatchObject({ code: 'IDEMPOTENCY_IN_PROGRESS', retry_after_seconds: 1 });
@@ -384,12 +477,16 @@ describe('rules common to picker commands', () => {
     }
     expect(answers.some((a) => a.status === 200)).toBe(true);
     expect(await version(f)).toBe(2);
-    expect(itemOf((await send(f, f.two, 'scan', { barcode: pieces[1]!.barcode! })), f.two).actual_quantity).toBe('1.000');
+    expect(itemOf(await send(f, f.two, 'scan', { barcode: pieces[1]!.barcode! }), f.two).actual_quantity).toBe('1.000');
   });
 
-  it('needs a UUID key and a known order; another picker\'s session is busy', async () => {
+  it("needs a UUID key and a known order; another picker's session is busy", async () => {
     const f = await fixture();
-    const keyless = await svc.client.call.POST('/api/picker/orders/{order_id}/items/{item_id}/missing', { params: { path: { order_id: f.orderId, item_id: f.two } }, headers: f.picker.auth, body: { action: 'call' } });
+    const keyless = await svc.client.call.POST('/api/picker/orders/{order_id}/items/{item_id}/missing', {
+      params: { path: { order_id: f.orderId, item_id: f.two } },
+      headers: f.picker.auth,
+      body: { action: 'call' },
+    });
     expect(keyless.body.code).toBe('IDEMPOTENCY_KEY_REQUIRED');
     expect((await send(f, f.two, 'missing', { action: 'call' }, { 'idempotency-key': '12345' })).body.code).toBe('IDEMPOTENCY_KEY_INVALID');
     expect((await itemCommand(svc, f.picker, randomUUID(), f.two, 'missing', { action: 'call' })).status).toBe(404);
@@ -403,7 +500,13 @@ describe('rules common to picker commands', () => {
 });
 
 describe('answer representation: delta by default, the whole session on request', () => {
-  const readSession = async (f: Fixture) => (await svc.client.call.GET('/api/picker/orders/{order_id}/session', { params: { path: { order_id: f.orderId } }, headers: f.picker.auth })).body;
+  const readSession = async (f: Fixture) =>
+    (
+      await svc.client.call.GET('/api/picker/orders/{order_id}/session', {
+        params: { path: { order_id: f.orderId } },
+        headers: f.picker.auth,
+      })
+    ).body;
   const FULL = { prefer: 'return=representation' };
 
   /** The client's algorithm of PickingActionOutput: apply a delta to the local copy, or take a full answer. */
@@ -426,7 +529,12 @@ describe('answer representation: delta by default, the whole session on request'
       () => send(f, f.two, 'piece-quantity', { quantity: 1 }),
       () => send(f, f.kg, 'weight', { weight_kg: '1.500' }),
       () => send(f, f.one, 'missing', { action: 'call' }),
-      () => svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', { params: { path: { order_id: f.orderId } }, headers: command(f.picker.auth), body: { inventory_id: pieces[3]!.inventoryId, quantity: '1' } }),
+      () =>
+        svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', {
+          params: { path: { order_id: f.orderId } },
+          headers: command(f.picker.auth),
+          body: { inventory_id: pieces[3]!.inventoryId, quantity: '1' },
+        }),
       () => send(f, f.kg, 'clarification/confirm', { quantity_kg: '1.500' }),
     ];
     for (const step of steps) {
@@ -463,7 +571,11 @@ describe('answer representation: delta by default, the whole session on request'
 
   it('delta of finish and cancel: the header, no item', async () => {
     const f = await fixture();
-    const cancel = await svc.client.call.POST('/api/picker/orders/{order_id}/cancel', { params: { path: { order_id: f.orderId } }, headers: command(f.picker.auth), body: {} });
+    const cancel = await svc.client.call.POST('/api/picker/orders/{order_id}/cancel', {
+      params: { path: { order_id: f.orderId } },
+      headers: command(f.picker.auth),
+      body: {},
+    });
     expect(cancel.status).toBe(200);
     expect(cancel.body).toMatchObject({ representation: 'delta', item: null, session: { session_status: 'cancelled', version: 2 } });
     expect(cancel.body.session).not.toHaveProperty('items');

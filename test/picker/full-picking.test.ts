@@ -7,7 +7,15 @@ import { scaleLabel } from '../../domain/codes/scale-label.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { registerPushDevice } from '../support/accounts.js';
 import { command, createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';
-import { createPicker, itemCommand, signInDemoCustomer, startPicking, type ItemAction, type ItemBody, type TestPicker } from '../support/picking.js';
+import {
+  createPicker,
+  itemCommand,
+  signInDemoCustomer,
+  startPicking,
+  type ItemAction,
+  type ItemBody,
+  type TestPicker,
+} from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
@@ -56,7 +64,8 @@ describe('a full picking of an order', () => {
     const session = await startPicking(svc, picker, orderId);
     sessionId = session.session_id;
     const idOf = (x: StockedProduct) => session.items.find((i: any) => i.product_id === x.productId)!.item_id;
-    const send = <A extends ItemAction>(item: number, action: A, body: ItemBody<A>) => itemCommand(svc, picker, orderId, item, action, body);
+    const send = <A extends ItemAction>(item: number, action: A, body: ItemBody<A>) =>
+      itemCommand(svc, picker, orderId, item, action, body);
 
     // As ordered: two scans.
     await send(idOf(p[0]!), 'scan', { barcode: p[0]!.barcode! });
@@ -64,30 +73,50 @@ describe('a full picking of an order', () => {
     // Weight outside the 10 % tolerance, by scale label, confirmed.
     const heavy = await send(idOf(w), 'scan', { barcode: scaleLabel(w.plu!, 1260) });
     expect(heavy.body).toMatchObject({ status: 'clarification_required', label_weight_kg: '1.260' });
-    expect((await send(idOf(w), 'clarification/confirm', { resolution: 'weight_mismatch', quantity_kg: '1.260' })).body.item.state).toBe('picked');
+    expect((await send(idOf(w), 'clarification/confirm', { resolution: 'weight_mismatch', quantity_kg: '1.260' })).body.item.state).toBe(
+      'picked',
+    );
     // Missing; the customer chose removal.
     await send(idOf(p[1]!), 'missing', { action: 'remove' });
     expect((await send(idOf(p[1]!), 'clarification/resolve', { resolution: 'remove' })).body.item.clarification_kind).toBe('removed');
     // Missing; the customer agreed to a substitute, scanned twice.
     await send(idOf(p[2]!), 'missing', { action: 'call' });
     await send(idOf(p[2]!), 'replacement', { barcode: p[3]!.barcode! });
-    expect((await send(idOf(p[2]!), 'scan', { barcode: p[3]!.barcode! })).body.item).toMatchObject({ state: 'picked', replacement: { product_id: p[3]!.productId } });
+    expect((await send(idOf(p[2]!), 'scan', { barcode: p[3]!.barcode! })).body.item).toMatchObject({
+      state: 'picked',
+      replacement: { product_id: p[3]!.productId },
+    });
     // Added at the customer's request, then picked.
-    const added = await svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', { params: { path: { order_id: orderId } }, headers: command(picker.auth), body: { inventory_id: p[4]!.inventoryId, quantity: '1' } });
+    const added = await svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', {
+      params: { path: { order_id: orderId } },
+      headers: command(picker.auth),
+      body: { inventory_id: p[4]!.inventoryId, quantity: '1' },
+    });
     expect(added.status).toBe(200);
     const ready = await send(added.body.item.item_id, 'manual-pick', { quantity: 1, confirm: false });
     expect(ready.body.session.session_status).toBe('ready_to_finish');
 
-    finish = await svc.client.call.POST('/api/picker/orders/{order_id}/finish', { params: { path: { order_id: orderId } }, headers: command(picker.auth) });
+    finish = await svc.client.call.POST('/api/picker/orders/{order_id}/finish', {
+      params: { path: { order_id: orderId } },
+      headers: command(picker.auth),
+    });
     expect(finish.status).toBe(200);
     const expected =
-      2 * Number(p[0]!.unitPrice) + Math.round(1.26 * Number(w.unitPrice) * 100) / 100 + 2 * Number(p[3]!.unitPrice) + Number(p[4]!.unitPrice);
+      2 * Number(p[0]!.unitPrice) +
+      Math.round(1.26 * Number(w.unitPrice) * 100) / 100 +
+      2 * Number(p[3]!.unitPrice) +
+      Number(p[4]!.unitPrice);
     const original = 2 * Number(p[0]!.unitPrice) + Number(w.unitPrice) + Number(p[1]!.unitPrice) + 2 * Number(p[2]!.unitPrice);
     expect(finish.body.session).toMatchObject({
       session_status: 'completed',
       closure_source: 'picker_finish',
       added_items_count: 1,
-      payment_summary: { original_total: money(original), current_total: money(expected), difference: money(expected - original), reconciliation_status: 'not_required' },
+      payment_summary: {
+        original_total: money(original),
+        current_total: money(expected),
+        difference: money(expected - original),
+        reconciliation_status: 'not_required',
+      },
     });
   });
 
@@ -104,7 +133,9 @@ describe('a full picking of an order', () => {
     });
     // Only PickingResultSchema's fields (Redocly Respect's schema check refuses undeclared ones).
     expect(Object.keys(r.body.picking_result).sort()).toEqual(['completed_at', 'items', 'state', 'summary']);
-    const deliveryCost = Number((await svc.deps.db.selectFrom('orders').select('delivery_cost').where('id', '=', orderId).executeTakeFirstOrThrow()).delivery_cost);
+    const deliveryCost = Number(
+      (await svc.deps.db.selectFrom('orders').select('delivery_cost').where('id', '=', orderId).executeTakeFirstOrThrow()).delivery_cost,
+    );
     expect(r.body.total_price).toBe(money(current + deliveryCost));
     const lines = r.body.picking_result.items.map((i: any) => [i.group, i.changes, i.reason?.code ?? null]);
     expect(lines).toEqual([
@@ -116,7 +147,11 @@ describe('a full picking of an order', () => {
     ]);
     const weighed = r.body.picking_result.items.find((i: any) => i.reason?.code === 'weight_mismatch');
     expect(weighed.original).toMatchObject({ quantity: '1.000', weight: '1.000' });
-    expect(weighed.final).toMatchObject({ quantity: '1.260', weight: '1.260', line_total: money(Math.round(1.26 * Number(w.unitPrice) * 100) / 100) });
+    expect(weighed.final).toMatchObject({
+      quantity: '1.260',
+      weight: '1.260',
+      line_total: money(Math.round(1.26 * Number(w.unitPrice) * 100) / 100),
+    });
     const replaced = r.body.picking_result.items.find((i: any) => i.reason?.code === 'replaced');
     expect(replaced.final).toMatchObject({ product_id: p[3]!.productId, quantity: '2.000', barcode: p[3]!.barcode });
     expect(replaced.original).toMatchObject({ product_id: p[2]!.productId });
@@ -140,7 +175,8 @@ describe('a full picking of an order', () => {
   });
 
   it('gave back the stock of what was not taken and took what was', async () => {
-    const delta = async (x: StockedProduct) => Math.round((Number(await stockOf(x.inventoryId)) - stockBefore[x.inventoryId]!) * 1000) / 1000;
+    const delta = async (x: StockedProduct) =>
+      Math.round((Number(await stockOf(x.inventoryId)) - stockBefore[x.inventoryId]!) * 1000) / 1000;
     expect(await delta(p[0]!)).toBe(-2);
     expect(await delta(w)).toBe(-1.26);
     expect(await delta(p[1]!)).toBe(0);
@@ -149,7 +185,7 @@ describe('a full picking of an order', () => {
     expect(await delta(p[4]!)).toBe(-1);
   });
 
-  it('is in the picker\'s history with its items as they ended', async () => {
+  it("is in the picker's history with its items as they ended", async () => {
     const list = await svc.client.call.GET('/api/picker/history/sessions', { headers: picker.auth });
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ total: 1, limit: 20, offset: 0, has_more: false });
@@ -168,12 +204,32 @@ describe('a full picking of an order', () => {
       added_items_count: 1,
       final_total: finish.body.session.payment_summary.current_total,
     });
-    const detail = await svc.client.call.GET('/api/picker/history/sessions/{session_id}', { params: { path: { session_id: sessionId } }, headers: picker.auth });
+    const detail = await svc.client.call.GET('/api/picker/history/sessions/{session_id}', {
+      params: { path: { session_id: sessionId } },
+      headers: picker.auth,
+    });
     expect(detail.status).toBe(200);
     const byProduct = (name: string) => detail.body.items.find((i: any) => i.original_name === name);
-    expect(byProduct(w.name)).toMatchObject({ source: 'scale_label', state: 'picked', resolution_type: 'weight_confirmed', actual_quantity: '1.260', plu_code: w.plu!.padStart(5, '0') });
-    expect(byProduct(p[1]!.name)).toMatchObject({ state: 'clarified/removed', is_removed: true, resolution_type: 'removed', actual_quantity: '0.000', source: 'none' });
-    expect(byProduct(p[2]!.name)).toMatchObject({ final_name: p[3]!.name, resolution_type: 'replaced', final_unit_price: p[3]!.unitPrice, final_barcode: p[3]!.barcode });
+    expect(byProduct(w.name)).toMatchObject({
+      source: 'scale_label',
+      state: 'picked',
+      resolution_type: 'weight_confirmed',
+      actual_quantity: '1.260',
+      plu_code: w.plu!.padStart(5, '0'),
+    });
+    expect(byProduct(p[1]!.name)).toMatchObject({
+      state: 'clarified/removed',
+      is_removed: true,
+      resolution_type: 'removed',
+      actual_quantity: '0.000',
+      source: 'none',
+    });
+    expect(byProduct(p[2]!.name)).toMatchObject({
+      final_name: p[3]!.name,
+      resolution_type: 'replaced',
+      final_unit_price: p[3]!.unitPrice,
+      final_barcode: p[3]!.barcode,
+    });
     expect(byProduct(p[4]!.name)).toMatchObject({ is_added: true, resolution_type: 'picked', source: 'manual' });
 
     const summary = await svc.client.call.GET('/api/picker/history/summary', { headers: picker.auth });
@@ -196,19 +252,38 @@ describe('a full picking of an order', () => {
     });
   });
 
-  it('filters history by period and refuses a reversed one; 404 for another picker\'s session; 401', async () => {
+  it("filters history by period and refuses a reversed one; 404 for another picker's session; 401", async () => {
     const future = new Date(Date.now() + 3600_000).toISOString();
-    const later = await svc.client.call.GET('/api/picker/history/sessions', { params: { query: { started_at: future } }, headers: picker.auth });
+    const later = await svc.client.call.GET('/api/picker/history/sessions', {
+      params: { query: { started_at: future } },
+      headers: picker.auth,
+    });
     expect(later.body).toMatchObject({ total: 0, items: [] });
-    const summary = await svc.client.call.GET('/api/picker/history/summary', { params: { query: { started_at: future } }, headers: picker.auth });
+    const summary = await svc.client.call.GET('/api/picker/history/summary', {
+      params: { query: { started_at: future } },
+      headers: picker.auth,
+    });
     expect(summary.body).toMatchObject({ sessions_count: 0, items_per_minute: null, average_duration_seconds: null, started_at: future });
     // Offsets as short as the contract's date-time admits ("+03"), and a leap second, are read too.
     const hoursOnly = (d: Date) => `${new Date(d.getTime() + 3 * 3600_000).toISOString().slice(0, 19)}+03`;
-    const shortOffset = await svc.client.call.GET('/api/picker/history/sessions', { params: { query: { started_at: hoursOnly(new Date(future)) } }, headers: picker.auth });
+    const shortOffset = await svc.client.call.GET('/api/picker/history/sessions', {
+      params: { query: { started_at: hoursOnly(new Date(future)) } },
+      headers: picker.auth,
+    });
     expect(shortOffset.body).toMatchObject({ total: 0, items: [] });
-    const sinceAnHourAgo = await svc.client.call.GET('/api/picker/history/summary', { params: { query: { started_at: hoursOnly(new Date(Date.now() - 3600_000)) } }, headers: picker.auth });
+    const sinceAnHourAgo = await svc.client.call.GET('/api/picker/history/summary', {
+      params: { query: { started_at: hoursOnly(new Date(Date.now() - 3600_000)) } },
+      headers: picker.auth,
+    });
     expect(sinceAnHourAgo.body).toMatchObject({ sessions_count: 1 });
-    expect((await svc.client.call.GET('/api/picker/history/sessions', { params: { query: { ended_at: '2016-12-31T23:59:60Z' } }, headers: picker.auth })).body).toMatchObject({ total: 0 });
+    expect(
+      (
+        await svc.client.call.GET('/api/picker/history/sessions', {
+          params: { query: { ended_at: '2016-12-31T23:59:60Z' } },
+          headers: picker.auth,
+        })
+      ).body,
+    ).toMatchObject({ total: 0 });
     const past = new Date(Date.now() - 3600_000).toISOString();
     for (const path of ['/api/picker/history/sessions', '/api/picker/history/summary'] as const) {
       const reversed = await svc.client.call.GET(path, { params: { query: { started_at: future, ended_at: past } }, headers: picker.auth });
@@ -217,7 +292,16 @@ describe('a full picking of an order', () => {
       expect((await svc.client.call.GET(path, {})).status).toBe(401);
     }
     const other = await createPicker(svc, [STORE]);
-    expect((await svc.client.call.GET('/api/picker/history/sessions/{session_id}', { params: { path: { session_id: sessionId } }, headers: other.auth })).status).toBe(404);
-    expect((await svc.client.call.GET('/api/picker/history/sessions/{session_id}', { params: { path: { session_id: sessionId } } })).status).toBe(401);
+    expect(
+      (
+        await svc.client.call.GET('/api/picker/history/sessions/{session_id}', {
+          params: { path: { session_id: sessionId } },
+          headers: other.auth,
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await svc.client.call.GET('/api/picker/history/sessions/{session_id}', { params: { path: { session_id: sessionId } } })).status,
+    ).toBe(401);
   });
 });

@@ -29,7 +29,8 @@ afterEach(() => {
 
 const recorded = () => svc.deps.push as RecordingPushSender;
 const sentTo = (token: string) => recorded().sent.filter((m) => m.token === token);
-const anOrder = (express = false) => createConfirmedOrder(svc, { express, lines: [{ inventoryId: pieces[0]!.inventoryId, quantity: '1' }] });
+const anOrder = (express = false) =>
+  createConfirmedOrder(svc, { express, lines: [{ inventoryId: pieces[0]!.inventoryId, quantity: '1' }] });
 /** The worker's fan-out, then its sending. */
 const drain = async () => {
   await runOrderWorkerOnce(svc.deps);
@@ -37,7 +38,7 @@ const drain = async () => {
 };
 
 describe('picker push notifications', () => {
-  it('tells the store\'s idle pickers that an order is waiting, not a busy one, another store\'s or a slot order days ahead', async () => {
+  it("tells the store's idle pickers that an order is waiting, not a busy one, another store's or a slot order days ahead", async () => {
     const idle = await createPicker(svc, [STORE]);
     const busy = await createPicker(svc, [STORE]);
     const elsewhere = await createPicker(svc, [OTHER_STORE]);
@@ -52,7 +53,11 @@ describe('picker push notifications', () => {
 
     const express = await anOrder(true);
     const later = await anOrder();
-    await svc.deps.db.updateTable('orders').set({ slot_starts_at: new Date(Date.now() + 3 * 24 * 3600_000) }).where('id', '=', later.orderId).execute();
+    await svc.deps.db
+      .updateTable('orders')
+      .set({ slot_starts_at: new Date(Date.now() + 3 * 24 * 3600_000) })
+      .where('id', '=', later.orderId)
+      .execute();
     await drain();
 
     expect(sentTo(idlePhone.push_token).map((m) => [m.data.kind, m.data.screen, m.data.order_id, m.title, m.body])).toEqual([
@@ -70,13 +75,30 @@ describe('picker push notifications', () => {
     const order = await anOrder();
     await startPicking(svc, picker, order.orderId);
     const customer = await signInDemoCustomer(svc);
-    expect((await svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: order.orderId } }, headers: customer.auth })).status).toBe(200);
+    expect(
+      (
+        await svc.client.call.POST('/api/orders/{order_id}/cancel', {
+          params: { path: { order_id: order.orderId } },
+          headers: customer.auth,
+        })
+      ).status,
+    ).toBe(200);
     await drain();
     const told = sentTo(phone.push_token).filter((m) => m.data.order_id === order.orderId);
     expect(told.map((m) => [m.data.kind, m.data.screen, m.title, m.body])).toEqual([
-      ['picker_order_cancelled', 'picker_session', `Order ${order.no} cancelled`, 'Stop picking it and acknowledge the cancellation in the app'],
+      [
+        'picker_order_cancelled',
+        'picker_session',
+        `Order ${order.no} cancelled`,
+        'Stop picking it and acknowledge the cancellation in the app',
+      ],
     ]);
-    const rows = await svc.deps.db.selectFrom('push_deliveries').select(['picker_id', 'customer_id', 'state']).where('order_id', '=', order.orderId).where('picker_id', 'is not', null).execute();
+    const rows = await svc.deps.db
+      .selectFrom('push_deliveries')
+      .select(['picker_id', 'customer_id', 'state'])
+      .where('order_id', '=', order.orderId)
+      .where('picker_id', 'is not', null)
+      .execute();
     expect(rows).toEqual([{ picker_id: picker.pickerId, customer_id: null, state: 'sent' }]);
   });
 });
@@ -89,26 +111,48 @@ describe('a slot order entering the queue', () => {
     const order = await anOrder();
     // Confirmed days ago, for a slot that now starts 24 h and 2 minutes from now: outside the
     // 24-hour horizon at confirmation.
-    await svc.deps.db.updateTable('order_status_history').set({ occurred_at: new Date(Date.now() - 3 * 24 * 3600_000) }).where('order_id', '=', order.orderId).execute();
-    const startsAt = (minutes: number) => svc.deps.db.updateTable('orders').set({ slot_starts_at: new Date(Date.now() + minutes * 60_000) }).where('id', '=', order.orderId).execute();
+    await svc.deps.db
+      .updateTable('order_status_history')
+      .set({ occurred_at: new Date(Date.now() - 3 * 24 * 3600_000) })
+      .where('order_id', '=', order.orderId)
+      .execute();
+    const startsAt = (minutes: number) =>
+      svc.deps.db
+        .updateTable('orders')
+        .set({ slot_starts_at: new Date(Date.now() + minutes * 60_000) })
+        .where('id', '=', order.orderId)
+        .execute();
     await startsAt(24 * 60 + 2);
     await sweepPicking(svc.deps);
     await drain();
     const added = () =>
-      svc.deps.db.selectFrom('outbox_events').select('payload').where('order_id', '=', order.orderId).where('type', '=', 'picker.queue.changed').where(sql<boolean>`payload #>> '{event,reason}' = 'order_added'`).execute();
+      svc.deps.db
+        .selectFrom('outbox_events')
+        .select('payload')
+        .where('order_id', '=', order.orderId)
+        .where('type', '=', 'picker.queue.changed')
+        .where(sql<boolean>`payload #>> '{event,reason}' = 'order_added'`)
+        .execute();
     expect(await added()).toHaveLength(1); // at confirmation only
     expect(sentTo(phone.push_token).filter((m) => m.data.order_id === order.orderId)).toEqual([]);
 
     // Three minutes on, as if: the last sweep was three minutes ago, and the slot start has
     // crossed the horizon since.
     await startsAt(24 * 60 - 1);
-    await svc.deps.db.updateTable('picker_queue_horizon').set({ swept_until: new Date(Date.now() + (24 * 60 - 3) * 60_000) }).execute();
+    await svc.deps.db
+      .updateTable('picker_queue_horizon')
+      .set({ swept_until: new Date(Date.now() + (24 * 60 - 3) * 60_000) })
+      .execute();
     expect((await sweepPicking(svc.deps)).announced).toBeGreaterThanOrEqual(1);
     const events = await added();
     expect(events).toHaveLength(2);
     assertMatchesSchema('PickerRealtimeEvent', (events[1]!.payload as { event: object }).event);
     await drain();
-    expect(sentTo(phone.push_token).filter((m) => m.data.order_id === order.orderId).map((m) => m.data.kind)).toEqual(['picker_queue']);
+    expect(
+      sentTo(phone.push_token)
+        .filter((m) => m.data.order_id === order.orderId)
+        .map((m) => m.data.kind),
+    ).toEqual(['picker_queue']);
     // The next sweep does not announce it again.
     await sweepPicking(svc.deps);
     expect(await added()).toHaveLength(2);
@@ -117,11 +161,22 @@ describe('a slot order entering the queue', () => {
     // the sweep that sees its slot start cross the horizon's edge does not announce it again.
     const recent = await anOrder();
     await svc.deps.db.updateTable('order_status_history').set({ occurred_at: new Date() }).where('order_id', '=', recent.orderId).execute();
-    await svc.deps.db.updateTable('orders').set({ slot_starts_at: new Date(Date.now() + (24 * 60 - 1) * 60_000) }).where('id', '=', recent.orderId).execute();
-    await svc.deps.db.updateTable('picker_queue_horizon').set({ swept_until: new Date(Date.now() + (24 * 60 - 3) * 60_000) }).execute();
+    await svc.deps.db
+      .updateTable('orders')
+      .set({ slot_starts_at: new Date(Date.now() + (24 * 60 - 1) * 60_000) })
+      .where('id', '=', recent.orderId)
+      .execute();
+    await svc.deps.db
+      .updateTable('picker_queue_horizon')
+      .set({ swept_until: new Date(Date.now() + (24 * 60 - 3) * 60_000) })
+      .execute();
     await sweepPicking(svc.deps);
-    const recentAdded = await svc.deps.db.selectFrom('outbox_events').select('id').where('order_id', '=', recent.orderId)
-      .where(sql<boolean>`payload #>> '{event,reason}' = 'order_added'`).execute();
+    const recentAdded = await svc.deps.db
+      .selectFrom('outbox_events')
+      .select('id')
+      .where('order_id', '=', recent.orderId)
+      .where(sql<boolean>`payload #>> '{event,reason}' = 'order_added'`)
+      .execute();
     expect(recentAdded).toHaveLength(1);
   });
 });

@@ -48,10 +48,16 @@ async function listen(picker: TestPicker) {
   return { ws, received, waitFor };
 }
 
-const anOrder = () => createConfirmedOrder(svc, { lines: [{ inventoryId: pieces[0]!.inventoryId, quantity: '1' }, { inventoryId: pieces[1]!.inventoryId, quantity: '1' }] });
+const anOrder = () =>
+  createConfirmedOrder(svc, {
+    lines: [
+      { inventoryId: pieces[0]!.inventoryId, quantity: '1' },
+      { inventoryId: pieces[1]!.inventoryId, quantity: '1' },
+    ],
+  });
 
 describe('getPickerRealtimeMetadata', () => {
-  it('describes the channel and the caller\'s queue scope', async () => {
+  it("describes the channel and the caller's queue scope", async () => {
     const picker = await createPicker(svc, [STORE, DEMO_STORES[1]!.id]);
     const r = await svc.client.call.GET('/api/picker/realtime/metadata', { headers: picker.auth });
     expect(r.status).toBe(200);
@@ -92,7 +98,7 @@ describe('/ws/picker/', () => {
     expect(codes).toEqual(cases.map(() => 1008));
   });
 
-  it('closes with 1008 when the picker\'s session is revoked', async () => {
+  it("closes with 1008 when the picker's session is revoked", async () => {
     const picker = await createPicker(svc, [STORE]);
     const other = await createPicker(svc, [STORE]);
     const [ws, kept] = [new WebSocket(wsUrl(), { headers: picker.auth }), new WebSocket(wsUrl(), { headers: other.auth })];
@@ -114,7 +120,9 @@ describe('/ws/picker/', () => {
     for (const ws of [...sockets.slice(1), newest.ws]) expect(ws.readyState).toBe(WebSocket.OPEN);
     // The newest still hears the store's queue.
     const order = await anOrder();
-    expect(await newest.waitFor((e) => e.kind === 'queue.changed' && e.order_id === order.orderId)).toMatchObject({ reason: 'order_added' });
+    expect(await newest.waitFor((e) => e.kind === 'queue.changed' && e.order_id === order.orderId)).toMatchObject({
+      reason: 'order_added',
+    });
     for (const ws of [...sockets.slice(1), newest.ws]) ws.close();
   });
 
@@ -128,7 +136,7 @@ describe('/ws/picker/', () => {
     expect(await closeCode(tracking)).toBe(1008);
   });
 
-  it('tells the store\'s pickers about queue changes, and only them', async () => {
+  it("tells the store's pickers about queue changes, and only them", async () => {
     const here = await listen(await createPicker(svc, [STORE]));
     const there = await listen(await createPicker(svc, [DEMO_STORES[2]!.id]));
     const order = await anOrder();
@@ -141,7 +149,7 @@ describe('/ws/picker/', () => {
     there.ws.close();
   });
 
-  it('tells the owner of a session about its changes, and about the order\'s cancellation', async () => {
+  it("tells the owner of a session about its changes, and about the order's cancellation", async () => {
     const owner = await createPicker(svc, [STORE]);
     const colleague = await createPicker(svc, [STORE]);
     const mine = await listen(owner);
@@ -149,18 +157,31 @@ describe('/ws/picker/', () => {
     const order = await anOrder();
     const session = await startPicking(svc, owner, order.orderId);
     await theirs.waitFor((e) => e.kind === 'queue.changed' && e.order_id === order.orderId && e.reason === 'order_started');
-    expect(await mine.waitFor((e) => e.kind === 'session.changed' && e.session_id === session.session_id && e.version === 1)).toMatchObject({
-      order_id: order.orderId,
-      picker_id: owner.pickerId,
-      session_status: 'active',
-      store_id: STORE,
-    });
+    expect(await mine.waitFor((e) => e.kind === 'session.changed' && e.session_id === session.session_id && e.version === 1)).toMatchObject(
+      {
+        order_id: order.orderId,
+        picker_id: owner.pickerId,
+        session_status: 'active',
+        store_id: STORE,
+      },
+    );
     await itemCommand(svc, owner, order.orderId, session.items[0]!.item_id, 'piece-quantity', { quantity: 1 });
     await mine.waitFor((e) => e.kind === 'session.changed' && e.version === 2);
 
     const customer = await signInDemoCustomer(svc);
-    expect((await svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: order.orderId } }, headers: customer.auth })).status).toBe(200);
-    expect(await mine.waitFor((e) => e.kind === 'order.cancelled')).toMatchObject({ order_id: order.orderId, session_id: session.session_id, version: 3 });
+    expect(
+      (
+        await svc.client.call.POST('/api/orders/{order_id}/cancel', {
+          params: { path: { order_id: order.orderId } },
+          headers: customer.auth,
+        })
+      ).status,
+    ).toBe(200);
+    expect(await mine.waitFor((e) => e.kind === 'order.cancelled')).toMatchObject({
+      order_id: order.orderId,
+      session_id: session.session_id,
+      version: 3,
+    });
     await mine.waitFor((e) => e.kind === 'session.changed' && e.version === 3 && e.session_status === 'cancelled');
     await theirs.waitFor((e) => e.kind === 'queue.changed' && e.order_id === order.orderId && e.reason === 'order_cancelled');
     expect(theirs.received.filter((e) => e.kind !== 'queue.changed')).toEqual([]);
@@ -179,7 +200,9 @@ describe('/ws/picker/', () => {
     expect(killed.rows).toEqual([{ ok: true }]);
     // Committed while no NOTIFY can reach this instance; read back when the listener returns.
     const session = await startPicking(svc, owner, order.orderId);
-    expect(await mine.waitFor((e) => e.kind === 'session.changed' && e.session_id === session.session_id, 10_000)).toMatchObject({ version: 1 });
+    expect(await mine.waitFor((e) => e.kind === 'session.changed' && e.session_id === session.session_id, 10_000)).toMatchObject({
+      version: 1,
+    });
     mine.ws.close();
   });
 });

@@ -9,7 +9,15 @@ import { runOrderWorkerOnce } from '../../server/jobs/order-worker.js';
 import { expireIdleSessions, sweepPicking } from '../../server/jobs/picking-expiry.js';
 import { signInCustomer } from '../support/accounts.js';
 import { createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';
-import { createPicker, itemCommand, sessionCommand, signInDemoCustomer, startPicking, type SessionAction, type TestPicker } from '../support/picking.js';
+import {
+  createPicker,
+  itemCommand,
+  sessionCommand,
+  signInDemoCustomer,
+  startPicking,
+  type SessionAction,
+  type TestPicker,
+} from '../support/picking.js';
 import type { paths } from '../../generated/api.test.js';
 import { startTestService, type TestService } from '../support/service.js';
 
@@ -37,16 +45,34 @@ const anOrder = (spec: Partial<Parameters<typeof createConfirmedOrder>[1]> = {})
     ],
     ...spec,
   });
-const post = <A extends SessionAction>(orderId: string, action: A, picker: { auth: { authorization: string } }, body?: Parameters<typeof sessionCommand<A>>[4], headers: Record<string, string> = {}) =>
-  sessionCommand(svc, picker, orderId, action, body, headers);
-const get = (path: '/api/picker/orders' | '/api/picker/session/active' | '/api/picker/auth/me' | '/api/picker/history/sessions' | '/api/picker/history/summary', headers: Record<string, string>) => svc.client.call.GET(path, { headers });
-const getSession = (orderId: string, headers: Record<string, string>) => svc.client.call.GET('/api/picker/orders/{order_id}/session', { params: { path: { order_id: orderId } }, headers });
+const post = <A extends SessionAction>(
+  orderId: string,
+  action: A,
+  picker: { auth: { authorization: string } },
+  body?: Parameters<typeof sessionCommand<A>>[4],
+  headers: Record<string, string> = {},
+) => sessionCommand(svc, picker, orderId, action, body, headers);
+const get = (
+  path:
+    | '/api/picker/orders'
+    | '/api/picker/session/active'
+    | '/api/picker/auth/me'
+    | '/api/picker/history/sessions'
+    | '/api/picker/history/summary',
+  headers: Record<string, string>,
+) => svc.client.call.GET(path, { headers });
+const getSession = (orderId: string, headers: Record<string, string>) =>
+  svc.client.call.GET('/api/picker/orders/{order_id}/session', { params: { path: { order_id: orderId } }, headers });
 type TrackingState = paths['/api/qa/orders/{order_id}/delivery-tracking']['post']['requestBody']['content']['application/json']['state'];
 const orderRow = (id: string) => svc.deps.db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const queue = (picker: TestPicker, store = STORE) => get('/api/picker/orders', { ...picker.auth, 'x-store-id': store });
 
 /** Picks every item as ordered (scan-free: piece-quantity and weight). */
-async function pickAll(picker: TestPicker, orderId: string, session: { items: { item_id: number; is_weight_based: boolean; ordered_quantity: string | number }[] }) {
+async function pickAll(
+  picker: TestPicker,
+  orderId: string,
+  session: { items: { item_id: number; is_weight_based: boolean; ordered_quantity: string | number }[] },
+) {
   for (const item of session.items) {
     const r = item.is_weight_based
       ? await itemCommand(svc, picker, orderId, item.item_id, 'weight', { weight_kg: String(item.ordered_quantity) })
@@ -56,7 +82,7 @@ async function pickAll(picker: TestPicker, orderId: string, session: { items: { 
 }
 
 describe('listPickerOrders', () => {
-  it('lists the store\'s waiting orders as cards, express first', async () => {
+  it("lists the store's waiting orders as cards, express first", async () => {
     const picker = await createPicker(svc, [STORE]);
     const slotOrder = await anOrder({ comment: 'Leave at the door', absenceAction: 'remove' });
     const express = await anOrder({ express: true, placedMinutesAgo: 1 });
@@ -96,7 +122,13 @@ describe('listPickerOrders', () => {
     const order = await anOrder();
     const session = await startPicking(svc, anna, order.orderId);
     const mine = (await queue(anna)).body.find((c: any) => c.order_id === order.orderId);
-    expect(mine).toMatchObject({ queue_status: 'in_progress', session_id: session.session_id, picker: { id: anna.pickerId, display_name: 'Anna' }, is_mine: true, can_start: true });
+    expect(mine).toMatchObject({
+      queue_status: 'in_progress',
+      session_id: session.session_id,
+      picker: { id: anna.pickerId, display_name: 'Anna' },
+      is_mine: true,
+      can_start: true,
+    });
     const theirs = (await queue(boris)).body.find((c: any) => c.order_id === order.orderId);
     expect(theirs).toMatchObject({ queue_status: 'in_progress', is_mine: false, can_start: false });
     // Anna holds a session: she cannot start another waiting order.
@@ -140,22 +172,36 @@ describe('startPicking', () => {
       current_item_index: 0,
       max_added_items: 10,
       added_items_count: 0,
-      payment_summary: { original_total: order.goodsTotal, current_total: order.goodsTotal, difference: '0.00', reconciliation_status: null },
+      payment_summary: {
+        original_total: order.goodsTotal,
+        current_total: order.goodsTotal,
+        difference: '0.00',
+        reconciliation_status: null,
+      },
       store: { id: STORE },
       fulfillment_type: 'delivery',
       customer_phone: '+79990000001',
     });
     expect(r.body.items).toHaveLength(3);
     const weightItem = r.body.items.find((i: any) => i.is_weight_based);
-    expect(weightItem).toMatchObject({ unit: 'kg', ordered_quantity: '0.800', state: 'pending', tolerance: { percent: '10.0', min_quantity: '0.720', max_quantity: '0.880' } });
+    expect(weightItem).toMatchObject({
+      unit: 'kg',
+      ordered_quantity: '0.800',
+      state: 'pending',
+      tolerance: { percent: '10.0', min_quantity: '0.720', max_quantity: '0.880' },
+    });
     const o = await orderRow(order.orderId);
     expect(o).toMatchObject({ status: 'picking', picking_result_state: 'in_progress' });
     // The customer hears of it (transactional outbox).
-    const events = await svc.deps.db.selectFrom('outbox_events').select(['type', 'payload']).where('order_id', '=', order.orderId).execute();
+    const events = await svc.deps.db
+      .selectFrom('outbox_events')
+      .select(['type', 'payload'])
+      .where('order_id', '=', order.orderId)
+      .execute();
     expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['order.changed', 'picker.queue.changed', 'picker.session.changed']));
   });
 
-  it('resumes the caller\'s open session, replays a key and refuses a key reused for another order', async () => {
+  it("resumes the caller's open session, replays a key and refuses a key reused for another order", async () => {
     const picker = await createPicker(svc, [STORE]);
     const order = await anOrder();
     const key = randomUUID();
@@ -175,7 +221,10 @@ describe('startPicking', () => {
   it('needs a UUID Idempotency-Key', async () => {
     const picker = await createPicker(svc, [STORE]);
     const order = await anOrder();
-    const none = await svc.client.call.POST('/api/picker/orders/{order_id}/start', { params: { path: { order_id: order.orderId } }, headers: picker.auth });
+    const none = await svc.client.call.POST('/api/picker/orders/{order_id}/start', {
+      params: { path: { order_id: order.orderId } },
+      headers: picker.auth,
+    });
     expect(none.status).toBe(422);
     expect(none.body.code).toBe('IDEMPOTENCY_KEY_REQUIRED');
     const bad = await post(order.orderId, 'start', picker, undefined, { 'idempotency-key': 'not-a-uuid' });
@@ -185,7 +234,14 @@ describe('startPicking', () => {
 
   it('answers 401 without a picker token and 404 for an order of another store or none', async () => {
     const order = await anOrder();
-    expect((await svc.client.call.POST('/api/picker/orders/{order_id}/start', { params: { path: { order_id: order.orderId } }, headers: { 'idempotency-key': randomUUID() } })).status).toBe(401);
+    expect(
+      (
+        await svc.client.call.POST('/api/picker/orders/{order_id}/start', {
+          params: { path: { order_id: order.orderId } },
+          headers: { 'idempotency-key': randomUUID() },
+        })
+      ).status,
+    ).toBe(401);
     const stranger = await createPicker(svc, [OTHER_STORE]);
     const r = await post(order.orderId, 'start', stranger);
     expect(r.status).toBe(404);
@@ -226,7 +282,7 @@ describe('startPicking', () => {
 });
 
 describe('getPickingSession and getActivePickingSession', () => {
-  it('returns the caller\'s session, and another picker\'s read-only', async () => {
+  it("returns the caller's session, and another picker's read-only", async () => {
     const [anna, boris] = [await createPicker(svc, [STORE]), await createPicker(svc, [STORE])];
     const order = await anOrder();
     const session = await startPicking(svc, anna, order.orderId);
@@ -276,10 +332,21 @@ describe('cancelPicking', () => {
       status: 'ok',
       applied: true,
       item: null,
-      session: { session_status: 'cancelled', closure_source: 'picker_cancel', is_cancelled: true, is_locked: true, cancellation_reason: 'Scanner broken', cancel_after_resolved_items: 1, version: 3 },
+      session: {
+        session_status: 'cancelled',
+        closure_source: 'picker_cancel',
+        is_cancelled: true,
+        is_locked: true,
+        cancellation_reason: 'Scanner broken',
+        cancel_after_resolved_items: 1,
+        version: 3,
+      },
     });
     expect(await orderRow(order.orderId)).toMatchObject({ status: 'confirmed', picking_result_state: 'pending' });
-    expect((await queue(picker)).body.find((c: any) => c.order_id === order.orderId)).toMatchObject({ queue_status: 'waiting', can_start: true });
+    expect((await queue(picker)).body.find((c: any) => c.order_id === order.orderId)).toMatchObject({
+      queue_status: 'waiting',
+      can_start: true,
+    });
     expect((await get('/api/picker/session/active', picker.auth)).status).toBe(204);
     // The closed session refuses commands; a new start is a new session.
     const late = await itemCommand(svc, picker, order.orderId, session.items[1]!.item_id, 'missing', { action: 'call' });
@@ -298,7 +365,14 @@ describe('cancelPicking', () => {
     const r = await post(order.orderId, 'cancel', picker);
     expect(r.status).toBe(200);
     expect(r.body.session.cancellation_reason).toBeNull();
-    expect((await svc.client.call.POST('/api/picker/orders/{order_id}/cancel', { params: { path: { order_id: order.orderId } }, headers: { 'idempotency-key': randomUUID() } })).status).toBe(401);
+    expect(
+      (
+        await svc.client.call.POST('/api/picker/orders/{order_id}/cancel', {
+          params: { path: { order_id: order.orderId } },
+          headers: { 'idempotency-key': randomUUID() },
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it('answers 409 ORDER_BUSY to another picker', async () => {
@@ -317,21 +391,33 @@ describe('the customer cancels the order during picking', () => {
     const customer = await signInDemoCustomer(svc);
     const order = await anOrder();
     const session = await startPicking(svc, picker, order.orderId);
-    const cancel = await svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: order.orderId } }, headers: customer.auth });
+    const cancel = await svc.client.call.POST('/api/orders/{order_id}/cancel', {
+      params: { path: { order_id: order.orderId } },
+      headers: customer.auth,
+    });
     expect(cancel.status).toBe(200);
 
     const r = await itemCommand(svc, picker, order.orderId, session.items[0]!.item_id, 'piece-quantity', { quantity: 1 });
     expect(r.status).toBe(409);
     expect(r.body).toMatchObject({
       code: 'order_cancelled',
-      session: { session_id: session.session_id, session_status: 'cancelled', closure_source: 'order_cancelled', version: 2, is_locked: true },
+      session: {
+        session_id: session.session_id,
+        session_status: 'cancelled',
+        closure_source: 'order_cancelled',
+        version: 2,
+        is_locked: true,
+      },
     });
     for (const path of ['finish', 'cancel'] as const) {
       const x = await post(order.orderId, path, picker);
       expect(x.body.code).toBe('order_cancelled');
     }
     // Still the picker's current session, so nothing else can be started.
-    expect((await get('/api/picker/session/active', picker.auth)).body).toMatchObject({ session_id: session.session_id, closure_source: 'order_cancelled' });
+    expect((await get('/api/picker/session/active', picker.auth)).body).toMatchObject({
+      session_id: session.session_id,
+      closure_source: 'order_cancelled',
+    });
     const other = await anOrder();
     expect((await post(other.orderId, 'start', picker)).body.code).toBe('PICKER_HAS_ACTIVE_SESSION');
     expect((await post(order.orderId, 'start', picker)).body.code).toBe('order_cancelled');
@@ -349,17 +435,29 @@ describe('the customer cancels the order during picking', () => {
     const customer = await signInDemoCustomer(svc);
     const order = await anOrder();
     const session = await startPicking(svc, picker, order.orderId);
-    const track = (state: TrackingState) => svc.client.call.POST('/api/qa/orders/{order_id}/delivery-tracking', { params: { path: { order_id: order.orderId } }, headers: customer.auth, body: { state } });
+    const track = (state: TrackingState) =>
+      svc.client.call.POST('/api/qa/orders/{order_id}/delivery-tracking', {
+        params: { path: { order_id: order.orderId } },
+        headers: customer.auth,
+        body: { state },
+      });
     for (const state of ['searching_courier', 'courier_assigned'] as const) expect((await track(state)).status).toBe(200);
-    const cancel = await svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: order.orderId } }, headers: customer.auth });
+    const cancel = await svc.client.call.POST('/api/orders/{order_id}/cancel', {
+      params: { path: { order_id: order.orderId } },
+      headers: customer.auth,
+    });
     expect(cancel.body.status.value).toBe('cancellation_requested');
 
     // The store stops at once: the picker can neither go on nor finish, and is told why.
     const r = await itemCommand(svc, picker, order.orderId, session.items[0]!.item_id, 'piece-quantity', { quantity: 1 });
     expect(r.status).toBe(409);
-    expect(r.body).toMatchObject({ code: 'order_cancelled', session: { session_status: 'cancelled', closure_source: 'order_cancelled', is_locked: true } });
+    expect(r.body).toMatchObject({
+      code: 'order_cancelled',
+      session: { session_status: 'cancelled', closure_source: 'order_cancelled', is_locked: true },
+    });
     for (const path of ['finish', 'cancel'] as const) expect((await post(order.orderId, path, picker)).body.code).toBe('order_cancelled');
-    const status = async () => (await svc.deps.db.selectFrom('orders').select('status').where('id', '=', order.orderId).executeTakeFirstOrThrow()).status;
+    const status = async () =>
+      (await svc.deps.db.selectFrom('orders').select('status').where('id', '=', order.orderId).executeTakeFirstOrThrow()).status;
     expect(await status()).toBe('cancellation_requested');
     // Starting it again is refused as for a cancelled order, with the session to apply.
     const again = await post(order.orderId, 'start', picker);
@@ -375,15 +473,26 @@ describe('the customer cancels the order during picking', () => {
   it('lets a picker taken off the store acknowledge or cancel the session still held there, then work elsewhere', async () => {
     const picker = await createPicker(svc, [STORE, OTHER_STORE]);
     const customer = await signInDemoCustomer(svc);
-    const offStore = () => svc.deps.db.deleteFrom('picker_stores').where('picker_id', '=', picker.pickerId).where('store_id', '=', STORE).execute();
+    const offStore = () =>
+      svc.deps.db.deleteFrom('picker_stores').where('picker_id', '=', picker.pickerId).where('store_id', '=', STORE).execute();
     const onStore = () => svc.deps.db.insertInto('picker_stores').values({ picker_id: picker.pickerId, store_id: STORE }).execute();
     const [there] = await stockedProducts(svc, { storeId: OTHER_STORE, weight: false, count: 1 });
-    const elsewhere = await createConfirmedOrder(svc, { storeId: OTHER_STORE, lines: [{ inventoryId: there!.inventoryId, quantity: '1' }] });
+    const elsewhere = await createConfirmedOrder(svc, {
+      storeId: OTHER_STORE,
+      lines: [{ inventoryId: there!.inventoryId, quantity: '1' }],
+    });
 
     // A session cancelled by its order, then the picker is moved: the ack still goes through.
     const cancelled = await anOrder();
     await startPicking(svc, picker, cancelled.orderId);
-    expect((await svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: cancelled.orderId } }, headers: customer.auth })).status).toBe(200);
+    expect(
+      (
+        await svc.client.call.POST('/api/orders/{order_id}/cancel', {
+          params: { path: { order_id: cancelled.orderId } },
+          headers: customer.auth,
+        })
+      ).status,
+    ).toBe(200);
     await offStore();
     expect((await post(elsewhere.orderId, 'start', picker)).body.code).toBe('PICKER_HAS_ACTIVE_SESSION');
     expect((await getSession(cancelled.orderId, picker.auth)).status).toBe(200);
@@ -411,9 +520,19 @@ describe('the customer cancels the order during picking', () => {
     const r = await post(order.orderId, 'cancelled/ack', picker);
     expect(r.status).toBe(409);
     expect(r.body).toMatchObject({ code: 'SESSION_NOT_CANCELLED', session: { session_id: session.session_id } });
-    const keyless = await svc.client.call.POST('/api/picker/orders/{order_id}/cancelled/ack', { params: { path: { order_id: order.orderId } }, headers: picker.auth });
+    const keyless = await svc.client.call.POST('/api/picker/orders/{order_id}/cancelled/ack', {
+      params: { path: { order_id: order.orderId } },
+      headers: picker.auth,
+    });
     expect(keyless.body.code).toBe('IDEMPOTENCY_KEY_REQUIRED');
-    expect((await svc.client.call.POST('/api/picker/orders/{order_id}/cancelled/ack', { params: { path: { order_id: order.orderId } }, headers: { 'idempotency-key': randomUUID() } })).status).toBe(401);
+    expect(
+      (
+        await svc.client.call.POST('/api/picker/orders/{order_id}/cancelled/ack', {
+          params: { path: { order_id: order.orderId } },
+          headers: { 'idempotency-key': randomUUID() },
+        })
+      ).status,
+    ).toBe(401);
   });
 });
 
@@ -444,13 +563,22 @@ describe('finishPicking', () => {
       status: 'ok',
       applied: true,
       item: null,
-      session: { session_status: 'completed', closure_source: 'picker_finish', is_completed: true, is_locked: true, payment_summary: { reconciliation_status: 'not_required' } },
+      session: {
+        session_status: 'completed',
+        closure_source: 'picker_finish',
+        is_completed: true,
+        is_locked: true,
+        payment_summary: { reconciliation_status: 'not_required' },
+      },
     });
     const o = await orderRow(order.orderId);
     expect(o).toMatchObject({ status: 'picked', picking_result_state: 'completed', has_picking_changes: false });
     expect(o.final_total).toBe((Number(order.goodsTotal) + Number(o.delivery_cost)).toFixed(2));
     // Commands after finish answer 409 SESSION_CLOSED, finish too.
-    for (const [action, body] of [['piece-quantity', { quantity: 1 }], ['missing', { action: 'call' }]] as const) {
+    for (const [action, body] of [
+      ['piece-quantity', { quantity: 1 }],
+      ['missing', { action: 'call' }],
+    ] as const) {
       const late = await itemCommand(svc, picker, order.orderId, session.items[0]!.item_id, action, body);
       expect(late.status).toBe(409);
       expect(late.body).toMatchObject({ code: 'SESSION_CLOSED', session: { session_status: 'completed' } });
@@ -475,10 +603,21 @@ describe('finishPicking', () => {
     }
     const before = (await orderRow(nothing.orderId)).order_version;
     expect((await post(nothing.orderId, 'finish', picker)).status).toBe(200);
-    expect(await orderRow(nothing.orderId)).toMatchObject({ status: 'cancelled', status_reason: 'nothing_picked', final_total: '0.00', order_version: before + 1 });
+    expect(await orderRow(nothing.orderId)).toMatchObject({
+      status: 'cancelled',
+      status_reason: 'nothing_picked',
+      final_total: '0.00',
+      order_version: before + 1,
+    });
     // One change of the order: its order.changed, then (the delivery's cancellation) its tracking message.
-    const told = await svc.deps.db.selectFrom('outbox_events').select('type').where('order_id', '=', nothing.orderId).where('customer_id', 'is not', null)
-      .where(sql<boolean>`(payload->'data'->>'order_version')::int > ${before}`).orderBy('id').execute();
+    const told = await svc.deps.db
+      .selectFrom('outbox_events')
+      .select('type')
+      .where('order_id', '=', nothing.orderId)
+      .where('customer_id', 'is not', null)
+      .where(sql<boolean>`(payload->'data'->>'order_version')::int > ${before}`)
+      .orderBy('id')
+      .execute();
     expect(told).toEqual([{ type: 'order.changed' }, { type: 'delivery.tracking.changed' }]);
     const hold = await svc.deps.db.selectFrom('slot_holds').select('slot_id').where('order_id', '=', nothing.orderId).executeTakeFirst();
     expect(hold).toBeUndefined();
@@ -490,17 +629,35 @@ describe('finishPicking', () => {
     const order = await anOrder();
     const session = await startPicking(svc, picker, order.orderId);
     for (const state of ['searching_courier', 'courier_assigned'] as const) {
-      expect((await svc.client.call.POST('/api/qa/orders/{order_id}/delivery-tracking', { params: { path: { order_id: order.orderId } }, headers: customer.auth, body: { state } })).status).toBe(200);
+      expect(
+        (
+          await svc.client.call.POST('/api/qa/orders/{order_id}/delivery-tracking', {
+            params: { path: { order_id: order.orderId } },
+            headers: customer.auth,
+            body: { state },
+          })
+        ).status,
+      ).toBe(200);
     }
     for (const item of session.items) {
       await itemCommand(svc, picker, order.orderId, item.item_id, 'missing', { action: 'remove' });
       await itemCommand(svc, picker, order.orderId, item.item_id, 'clarification/resolve', { resolution: 'remove' });
     }
     expect((await post(order.orderId, 'finish', picker)).status).toBe(200);
-    const detail = (await svc.client.call.GET('/api/orders/roadmap/{order_id}/detail', { params: { path: { order_id: order.orderId } }, headers: customer.auth })).body;
+    const detail = (
+      await svc.client.call.GET('/api/orders/roadmap/{order_id}/detail', {
+        params: { path: { order_id: order.orderId } },
+        headers: customer.auth,
+      })
+    ).body;
     expect(detail.status.value).toBe('cancelled');
     expect(detail.delivery).toMatchObject({ tracking: { state: 'cancelled' }, courier: null });
-    const withdrawals = await svc.deps.db.selectFrom('provider_commands').select('kind').where('order_id', '=', order.orderId).where('kind', '=', 'courier.withdraw').execute();
+    const withdrawals = await svc.deps.db
+      .selectFrom('provider_commands')
+      .select('kind')
+      .where('order_id', '=', order.orderId)
+      .where('kind', '=', 'courier.withdraw')
+      .execute();
     expect(withdrawals).toHaveLength(1);
   });
 
@@ -512,7 +669,10 @@ describe('finishPicking', () => {
       for (const item of session.items) {
         const r = item.is_weight_based
           ? await itemCommand(svc, picker, order.orderId, item.item_id, 'weight', { weight_kg: '0.801' }) // ordered 0.800, tolerance 10 %
-          : await itemCommand(svc, picker, order.orderId, item.item_id, 'manual-pick', { quantity: item.item_id === session.items[0]!.item_id ? pieceQuantity : Number(item.ordered_quantity), confirm: true });
+          : await itemCommand(svc, picker, order.orderId, item.item_id, 'manual-pick', {
+              quantity: item.item_id === session.items[0]!.item_id ? pieceQuantity : Number(item.ordered_quantity),
+              confirm: true,
+            });
         expect(r.body.item.state).toBe('picked');
       }
       expect((await post(order.orderId, 'finish', picker)).status).toBe(200);
@@ -520,7 +680,10 @@ describe('finishPicking', () => {
     };
     const asOrdered = await finishAs(2);
     const history = await get('/api/picker/history/sessions', picker.auth);
-    expect(history.body.items.find((h: any) => h.session_id === asOrdered)).toMatchObject({ picked_items_count: 3, changed_items_count: 0 });
+    expect(history.body.items.find((h: any) => h.session_id === asOrdered)).toMatchObject({
+      picked_items_count: 3,
+      changed_items_count: 0,
+    });
     expect((await get('/api/picker/history/summary', picker.auth)).body).toMatchObject({ picked_items_count: 3, changed_items_count: 0 });
     const short = await finishAs(1);
     const again = await get('/api/picker/history/sessions', picker.auth);
@@ -537,10 +700,16 @@ describe('finishPicking', () => {
       expect((await post(o.orderId, 'finish', picker)).status).toBe(200);
     }
     const endedAgo = (id: string, hours: number) =>
-      svc.deps.db.updateTable('orders').set({ slot_ends_at: new Date(Date.now() - hours * 3_600_000) }).where('id', '=', id).execute();
+      svc.deps.db
+        .updateTable('orders')
+        .set({ slot_ends_at: new Date(Date.now() - hours * 3_600_000) })
+        .where('id', '=', id)
+        .execute();
     await endedAgo(late.orderId, 25);
     await endedAgo(waiting.orderId, 23);
-    const stock = async () => (await svc.deps.db.selectFrom('inventories').select('stock').where('id', '=', pieces[0]!.inventoryId).executeTakeFirstOrThrow()).stock;
+    const stock = async () =>
+      (await svc.deps.db.selectFrom('inventories').select('stock').where('id', '=', pieces[0]!.inventoryId).executeTakeFirstOrThrow())
+        .stock;
     const before = Number(await stock());
     await runOrderWorkerOnce(svc.deps);
     expect(await orderRow(late.orderId)).toMatchObject({ status: 'cancelled', status_reason: 'not_collected' });
@@ -549,11 +718,18 @@ describe('finishPicking', () => {
     expect(Number(await stock())).toBe(before + 2);
   });
 
-  it('answers 401 without a token and 404 for an order without the caller\'s session', async () => {
+  it("answers 401 without a token and 404 for an order without the caller's session", async () => {
     const picker = await createPicker(svc, [STORE]);
     const order = await anOrder();
     expect((await post(order.orderId, 'finish', picker)).status).toBe(404);
-    expect((await svc.client.call.POST('/api/picker/orders/{order_id}/finish', { params: { path: { order_id: order.orderId } }, headers: { 'idempotency-key': randomUUID() } })).status).toBe(401);
+    expect(
+      (
+        await svc.client.call.POST('/api/picker/orders/{order_id}/finish', {
+          params: { path: { order_id: order.orderId } },
+          headers: { 'idempotency-key': randomUUID() },
+        })
+      ).status,
+    ).toBe(401);
   });
 });
 
@@ -562,7 +738,11 @@ describe('expiry', () => {
     const picker = await createPicker(svc, [STORE]);
     const order = await anOrder();
     const session = await startPicking(svc, picker, order.orderId);
-    await svc.deps.db.updateTable('picking_sessions').set({ updated_at: new Date(Date.now() - 5 * 3600_000) }).where('id', '=', session.session_id).execute();
+    await svc.deps.db
+      .updateTable('picking_sessions')
+      .set({ updated_at: new Date(Date.now() - 5 * 3600_000) })
+      .where('id', '=', session.session_id)
+      .execute();
     expect(await expireIdleSessions(svc.deps.db, 240)).toBeGreaterThanOrEqual(1);
     const r = await getSession(order.orderId, picker.auth);
     expect(r.body).toMatchObject({ session_status: 'cancelled', closure_source: 'expired', version: 2 });
@@ -575,7 +755,11 @@ describe('expiry', () => {
     const picker = await createPicker(svc, [STORE]);
     const order = await anOrder();
     const session = await startPicking(svc, picker, order.orderId);
-    await svc.deps.db.updateTable('picking_sessions').set({ updated_at: new Date(Date.now() - 30 * 24 * 3600_000) }).where('id', '=', session.session_id).execute();
+    await svc.deps.db
+      .updateTable('picking_sessions')
+      .set({ updated_at: new Date(Date.now() - 30 * 24 * 3600_000) })
+      .where('id', '=', session.session_id)
+      .execute();
     const neverExpiring = { ...svc.deps, config: { ...svc.config, picking: { ...svc.config.picking, sessionIdleMinutes: 0 } } };
     expect(await sweepPicking(neverExpiring)).toMatchObject({ expired: 0, announced: expect.any(Number) });
     expect((await getSession(order.orderId, picker.auth)).body).toMatchObject({ session_status: 'active', version: 1 });

@@ -12,7 +12,6 @@ let svc: TestService;
 const calls: string[] = [];
 const customerId = randomUUID();
 
-
 beforeAll(async () => {
   svc = await startTestService({
     handlers: {
@@ -20,7 +19,19 @@ beforeAll(async () => {
       // that the spec accepts, so the test sees whether security let the request through.
       getProfile: (ctx) => {
         calls.push(`getProfile:${ctx.principal?.kind}`);
-        return { status: 200, body: { phone: '+79990000000', first_name: '', last_name: '', patronymic: '', email: '', birth_date: null, gender: null, marital_status: null } };
+        return {
+          status: 200,
+          body: {
+            phone: '+79990000000',
+            first_name: '',
+            last_name: '',
+            patronymic: '',
+            email: '',
+            birth_date: null,
+            gender: null,
+            marital_status: null,
+          },
+        };
       },
       // Must never run in these tests: if it did, the 500 would fail the 401 expectations.
       getPickerMe: () => {
@@ -57,19 +68,28 @@ describe('customer operations', () => {
   it('answer 401 and never run the handler for every token attack', async () => {
     const t = tokensFor(svc.config);
     const now = Math.floor(Date.now() / 1000);
-    const claims = { typ: 'customer_access', sub: customerId, sid: randomUUID(), jti: randomUUID(), iss: svc.config.jwt.issuer, aud: 'customer', iat: now, exp: now + 600 };
+    const claims = {
+      typ: 'customer_access',
+      sub: customerId,
+      sid: randomUUID(),
+      jti: randomUUID(),
+      iss: svc.config.jwt.issuer,
+      aud: 'customer',
+      iat: now,
+      exp: now + 600,
+    };
     const valid = t.sign('customer_access', customerId);
     const [head, body] = valid.split('.');
     const tamperedPayload = Buffer.from(JSON.stringify({ ...claims, sub: randomUUID() })).toString('base64url');
     const attacks: Record<string, string | undefined> = {
       'no token': undefined,
-      'garbage': 'not-a-jwt',
+      garbage: 'not-a-jwt',
       'alg none': t.forge({ alg: 'none', typ: 'JWT' }, claims),
       'alg NONE': t.forge({ alg: 'NONE', typ: 'JWT' }, claims),
       'alg nOnE': t.forge({ alg: 'nOnE', typ: 'JWT' }, claims),
       'HS256 with a wrong key': t.forge({ alg: 'HS256', typ: 'JWT' }, claims, 'another-key-another-key-another-key-0000'),
       'HS512 with the right key': t.forge({ alg: 'HS512', typ: 'JWT' }, claims),
-      'expired': t.forge({ alg: 'HS256', typ: 'JWT' }, { ...claims, iat: now - 7200, exp: now - 3600 }),
+      expired: t.forge({ alg: 'HS256', typ: 'JWT' }, { ...claims, iat: now - 7200, exp: now - 3600 }),
       'tampered payload': `${head}.${tamperedPayload}.${valid.split('.')[2]}`,
       'signature stripped': `${head}.${body}.`,
       'wrong typ': t.forge({ alg: 'HS256', typ: 'JWT' }, { ...claims, typ: 'picker_access' }),
@@ -139,7 +159,10 @@ describe('optional authorization', () => {
   });
 
   it('refuses an invalid token on an optionally authorized operation instead of serving a guest', async () => {
-    const r = await svc.client.call.GET('/api/catalog/products/', { params: { query: { page: 1 } }, headers: { authorization: 'Bearer not-a-valid-token' } });
+    const r = await svc.client.call.GET('/api/catalog/products/', {
+      params: { query: { page: 1 } },
+      headers: { authorization: 'Bearer not-a-valid-token' },
+    });
     expect(r.status).toBe(401);
   });
 });

@@ -105,7 +105,27 @@ const JUNK_VALUES: unknown[] = [
 ];
 
 /** Junk for a path or query parameter (text in a URL). */
-const JUNK_TEXT = ['x', '-1', '0', '1.5', '1e309', '2024-02-30', '0000-01-01', '0000-01-01T00:00:00Z', '0001-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '99999999999999999999999999', 'null', ' ', '%00', '\u0000', "'", '🛒', 'a'.repeat(3000), randomUUID().toUpperCase()];
+const JUNK_TEXT = [
+  'x',
+  '-1',
+  '0',
+  '1.5',
+  '1e309',
+  '2024-02-30',
+  '0000-01-01',
+  '0000-01-01T00:00:00Z',
+  '0001-01-01T00:00:00Z',
+  '9999-12-31T23:59:59Z',
+  '99999999999999999999999999',
+  'null',
+  ' ',
+  '%00',
+  '\u0000',
+  "'",
+  '🛒',
+  'a'.repeat(3000),
+  randomUUID().toUpperCase(),
+];
 
 /** Broken percent-escapes, sent as they are in a path parameter (the URL cannot be decoded). */
 const RAW_PATH_JUNK = ['%ZZ', '%E0%A4%A', '%'];
@@ -129,7 +149,14 @@ for (const [path, item] of Object.entries<any>(doc.paths)) {
     if (!op) continue;
     const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: any) => resolve<Operation['params'][number]>(p));
     const body = op.requestBody ? resolve(resolve(op.requestBody).content?.['application/json']?.schema ?? {}) : null;
-    operations.push({ method: method.toUpperCase(), path, operationId: op.operationId, params, body, security: op.security ?? doc.security ?? [] });
+    operations.push({
+      method: method.toUpperCase(),
+      path,
+      operationId: op.operationId,
+      params,
+      body,
+      security: op.security ?? doc.security ?? [],
+    });
   }
 }
 
@@ -205,7 +232,9 @@ describe('bad input', () => {
     const profile = await svc.client.invalid('PATCH', '/api/accounts/me/', { headers: customer.auth, body: { first_name: 'An\u0000na' } });
     expect(profile.status).toBe(422);
     expect(profile.body).toMatchObject({ code: 'VALIDATION_ERROR', detail: [{ loc: ['body', 'first_name'], type: 'pattern' }] });
-    const search = await svc.client.invalid('GET', '/api/catalog/products/?search=%00milk', { headers: { 'x-store-id': DEMO_STORES[0]!.id } });
+    const search = await svc.client.invalid('GET', '/api/catalog/products/?search=%00milk', {
+      headers: { 'x-store-id': DEMO_STORES[0]!.id },
+    });
     expect(search.status).toBe(422);
     expect(search.body.detail).toEqual([expect.objectContaining({ loc: ['query', 'search'] })]);
     const login = await svc.client.invalid('POST', '/api/picker/auth/login', { body: { login: '\u0000', password: 'secret-password' } });
@@ -219,7 +248,14 @@ describe('bad input', () => {
       expect(r.status, id).toBe(422);
       expect(r.body.code, id).toBe('VALIDATION_ERROR');
     }
-    expect((await svc.client.call.GET('/api/picker/history/sessions/{session_id}', { params: { path: { session_id: 2147483647 } }, headers: picker.auth })).status).toBe(404);
+    expect(
+      (
+        await svc.client.call.GET('/api/picker/history/sessions/{session_id}', {
+          params: { path: { session_id: 2147483647 } },
+          headers: picker.auth,
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('answers 422 to an integer id written other than canonically (one resource, one URL)', async () => {
@@ -229,7 +265,14 @@ describe('bad input', () => {
       expect(r.status, id).toBe(422);
       expect(r.body.detail, id).toEqual([expect.objectContaining({ loc: ['path', 'session_id'] })]);
     }
-    expect((await svc.client.call.GET('/api/picker/history/sessions/{session_id}', { params: { path: { session_id: 1 } }, headers: picker.auth })).status).not.toBe(422);
+    expect(
+      (
+        await svc.client.call.GET('/api/picker/history/sessions/{session_id}', {
+          params: { path: { session_id: 1 } },
+          headers: picker.auth,
+        })
+      ).status,
+    ).not.toBe(422);
   });
 
   it('never answers 500, and always as the contract says, to junk in any parameter or body field of any operation', async () => {
@@ -238,20 +281,32 @@ describe('bad input', () => {
     const tried = async (op: Operation, url: string, headers: Record<string, string>, body?: string) => {
       sent++;
       // A new Idempotency-Key each time: a reused one would only meet IDEMPOTENCY_CONFLICT.
-      const sentHeaders = { ...headers, 'idempotency-key': randomUUID(), ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
-      await attempt(failures, `${op.operationId} ${op.method} ${url.slice(0, 120)} ${body?.slice(0, 120) ?? ''}`, () => svc.client.invalid(op.method, url, { headers: sentHeaders, body }));
+      const sentHeaders = {
+        ...headers,
+        'idempotency-key': randomUUID(),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      };
+      await attempt(failures, `${op.operationId} ${op.method} ${url.slice(0, 120)} ${body?.slice(0, 120) ?? ''}`, () =>
+        svc.client.invalid(op.method, url, { headers: sentHeaders, body }),
+      );
     };
     for (const op of operations) {
       const headers = await headersFor(op);
       const plainBody = op.body ? JSON.stringify(plausible(op.body)) : undefined;
       for (const p of op.params.filter((x) => x.in === 'path' || x.in === 'query')) {
         for (const value of JUNK_TEXT) await tried(op, urlOf(op, { name: p.name, in: p.in, value }), headers, plainBody);
-        if (p.in === 'path') for (const raw of RAW_PATH_JUNK) await tried(op, urlOf(op, { name: p.name, in: p.in, value: '__RAW__' }).replace('__RAW__', raw), headers, plainBody);
+        if (p.in === 'path')
+          for (const raw of RAW_PATH_JUNK)
+            await tried(op, urlOf(op, { name: p.name, in: p.in, value: '__RAW__' }).replace('__RAW__', raw), headers, plainBody);
       }
-      for (const p of op.params.filter((x) => x.in === 'header' && !['idempotency-key', 'x-store-id', 'accept-language'].includes(x.name.toLowerCase()))) {
-        for (const value of ['x', '-1', '99999999999999999999', 'a'.repeat(3000)]) await tried(op, urlOf(op, null), { ...headers, [p.name.toLowerCase()]: value }, plainBody);
+      for (const p of op.params.filter(
+        (x) => x.in === 'header' && !['idempotency-key', 'x-store-id', 'accept-language'].includes(x.name.toLowerCase()),
+      )) {
+        for (const value of ['x', '-1', '99999999999999999999', 'a'.repeat(3000)])
+          await tried(op, urlOf(op, null), { ...headers, [p.name.toLowerCase()]: value }, plainBody);
       }
-      for (const value of ['x', 'not-a-uuid', randomUUID()]) await tried(op, urlOf(op, null), { ...headers, 'x-store-id': value }, plainBody);
+      for (const value of ['x', 'not-a-uuid', randomUUID()])
+        await tried(op, urlOf(op, null), { ...headers, 'x-store-id': value }, plainBody);
       if (op.body) for (const body of junkBodies(op.body)) await tried(op, urlOf(op, null), headers, body);
     }
     expect(failures, failures.join('\n')).toEqual([]);
@@ -285,11 +340,16 @@ describe('bad input', () => {
     const [piece] = await stockedProducts(svc, { weight: false, count: 1, skip: 30 });
     const [weighed] = await stockedProducts(svc, { weight: true, count: 1, skip: 5 });
     const confirmed = await createConfirmedOrder(svc, {
-      lines: [{ inventoryId: piece!.inventoryId, quantity: '3' }, { inventoryId: weighed!.inventoryId, quantity: '1.2' }],
+      lines: [
+        { inventoryId: piece!.inventoryId, quantity: '3' },
+        { inventoryId: weighed!.inventoryId, quantity: '1.2' },
+      ],
     });
     const picker = await createPicker(svc, [DEMO_STORES[0]!.id]);
     const session = await startPicking(svc, picker, confirmed.orderId);
-    const commands = operations.filter((op) => op.path.startsWith('/api/picker/orders/{order_id}/items/{item_id}/') || op.path.endsWith('/additional-items'));
+    const commands = operations.filter(
+      (op) => op.path.startsWith('/api/picker/orders/{order_id}/items/{item_id}/') || op.path.endsWith('/additional-items'),
+    );
     expect(commands.length).toBeGreaterThanOrEqual(10);
     // Statuses of the picker commands: the junk must meet the handlers, not only the validator.
     const statuses = new Map<number | null, number>();
@@ -301,8 +361,10 @@ describe('bad input', () => {
         const url = op.path.replace('{order_id}', confirmed.orderId).replace('{item_id}', String(item.item_id));
         for (const path of leafPaths(base)) {
           for (const junk of JUNK_VALUES) {
-            const status = await attempt(failures, `${op.operationId} item ${item.item_id} ${path.join('.')}=${JSON.stringify(junk)?.slice(0, 40)}`, () =>
-              svc.client.invalid('POST', url, { headers: command(picker.auth), body: withLeaf(base, path, junk) as object }),
+            const status = await attempt(
+              failures,
+              `${op.operationId} item ${item.item_id} ${path.join('.')}=${JSON.stringify(junk)?.slice(0, 40)}`,
+              () => svc.client.invalid('POST', url, { headers: command(picker.auth), body: withLeaf(base, path, junk) as object }),
             );
             statuses.set(status, (statuses.get(status) ?? 0) + 1);
           }

@@ -109,7 +109,11 @@ describe('the answer of a retry-safe command', () => {
     const started = await postOverWire(`/api/picker/orders/${order.orderId}/start`, headers);
     expect(started.status).toBe(200);
     expect(started.headers['content-encoding']).toBe('gzip');
-    const stored = await svc.deps.db.selectFrom('idempotency_keys').select(['response_body', 'response_gzip']).where('key', '=', key).executeTakeFirstOrThrow();
+    const stored = await svc.deps.db
+      .selectFrom('idempotency_keys')
+      .select(['response_body', 'response_gzip'])
+      .where('key', '=', key)
+      .executeTakeFirstOrThrow();
     // A session of 12 items: kept gzipped only, and those are the bytes that went out.
     expect(stored.response_body).toBeNull();
     expect(Buffer.compare(stored.response_gzip!, started.bytes)).toBe(0);
@@ -123,7 +127,10 @@ describe('the answer of a retry-safe command', () => {
     expect(asText.headers['content-encoding']).toBeUndefined();
     expect(JSON.parse(asText.bytes.toString('utf8'))).toEqual(session);
     // And through the contract client, checked against the spec.
-    const r = await svc.client.call.POST('/api/picker/orders/{order_id}/start', { params: { path: { order_id: order.orderId } }, headers: { ...picker.auth, 'idempotency-key': key } });
+    const r = await svc.client.call.POST('/api/picker/orders/{order_id}/start', {
+      params: { path: { order_id: order.orderId } },
+      headers: { ...picker.auth, 'idempotency-key': key },
+    });
     expect(r.status).toBe(200);
     expect(r.body).toEqual(session);
   });

@@ -23,7 +23,10 @@ async function securedAnswers(svc: TestService, customer: { authorization: strin
     // PickerJWTAuth
     getPickerMe: await svc.client.call.GET('/api/picker/auth/me', { headers: picker }),
     // Optional sign-in (anonymous allowed, a token sent must be valid)
-    listProducts: await svc.client.call.GET('/api/catalog/products/', { params: { query: { page_size: 1 } }, headers: { ...customer, 'x-store-id': STORE } }),
+    listProducts: await svc.client.call.GET('/api/catalog/products/', {
+      params: { query: { page_size: 1 } },
+      headers: { ...customer, 'x-store-id': STORE },
+    }),
   };
 }
 
@@ -48,7 +51,9 @@ describe('the pool cannot hand out a connection in time', () => {
     const picker = await signInPicker(svc);
     const wsBase = svc.url.replace('http', 'ws');
     // Every connection of the pool taken (as by a load the database is too slow for).
-    const held = await Promise.all(Array.from({ length: (svc.database.pool as unknown as { options: { max: number } }).options.max }, () => svc.database.pool.connect()));
+    const held = await Promise.all(
+      Array.from({ length: (svc.database.pool as unknown as { options: { max: number } }).options.max }, () => svc.database.pool.connect()),
+    );
     try {
       expectAllUnavailable(await securedAnswers(svc, customer.auth, picker.auth));
       const tracking = new WebSocket(`${wsBase}/ws/orders/tracking/`, { headers: customer.auth });
@@ -66,7 +71,9 @@ describe('the connection time limits', () => {
   let svc: TestService;
   let blocker: pg.Client;
   beforeAll(async () => {
-    svc = await startTestService({ env: { DB_LOCK_TIMEOUT_MS: '300', DB_STATEMENT_TIMEOUT_MS: '20000', DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '4000' } });
+    svc = await startTestService({
+      env: { DB_LOCK_TIMEOUT_MS: '300', DB_STATEMENT_TIMEOUT_MS: '20000', DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '4000' },
+    });
     blocker = new pg.Client(svc.database.url);
     await blocker.connect();
   });

@@ -24,21 +24,25 @@ const send: Send = async (method, url, headers, body) => {
 };
 
 describe('a database outage under checkout load', () => {
-  it('answers 503 (never 401) while PostgreSQL is down, recovers by itself, and loses no acknowledged order', { timeout: 400_000 }, async () => {
-    const r = await runDatabaseOutage({ outageSeconds: 4, lanes: 8, send });
-    expect(r.contractViolations).toEqual([]);
-    expect(r.duringOutage.sent).toBeGreaterThan(20);
-    expect(r.duringOutage.byStatus).toEqual({ 503: r.duringOutage.sent });
-    expect(r.allByStatus['401']).toBeUndefined();
-    expect(r.acknowledged).toBeGreaterThan(0);
-    expect(r.lostAcknowledged).toBe(0);
-    expect(r.ordersWithoutLines).toBe(0);
-    expect(r.keysInProgress).toBe(0);
-    expect(r.supervisorRestarts).toBe(1);
-    expect(r.recoverySeconds).not.toBeNull();
-    expect(r.recoverySeconds!).toBeLessThan(15);
-    expect(r.retryAfterServiceKill.sameOrder).toBe(r.acknowledged);
-    expect(r.retryAfterServiceKill.otherAnswers).toEqual({ 201: r.requests - r.acknowledged });
-    expect(r.retryAfterServiceKill.duplicateOrdersForOneKey).toBe(0);
-  });
+  it(
+    'answers 503 (never 401) while PostgreSQL is down, recovers by itself, and loses no acknowledged order',
+    { timeout: 400_000 },
+    async () => {
+      const r = await runDatabaseOutage({ outageSeconds: 4, lanes: 8, send });
+      expect(r.contractViolations).toEqual([]);
+      expect(r.duringOutage.sent).toBeGreaterThan(20);
+      expect(r.duringOutage.byStatus).toEqual({ 503: r.duringOutage.sent });
+      expect(r.allByStatus['401']).toBeUndefined();
+      expect(r.acknowledged).toBeGreaterThan(0);
+      expect(r.lostAcknowledged).toBe(0);
+      expect(r.ordersWithoutLines).toBe(0);
+      expect(r.keysInProgress).toBe(0);
+      expect(r.supervisorRestarts).toBe(1);
+      expect(r.recoverySeconds).not.toBeNull();
+      expect(r.recoverySeconds!).toBeLessThan(15);
+      expect(r.retryAfterServiceKill.sameOrder).toBe(r.acknowledged);
+      expect(r.retryAfterServiceKill.otherAnswers).toEqual({ 201: r.requests - r.acknowledged });
+      expect(r.retryAfterServiceKill.duplicateOrdersForOneKey).toBe(0);
+    },
+  );
 });

@@ -24,7 +24,10 @@ const COPIES = 8;
 async function atOnce(send: () => Promise<{ status: number; body: unknown }>): Promise<number[]> {
   const answers = await Promise.all(Array.from({ length: COPIES }, send));
   const statuses = answers.map((a) => a.status);
-  expect(statuses.filter((s) => s >= 500), JSON.stringify(answers.map((a) => [a.status, a.body]))).toEqual([]);
+  expect(
+    statuses.filter((s) => s >= 500),
+    JSON.stringify(answers.map((a) => [a.status, a.body])),
+  ).toEqual([]);
   return statuses;
 }
 
@@ -53,16 +56,32 @@ describe('double submits', () => {
 
   it('profile, preferences and push devices: the last write wins, one device row', async () => {
     const c = await signInCustomer(svc);
-    expect(await atOnce(() => svc.client.call.PATCH('/api/accounts/me/', { headers: c.auth, body: { first_name: 'Anna' } }))).toEqual(Array(COPIES).fill(200));
+    expect(await atOnce(() => svc.client.call.PATCH('/api/accounts/me/', { headers: c.auth, body: { first_name: 'Anna' } }))).toEqual(
+      Array(COPIES).fill(200),
+    );
     const prefs = await atOnce(() => svc.client.call.PATCH('/api/accounts/me/preferences', { headers: c.auth, body: { language: 'ru' } }));
     expect(prefs.every((s) => s === 200)).toBe(true);
     const deviceId = randomUUID();
-    const device: components['schemas']['PushDeviceInput'] = { push_token: `token-${randomUUID()}`, device_id: deviceId, platform: 'android', app_kind: 'customer', app_version: '2.14.0', build_number: '2140' };
+    const device: components['schemas']['PushDeviceInput'] = {
+      push_token: `token-${randomUUID()}`,
+      device_id: deviceId,
+      platform: 'android',
+      app_kind: 'customer',
+      app_version: '2.14.0',
+      build_number: '2140',
+    };
     const registered = await atOnce(() => svc.client.call.PUT('/api/accounts/me/push-devices', { headers: c.auth, body: device }));
-    expect(registered.every((s) => s === 200 || s === 201), JSON.stringify(registered)).toBe(true);
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM push_devices WHERE device_id = ${deviceId}`.execute(svc.deps.db);
+    expect(
+      registered.every((s) => s === 200 || s === 201),
+      JSON.stringify(registered),
+    ).toBe(true);
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM push_devices WHERE device_id = ${deviceId}`.execute(
+      svc.deps.db,
+    );
     expect(rows[0]!.n).toBe(1);
-    const removed = await atOnce(() => svc.client.call.DELETE('/api/accounts/me/push-devices/{device_id}', { params: { path: { device_id: deviceId } }, headers: c.auth }));
+    const removed = await atOnce(() =>
+      svc.client.call.DELETE('/api/accounts/me/push-devices/{device_id}', { params: { path: { device_id: deviceId } }, headers: c.auth }),
+    );
     expect(removed.every((s) => s === 204 || s === 404)).toBe(true);
   });
 
@@ -71,10 +90,19 @@ describe('double submits', () => {
     // one, so a racing copy failed on the other. Repeated, as a race shows only sometimes.
     const c = await signInCustomer(svc);
     for (let round = 0; round < 30; round++) {
-      const device: components['schemas']['PushDeviceInput'] = { push_token: `token-${randomUUID()}`, device_id: randomUUID(), platform: 'ios', app_kind: 'customer', app_version: '2.14.0', build_number: '2140' };
+      const device: components['schemas']['PushDeviceInput'] = {
+        push_token: `token-${randomUUID()}`,
+        device_id: randomUUID(),
+        platform: 'ios',
+        app_kind: 'customer',
+        app_version: '2.14.0',
+        build_number: '2140',
+      };
       const statuses = await atOnce(() => svc.client.call.PUT('/api/accounts/me/push-devices', { headers: c.auth, body: device }));
       expect(statuses).toEqual(Array(COPIES).fill(200));
-      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM push_devices WHERE push_token = ${device.push_token}`.execute(svc.deps.db);
+      const { rows } = await sql<{
+        n: number;
+      }>`SELECT count(*)::int AS n FROM push_devices WHERE push_token = ${device.push_token}`.execute(svc.deps.db);
       expect(rows[0]!.n).toBe(1);
     }
   });
@@ -94,10 +122,16 @@ describe('double submits', () => {
     const placed = await createOrder(svc, c.auth, deliveryBody([line(product, '3')], slot));
     expect(placed.status).toBe(201);
     const orderId = placed.body as string;
-    const statuses = await atOnce(() => svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: orderId } }, headers: c.auth }));
+    const statuses = await atOnce(() =>
+      svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: orderId } }, headers: c.auth }),
+    );
     expect(count(statuses, 200)).toBeGreaterThanOrEqual(1);
     expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
-    const stock = await svc.deps.db.selectFrom('inventories').select('stock').where('id', '=', product.inventoryId).executeTakeFirstOrThrow();
+    const stock = await svc.deps.db
+      .selectFrom('inventories')
+      .select('stock')
+      .where('id', '=', product.inventoryId)
+      .executeTakeFirstOrThrow();
     expect(stock.stock).toBe('10.000');
     const held = await svc.deps.db.selectFrom('store_slots').select('reserved').where('id', '=', slot).executeTakeFirstOrThrow();
     expect(held.reserved).toBe(0);
@@ -110,23 +144,39 @@ describe('double submits', () => {
     const session = await startPicking(svc, picker, first.orderId);
     const order = { order_id: first.orderId };
     const added = await atOnce(() =>
-      svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', { params: { path: order }, headers: command(picker.auth), body: { inventory_id: extra!.inventoryId, quantity: 1 } }),
+      svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', {
+        params: { path: order },
+        headers: command(picker.auth),
+        body: { inventory_id: extra!.inventoryId, quantity: 1 },
+      }),
     );
     expect(count(added, 200)).toBe(1);
     expect(count(added, 409)).toBe(COPIES - 1);
     const items = await svc.deps.db.selectFrom('picking_items').select('id').where('session_id', '=', session.session_id).execute();
     expect(items).toHaveLength(2);
     for (const item of items) {
-      const picked = await svc.client.call.POST('/api/picker/orders/{order_id}/items/{item_id}/piece-quantity', { params: { path: { ...order, item_id: item.id } }, headers: command(picker.auth), body: { quantity: 1 } });
+      const picked = await svc.client.call.POST('/api/picker/orders/{order_id}/items/{item_id}/piece-quantity', {
+        params: { path: { ...order, item_id: item.id } },
+        headers: command(picker.auth),
+        body: { quantity: 1 },
+      });
       expect(picked.status).toBe(200);
     }
-    const finished = await atOnce(() => svc.client.call.POST('/api/picker/orders/{order_id}/finish', { params: { path: order }, headers: command(picker.auth) }));
+    const finished = await atOnce(() =>
+      svc.client.call.POST('/api/picker/orders/{order_id}/finish', { params: { path: order }, headers: command(picker.auth) }),
+    );
     expect(count(finished, 200)).toBe(1);
     expect(count(finished, 409)).toBe(COPIES - 1);
 
     const second = await createConfirmedOrder(svc, { lines: [{ inventoryId: piece!.inventoryId, quantity: '1' }] });
     await startPicking(svc, picker, second.orderId);
-    const cancelled = await atOnce(() => svc.client.call.POST('/api/picker/orders/{order_id}/cancel', { params: { path: { order_id: second.orderId } }, headers: command(picker.auth), body: { reason: 'other' } }));
+    const cancelled = await atOnce(() =>
+      svc.client.call.POST('/api/picker/orders/{order_id}/cancel', {
+        params: { path: { order_id: second.orderId } },
+        headers: command(picker.auth),
+        body: { reason: 'other' },
+      }),
+    );
     expect(count(cancelled, 200)).toBe(1);
     expect(count(cancelled, 409)).toBe(COPIES - 1);
   });

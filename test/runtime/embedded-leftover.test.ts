@@ -74,6 +74,8 @@ describe('a PostgreSQL left running on the data folder', () => {
     for (let i = 0; alive(pid) && i < 100; i++) await new Promise((r) => setTimeout(r, 100));
     expect(alive(pid)).toBe(false);
     // The package's own stop() would wait for an exit that already happened, for ever.
-    await expect(Promise.race([cluster.stop().then(() => 'stopped'), new Promise((r) => setTimeout(() => r('hung'), 5000))])).resolves.toBe('stopped');
+    await expect(Promise.race([cluster.stop().then(() => 'stopped'), new Promise((r) => setTimeout(() => r('hung'), 5000))])).resolves.toBe(
+      'stopped',
+    );
   });
 });

@@ -28,13 +28,19 @@ describe('the two specs', () => {
   });
 
   it('marks exactly the operations PROD lacks as x-test-only', () => {
-    const testOnly = Object.entries(OPERATIONS).filter(([, o]) => o.testOnly).map(([id]) => id);
-    const absentFromProd = Object.entries(OPERATIONS).filter(([, o]) => !o.inProd).map(([id]) => id);
+    const testOnly = Object.entries(OPERATIONS)
+      .filter(([, o]) => o.testOnly)
+      .map(([id]) => id);
+    const absentFromProd = Object.entries(OPERATIONS)
+      .filter(([, o]) => !o.inProd)
+      .map(([id]) => id);
     expect(testOnly.sort()).toEqual(absentFromProd.sort());
     expect(testOnly).toEqual(expect.arrayContaining(['getLastOtpCode']));
-    expect(Object.values(OPERATIONS).filter((o) => o.testOnly).map((o) => o.path)).toEqual(
-      expect.arrayContaining(['/api/picker/catalog/products/v2', '/api/loaylty/programs/strict/']),
-    );
+    expect(
+      Object.values(OPERATIONS)
+        .filter((o) => o.testOnly)
+        .map((o) => o.path),
+    ).toEqual(expect.arrayContaining(['/api/picker/catalog/products/v2', '/api/loaylty/programs/strict/']));
   });
 });
 
@@ -70,7 +76,10 @@ describe('routing by environment', () => {
   });
 
   it('list the service they were fetched from first, then the documented public hosts', async () => {
-    for (const [svc, env] of [[prodSvc, 'PROD'], [testSvc, 'TEST']] as const) {
+    for (const [svc, env] of [
+      [prodSvc, 'PROD'],
+      [testSvc, 'TEST'],
+    ] as const) {
       const documented = loadSpec(env).servers as { url: string }[];
       const json = await (await fetch(`${svc.url}/openapi.json`)).json();
       const yaml = YAML.parse(await (await fetch(`${svc.url}/openapi.yaml`)).text());

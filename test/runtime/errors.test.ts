@@ -35,7 +35,10 @@ afterAll(() => svc?.close());
 
 describe('request errors', () => {
   it('answers 400 MALFORMED_JSON for a body that is not JSON', async () => {
-    const r = await svc.client.invalid('POST', '/api/auth/otp/send', { body: '{"phone": "+7999', headers: { 'content-type': 'application/json' } });
+    const r = await svc.client.invalid('POST', '/api/auth/otp/send', {
+      body: '{"phone": "+7999',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('MALFORMED_JSON');
     expect(r.operationId).toBe('sendOtp');
@@ -117,7 +120,11 @@ describe('request errors', () => {
     const cases: [string, { headers?: Record<string, string>; body: string | Uint8Array }, string][] = [
       ['no content type', { body: json }, 'no Content-Type was sent'],
       ['text/plain', { body: '{"phone":"+79990000000"}', headers: { 'content-type': 'text/plain;charset=UTF-8' } }, 'it was text/plain'],
-      ['a form', { body: 'phone=%2B79990000000', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 'it was application/x-www-form-urlencoded'],
+      [
+        'a form',
+        { body: 'phone=%2B79990000000', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+        'it was application/x-www-form-urlencoded',
+      ],
     ];
     for (const [name, init, said] of cases) {
       const r = await svc.client.invalid('POST', '/api/auth/otp/send', init);
@@ -127,7 +134,10 @@ describe('request errors', () => {
       expect(r.body.detail, name).toContain(said);
     }
     // A JSON media type with a suffix is JSON.
-    const suffixed = await svc.client.invalid('POST', '/api/auth/otp/send', { body: { phone: '12345' }, headers: { 'content-type': 'application/vnd.api+json' } });
+    const suffixed = await svc.client.invalid('POST', '/api/auth/otp/send', {
+      body: { phone: '12345' },
+      headers: { 'content-type': 'application/vnd.api+json' },
+    });
     expect(suffixed.status).toBe(422);
   });
 
@@ -135,13 +145,17 @@ describe('request errors', () => {
     const missing = await svc.client.invalid('POST', '/api/auth/otp/send');
     expect(missing.status).toBe(422);
     // A sentence a person understands, not "must have required property 'requestBody'".
-    expect(missing.body.detail).toEqual([{ loc: ['body'], msg: 'a JSON body is required (Content-Type: application/json)', type: 'required' }]);
+    expect(missing.body.detail).toEqual([
+      { loc: ['body'], msg: 'a JSON body is required (Content-Type: application/json)', type: 'required' },
+    ]);
     const empty = await svc.client.invalid('POST', '/api/auth/otp/send', { headers: { 'content-type': 'application/json' } });
     expect(empty.status).toBe(422);
     expect(empty.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'phone'], type: 'required' })]);
     const extra = await svc.client.invalid('POST', '/api/token/pair', { body: { phone: '+79990000000', password: '1234', admin: true } });
     expect(extra.status).toBe(422);
-    expect(extra.body.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc: ['body', 'admin'], type: 'additionalProperties' })]));
+    expect(extra.body.detail).toEqual(
+      expect.arrayContaining([expect.objectContaining({ loc: ['body', 'admin'], type: 'additionalProperties' })]),
+    );
     const bad = await svc.client.invalid('GET', '/api/logistics/stores/pickup/not-a-uuid');
     expect(bad.status).toBe(422);
     expect(bad.body.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc: ['path', 'store_id'], type: 'format' })]));

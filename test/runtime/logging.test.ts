@@ -31,9 +31,9 @@ describe('request logs', () => {
     await svc.client.call.GET('/api/accounts/me/', { headers: { authorization: `Bearer ${access}` } });
     await svc.client.invalid('GET', `/api/core/pages/?access_token=${access}&page=1`); // parameters the operation does not have
     await svc.client.call.PATCH('/api/auth/recovery/update-pin', {
-        headers: { 'x-recovery-key': recovery },
-        body: { password: '2468', password_repeat: '2468' },
-      });
+      headers: { 'x-recovery-key': recovery },
+      body: { password: '2468', password_repeat: '2468' },
+    });
     await new Promise<void>((resolve) => {
       const ws = new WebSocket(`${svc.url.replace('http', 'ws')}/ws/orders/tracking/?access_token=${access}`);
       ws.on('open', () => ws.close());

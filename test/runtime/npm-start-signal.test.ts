@@ -19,7 +19,16 @@ describe('npm start', () => {
   async function npmStart(dataDir: string, options: { ownGroup?: boolean; until?: RegExp } = {}) {
     const until = options.until ?? /is listening on (http:\/\/\S+)/;
     const npm = spawn('npm', ['start'], {
-      env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', APP_ENV: 'TEST', DATABASE_URL: '', LOG_LEVEL: 'debug', SHUTDOWN_DELAY_MS: '2000' },
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        APP_ENV: 'TEST',
+        DATABASE_URL: '',
+        LOG_LEVEL: 'debug',
+        SHUTDOWN_DELAY_MS: '2000',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: options.ownGroup ?? false,
     });

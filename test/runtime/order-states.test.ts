@@ -23,7 +23,18 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const TRACKING = ['pending', 'searching_courier', 'courier_assigned', 'courier_at_store', 'en_route', 'arrived', 'delivered', 'cancelled', 'returning', 'returned'] as const;
+const TRACKING = [
+  'pending',
+  'searching_courier',
+  'courier_assigned',
+  'courier_at_store',
+  'en_route',
+  'arrived',
+  'delivered',
+  'cancelled',
+  'returning',
+  'returned',
+] as const;
 
 /** One action on an order; `picker` works in the order's store and holds no session but this order's. */
 type Step = (orderId: string, picker: TestPicker) => Promise<CheckedResponse>;
@@ -39,36 +50,55 @@ const named = {
   cancel: (id) => svc.client.call.POST('/api/orders/{order_id}/cancel', { params: order(id), headers: customer.auth }),
   start: (id, picker) => svc.client.call.POST('/api/picker/orders/{order_id}/start', { params: order(id), headers: command(picker.auth) }),
   pickAll: async (id, picker) => {
-    const session = await svc.client.call.GET('/api/picker/orders/{order_id}/session', { params: { path: { order_id: id } }, headers: picker.auth });
+    const session = await svc.client.call.GET('/api/picker/orders/{order_id}/session', {
+      params: { path: { order_id: id } },
+      headers: picker.auth,
+    });
     let last = session;
     for (const item of session.body?.items ?? []) {
       last = await svc.client.call.POST('/api/picker/orders/{order_id}/items/{item_id}/piece-quantity', {
-          params: { path: { order_id: id, item_id: item.item_id } },
-          headers: command(picker.auth),
-          body: { quantity: Number(item.ordered_quantity) },
-        });
+        params: { path: { order_id: id, item_id: item.item_id } },
+        headers: command(picker.auth),
+        body: { quantity: Number(item.ordered_quantity) },
+      });
     }
     return last;
   },
   firstItemMissing: async (id, picker) => {
-    const session = await svc.client.call.GET('/api/picker/orders/{order_id}/session', { params: { path: { order_id: id } }, headers: picker.auth });
+    const session = await svc.client.call.GET('/api/picker/orders/{order_id}/session', {
+      params: { path: { order_id: id } },
+      headers: picker.auth,
+    });
     const item = session.body?.items?.[0];
     return item
-      ? svc.client.call.POST('/api/picker/orders/{order_id}/items/{item_id}/missing', { params: { path: { order_id: id, item_id: item.item_id } }, headers: command(picker.auth), body: { action: 'call' } })
+      ? svc.client.call.POST('/api/picker/orders/{order_id}/items/{item_id}/missing', {
+          params: { path: { order_id: id, item_id: item.item_id } },
+          headers: command(picker.auth),
+          body: { action: 'call' },
+        })
       : session;
   },
-  finish: (id, picker) => svc.client.call.POST('/api/picker/orders/{order_id}/finish', { params: order(id), headers: command(picker.auth) }),
-  pickerCancel: (id, picker) => svc.client.call.POST('/api/picker/orders/{order_id}/cancel', { params: order(id), headers: command(picker.auth), body: { reason: 'other' } }),
-  acknowledge: (id, picker) => svc.client.call.POST('/api/picker/orders/{order_id}/cancelled/ack', { params: order(id), headers: command(picker.auth) }),
+  finish: (id, picker) =>
+    svc.client.call.POST('/api/picker/orders/{order_id}/finish', { params: order(id), headers: command(picker.auth) }),
+  pickerCancel: (id, picker) =>
+    svc.client.call.POST('/api/picker/orders/{order_id}/cancel', {
+      params: order(id),
+      headers: command(picker.auth),
+      body: { reason: 'other' },
+    }),
+  acknowledge: (id, picker) =>
+    svc.client.call.POST('/api/picker/orders/{order_id}/cancelled/ack', { params: order(id), headers: command(picker.auth) }),
   read: (id) => svc.client.call.GET('/api/orders/{order_id}', { params: order(id), headers: customer.auth }),
   roadmap: (id) => svc.client.call.GET('/api/orders/roadmap/{order_id}/short', { params: order(id), headers: customer.auth }),
   roadmapDetail: (id) => svc.client.call.GET('/api/orders/roadmap/{order_id}/detail', { params: order(id), headers: customer.auth }),
-  pickerSession: (id, picker) => svc.client.call.GET('/api/picker/orders/{order_id}/session', { params: { path: { order_id: id } }, headers: picker.auth }),
+  pickerSession: (id, picker) =>
+    svc.client.call.GET('/api/picker/orders/{order_id}/session', { params: { path: { order_id: id } }, headers: picker.auth }),
 } satisfies Record<string, Step>;
 type StepName = keyof typeof named | `courier:${(typeof TRACKING)[number]}`;
 const courierSteps = {} as Record<`courier:${(typeof TRACKING)[number]}`, Step>;
 for (const state of TRACKING) {
-  courierSteps[`courier:${state}`] = (id) => svc.client.call.POST('/api/qa/orders/{order_id}/delivery-tracking', { params: order(id), headers: customer.auth, body: { state } });
+  courierSteps[`courier:${state}`] = (id) =>
+    svc.client.call.POST('/api/qa/orders/{order_id}/delivery-tracking', { params: order(id), headers: customer.auth, body: { state } });
 }
 /** The named steps and the courier simulator's move to each tracking state. */
 const steps: Record<StepName, Step> = { ...named, ...courierSteps };
@@ -96,29 +126,78 @@ const STATES: Record<string, { status: string; payment: 'cash' | 'online'; picku
   picked: { status: 'picked', payment: 'cash', path: ['start', 'pickAll', 'finish'] },
   'paid and picked': { status: 'picked', payment: 'online', path: ['invoice', 'pay', 'start', 'pickAll', 'finish'] },
   'courier searched': { status: 'picked', payment: 'cash', path: ['start', 'pickAll', 'finish', 'courier:searching_courier'] },
-  'courier assigned': { status: 'picked', payment: 'cash', path: ['start', 'pickAll', 'finish', 'courier:searching_courier', 'courier:courier_assigned'] },
+  'courier assigned': {
+    status: 'picked',
+    payment: 'cash',
+    path: ['start', 'pickAll', 'finish', 'courier:searching_courier', 'courier:courier_assigned'],
+  },
   'cancel requested with a courier': {
     status: 'cancellation_requested',
     payment: 'cash',
     path: ['start', 'pickAll', 'finish', 'courier:searching_courier', 'courier:courier_assigned', 'cancel'],
   },
-  'on the way': { status: 'en_route', payment: 'cash', path: ['start', 'pickAll', 'finish', 'courier:searching_courier', 'courier:courier_assigned', 'courier:courier_at_store', 'courier:en_route'] },
+  'on the way': {
+    status: 'en_route',
+    payment: 'cash',
+    path: [
+      'start',
+      'pickAll',
+      'finish',
+      'courier:searching_courier',
+      'courier:courier_assigned',
+      'courier:courier_at_store',
+      'courier:en_route',
+    ],
+  },
   delivered: {
     status: 'completed',
     payment: 'online',
-    path: ['invoice', 'pay', 'start', 'pickAll', 'finish', 'courier:searching_courier', 'courier:courier_assigned', 'courier:courier_at_store', 'courier:en_route', 'courier:arrived', 'courier:delivered'],
+    path: [
+      'invoice',
+      'pay',
+      'start',
+      'pickAll',
+      'finish',
+      'courier:searching_courier',
+      'courier:courier_assigned',
+      'courier:courier_at_store',
+      'courier:en_route',
+      'courier:arrived',
+      'courier:delivered',
+    ],
   },
   'pickup, confirmed': { status: 'confirmed', payment: 'cash', pickup: true, path: [] },
   'pickup, ready': { status: 'ready_for_pickup', payment: 'online', pickup: true, path: ['invoice', 'pay', 'start', 'pickAll', 'finish'] },
   'being returned by the courier': {
     status: 'en_route',
     payment: 'online',
-    path: ['invoice', 'pay', 'start', 'pickAll', 'finish', 'courier:searching_courier', 'courier:courier_assigned', 'courier:courier_at_store', 'courier:en_route', 'courier:returning'],
+    path: [
+      'invoice',
+      'pay',
+      'start',
+      'pickAll',
+      'finish',
+      'courier:searching_courier',
+      'courier:courier_assigned',
+      'courier:courier_at_store',
+      'courier:en_route',
+      'courier:returning',
+    ],
   },
   'returned by the courier': {
     status: 'picked',
     payment: 'cash',
-    path: ['start', 'pickAll', 'finish', 'courier:searching_courier', 'courier:courier_assigned', 'courier:courier_at_store', 'courier:en_route', 'courier:returning', 'courier:returned'],
+    path: [
+      'start',
+      'pickAll',
+      'finish',
+      'courier:searching_courier',
+      'courier:courier_assigned',
+      'courier:courier_at_store',
+      'courier:en_route',
+      'courier:returning',
+      'courier:returned',
+    ],
   },
 };
 

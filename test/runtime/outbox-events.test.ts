@@ -37,7 +37,11 @@ const STORE = DEMO_STORES[0]!.id;
 const doc = loadSpec('TEST');
 const validator = new ResponseValidator(doc);
 const schemas = doc.components.schemas as Record<string, { properties?: Record<string, unknown> }>;
-const PICKER_SCHEMAS: Record<PickerEventKind, string> = { 'queue.changed': 'PickerQueueChangedEvent', 'session.changed': 'PickerSessionChangedEvent', 'order.cancelled': 'PickerOrderCancelledEvent' };
+const PICKER_SCHEMAS: Record<PickerEventKind, string> = {
+  'queue.changed': 'PickerQueueChangedEvent',
+  'session.changed': 'PickerSessionChangedEvent',
+  'order.cancelled': 'PickerOrderCancelledEvent',
+};
 
 let svc: TestService;
 let pieces: StockedProduct[];
@@ -46,14 +50,19 @@ let firstId = 0;
 beforeAll(async () => {
   svc = await startTestService();
   pieces = await stockedProducts(svc, { weight: false, count: 2, skip: 6 });
-  const last = await svc.deps.db.selectFrom('outbox_events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+  const last = await svc.deps.db
+    .selectFrom('outbox_events')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst();
   firstId = Number(last?.id ?? 0);
 });
 afterAll(() => svc?.close());
 
 /** Fields of `value` that the spec's schema `name` does not declare. */
 const undeclared = (value: object, name: string, at: string) =>
-  Object.keys(value).filter((k) => !(k in (schemas[name]?.properties ?? {}))).map((k) => `${at}.${k} is not in ${name}`);
+  Object.keys(value)
+    .filter((k) => !(k in (schemas[name]?.properties ?? {})))
+    .map((k) => `${at}.${k} is not in ${name}`);
 
 interface Row {
   event_id: string;
@@ -75,7 +84,8 @@ function problemsOf(row: Row): string[] {
     problems.push(...undeclared(m.data, row.type === 'order.changed' ? 'OrderChangedEvent' : 'DeliveryTrackingChangedEvent', 'data'));
     if (m.type !== row.type) problems.push(`envelope type ${m.type} in a ${row.type} row`);
     if (m.event_id !== row.event_id || m.data.event_id !== row.event_id) problems.push('event_id differs from the row');
-    if (m.order_id !== row.order_id || m.data.order_id !== row.order_id || m.order_version !== m.data.order_version) problems.push('order_id/order_version differ between row, envelope and data');
+    if (m.order_id !== row.order_id || m.data.order_id !== row.order_id || m.order_version !== m.data.order_version)
+      problems.push('order_id/order_version differ between row, envelope and data');
     if (!row.customer_id) problems.push('a tracking event without its customer');
     for (const [lang, over] of Object.entries(stored.i18n ?? {})) {
       problems.push(...validator.checkSchema('TrackingEventEnvelope', { ...m, data: { ...m.data, ...over } }).map((p) => `${lang}: ${p}`));
@@ -85,11 +95,15 @@ function problemsOf(row: Row): string[] {
     const kind = row.type.slice('picker.'.length) as PickerEventKind;
     problems.push(...undeclared(m, PICKER_SCHEMAS[kind] ?? 'PickerRealtimeEvent', 'event'));
     if (m.kind !== kind) problems.push(`event kind ${m.kind} in a ${row.type} row`);
-    if (m.event_id !== row.event_id || m.order_id !== row.order_id || m.store_id !== row.store_id) problems.push('event_id/order_id/store_id differ from the row');
+    if (m.event_id !== row.event_id || m.order_id !== row.order_id || m.store_id !== row.store_id)
+      problems.push('event_id/order_id/store_id differ from the row');
     const addressed =
       kind === 'queue.changed'
         ? 'store_id' in audience && audience.store_id === m.store_id && Object.keys(audience).length === 1
-        : 'picker_id' in audience && typeof audience.picker_id === 'number' && Object.keys(audience).length === 1 && (m.kind !== 'session.changed' || audience.picker_id === m.picker_id);
+        : 'picker_id' in audience &&
+          typeof audience.picker_id === 'number' &&
+          Object.keys(audience).length === 1 &&
+          (m.kind !== 'session.changed' || audience.picker_id === m.picker_id);
     if (!addressed) problems.push(`audience ${JSON.stringify(audience)}`);
   } else if (row.type === SESSIONS_REVOKED_EVENT) {
     const { session_ids } = row.payload as OutboxPayload<typeof SESSIONS_REVOKED_EVENT>;
@@ -113,16 +127,31 @@ describe('outbox events', () => {
     // (writeItemCommand's CTE: session.changed and order.changed), then the order is cancelled
     // (trigger: queue.changed order_cancelled, order.cancelled, session.changed cancelled).
     const picker = await createPicker(svc, [STORE]);
-    const order = await createConfirmedOrder(svc, { lines: [{ inventoryId: pieces[0]!.inventoryId, quantity: '2' }, { inventoryId: pieces[1]!.inventoryId, quantity: '1' }] });
+    const order = await createConfirmedOrder(svc, {
+      lines: [
+        { inventoryId: pieces[0]!.inventoryId, quantity: '2' },
+        { inventoryId: pieces[1]!.inventoryId, quantity: '1' },
+      ],
+    });
     const session = await startPicking(svc, picker, order.orderId);
     expect((await itemCommand(svc, picker, order.orderId, session.items[0]!.item_id, 'piece-quantity', { quantity: 1 })).status).toBe(200);
-    await db.updateTable('orders').set({ status: 'cancelled', cancellation_reason: 'Cancelled by the customer' }).where('id', '=', order.orderId).execute();
+    await db
+      .updateTable('orders')
+      .set({ status: 'cancelled', cancellation_reason: 'Cancelled by the customer' })
+      .where('id', '=', order.orderId)
+      .execute();
 
     // recordOrderChange's CTE: an order.changed, and a tracking change (an order.changed
     // announcing the version, then delivery.tracking.changed with its per-language display).
     await recordOrderChange(db, created, ['payment'], { notify: true });
     await recordOrderChange(db, created, ['status'], {
-      tracking: { previous_state: 'pending', state: 'searching_courier', comment: null, eta: null, display: { ru: 'Ищем курьера', en: 'Looking for a courier' } },
+      tracking: {
+        previous_state: 'pending',
+        state: 'searching_courier',
+        comment: null,
+        eta: null,
+        display: { ru: 'Ищем курьера', en: 'Looking for a courier' },
+      },
       notify: true,
     });
 
@@ -130,15 +159,31 @@ describe('outbox events', () => {
     // whose slot start has just come within the horizon.
     await sweepPicking(svc.deps); // the watermark
     const later = await createConfirmedOrder(svc, { lines: [{ inventoryId: pieces[1]!.inventoryId, quantity: '1' }] });
-    await db.updateTable('order_status_history').set({ occurred_at: sql<Date>`now() - interval '3 days'` }).where('order_id', '=', later.orderId).execute();
-    await db.updateTable('orders').set({ slot_starts_at: sql<Date>`now() + interval '24 hours' - interval '1 minute'`, is_express: false }).where('id', '=', later.orderId).execute();
-    await db.updateTable('picker_queue_horizon').set({ swept_until: sql<Date>`now() + interval '24 hours' - interval '3 minutes'` }).execute();
+    await db
+      .updateTable('order_status_history')
+      .set({ occurred_at: sql<Date>`now() - interval '3 days'` })
+      .where('order_id', '=', later.orderId)
+      .execute();
+    await db
+      .updateTable('orders')
+      .set({ slot_starts_at: sql<Date>`now() + interval '24 hours' - interval '1 minute'`, is_express: false })
+      .where('id', '=', later.orderId)
+      .execute();
+    await db
+      .updateTable('picker_queue_horizon')
+      .set({ swept_until: sql<Date>`now() + interval '24 hours' - interval '3 minutes'` })
+      .execute();
     await sweepPicking(svc.deps);
 
     // The internal event of revoked sessions.
     await revokeSessions(db, { customerId: customer.customerId }, 'test');
 
-    const rows = await db.selectFrom('outbox_events').select(['event_id', 'type', 'customer_id', 'store_id', 'order_id', 'payload']).where('id', '>', firstId).orderBy('id').execute();
+    const rows = await db
+      .selectFrom('outbox_events')
+      .select(['event_id', 'type', 'customer_id', 'store_id', 'order_id', 'payload'])
+      .where('id', '>', firstId)
+      .orderBy('id')
+      .execute();
     expect(rows.flatMap(problemsOf)).toEqual([]);
 
     // Each producer did write (a producer that stopped writing is a drift too).
@@ -157,8 +202,18 @@ describe('outbox events', () => {
       itemCommandOrder: seen('order.changed', order.orderId, (p) => p.data.changes.includes('picking_result')),
       orderChange: seen('order.changed', created, (p) => p.data.changes.join() === 'payment'),
       trackingAnnounced: seen('order.changed', created, (p) => p.data.changes.includes('delivery')),
-      tracking: seen('delivery.tracking.changed', created, (p) => p.data.state === 'searching_courier' && p.i18n?.ru?.display === 'Ищем курьера'),
-      horizonSweep: rows.filter((r) => r.type === 'picker.queue.changed' && r.order_id === later.orderId && reason('order_added')(r.payload as OutboxPayload<'picker.queue.changed'>)).length === 2,
+      tracking: seen(
+        'delivery.tracking.changed',
+        created,
+        (p) => p.data.state === 'searching_courier' && p.i18n?.ru?.display === 'Ищем курьера',
+      ),
+      horizonSweep:
+        rows.filter(
+          (r) =>
+            r.type === 'picker.queue.changed' &&
+            r.order_id === later.orderId &&
+            reason('order_added')(r.payload as OutboxPayload<'picker.queue.changed'>),
+        ).length === 2,
       revoked: seen(SESSIONS_REVOKED_EVENT, null, (p) => p.session_ids.length >= 1),
     }).toEqual({
       insertOrder: true,
@@ -179,11 +234,30 @@ describe('outbox events', () => {
   });
 
   it('a payload that drifts from the spec is caught', () => {
-    const event = { event_id: '1f0b8c2d-3e4a-4b5c-8d6e-7f8091a2b3c4', kind: 'session.changed', occurred_at: '2025-03-14T13:06:30+03:00', store_id: STORE, session_id: 1, order_id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', picker_id: 17, version: 4, session_status: 'active' };
-    const row = { event_id: event.event_id, type: 'picker.session.changed', customer_id: null, store_id: STORE, order_id: event.order_id, payload: { audience: { picker_id: 17 }, event } };
+    const event = {
+      event_id: '1f0b8c2d-3e4a-4b5c-8d6e-7f8091a2b3c4',
+      kind: 'session.changed',
+      occurred_at: '2025-03-14T13:06:30+03:00',
+      store_id: STORE,
+      session_id: 1,
+      order_id: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      picker_id: 17,
+      version: 4,
+      session_status: 'active',
+    };
+    const row = {
+      event_id: event.event_id,
+      type: 'picker.session.changed',
+      customer_id: null,
+      store_id: STORE,
+      order_id: event.order_id,
+      payload: { audience: { picker_id: 17 }, event },
+    };
     expect(problemsOf(row)).toEqual([]);
     const { session_status: _status, ...renamed } = event;
-    expect(problemsOf({ ...row, payload: { ...row.payload, event: { ...renamed, status: 'active' } } }).join()).toMatch(/session_status.*status is not in PickerSessionChangedEvent/);
+    expect(problemsOf({ ...row, payload: { ...row.payload, event: { ...renamed, status: 'active' } } }).join()).toMatch(
+      /session_status.*status is not in PickerSessionChangedEvent/,
+    );
     expect(problemsOf({ ...row, payload: { audience: { store_id: STORE }, event } }).join()).toMatch(/audience/);
   });
 });

@@ -2,7 +2,14 @@
 // promises), even when the read of a later batch of notifications ends before the read of an
 // earlier one, and after a reconnect, the catch-up scan goes before what the new connection hears.
 // A row whose transaction commits after a later id was read is delivered when it commits.
-import { sql, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type UnknownRow } from 'kysely';
+import {
+  sql,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type UnknownRow,
+} from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedDatabase } from '../../db/database.js';
 import { systemClock } from '../../server/clock.js';
@@ -60,7 +67,10 @@ describe('outbox feed order', () => {
     // The first batch's read is under way (and held back) when the second event commits.
     await new Promise((r) => setTimeout(r, 100));
     const second = await writeEvent();
-    await eventually(async () => [...got], (ids) => ids.includes(first) && ids.includes(second));
+    await eventually(
+      async () => [...got],
+      (ids) => ids.includes(first) && ids.includes(second),
+    );
     expect(got).toEqual([first, second]);
   });
 
@@ -73,14 +83,18 @@ describe('outbox feed order', () => {
     // The scan that finds it is slow; an event committed after the new LISTEN is read at once.
     slow.holds = 1;
     const listening = await eventually(
-      () => sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+      () =>
+        sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
         WHERE application_name = ${LISTENER_APPLICATION_NAME} AND datname = current_database()`.execute(database.db),
       (r) => r.rows[0]!.n === 1,
     );
     expect(listening.rows[0]!.n).toBe(1);
     await new Promise((r) => setTimeout(r, 150)); // LISTEN has run; the scan is being held back
     const heard = await writeEvent();
-    await eventually(async () => [...got], (ids) => ids.includes(missed) && ids.includes(heard));
+    await eventually(
+      async () => [...got],
+      (ids) => ids.includes(missed) && ids.includes(heard),
+    );
     expect(got).toEqual([missed, heard]);
   });
 
@@ -90,17 +104,30 @@ describe('outbox feed order', () => {
     const held = new Promise<void>((resolve) => (commit = resolve));
     let lateId = 0;
     const late = database.db.transaction().execute(async (trx) => {
-      const row = await trx.insertInto('outbox_events').values({ type: 'test.ordering', payload: JSON.stringify({}) }).returning('id').executeTakeFirstOrThrow();
+      const row = await trx
+        .insertInto('outbox_events')
+        .values({ type: 'test.ordering', payload: JSON.stringify({}) })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       lateId = row.id;
       await held;
     });
-    await eventually(async () => lateId, (id) => id > 0);
+    await eventually(
+      async () => lateId,
+      (id) => id > 0,
+    );
     const early = await writeEvent();
-    await eventually(async () => [...got], (ids) => ids.includes(early));
+    await eventually(
+      async () => [...got],
+      (ids) => ids.includes(early),
+    );
     expect(got).toEqual([early]);
     commit();
     await late;
-    await eventually(async () => [...got], (ids) => ids.includes(lateId));
+    await eventually(
+      async () => [...got],
+      (ids) => ids.includes(lateId),
+    );
     expect(got).toEqual([early, lateId]);
   });
 });

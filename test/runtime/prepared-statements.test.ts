@@ -37,7 +37,12 @@ describe('named statements', () => {
     const before = await store();
     await named();
     // A star inside parentheses does not shape the result: that statement is named.
-    const nested = () => sql<{ id: string }>`SELECT s.id FROM stores s CROSS JOIN LATERAL (SELECT * FROM stores x WHERE x.id = s.id) y WHERE s.is_active = ${true} LIMIT 1`.execute(single.db);
+    const nested = () =>
+      sql<{
+        id: string;
+      }>`SELECT s.id FROM stores s CROSS JOIN LATERAL (SELECT * FROM stores x WHERE x.id = s.id) y WHERE s.is_active = ${true} LIMIT 1`.execute(
+        single.db,
+      );
     await nested();
     const prepared = await preparedTexts();
     expect(prepared.some((t) => t.includes('select * from "stores"'))).toBe(false);

@@ -107,11 +107,22 @@ describe('/ws/orders/tracking/', () => {
     for (const ws of [...others, theirs, newest]) expect(ws.readyState).toBe(WebSocket.OPEN);
 
     // The ten left all hear the customer's events.
-    const heard = [...others, newest].map((ws) => new Promise((resolve) => ws.once('message', (m) => resolve(trackingMessage(m).event_id))));
+    const heard = [...others, newest].map(
+      (ws) => new Promise((resolve) => ws.once('message', (m) => resolve(trackingMessage(m).event_id))),
+    );
     const eventId = randomUUID();
     const orderId = randomUUID();
-    const payload = { type: 'order.changed', event_id: eventId, notification_id: null, occurred_at: new Date().toISOString(), data: { event_id: eventId, order_id: orderId, order_version: 2, status: 'confirmed', changes: ['status'] } };
-    await svc.deps.db.insertInto('outbox_events').values({ type: 'order.changed', customer_id: a.customerId, order_id: orderId, payload: JSON.stringify(payload) }).execute();
+    const payload = {
+      type: 'order.changed',
+      event_id: eventId,
+      notification_id: null,
+      occurred_at: new Date().toISOString(),
+      data: { event_id: eventId, order_id: orderId, order_version: 2, status: 'confirmed', changes: ['status'] },
+    };
+    await svc.deps.db
+      .insertInto('outbox_events')
+      .values({ type: 'order.changed', customer_id: a.customerId, order_id: orderId, payload: JSON.stringify(payload) })
+      .execute();
     expect(await Promise.all(heard)).toEqual(Array(10).fill(eventId));
     for (const ws of [...others, theirs, newest]) ws.close();
   });
@@ -126,7 +137,10 @@ describe('/ws/orders/tracking/', () => {
     await svc.deps.db
       .transaction()
       .execute(async (trx) => {
-        await trx.insertInto('outbox_events').values({ type: 'order.changed', customer_id: carol, order_id: randomUUID(), payload: '{"rolled":"back"}' }).execute();
+        await trx
+          .insertInto('outbox_events')
+          .values({ type: 'order.changed', customer_id: carol, order_id: randomUUID(), payload: '{"rolled":"back"}' })
+          .execute();
         throw new Error('roll back');
       })
       .catch(() => {});

@@ -36,7 +36,17 @@ describe.runIf(asRoot)('npm start as root in a 0700 folder', () => {
     const before = new Set(exposedPasswordFiles());
     const npm = spawn('npm', ['start'], {
       cwd: clone,
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', APP_ENV: 'TEST', DATABASE_URL: '', DATA_DIR: '', LOG_LEVEL: 'info', SEED_DEMO_DATA: 'false', SHUTDOWN_DELAY_MS: '0' },
+      env: {
+        ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        APP_ENV: 'TEST',
+        DATABASE_URL: '',
+        DATA_DIR: '',
+        LOG_LEVEL: 'info',
+        SEED_DEMO_DATA: 'false',
+        SHUTDOWN_DELAY_MS: '0',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

@@ -15,7 +15,9 @@ describe('RouteTable', () => {
 
   it('prefers literal segments over templates', () => {
     expect(table.matchPath('/api/catalog/products/recommendations')?.template).toBe('/api/catalog/products/recommendations');
-    expect(table.matchPath('/api/catalog/products/6a0e7a9e-0000-4000-8000-000000000000')?.template).toBe('/api/catalog/products/{product_id}');
+    expect(table.matchPath('/api/catalog/products/6a0e7a9e-0000-4000-8000-000000000000')?.template).toBe(
+      '/api/catalog/products/{product_id}',
+    );
     expect(table.matchPath('/api/picker/catalog/products/v2')?.template).toBe('/api/picker/catalog/products/v2');
   });
 

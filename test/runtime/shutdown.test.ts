@@ -17,7 +17,17 @@ describe('shutdown', () => {
         getMapConfig: async () => {
           entered();
           await gate;
-          return { status: 200, body: { enabled: true, map_public_token: null, style_uri: null, search_min_length: 2, search_max_results: 7, search_debounce_ms: 400 } };
+          return {
+            status: 200,
+            body: {
+              enabled: true,
+              map_public_token: null,
+              style_uri: null,
+              search_min_length: 2,
+              search_max_results: 7,
+              search_debounce_ms: 400,
+            },
+          };
         },
       },
     });

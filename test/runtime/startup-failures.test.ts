@@ -56,7 +56,10 @@ describe('npm start that cannot start', () => {
   });
 
   it('says so in one line when the database cannot be reached', { timeout: 60_000 }, async () => {
-    expectOnePlainLine(await start({ DATABASE_URL: 'postgres://u@127.0.0.1:1/x', DATA_DIR: dir }), /Cannot reach the database.*DATABASE_URL/);
+    expectOnePlainLine(
+      await start({ DATABASE_URL: 'postgres://u@127.0.0.1:1/x', DATA_DIR: dir }),
+      /Cannot reach the database.*DATABASE_URL/,
+    );
   });
 
   it('says so in one line when the port is taken', { timeout: 60_000 }, async () => {
@@ -65,7 +68,10 @@ describe('npm start that cannot start', () => {
     await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
     const port = (taken.address() as net.AddressInfo).port;
     try {
-      expectOnePlainLine(await start({ DATABASE_URL: database.url, SEED_DEMO_DATA: 'false', PORT: String(port), DATA_DIR: dir }), new RegExp(`Port ${port} is already in use.*PORT`));
+      expectOnePlainLine(
+        await start({ DATABASE_URL: database.url, SEED_DEMO_DATA: 'false', PORT: String(port), DATA_DIR: dir }),
+        new RegExp(`Port ${port} is already in use.*PORT`),
+      );
     } finally {
       taken.close();
       await database.shutdown();

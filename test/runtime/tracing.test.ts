@@ -17,7 +17,6 @@ import { startTestService, TEST_JWT_SECRET, type TestService } from '../support/
 import { untilListening, type ServiceProcess } from '../support/service-process.js';
 import { deliveryBody, line, makeProduct, makeSlot, TVERSKAYA } from '../orders/fixtures.js';
 
-
 interface OtlpSpan {
   traceId: string;
   spanId: string;
@@ -38,7 +37,8 @@ let service: ChildProcess;
 let client: ContractClient;
 let running: ServiceProcess;
 
-const listen = (server: http.Server) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+const listen = (server: http.Server) =>
+  new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
 
 beforeAll(async () => {
   // The collector: OTLP/HTTP with JSON bodies (what @opentelemetry/exporter-trace-otlp-http sends).
@@ -47,7 +47,8 @@ beforeAll(async () => {
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
       if (req.url === '/v1/traces') {
-        for (const resource of JSON.parse(body).resourceSpans ?? []) for (const scope of resource.scopeSpans ?? []) spans.push(...scope.spans);
+        for (const resource of JSON.parse(body).resourceSpans ?? [])
+          for (const scope of resource.scopeSpans ?? []) spans.push(...scope.spans);
       }
       res.setHeader('content-type', 'application/json');
       res.end('{}');
@@ -110,7 +111,8 @@ async function spansOf(traceId: string, until: (trace: OtlpSpan[]) => boolean): 
   for (;;) {
     const trace = spans.filter((s) => s.traceId === traceId);
     if (until(trace)) return trace;
-    if (Date.now() > deadline) throw new Error(`trace ${traceId} incomplete: ${trace.map((s) => s.name).join(', ')}\n${running.log().slice(-2000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`trace ${traceId} incomplete: ${trace.map((s) => s.name).join(', ')}\n${running.log().slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -130,19 +132,26 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     const slot = await makeSlot(fixtures, { capacity: 3 });
     const caller = callerContext();
     const r = await client.call.POST('/api/orders/', {
-        headers: { ...customer.auth, 'x-store-id': TVERSKAYA, 'idempotency-key': randomUUID(), traceparent: traceparent(caller) },
-        // The fixture's return type is wider than the spec's (plain strings for the enums).
-        body: deliveryBody([line(product, 2)], slot),
-      });
+      headers: { ...customer.auth, 'x-store-id': TVERSKAYA, 'idempotency-key': randomUUID(), traceparent: traceparent(caller) },
+      // The fixture's return type is wider than the spec's (plain strings for the enums).
+      body: deliveryBody([line(product, 2)], slot),
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
 
-    const trace = await spansOf(caller.traceId, (t) => t.some((s) => s.name === 'createOrder') && t.some((s) => attribute(s, 'db.system') === 'postgresql' || attribute(s, 'db.system.name') === 'postgresql'));
+    const trace = await spansOf(
+      caller.traceId,
+      (t) =>
+        t.some((s) => s.name === 'createOrder') &&
+        t.some((s) => attribute(s, 'db.system') === 'postgresql' || attribute(s, 'db.system.name') === 'postgresql'),
+    );
     const server = trace.find((s) => s.name === 'createOrder')!;
     expect(server.kind).toBe(SERVER);
     expect(server.parentSpanId).toBe(caller.spanId);
     expect(attribute(server, 'http.route')).toBe('/api/orders/');
     expect(Number(attribute(server, 'http.response.status_code') ?? attribute(server, 'http.status_code'))).toBe(201);
-    const queries = trace.filter((s) => s.kind === CLIENT && (attribute(s, 'db.system') === 'postgresql' || attribute(s, 'db.system.name') === 'postgresql'));
+    const queries = trace.filter(
+      (s) => s.kind === CLIENT && (attribute(s, 'db.system') === 'postgresql' || attribute(s, 'db.system.name') === 'postgresql'),
+    );
     expect(queries.length).toBeGreaterThan(1);
     for (const query of queries) expect(descendsFrom(query, server, trace), query.name).toBe(true);
     const statements = queries.map((q) => `${(attribute(q, 'db.query.text') ?? attribute(q, 'db.statement') ?? '') as string}`).join('\n');
@@ -156,7 +165,15 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     const phone = randomPhone();
     const r = await client.call.POST('/api/auth/otp/send', { headers: { traceparent: traceparent(caller) }, body: { phone } });
     expect(r.status).toBe(200);
-    const trace = await spansOf(caller.traceId, (t) => t.some((s) => s.name === 'sendOtp') && t.some((s) => s.kind === CLIENT && attribute(s, 'server.port') !== undefined && !attribute(s, 'db.system') && !attribute(s, 'db.system.name')));
+    const trace = await spansOf(
+      caller.traceId,
+      (t) =>
+        t.some((s) => s.name === 'sendOtp') &&
+        t.some(
+          (s) =>
+            s.kind === CLIENT && attribute(s, 'server.port') !== undefined && !attribute(s, 'db.system') && !attribute(s, 'db.system.name'),
+        ),
+    );
     const server = trace.find((s) => s.name === 'sendOtp')!;
     const outbound = trace.find((s) => s.kind === CLIENT && attribute(s, 'url.full') !== undefined)!;
     expect(descendsFrom(outbound, server, trace)).toBe(true);
@@ -177,10 +194,18 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     const phone = '+79990001234';
     await client.call.POST('/api/auth/otp/send', { body: { phone } });
     const caller = callerContext();
-    const r = await client.call.GET('/api/qa/otp/last', { params: { query: { phone } }, headers: { ...customer.auth, traceparent: traceparent(caller) } });
+    const r = await client.call.GET('/api/qa/otp/last', {
+      params: { query: { phone } },
+      headers: { ...customer.auth, traceparent: traceparent(caller) },
+    });
     expect(r.status).toBe(200);
     const trace = await spansOf(caller.traceId, (t) => t.some((s) => s.kind === SERVER));
-    expect(attribute(trace.find((s) => s.kind === SERVER)!, 'url.query')).toBe('phone=_');
+    expect(
+      attribute(
+        trace.find((s) => s.kind === SERVER)!,
+        'url.query',
+      ),
+    ).toBe('phone=_');
     const everything = JSON.stringify(spans);
     for (const secret of [phone, encodeURIComponent(phone), phone.slice(1), r.body.code, customer.access, customer.refresh]) {
       expect(everything.includes(secret), `a span holds ${secret.slice(0, 12)}...`).toBe(false);

@@ -46,9 +46,23 @@ export async function signInPicker(svc: TestService, login = 'picker1') {
  * Registers an app installation for push through PUT /api/accounts/me/push-devices (a customer's
  * order changes notify only a customer who has the app installed).
  */
-export async function registerPushDevice(svc: TestService, auth: Record<string, string>, opts: { platform?: 'android' | 'ios'; appKind?: 'customer' | 'picker'; lang?: 'ru' | 'en' } = {}) {
-  const device: components['schemas']['PushDeviceInput'] = { push_token: `token-${randomUUID()}`, device_id: randomUUID(), platform: opts.platform ?? 'android', app_version: '3.14.0', build_number: '3140', app_kind: opts.appKind ?? 'customer' };
-  const r = await svc.client.call.PUT('/api/accounts/me/push-devices', { headers: { ...auth, ...(opts.lang ? { 'accept-language': opts.lang } : {}) }, body: device });
+export async function registerPushDevice(
+  svc: TestService,
+  auth: Record<string, string>,
+  opts: { platform?: 'android' | 'ios'; appKind?: 'customer' | 'picker'; lang?: 'ru' | 'en' } = {},
+) {
+  const device: components['schemas']['PushDeviceInput'] = {
+    push_token: `token-${randomUUID()}`,
+    device_id: randomUUID(),
+    platform: opts.platform ?? 'android',
+    app_version: '3.14.0',
+    build_number: '3140',
+    app_kind: opts.appKind ?? 'customer',
+  };
+  const r = await svc.client.call.PUT('/api/accounts/me/push-devices', {
+    headers: { ...auth, ...(opts.lang ? { 'accept-language': opts.lang } : {}) },
+    body: device,
+  });
   if (r.status !== 200) throw new Error(`push device registration answered ${r.status}`);
   return device;
 }

@@ -65,7 +65,10 @@ export type CheckedMethod<M extends HttpMethod> = <Path extends PathsWithMethod<
   ...init: InitParam<Init>
 ) => Promise<CheckedResponse>;
 
-function answering<M extends HttpMethod>(seen: WeakMap<Response, Seen>, send: (url: string, init?: object) => Promise<{ response: Response }>): CheckedMethod<M> {
+function answering<M extends HttpMethod>(
+  seen: WeakMap<Response, Seen>,
+  send: (url: string, init?: object) => Promise<{ response: Response }>,
+): CheckedMethod<M> {
   return async (url: string, init?: object): Promise<CheckedResponse> => {
     const { response } = await send(url, init);
     const { text, operationId } = seen.get(response) ?? { text: '', operationId: undefined };
@@ -125,10 +128,13 @@ export class ContractClient {
    * so no compile-time type exists for it; checked like the typed ones. Everything else is `call`
    * (valid requests) or `invalid` (deliberately invalid ones).
    */
-  untyped(method: string, path: string, init: { headers?: Record<string, string>; body?: string | object | Uint8Array } = {}): Promise<CheckedResponse> {
+  untyped(
+    method: string,
+    path: string,
+    init: { headers?: Record<string, string>; body?: string | object | Uint8Array } = {},
+  ): Promise<CheckedResponse> {
     return this.invalid(method, path, init);
   }
-
 
   /**
    * A deliberately invalid request (malformed or mistyped bodies, unknown paths and methods, wrong
@@ -136,7 +142,11 @@ export class ContractClient {
    * types come from the spec. A `Uint8Array` body is sent as is, with no Content-Type unless
    * `headers` give one.
    */
-  async invalid(method: string, path: string, init: { headers?: Record<string, string>; body?: string | object | Uint8Array } = {}): Promise<CheckedResponse> {
+  async invalid(
+    method: string,
+    path: string,
+    init: { headers?: Record<string, string>; body?: string | object | Uint8Array } = {},
+  ): Promise<CheckedResponse> {
     const headers: Record<string, string> = { ...(init.headers ?? {}) };
     let body: string | Uint8Array | undefined;
     if (init.body instanceof Uint8Array) {

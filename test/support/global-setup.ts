@@ -84,10 +84,10 @@ export default async function setup(project: TestProject) {
 
   return async () => {
     // Drop every database this run created (test files normally drop their own).
-    const { rows } = await admin.query<{ datname: string }>(
-      `SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`,
-      [`grocery_t_${runId}_%`, template],
-    );
+    const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`, [
+      `grocery_t_${runId}_%`,
+      template,
+    ]);
     for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     await admin.end();
     await cluster?.stop();

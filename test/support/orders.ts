@@ -22,7 +22,10 @@ export interface StockedProduct {
  * Default inventory rows of a store with at least `minStock` in stock, piece or weight, in a
  * fixed order; `skip` rows are passed over so that tests of one file pick different products.
  */
-export async function stockedProducts(svc: TestService, opts: { storeId?: string; weight: boolean; count: number; skip?: number; minStock?: string }): Promise<StockedProduct[]> {
+export async function stockedProducts(
+  svc: TestService,
+  opts: { storeId?: string; weight: boolean; count: number; skip?: number; minStock?: string },
+): Promise<StockedProduct[]> {
   const { rows } = await sql<StockedProduct>`
     SELECT i.id AS "inventoryId", p.id AS "productId", p.category_id AS "categoryId", p.name_en AS name,
            (SELECT min(b.barcode) FROM product_barcodes b WHERE b.product_id = p.id) AS barcode, p.plu,
@@ -38,10 +41,20 @@ export async function stockedProducts(svc: TestService, opts: { storeId?: string
 
 /** A confirmed order of the demo customer (or another) in a demo store, ready for picking. */
 export async function createConfirmedOrder(svc: TestService, spec: Partial<ConfirmedOrderSpec> & Pick<ConfirmedOrderSpec, 'lines'>) {
-  return svc.deps.db.transaction().execute((trx) =>
-    insertConfirmedOrder(trx, { customerId: DEMO_CUSTOMER.id, storeId: DEMO_STORES[0]!.id, type: 'delivery', ...spec }, svc.deps.clock.now()),
-  );
+  return svc.deps.db
+    .transaction()
+    .execute((trx) =>
+      insertConfirmedOrder(
+        trx,
+        { customerId: DEMO_CUSTOMER.id, storeId: DEMO_STORES[0]!.id, type: 'delivery', ...spec },
+        svc.deps.clock.now(),
+      ),
+    );
 }
 
 /** Headers of a picker command: the picker's token and a new Idempotency-Key (one per action). */
-export const command = (auth: { authorization: string }, extra: Record<string, string> = {}) => ({ ...auth, 'idempotency-key': randomUUID(), ...extra });
+export const command = (auth: { authorization: string }, extra: Record<string, string> = {}) => ({
+  ...auth,
+  'idempotency-key': randomUUID(),
+  ...extra,
+});

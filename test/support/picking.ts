@@ -20,27 +20,47 @@ export interface TestPicker {
 }
 
 /** A new signed-in picker working in `storeIds` (the first is the default store). */
-export async function createPicker(svc: TestService, storeIds: string[], displayName = `Picker ${randomBytes(2).toString('hex')}`): Promise<TestPicker> {
+export async function createPicker(
+  svc: TestService,
+  storeIds: string[],
+  displayName = `Picker ${randomBytes(2).toString('hex')}`,
+): Promise<TestPicker> {
   const login = `picker-${randomBytes(4).toString('hex')}`;
   const { id } = await svc.deps.db
     .insertInto('pickers')
     .values({ login, display_name: displayName, password_hash: await hashSecret('test-password'), default_store_id: storeIds[0] ?? null })
     .returning('id')
     .executeTakeFirstOrThrow();
-  if (storeIds.length) await svc.deps.db.insertInto('picker_stores').values(storeIds.map((store_id) => ({ picker_id: id, store_id }))).execute();
+  if (storeIds.length)
+    await svc.deps.db
+      .insertInto('picker_stores')
+      .values(storeIds.map((store_id) => ({ picker_id: id, store_id })))
+      .execute();
   const pair = await startSession(svc.deps.db, new TokenService(svc.config.jwt), { kind: 'picker', pickerId: id }, svc.deps.clock.now());
   return { pickerId: id, login, displayName, access: pair.access, auth: { authorization: `Bearer ${pair.access}` } };
 }
 
 /** The demo customer (who places the factory's orders), signed in. */
 export async function signInDemoCustomer(svc: TestService) {
-  const pair = await startSession(svc.deps.db, new TokenService(svc.config.jwt), { kind: 'customer', customerId: DEMO_CUSTOMER.id }, svc.deps.clock.now());
+  const pair = await startSession(
+    svc.deps.db,
+    new TokenService(svc.config.jwt),
+    { kind: 'customer', customerId: DEMO_CUSTOMER.id },
+    svc.deps.clock.now(),
+  );
   return { customerId: DEMO_CUSTOMER.id, auth: { authorization: `Bearer ${pair.access}` } };
 }
 
 /** Starts picking the order and returns the session (fails the test otherwise). */
-export async function startPicking(svc: TestService, picker: { auth: { authorization: string } }, orderId: string): Promise<components['schemas']['PickingSessionSchema']> {
-  const r = await svc.client.call.POST('/api/picker/orders/{order_id}/start', { params: { path: { order_id: orderId } }, headers: command(picker.auth) });
+export async function startPicking(
+  svc: TestService,
+  picker: { auth: { authorization: string } },
+  orderId: string,
+): Promise<components['schemas']['PickingSessionSchema']> {
+  const r = await svc.client.call.POST('/api/picker/orders/{order_id}/start', {
+    params: { path: { order_id: orderId } },
+    headers: command(picker.auth),
+  });
   if (r.status !== 200) throw new Error(`start answered ${r.status}: ${JSON.stringify(r.body)}`);
   return r.body;
 }
@@ -48,7 +68,11 @@ export async function startPicking(svc: TestService, picker: { auth: { authoriza
 type ItemPath = Extract<PathsWithMethod<paths, 'post'>, `/api/picker/orders/{order_id}/items/{item_id}/${string}`>;
 /** The item commands of the spec: `scan`, `weight`, `missing`, `clarification/resolve`, ... */
 export type ItemAction = ItemPath extends `/api/picker/orders/{order_id}/items/{item_id}/${infer A}` ? A : never;
-export type ItemBody<A extends ItemAction> = paths[`/api/picker/orders/{order_id}/items/{item_id}/${A}`]['post'] extends { requestBody: { content: { 'application/json': infer B } } } ? B : undefined;
+export type ItemBody<A extends ItemAction> = paths[`/api/picker/orders/{order_id}/items/{item_id}/${A}`]['post'] extends {
+  requestBody: { content: { 'application/json': infer B } };
+}
+  ? B
+  : undefined;
 
 /** POST an item command, typed by the spec (a new key each time unless `headers` give one). */
 export function itemCommand<A extends ItemAction>(
@@ -70,14 +94,23 @@ export function itemCommand(
   headers: Record<string, string> = {},
 ): Promise<CheckedResponse> {
   const path = `/api/picker/orders/{order_id}/items/{item_id}/${action}` as `/api/picker/orders/{order_id}/items/{item_id}/scan`;
-  return svc.client.call.POST(path, { params: { path: { order_id: orderId, item_id: itemId } }, headers: command(picker.auth, headers), body: body as ItemBody<'scan'> });
+  return svc.client.call.POST(path, {
+    params: { path: { order_id: orderId, item_id: itemId } },
+    headers: command(picker.auth, headers),
+    body: body as ItemBody<'scan'>,
+  });
 }
 
 /** The session commands of an order: `start`, `finish`, `cancel`, `cancelled/ack`. */
 export type SessionAction = 'start' | 'finish' | 'cancel' | 'cancelled/ack';
-type SessionBody<A extends SessionAction> = NonNullable<paths[`/api/picker/orders/{order_id}/${A}`]['post']['requestBody']> extends infer RB
-  ? [RB] extends [never] ? undefined : RB extends { content: { 'application/json': infer B } } ? B : undefined
-  : undefined;
+type SessionBody<A extends SessionAction> =
+  NonNullable<paths[`/api/picker/orders/{order_id}/${A}`]['post']['requestBody']> extends infer RB
+    ? [RB] extends [never]
+      ? undefined
+      : RB extends { content: { 'application/json': infer B } }
+        ? B
+        : undefined
+    : undefined;
 
 /** POST a session command, typed by the spec (a new key each time unless `headers` give one). */
 export function sessionCommand<A extends SessionAction>(
@@ -102,5 +135,8 @@ export function invalidItemCommand(
   body: unknown,
   headers: Record<string, string> = {},
 ) {
-  return svc.client.invalid('POST', `/api/picker/orders/${orderId}/items/${itemId}/${action}`, { headers: command(picker.auth, headers), body: body as object });
+  return svc.client.invalid('POST', `/api/picker/orders/${orderId}/items/${itemId}/${action}`, {
+    headers: command(picker.auth, headers),
+    body: body as object,
+  });
 }

@@ -15,7 +15,11 @@ export function tokensFor(config: Config) {
       const head = b64(header);
       const body = b64(payload);
       if (String(header.alg).toLowerCase() === 'none') return `${head}.${body}.`;
-      return jwt.sign(payload, key, { algorithm: header.alg as jwt.Algorithm, noTimestamp: true, header: header as unknown as jwt.JwtHeader });
+      return jwt.sign(payload, key, {
+        algorithm: header.alg as jwt.Algorithm,
+        noTimestamp: true,
+        header: header as unknown as jwt.JwtHeader,
+      });
     },
   };
 }

@@ -56,7 +56,9 @@ describe('compareSpecs', () => {
     const param = mutated((d) => {
       d.paths['/api/accounts/me/'].get.parameters = [{ name: 'fields', in: 'query', required: true, schema: { type: 'string' } }];
     });
-    expect(breaking(param)).toEqual([{ severity: 'breaking', where: 'GET /api/accounts/me/', what: 'required query parameter fields added' }]);
+    expect(breaking(param)).toEqual([
+      { severity: 'breaking', where: 'GET /api/accounts/me/', what: 'required query parameter fields added' },
+    ]);
     expect(breaking(mutated((d) => schemas(d).PushDeviceInput.required.push('app_kind')))[0]!.what).toBe('app_kind became required');
     expect(breaking(mutated((d) => (schemas(d).PushDeviceInput.properties.platform.enum = ['ios'])))[0]!.what).toBe(
       'enum values removed: "android"',
@@ -85,7 +87,9 @@ describe('compareSpecs', () => {
     });
     expect(breaking(withGender)[0]!.what).toContain('enum values added: "other"');
     expect(breaking(mutated((d) => (schemas(d).ProfileSchema.required = []))).map((c) => c.what)).toContain('phone no longer required');
-    expect(breaking(mutated((d) => delete schemas(d).ProfileSchema.properties.email)).map((c) => c.what)).toContain('property email removed');
+    expect(breaking(mutated((d) => delete schemas(d).ProfileSchema.properties.email)).map((c) => c.what)).toContain(
+      'property email removed',
+    );
   });
 
   it('security that accepts fewer callers and a removed success status are breaking; a new error status is not', () => {
@@ -93,7 +97,9 @@ describe('compareSpecs', () => {
     expect(breaking(secured)[0]!.what).toBe('now requires authentication');
     const noSuccess = mutated((d) => delete d.paths['/api/accounts/me/'].get.responses['200']);
     expect(breaking(noSuccess)[0]).toMatchObject({ where: 'GET /api/accounts/me/ response 200', what: 'success response removed' });
-    const newError = mutated((d) => (d.paths['/api/accounts/me/'].get.responses['429'] = { $ref: '#/components/responses/TooManyRequests' }));
+    const newError = mutated(
+      (d) => (d.paths['/api/accounts/me/'].get.responses['429'] = { $ref: '#/components/responses/TooManyRequests' }),
+    );
     expect(newError).toEqual([{ severity: 'non-breaking', where: 'GET /api/accounts/me/ response 429', what: 'response added' }]);
   });
 

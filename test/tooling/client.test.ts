@@ -53,7 +53,9 @@ describe('createGroceryClient', () => {
     await api.GET('/api/logistics/map/config', {
       headers: { authorization: 'Bearer per-request', 'accept-language': 'en', 'x-store-id': '00000000-0000-4000-8000-000000000001' },
     });
-    const headers = sent.map((r) => Object.fromEntries(['authorization', 'x-store-id', 'accept-language'].map((h) => [h, r.headers.get(h)])));
+    const headers = sent.map((r) =>
+      Object.fromEntries(['authorization', 'x-store-id', 'accept-language'].map((h) => [h, r.headers.get(h)])),
+    );
     expect(headers).toEqual([
       { authorization: 'Bearer token-from-options', 'x-store-id': '5f3c1a9e-8a51-4c3e-9a57-3d2f0c6b7a10', 'accept-language': 'ru' },
       { authorization: 'Bearer per-request', 'x-store-id': '00000000-0000-4000-8000-000000000001', 'accept-language': 'en' },

@@ -23,9 +23,20 @@ function variablesRead(): Set<string> {
     {},
     { APP_ENV: 'PROD', DATABASE_URL: 'postgres://db.example.test/grocery', JWT_SECRET: 'x'.repeat(32) },
     {
-      SMS_PROVIDER: 'http', SMS_HTTP_URL: url, BANK_PROVIDER: 'http', BANK_HTTP_URL: url, PUSH_PROVIDER: 'http', PUSH_HTTP_URL: url,
-      COURIER_PROVIDER: 'http', COURIER_HTTP_URL: url, LOYALTY_PROVIDER: 'cdp', LOYALTY_CDP_URL: url,
-      GEOCODER_PROVIDER: 'mapbox', GEOCODER_ACCESS_TOKEN: 'token', MAP_PUBLIC_TOKEN: 'token', METRICS_TOKEN: 'y'.repeat(16),
+      SMS_PROVIDER: 'http',
+      SMS_HTTP_URL: url,
+      BANK_PROVIDER: 'http',
+      BANK_HTTP_URL: url,
+      PUSH_PROVIDER: 'http',
+      PUSH_HTTP_URL: url,
+      COURIER_PROVIDER: 'http',
+      COURIER_HTTP_URL: url,
+      LOYALTY_PROVIDER: 'cdp',
+      LOYALTY_CDP_URL: url,
+      GEOCODER_PROVIDER: 'mapbox',
+      GEOCODER_ACCESS_TOKEN: 'token',
+      MAP_PUBLIC_TOKEN: 'token',
+      METRICS_TOKEN: 'y'.repeat(16),
     },
   ];
   for (const values of variants) {
@@ -48,9 +59,15 @@ describe('.env.example', () => {
 
   it('documents every variable the service reads, and only those', () => {
     const read = variablesRead();
-    expect([...read].filter((name) => !documented.has(name)), 'read but not in the README table').toEqual([]);
+    expect(
+      [...read].filter((name) => !documented.has(name)),
+      'read but not in the README table',
+    ).toEqual([]);
     // TEST_DATABASE_URL is the test suite's own (test/support/global-setup.ts).
-    expect([...documented].filter((name) => !read.has(name) && name !== 'TEST_DATABASE_URL'), 'documented but never read').toEqual([]);
+    expect(
+      [...documented].filter((name) => !read.has(name) && name !== 'TEST_DATABASE_URL'),
+      'documented but never read',
+    ).toEqual([]);
   });
 
   it('gives the defaults the service uses', () => {

@@ -15,7 +15,10 @@ const codes = Object.keys(ERROR_STATUS) as ErrorCode[];
 function tableRows(markdown: string, columns: { code: number; status: number }): Map<string, number[]> {
   const rows = new Map<string, number[]>();
   for (const line of markdown.split('\n')) {
-    const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
     const status = cells[columns.status]?.split(',').map((s) => Number(s.trim()));
     if (!status || status.some((s) => !Number.isInteger(s) || s < 400)) continue;
     for (const [, code] of cells[columns.code]!.matchAll(/`([A-Za-z_]+)`/g)) rows.set(code!, status);

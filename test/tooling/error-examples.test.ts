@@ -30,7 +30,11 @@ describe.each(['test', 'prod'])('shared error responses of the %s spec', (env) =
   );
 
   it('each has an example of its own status, valid against ErrorResponse', () => {
-    expect(shared.map(([name]) => name).sort()).toEqual(Object.keys(EXPECTED).filter((n) => n in doc.components.responses).sort());
+    expect(shared.map(([name]) => name).sort()).toEqual(
+      Object.keys(EXPECTED)
+        .filter((n) => n in doc.components.responses)
+        .sort(),
+    );
     for (const [name, response] of shared) {
       const example = response.content['application/json'].example;
       expect(example, name).toBeDefined();

@@ -15,12 +15,17 @@ interface CruiseResult {
 }
 
 function cruise(cwd: string, targets: string[]): CruiseResult {
-  const out = execFileSync(depcruise, [...targets, '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], { cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const out = execFileSync(depcruise, [...targets, '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   return JSON.parse(out) as CruiseResult;
 }
 
 const offences: Record<string, string> = {
-  'domain/rules.ts': "import { q } from '../db/queries.js';\nimport { h } from '../handlers/h.js';\nimport { Kysely } from 'kysely';\nimport { op } from '../generated/ops.js';\nexport const r = [q, h, Kysely, op];\n",
+  'domain/rules.ts':
+    "import { q } from '../db/queries.js';\nimport { h } from '../handlers/h.js';\nimport { Kysely } from 'kysely';\nimport { op } from '../generated/ops.js';\nexport const r = [q, h, Kysely, op];\n",
   'db/queries.ts': "import { s } from '../server/s.js';\nexport const q = s;\n",
   'generated/ops.ts': "import { r } from '../domain/rules.js';\nexport const op = r;\n",
   'handlers/h.ts': "import { s } from '../server/s.js';\nexport const h = s;\n",
@@ -41,14 +46,24 @@ describe('layer rules', () => {
       writeFileSync(path.join(dir, file), text);
     }
     copyFileSync(path.join(projectRoot, '.dependency-cruiser.cjs'), path.join(dir, '.dependency-cruiser.cjs'));
-    writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', allowImportingTsExtensions: true, noEmit: true } }));
+    writeFileSync(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', allowImportingTsExtensions: true, noEmit: true },
+      }),
+    );
     // A package for the "no packages in domain" rule to find.
     mkdirSync(path.join(dir, 'node_modules', 'kysely'), { recursive: true });
-    writeFileSync(path.join(dir, 'node_modules', 'kysely', 'package.json'), JSON.stringify({ name: 'kysely', version: '0.0.0', main: 'index.js' }));
+    writeFileSync(
+      path.join(dir, 'node_modules', 'kysely', 'package.json'),
+      JSON.stringify({ name: 'kysely', version: '0.0.0', main: 'index.js' }),
+    );
     writeFileSync(path.join(dir, 'node_modules', 'kysely', 'index.js'), 'exports.Kysely = 1;\n');
     writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'fixture', dependencies: { kysely: '0.0.0' } }));
 
-    const found = cruise(dir, ['domain', 'db', 'generated', 'handlers', 'server']).summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`);
+    const found = cruise(dir, ['domain', 'db', 'generated', 'handlers', 'server']).summary.violations.map(
+      (v) => `${v.rule.name}: ${v.from} -> ${v.to}`,
+    );
     expect(found).toEqual(
       expect.arrayContaining([
         'domain-is-pure: domain/rules.ts -> db/queries.ts',

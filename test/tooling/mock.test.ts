@@ -86,7 +86,10 @@ for (const env of ['TEST', 'PROD'] as const) {
           if (!op) continue;
           const request = validRequest(doc, template, item, op);
           const res = await m.client.untyped(method.toUpperCase(), request.path, { headers: request.headers, body: request.body });
-          const success = Object.keys(op.responses).map(Number).filter((s) => s >= 200 && s < 300).sort((a, b) => a - b)[0];
+          const success = Object.keys(op.responses)
+            .map(Number)
+            .filter((s) => s >= 200 && s < 300)
+            .sort((a, b) => a - b)[0];
           expect(res.status, `${method.toUpperCase()} ${request.path}: ${JSON.stringify(res.body)}`).toBe(success);
           expect(res.operationId).toBe(op.operationId);
           expect(res.headers.get('x-mock')).toBe('true');
@@ -122,8 +125,14 @@ describe('mock behaviour', () => {
     // Its body says what the status means (the app picks its reaction by `code`): the shared
     // 503's own example, the code the service answers when its database is out of reach.
     expect(unavailable.body.code).toBe('DATABASE_UNAVAILABLE');
-    for (const [status, code] of [[404, 'NOT_FOUND'], [500, 'INTERNAL_ERROR']] as const) {
-      const r = await m.client.call.GET('/api/orders/roadmap/{order_id}/detail', { params: { path: { order_id: '6f1d0c8e-2b4a-4c7d-9e3f-0a1b2c3d4e5f' } }, headers: { ...auth, prefer: `code=${status}` } });
+    for (const [status, code] of [
+      [404, 'NOT_FOUND'],
+      [500, 'INTERNAL_ERROR'],
+    ] as const) {
+      const r = await m.client.call.GET('/api/orders/roadmap/{order_id}/detail', {
+        params: { path: { order_id: '6f1d0c8e-2b4a-4c7d-9e3f-0a1b2c3d4e5f' } },
+        headers: { ...auth, prefer: `code=${status}` },
+      });
       expect([r.status, r.body.code]).toEqual([status, code]);
     }
     const undeclared = await m.client.call.GET('/api/accounts/me/', { headers: { ...auth, prefer: 'code=418' } });
@@ -137,7 +146,10 @@ describe('mock behaviour', () => {
     expect(invalid.status).toBe(422);
     expect(invalid.body.code).toBe('VALIDATION_ERROR');
     expect(invalid.body.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc: ['body', 'not_a_field'] })]));
-    const malformed = await m.client.invalid('PATCH', '/api/accounts/me/', { headers: { ...auth, 'content-type': 'application/json' }, body: '{"first_name":' });
+    const malformed = await m.client.invalid('PATCH', '/api/accounts/me/', {
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{"first_name":',
+    });
     expect(malformed.status).toBe(400);
   });
 
@@ -149,7 +161,9 @@ describe('mock behaviour', () => {
     const testOnly = Object.values(OPERATIONS).find((o) => o.testOnly && !o.path.includes('{'))!;
     // A routing check: sent without the operation's body or a real token.
     expect((await prod.client.invalid(testOnly.method.toUpperCase(), testOnly.path)).status).toBe(404);
-    expect((await m.client.invalid(testOnly.method.toUpperCase(), testOnly.path, { headers: { authorization: 'Bearer x' } })).status).not.toBe(404);
+    expect(
+      (await m.client.invalid(testOnly.method.toUpperCase(), testOnly.path, { headers: { authorization: 'Bearer x' } })).status,
+    ).not.toBe(404);
   });
 
   it('serves its stamped spec and docs page', async () => {
@@ -165,11 +179,15 @@ describe('mock behaviour', () => {
 describe('npm run mock (the command)', () => {
   it('starts from the spec alone on the requested port and environment', { timeout: 60_000 }, async () => {
     // The script itself, as `npm run mock -- --env PROD --port 0` runs it (tsx, no database).
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'scripts', 'mock.ts'), '--env', 'PROD', '--port', '0'], {
-      cwd: projectRoot,
-      env: { ...process.env, BUILD_COMMIT: 'clicommit' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(projectRoot, 'scripts', 'mock.ts'), '--env', 'PROD', '--port', '0'],
+      {
+        cwd: projectRoot,
+        env: { ...process.env, BUILD_COMMIT: 'clicommit' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     try {
       const first = await new Promise<{ port: number; env: string; operations: number }>((resolve, reject) => {
         let buf = '';
@@ -182,7 +200,12 @@ describe('npm run mock (the command)', () => {
       });
       expect(first.env).toBe('PROD');
       expect(first.operations).toBe(Object.values(OPERATIONS).filter((o) => o.inProd).length);
-      const client = new ContractClient({ baseUrl: `http://127.0.0.1:${first.port}`, env: 'PROD', notImplemented: new Set(), recordCoverage: false });
+      const client = new ContractClient({
+        baseUrl: `http://127.0.0.1:${first.port}`,
+        env: 'PROD',
+        notImplemented: new Set(),
+        recordCoverage: false,
+      });
       const res = await client.call.GET('/api/logistics/map/config');
       expect(res.status).toBe(200);
     } finally {

@@ -33,24 +33,53 @@ describe('requested quantity', () => {
 
 describe('availability verdict', () => {
   it('follows the table of the spec, first match wins', () => {
-    expect(decideAvailability(1000n, false, null)).toMatchObject({ is_available: false, max_quantity: '0.000', reason_code: 'UNKNOWN_PRODUCT' });
-    expect(decideAvailability(1000n, true, null)).toMatchObject({ is_available: false, max_quantity: '0.000', reason_code: 'NOT_SOLD_IN_STORE' });
-    expect(decideAvailability(3000n, true, stock('10.000', '2.000'))).toMatchObject({ is_available: false, max_quantity: '2.000', reason_code: 'LIMIT_EXCEEDED' });
-    expect(decideAvailability(11000n, true, stock('10.000'))).toMatchObject({ is_available: false, max_quantity: '10.000', reason_code: 'OUT_OF_STOCK' });
-    expect(decideAvailability(1n, true, stock(null))).toMatchObject({ is_available: false, max_quantity: '0.000', reason_code: 'OUT_OF_STOCK' });
+    expect(decideAvailability(1000n, false, null)).toMatchObject({
+      is_available: false,
+      max_quantity: '0.000',
+      reason_code: 'UNKNOWN_PRODUCT',
+    });
+    expect(decideAvailability(1000n, true, null)).toMatchObject({
+      is_available: false,
+      max_quantity: '0.000',
+      reason_code: 'NOT_SOLD_IN_STORE',
+    });
+    expect(decideAvailability(3000n, true, stock('10.000', '2.000'))).toMatchObject({
+      is_available: false,
+      max_quantity: '2.000',
+      reason_code: 'LIMIT_EXCEEDED',
+    });
+    expect(decideAvailability(11000n, true, stock('10.000'))).toMatchObject({
+      is_available: false,
+      max_quantity: '10.000',
+      reason_code: 'OUT_OF_STOCK',
+    });
+    expect(decideAvailability(1n, true, stock(null))).toMatchObject({
+      is_available: false,
+      max_quantity: '0.000',
+      reason_code: 'OUT_OF_STOCK',
+    });
     expect(decideAvailability(2500n, true, stock('2.500'))).toMatchObject({ is_available: true, max_quantity: '2.500', reason_code: null });
   });
 
   it('reports a limit at or above the stock as out of stock, not as the limit', () => {
     // The limit (5) does not bind below the stock (3): asking 4 is a stock problem.
-    expect(decideAvailability(4000n, true, stock('3.000', '5.000'))).toMatchObject({ max_quantity: '3.000', reason_code: 'OUT_OF_STOCK', is_user_order_quantity_limit_enabled: true, user_order_quantity_limit: '5.000' });
+    expect(decideAvailability(4000n, true, stock('3.000', '5.000'))).toMatchObject({
+      max_quantity: '3.000',
+      reason_code: 'OUT_OF_STOCK',
+      is_user_order_quantity_limit_enabled: true,
+      user_order_quantity_limit: '5.000',
+    });
     expect(decideAvailability(3000n, true, stock('3.000', '3.000'))).toMatchObject({ is_available: true, max_quantity: '3.000' });
   });
 
   it('echoes the requested quantity with three decimals and the limit fields', () => {
     expect(decideAvailability(2000n, true, stock('14.000'))).toEqual({
-      is_available: true, max_quantity: '14.000', is_user_order_quantity_limit_enabled: false, user_order_quantity_limit: '0.000',
-      requested_quantity: '2.000', reason_code: null,
+      is_available: true,
+      max_quantity: '14.000',
+      is_user_order_quantity_limit_enabled: false,
+      user_order_quantity_limit: '0.000',
+      requested_quantity: '2.000',
+      reason_code: null,
     });
   });
 });

@@ -1,6 +1,13 @@
 // Online payment rules: who may pay, invoice reuse, invoice lifetime; and the retry schedule.
 import { describe, expect, it } from 'vitest';
-import { amountDue, amountToInvoice, decideInvoice, invoiceExpiry, payabilityProblem, wholeRefunds } from '../../domain/money/bank-invoice.js';
+import {
+  amountDue,
+  amountToInvoice,
+  decideInvoice,
+  invoiceExpiry,
+  payabilityProblem,
+  wholeRefunds,
+} from '../../domain/money/bank-invoice.js';
 import { afterFailure, retryDelaySeconds } from '../../domain/time/retry-schedule.js';
 
 const now = new Date('2025-03-14T07:30:00Z');
@@ -64,14 +71,25 @@ describe('amounts of invoices and refunds', () => {
     expect(amountDue({ ...o, paymentMethod: 'cash', paymentStatus: 'not_required' }, [])).toBeNull();
   });
   it('refunds every paid invoice, less the differences already returned, first paid first', () => {
-    const paid = [{ id: 'a', amount: '1733.50' }, { id: 'b', amount: '99.90' }];
+    const paid = [
+      { id: 'a', amount: '1733.50' },
+      { id: 'b', amount: '99.90' },
+    ];
     expect(wholeRefunds(paid, '0.00')).toEqual([
       { invoice: paid[0], amount: '1733.50' },
       { invoice: paid[1], amount: '99.90' },
     ]);
     expect(wholeRefunds(paid.slice(0, 1), '300.00')).toEqual([{ invoice: paid[0], amount: '1433.50' }]);
     // What was returned beyond the first invoice comes off the next; nothing left is no refund.
-    expect(wholeRefunds([{ id: 'a', amount: '100.00' }, { id: 'b', amount: '50.00' }], '120.00')).toEqual([{ invoice: { id: 'b', amount: '50.00' }, amount: '30.00' }]);
+    expect(
+      wholeRefunds(
+        [
+          { id: 'a', amount: '100.00' },
+          { id: 'b', amount: '50.00' },
+        ],
+        '120.00',
+      ),
+    ).toEqual([{ invoice: { id: 'b', amount: '50.00' }, amount: '30.00' }]);
     expect(wholeRefunds(paid.slice(0, 1), '1733.50')).toEqual([]);
   });
 });

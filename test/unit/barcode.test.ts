@@ -10,7 +10,8 @@ describe('barcodes', () => {
 
   it('accepts EAN-8, UPC-A, EAN-13 and GTIN-14 with a correct check digit only', () => {
     for (const code of ['4006381333931', '96385074', '036000291452', '10012345678902']) expect(isValidGtin(code), code).toBe(true);
-    for (const code of ['4006381333932', '400638133393', '40063813339310000', '4006381333 931', 'abcdefghijklm', '']) expect(isValidGtin(code), code).toBe(false);
+    for (const code of ['4006381333932', '400638133393', '40063813339310000', '4006381333 931', 'abcdefghijklm', ''])
+      expect(isValidGtin(code), code).toBe(false);
     expect(() => ean13('12345')).toThrow(RangeError);
   });
 

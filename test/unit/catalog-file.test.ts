@@ -2,8 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { planCatalogImport, type CatalogFile, type ImportContext } from '../../db/catalog-import/file.js';
 
 const ctx: ImportContext = {
-  stores: new Map([['S1', 'store-1'], ['S2', 'store-2']]),
-  existingUnits: new Map([['pc', { kind: 'piece', ratio: '1.000' }], ['kg', { kind: 'weight', ratio: '1.000' }], ['g100', { kind: 'weight', ratio: '0.100' }]]),
+  stores: new Map([
+    ['S1', 'store-1'],
+    ['S2', 'store-2'],
+  ]),
+  existingUnits: new Map([
+    ['pc', { kind: 'piece', ratio: '1.000' }],
+    ['kg', { kind: 'weight', ratio: '1.000' }],
+    ['g100', { kind: 'weight', ratio: '0.100' }],
+  ]),
 };
 
 const file = (): CatalogFile => ({
@@ -15,10 +22,27 @@ const file = (): CatalogFile => ({
     { code: 'juice', parent: 'drinks', name: { ru: 'Соки', en: 'Juice' }, color: '#FFFFFF' },
   ],
   products: [
-    { code: 'A', category: 'apples', name: { ru: 'Яблоки Гала', en: 'Gala apples' }, weight_based: true, plu: '4133',
-      inventories: [{ store: 'S1', unit: 'kg', stock: '12.5', price: 149.9 }, { store: 'S1', unit: 'g100', stock: '125', price: '14.99' }] },
-    { code: 'B', category: 'juice', name: { ru: 'Сок яблочный', en: 'Apple juice' }, barcodes: ['4006381333931'],
-      inventories: [{ store: 'S1', unit: 'pc', stock: 3, price: '99', old_price: '120', order_limit: 2 }, { store: 'S2', unit: 'pc', stock: null, price: '101.50' }] },
+    {
+      code: 'A',
+      category: 'apples',
+      name: { ru: 'Яблоки Гала', en: 'Gala apples' },
+      weight_based: true,
+      plu: '4133',
+      inventories: [
+        { store: 'S1', unit: 'kg', stock: '12.5', price: 149.9 },
+        { store: 'S1', unit: 'g100', stock: '125', price: '14.99' },
+      ],
+    },
+    {
+      code: 'B',
+      category: 'juice',
+      name: { ru: 'Сок яблочный', en: 'Apple juice' },
+      barcodes: ['4006381333931'],
+      inventories: [
+        { store: 'S1', unit: 'pc', stock: 3, price: '99', old_price: '120', order_limit: 2 },
+        { store: 'S2', unit: 'pc', stock: null, price: '101.50' },
+      ],
+    },
     { code: 'C', category: 'apples', name: { ru: 'Антоновка', en: 'Antonovka apples' }, weight_based: true, inventories: [] },
   ],
 });
@@ -35,7 +59,11 @@ describe('catalog file', () => {
     const r = plan(file());
     if (!r.ok) throw new Error(JSON.stringify(r.problems));
     expect(r.plan.categories.map((c) => [c.code, c.level, c.tree_order, c.ancestor_codes.join('/')])).toEqual([
-      ['food', 0, 1, ''], ['fruit', 1, 2, 'food'], ['apples', 2, 3, 'food/fruit'], ['drinks', 0, 4, ''], ['juice', 1, 5, 'drinks'],
+      ['food', 0, 1, ''],
+      ['fruit', 1, 2, 'food'],
+      ['apples', 2, 3, 'food/fruit'],
+      ['drinks', 0, 4, ''],
+      ['juice', 1, 5, 'drinks'],
     ]);
   });
 
@@ -43,20 +71,35 @@ describe('catalog file', () => {
     const r = plan(file());
     if (!r.ok) throw new Error('unexpected');
     const [a, b] = r.plan.products;
-    expect(a!.inventories.map((i) => [i.unit_code, i.is_default, i.stock, i.unit_price])).toEqual([['kg', false, '12.500', '149.90'], ['g100', true, '125.000', '14.99']]);
-    expect(b!.inventories[0]).toMatchObject({ is_default: true, stock: '3.000', unit_price: '99.00', old_price: '120.00', order_quantity_limit: '2.000', store_id: 'store-1' });
+    expect(a!.inventories.map((i) => [i.unit_code, i.is_default, i.stock, i.unit_price])).toEqual([
+      ['kg', false, '12.500', '149.90'],
+      ['g100', true, '125.000', '14.99'],
+    ]);
+    expect(b!.inventories[0]).toMatchObject({
+      is_default: true,
+      stock: '3.000',
+      unit_price: '99.00',
+      old_price: '120.00',
+      order_quantity_limit: '2.000',
+      store_id: 'store-1',
+    });
     expect(b!.inventories[1]).toMatchObject({ is_default: true, stock: null, store_id: 'store-2' });
   });
 
   it('ranks products in catalog order per language: category position, then name', () => {
     const r = plan(file());
     if (!r.ok) throw new Error('unexpected');
-    const rank = (lang: 'ru' | 'en') => [...r.plan.products].sort((x, y) => x[`sort_rank_${lang}`] - y[`sort_rank_${lang}`]).map((p) => p.code);
+    const rank = (lang: 'ru' | 'en') =>
+      [...r.plan.products].sort((x, y) => x[`sort_rank_${lang}`] - y[`sort_rank_${lang}`]).map((p) => p.code);
     expect(rank('ru')).toEqual(['C', 'A', 'B']); // Антоновка < Яблоки Гала, then the drinks
     expect(rank('en')).toEqual(['C', 'A', 'B']); // Antonovka < Gala
     // Each subtree's products hold one range of ranks: "a category and its descendants" is a range.
     expect(r.plan.categories.map((c) => [c.code, c.product_rank_from, c.product_rank_to])).toEqual([
-      ['food', 1, 2], ['fruit', 1, 2], ['apples', 1, 2], ['drinks', 3, 3], ['juice', 3, 3],
+      ['food', 1, 2],
+      ['fruit', 1, 2],
+      ['apples', 1, 2],
+      ['drinks', 3, 3],
+      ['juice', 3, 3],
     ]);
   });
 
@@ -80,7 +123,10 @@ describe('catalog file', () => {
 
   it('finds cycles, unknown parents and duplicate codes without cascading', () => {
     const f = file();
-    f.categories.push({ code: 'x', parent: 'y', name: { ru: 'x', en: 'x' }, color: '#000000' }, { code: 'y', parent: 'x', name: { ru: 'y', en: 'y' }, color: '#000000' });
+    f.categories.push(
+      { code: 'x', parent: 'y', name: { ru: 'x', en: 'x' }, color: '#000000' },
+      { code: 'y', parent: 'x', name: { ru: 'y', en: 'y' }, color: '#000000' },
+    );
     f.categories[1]!.parent = 'nowhere';
     f.products.push({ ...f.products[1]!, barcodes: [] });
     expect(problems(f)).toEqual([
@@ -93,7 +139,10 @@ describe('catalog file', () => {
 
   it('refuses a file that is not the expected shape', () => {
     expect(problems([])).toEqual(['file |  | must be a JSON object with `categories` and `products`']);
-    expect(problems({ categories: [], products: {}, extra: 1 })).toEqual(['file | products | must be an array', 'file | extra | is not a known section']);
+    expect(problems({ categories: [], products: {}, extra: 1 })).toEqual([
+      'file | products | must be an array',
+      'file | extra | is not a known section',
+    ]);
     expect(problems({ categories: [{ code: 'a', name: 'A', color: '#FFF' }], products: [] })).toEqual([
       'categories[0] a | name | must be an object with `ru` and `en`',
       'categories[0] a | color | must be #RRGGBB or #RRGGBBAA',

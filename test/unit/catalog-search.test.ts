@@ -23,12 +23,20 @@ describe('search text', () => {
 
 describe('candidate words', () => {
   it('keeps only exact and prefix matches when there are any', () => {
-    const c = [{ word: 'moloko', score: 1 }, { word: 'molokosoderzhashchiy', score: 0.9 }, { word: 'molotyy', score: 0.36 }];
+    const c = [
+      { word: 'moloko', score: 1 },
+      { word: 'molokosoderzhashchiy', score: 0.9 },
+      { word: 'molotyy', score: 0.36 },
+    ];
     expect(keepCandidates(c).map((x) => x.word)).toEqual(['moloko', 'molokosoderzhashchiy']);
   });
 
   it('keeps the nearest typo neighbours otherwise', () => {
-    const c = [{ word: 'moloko', score: 0.83 }, { word: 'marokko', score: 0.71 }, { word: 'molokan', score: 0.78 }];
+    const c = [
+      { word: 'moloko', score: 0.83 },
+      { word: 'marokko', score: 0.71 },
+      { word: 'molokan', score: 0.78 },
+    ];
     expect(keepCandidates(c).map((x) => x.word)).toEqual(['moloko', 'molokan']);
     expect(keepCandidates([])).toEqual([]);
   });

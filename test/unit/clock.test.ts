@@ -34,7 +34,10 @@ describe('TestClock', () => {
 
 describe('createProviders', () => {
   it('builds the configured providers and uses the ones given instead', () => {
-    const config = loadConfig({ DATABASE_URL: 'postgres://placeholder/x', JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-0123456789' });
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://placeholder/x',
+      JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-0123456789',
+    });
     const log = createLogger('silent');
     const push = new RecordingPushSender(log);
     const loyalty = {} as Loyalty; // never a ledger pool in a unit test

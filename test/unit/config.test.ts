@@ -34,11 +34,16 @@ describe('loadConfig', () => {
     ]);
     const real = loadConfig({
       ...PROD,
-      SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://sms.example',
-      BANK_PROVIDER: 'http', BANK_HTTP_URL: 'https://bank.example',
-      COURIER_PROVIDER: 'http', COURIER_HTTP_URL: 'https://couriers.example',
-      PUSH_PROVIDER: 'http', PUSH_HTTP_URL: 'https://push.example',
-      LOYALTY_PROVIDER: 'cdp', LOYALTY_CDP_URL: 'https://cdp.example',
+      SMS_PROVIDER: 'http',
+      SMS_HTTP_URL: 'https://sms.example',
+      BANK_PROVIDER: 'http',
+      BANK_HTTP_URL: 'https://bank.example',
+      COURIER_PROVIDER: 'http',
+      COURIER_HTTP_URL: 'https://couriers.example',
+      PUSH_PROVIDER: 'http',
+      PUSH_HTTP_URL: 'https://push.example',
+      LOYALTY_PROVIDER: 'cdp',
+      LOYALTY_CDP_URL: 'https://cdp.example',
     });
     expect(developmentProvidersIn(real)).toEqual([]);
     expect(developmentProvidersIn(loadConfig({ APP_ENV: 'TEST', DATA_DIR: dataDir }))).toEqual([]);

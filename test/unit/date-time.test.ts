@@ -25,7 +25,16 @@ describe('parseDateTime', () => {
   });
 
   it('names no instant for dates and times that do not exist, or text that is not a date-time', () => {
-    for (const text of ['2025-02-29T00:00:00Z', '2025-04-31T00:00:00Z', '2025-13-01T00:00:00Z', '2025-03-14T24:00:00Z', '2025-03-14T10:60:00Z', '2025-03-14T10:00:00', 'yesterday', '']) {
+    for (const text of [
+      '2025-02-29T00:00:00Z',
+      '2025-04-31T00:00:00Z',
+      '2025-13-01T00:00:00Z',
+      '2025-03-14T24:00:00Z',
+      '2025-03-14T10:60:00Z',
+      '2025-03-14T10:00:00',
+      'yesterday',
+      '',
+    ]) {
       expect([text, parseDateTime(text)]).toEqual([text, null]);
     }
     expect(parseDateTime('2024-02-29T00:00:00Z')?.toISOString()).toBe('2024-02-29T00:00:00.000Z');

@@ -1,6 +1,14 @@
 // The courier delivery state machine and what each state shows.
 import { describe, expect, it } from 'vitest';
-import { canTrackingMove, decideTrackingMove, deliveryEta, hasCourier, hasLiveMarker, planStatusReplay, trackingPath } from '../../domain/orders/delivery-tracking.js';
+import {
+  canTrackingMove,
+  decideTrackingMove,
+  deliveryEta,
+  hasCourier,
+  hasLiveMarker,
+  planStatusReplay,
+  trackingPath,
+} from '../../domain/orders/delivery-tracking.js';
 
 const purchase = (status: Parameters<typeof decideTrackingMove>[2]['status'], wasPicked = false) => ({ status, wasPicked });
 
@@ -20,24 +28,40 @@ describe('delivery moves', () => {
   });
 
   it('lets the courier collect only a picked order, moving the purchase en route', () => {
-    expect(decideTrackingMove('courier_at_store', 'en_route', purchase('picking'))).toEqual({ ok: false, code: 'ORDER_NOT_READY_FOR_COURIER' });
-    expect(decideTrackingMove('courier_at_store', 'en_route', purchase('picked', true))).toEqual({ ok: true, kind: 'move', purchase: { to: 'en_route', reason: null } });
+    expect(decideTrackingMove('courier_at_store', 'en_route', purchase('picking'))).toEqual({
+      ok: false,
+      code: 'ORDER_NOT_READY_FOR_COURIER',
+    });
+    expect(decideTrackingMove('courier_at_store', 'en_route', purchase('picked', true))).toEqual({
+      ok: true,
+      kind: 'move',
+      purchase: { to: 'en_route', reason: null },
+    });
     expect(decideTrackingMove('courier_at_store', 'en_route', purchase('cancellation_requested', true))).toEqual({
       ok: true,
       kind: 'move',
       purchase: { to: 'en_route', reason: 'cancellation_too_late' },
     });
-    expect(decideTrackingMove('courier_at_store', 'en_route', purchase('cancellation_requested', false))).toEqual({ ok: false, code: 'ORDER_NOT_READY_FOR_COURIER' });
+    expect(decideTrackingMove('courier_at_store', 'en_route', purchase('cancellation_requested', false))).toEqual({
+      ok: false,
+      code: 'ORDER_NOT_READY_FOR_COURIER',
+    });
   });
 
   it('completes the purchase on delivery and ends a queued cancellation when the courier is withdrawn', () => {
     expect(decideTrackingMove('arrived', 'delivered', purchase('en_route'))).toMatchObject({ purchase: { to: 'completed' } });
-    expect(decideTrackingMove('courier_assigned', 'cancelled', purchase('cancellation_requested'))).toMatchObject({ purchase: { to: 'cancelled', reason: 'courier_withdrawn' } });
+    expect(decideTrackingMove('courier_assigned', 'cancelled', purchase('cancellation_requested'))).toMatchObject({
+      purchase: { to: 'cancelled', reason: 'courier_withdrawn' },
+    });
   });
 
   it('never cancels the purchase when only the courier request is cancelled (rule 3)', () => {
     expect(decideTrackingMove('searching_courier', 'cancelled', purchase('confirmed'))).toEqual({ ok: true, kind: 'move', purchase: null });
-    expect(decideTrackingMove('courier_at_store', 'cancelled', purchase('picked', true))).toEqual({ ok: true, kind: 'move', purchase: null });
+    expect(decideTrackingMove('courier_at_store', 'cancelled', purchase('picked', true))).toEqual({
+      ok: true,
+      kind: 'move',
+      purchase: null,
+    });
   });
 
   it('puts the purchase back to picked when a delivery fails after the courier collected it', () => {
@@ -48,7 +72,10 @@ describe('delivery moves', () => {
     // On the way back the goods are still with the courier: the purchase waits.
     expect(decideTrackingMove('en_route', 'returning', purchase('en_route', true))).toEqual({ ok: true, kind: 'move', purchase: null });
     // Once back, a new courier can collect it again.
-    expect(decideTrackingMove('courier_at_store', 'en_route', purchase('picked', true))).toMatchObject({ ok: true, purchase: { to: 'en_route' } });
+    expect(decideTrackingMove('courier_at_store', 'en_route', purchase('picked', true))).toMatchObject({
+      ok: true,
+      purchase: { to: 'en_route' },
+    });
   });
 
   it('re-dispatches only an open purchase', () => {
@@ -58,14 +85,18 @@ describe('delivery moves', () => {
   });
 
   it('refuses moves outside the table', () => {
-    expect(decideTrackingMove('pending', 'delivered', purchase('confirmed'))).toEqual({ ok: false, code: 'DELIVERY_TRANSITION_NOT_ALLOWED' });
+    expect(decideTrackingMove('pending', 'delivered', purchase('confirmed'))).toEqual({
+      ok: false,
+      code: 'DELIVERY_TRANSITION_NOT_ALLOWED',
+    });
   });
 });
 
 describe('what a state shows', () => {
   it('drops the live marker when cancelled, returning or returned (rule 2)', () => {
     for (const s of ['courier_assigned', 'courier_at_store', 'en_route', 'arrived'] as const) expect(hasLiveMarker(s), s).toBe(true);
-    for (const s of ['pending', 'searching_courier', 'delivered', 'cancelled', 'returning', 'returned'] as const) expect(hasLiveMarker(s), s).toBe(false);
+    for (const s of ['pending', 'searching_courier', 'delivered', 'cancelled', 'returning', 'returned'] as const)
+      expect(hasLiveMarker(s), s).toBe(false);
     expect(hasCourier('cancelled')).toBe(false);
     expect(hasCourier('returning')).toBe(true);
   });
@@ -74,7 +105,9 @@ describe('what a state shows', () => {
     const createdAt = new Date('2025-03-14T07:00:00Z');
     const slotEndsAt = new Date('2025-03-14T12:00:00Z');
     const courierEta = new Date('2025-03-14T07:40:00Z');
-    expect(deliveryEta('pending', { courierEta: null, createdAt, expressMinutes: 45, slotEndsAt: null })).toEqual(new Date('2025-03-14T07:45:00Z'));
+    expect(deliveryEta('pending', { courierEta: null, createdAt, expressMinutes: 45, slotEndsAt: null })).toEqual(
+      new Date('2025-03-14T07:45:00Z'),
+    );
     expect(deliveryEta('searching_courier', { courierEta: null, createdAt, expressMinutes: null, slotEndsAt })).toEqual(slotEndsAt);
     expect(deliveryEta('en_route', { courierEta, createdAt, expressMinutes: 45, slotEndsAt: null })).toEqual(courierEta);
     expect(deliveryEta('returning', { courierEta, createdAt, expressMinutes: 45, slotEndsAt: null })).toBeNull();
@@ -85,7 +118,13 @@ describe('trackingPath and planStatusReplay (following a courier service by its 
   it('replays the states a delivery went through since the last question, shortest first', () => {
     expect(trackingPath('searching_courier', 'searching_courier')).toEqual([]);
     expect(trackingPath('searching_courier', 'courier_assigned')).toEqual(['courier_assigned']);
-    expect(trackingPath('searching_courier', 'delivered')).toEqual(['courier_assigned', 'courier_at_store', 'en_route', 'arrived', 'delivered']);
+    expect(trackingPath('searching_courier', 'delivered')).toEqual([
+      'courier_assigned',
+      'courier_at_store',
+      'en_route',
+      'arrived',
+      'delivered',
+    ]);
     expect(trackingPath('en_route', 'returned')).toEqual(['returning', 'returned']);
     expect(trackingPath('delivered', 'en_route')).toBeNull();
     // Never through a cancellation or a new search: the courier service re-searching is not a
@@ -101,8 +140,14 @@ describe('trackingPath and planStatusReplay (following a courier service by its 
       steps: ['courier_at_store', 'en_route', 'arrived', 'delivered'],
     });
     // Not picked yet: the courier cannot have collected it.
-    expect(planStatusReplay('courier_assigned', 'delivered', { status: 'picking', wasPicked: false })).toEqual({ ok: false, code: 'ORDER_NOT_READY_FOR_COURIER' });
-    expect(planStatusReplay('delivered', 'searching_courier', { status: 'completed', wasPicked: true })).toEqual({ ok: false, code: 'DELIVERY_TRANSITION_NOT_ALLOWED' });
+    expect(planStatusReplay('courier_assigned', 'delivered', { status: 'picking', wasPicked: false })).toEqual({
+      ok: false,
+      code: 'ORDER_NOT_READY_FOR_COURIER',
+    });
+    expect(planStatusReplay('delivered', 'searching_courier', { status: 'completed', wasPicked: true })).toEqual({
+      ok: false,
+      code: 'DELIVERY_TRANSITION_NOT_ALLOWED',
+    });
     expect(planStatusReplay('arrived', 'arrived', { status: 'en_route', wasPicked: true })).toEqual({ ok: true, steps: [] });
   });
 });

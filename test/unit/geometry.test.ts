@@ -15,7 +15,11 @@ import {
 } from '../../domain/geo/geometry.js';
 
 const square = (x0: number, y0: number, x1: number, y1: number): Position[] => [
-  [x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0],
+  [x0, y0],
+  [x1, y0],
+  [x1, y1],
+  [x0, y1],
+  [x0, y0],
 ];
 const pt = (lon: number, lat: number) => ({ lon, lat });
 
@@ -42,7 +46,13 @@ describe('ringPosition', () => {
 
   it('does not double-count a ray passing exactly through a vertex', () => {
     // A diamond: the ray from (0, 0) to +lon passes through the vertex (5, 0).
-    const diamond: Position[] = [[0, -5], [5, 0], [0, 5], [-5, 0], [0, -5]];
+    const diamond: Position[] = [
+      [0, -5],
+      [5, 0],
+      [0, 5],
+      [-5, 0],
+      [0, -5],
+    ];
     expect(ringPosition(pt(0, 0), diamond)).toBe('inside');
     expect(ringPosition(pt(-6, 0), diamond)).toBe('outside');
     // A ray along a horizontal edge's line.
@@ -50,7 +60,17 @@ describe('ringPosition', () => {
   });
 
   it('handles a concave ring (the notch of a U is outside)', () => {
-    const u: Position[] = [[0, 0], [9, 0], [9, 9], [6, 9], [6, 3], [3, 3], [3, 9], [0, 9], [0, 0]];
+    const u: Position[] = [
+      [0, 0],
+      [9, 0],
+      [9, 9],
+      [6, 9],
+      [6, 3],
+      [3, 3],
+      [3, 9],
+      [0, 9],
+      [0, 0],
+    ];
     expect(ringPosition(pt(4.5, 6), u)).toBe('outside');
     expect(ringPosition(pt(1.5, 6), u)).toBe('inside');
     expect(ringPosition(pt(7.5, 6), u)).toBe('inside');
@@ -58,7 +78,14 @@ describe('ringPosition', () => {
   });
 
   it('accepts a ring that is not explicitly closed and treats an empty ring as nothing', () => {
-    expect(ringPosition(pt(5, 5), [[0, 0], [10, 0], [10, 10], [0, 10]])).toBe('inside');
+    expect(
+      ringPosition(pt(5, 5), [
+        [0, 0],
+        [10, 0],
+        [10, 10],
+        [0, 10],
+      ]),
+    ).toBe('inside');
     expect(ringPosition(pt(5, 5), [])).toBe('outside');
   });
 });
@@ -97,7 +124,10 @@ describe('areaContains', () => {
   });
 
   it('works on the demo city coordinates (the Kremlin hole of the centre zone)', () => {
-    const centre: Area = { type: 'Polygon', coordinates: [square(37.585, 55.745, 37.65, 55.78), square(37.6125, 55.7495, 37.6215, 55.7535)] };
+    const centre: Area = {
+      type: 'Polygon',
+      coordinates: [square(37.585, 55.745, 37.65, 55.78), square(37.6125, 55.7495, 37.6215, 55.7535)],
+    };
     expect(areaContains(centre, pt(37.6176, 55.752))).toBe(false);
     expect(areaContains(centre, pt(37.6125, 55.752))).toBe(true);
     expect(areaContains(centre, pt(37.6103, 55.7616))).toBe(true);
@@ -113,16 +143,50 @@ describe('parseArea', () => {
   });
 
   it('refuses anything else', () => {
-    const open = [[0, 0], [1, 0], [1, 1], [0, 1]];
+    const open = [
+      [0, 0],
+      [1, 0],
+      [1, 1],
+      [0, 1],
+    ];
     for (const bad of [
       null,
       'Polygon',
       { type: 'Point', coordinates: [0, 0] },
       { type: 'Polygon', coordinates: [] },
       { type: 'Polygon', coordinates: [open] },
-      { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [0, 0]]] },
-      { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, '1'], [0, 0]]] },
-      { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 91], [0, 0]]] },
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [0, 0],
+            [1, 0],
+            [0, 0],
+          ],
+        ],
+      },
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [0, 0],
+            [1, 0],
+            [1, '1'],
+            [0, 0],
+          ],
+        ],
+      },
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [0, 0],
+            [1, 0],
+            [1, 91],
+            [0, 0],
+          ],
+        ],
+      },
       { type: 'MultiPolygon', coordinates: [square(0, 0, 1, 1)] },
       { type: 'MultiPolygon', coordinates: [] },
     ]) {

@@ -31,7 +31,9 @@ describe('withIdempotency', () => {
   it('answers 409 IDEMPOTENCY_CONFLICT for the same key with another body', async () => {
     const s = scope();
     await withIdempotency({ db: database.db, clock: systemClock }, s, fingerprintOf({ a: 1 }), async () => ({ status: 201, body: 'x' }));
-    await expect(withIdempotency({ db: database.db, clock: systemClock }, s, fingerprintOf({ a: 2 }), async () => ({ status: 201, body: 'y' }))).rejects.toMatchObject({
+    await expect(
+      withIdempotency({ db: database.db, clock: systemClock }, s, fingerprintOf({ a: 2 }), async () => ({ status: 201, body: 'y' })),
+    ).rejects.toMatchObject({
       status: 409,
       code: 'IDEMPOTENCY_CONFLICT',
     });
@@ -63,8 +65,14 @@ describe('withIdempotency', () => {
       runs++;
       throw unprocessable('BELOW_MINIMUM_ORDER', 'The order is below the minimum');
     };
-    await expect(withIdempotency({ db: database.db, clock: systemClock }, s, 'f', act)).rejects.toMatchObject({ status: 422, code: 'BELOW_MINIMUM_ORDER' });
-    await expect(withIdempotency({ db: database.db, clock: systemClock }, s, 'f', act)).rejects.toMatchObject({ status: 422, code: 'BELOW_MINIMUM_ORDER' });
+    await expect(withIdempotency({ db: database.db, clock: systemClock }, s, 'f', act)).rejects.toMatchObject({
+      status: 422,
+      code: 'BELOW_MINIMUM_ORDER',
+    });
+    await expect(withIdempotency({ db: database.db, clock: systemClock }, s, 'f', act)).rejects.toMatchObject({
+      status: 422,
+      code: 'BELOW_MINIMUM_ORDER',
+    });
     expect(runs).toBe(1);
   });
 
@@ -73,13 +81,21 @@ describe('withIdempotency', () => {
     const marker = randomUUID();
     await expect(
       withIdempotency({ db: database.db, clock: systemClock }, s, 'f', async (trx) => {
-        await trx.insertInto('outbox_events').values({ type: 'test', payload: JSON.stringify({ marker }) }).execute();
+        await trx
+          .insertInto('outbox_events')
+          .values({ type: 'test', payload: JSON.stringify({ marker }) })
+          .execute();
         throw new Error('database went away');
       }),
     ).rejects.toThrow('database went away');
-    const leaked = await sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox_events WHERE payload->>'marker' = ${marker}`.execute(database.db);
+    const leaked = await sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox_events WHERE payload->>'marker' = ${marker}`.execute(
+      database.db,
+    );
     expect(leaked.rows[0]!.n).toBe(0);
-    const retried = await withIdempotency({ db: database.db, clock: systemClock }, s, 'f', async () => ({ status: 201, body: 'second try' }));
+    const retried = await withIdempotency({ db: database.db, clock: systemClock }, s, 'f', async () => ({
+      status: 201,
+      body: 'second try',
+    }));
     expect(retried.body).toBe('second try');
   });
 
@@ -87,7 +103,15 @@ describe('withIdempotency', () => {
     const s = scope();
     await database.db
       .insertInto('idempotency_keys')
-      .values({ principal: s.principal, operation_id: s.operationId, key: s.key, fingerprint: 'f', state: 'in_progress', created_at: new Date(Date.now() - 120_000), expires_at: new Date(Date.now() + 3600_000) })
+      .values({
+        principal: s.principal,
+        operation_id: s.operationId,
+        key: s.key,
+        fingerprint: 'f',
+        state: 'in_progress',
+        created_at: new Date(Date.now() - 120_000),
+        expires_at: new Date(Date.now() + 3600_000),
+      })
       .execute();
     const r = await withIdempotency({ db: database.db, clock: systemClock }, s, 'f', async () => ({ status: 201, body: 'recovered' }));
     expect(r.body).toBe('recovered');
@@ -114,7 +138,10 @@ describe('withIdempotency', () => {
   it('never replays into another principal or operation', async () => {
     const s = scope();
     await withIdempotency({ db: database.db, clock: systemClock }, s, 'f', async () => ({ status: 201, body: 'mine' }));
-    const other = await withIdempotency({ db: database.db, clock: systemClock }, { ...s, principal: 'customer:other' }, 'g', async () => ({ status: 201, body: 'theirs' }));
+    const other = await withIdempotency({ db: database.db, clock: systemClock }, { ...s, principal: 'customer:other' }, 'g', async () => ({
+      status: 201,
+      body: 'theirs',
+    }));
     expect(other.body).toBe('theirs');
   });
 });
@@ -125,7 +152,12 @@ describe('stored answers', () => {
 
   it('keeps a large answer gzipped (a fraction of its size) and replays it exactly; a small one stays JSON', async () => {
     // Shaped like a picker command's answer: a session of many similar items.
-    const large = { status: 'picked', session: { items: Array.from({ length: 60 }, (_, i) => ({ item_id: i, name: `Молоко 3,2% ${i}`, state: 'picked', quantity: '2.000' })) } };
+    const large = {
+      status: 'picked',
+      session: {
+        items: Array.from({ length: 60 }, (_, i) => ({ item_id: i, name: `Молоко 3,2% ${i}`, state: 'picked', quantity: '2.000' })),
+      },
+    };
     const s = scope();
     let runs = 0;
     const act = async () => {
@@ -136,11 +168,17 @@ describe('stored answers', () => {
     const stored = await storedForm(s.key);
     expect(stored.response_body).toBeNull();
     expect(stored.response_gzip!.length).toBeLessThan(JSON.stringify(large).length / 5);
-    expect(await withIdempotency({ db: database.db, clock: systemClock }, s, fingerprintOf({ large: true }), act)).toEqual({ status: 200, body: large });
+    expect(await withIdempotency({ db: database.db, clock: systemClock }, s, fingerprintOf({ large: true }), act)).toEqual({
+      status: 200,
+      body: large,
+    });
     expect(runs).toBe(1);
 
     const small = scope();
-    await withIdempotency({ db: database.db, clock: systemClock }, small, fingerprintOf({}), async () => ({ status: 201, body: 'order-1' }));
+    await withIdempotency({ db: database.db, clock: systemClock }, small, fingerprintOf({}), async () => ({
+      status: 201,
+      body: 'order-1',
+    }));
     expect(await storedForm(small.key)).toEqual({ response_body: 'order-1', response_gzip: null });
   });
 
@@ -150,7 +188,9 @@ describe('stored answers', () => {
     const refuse = async (): Promise<never> => {
       throw unprocessable('QUANTITY_ABOVE_ORDERED', 'Too many', { extra: { session } });
     };
-    await expect(withIdempotency({ db: database.db, clock: systemClock }, s, fingerprintOf({ q: 9 }), refuse)).rejects.toMatchObject({ status: 422 });
+    await expect(withIdempotency({ db: database.db, clock: systemClock }, s, fingerprintOf({ q: 9 }), refuse)).rejects.toMatchObject({
+      status: 422,
+    });
     expect((await storedForm(s.key)).response_gzip).not.toBeNull();
     await expect(withIdempotency({ db: database.db, clock: systemClock }, s, fingerprintOf({ q: 9 }), refuse)).rejects.toMatchObject({
       status: 422,

@@ -41,13 +41,27 @@ describe('localMoment against Intl at every quarter hour around DST changes', ()
   it('agrees with Intl formatting across the transitions of several zones', () => {
     const zones = ['Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Europe/Moscow'];
     for (const timeZone of zones) {
-      const f = new Intl.DateTimeFormat('en-CA', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+      const f = new Intl.DateTimeFormat('en-CA', {
+        timeZone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      });
       // Every 7 minutes through March and early April and through late October / early November.
-      for (const [from, to] of [['2025-03-01', '2025-04-10'], ['2025-10-20', '2025-11-10']]) {
+      for (const [from, to] of [
+        ['2025-03-01', '2025-04-10'],
+        ['2025-10-20', '2025-11-10'],
+      ]) {
         for (let t = Date.parse(`${from}T00:00:00Z`); t < Date.parse(`${to}T00:00:00Z`); t += 7 * 60_000 + 13_000) {
           const parts = Object.fromEntries(f.formatToParts(new Date(t)).map((p) => [p.type, p.value]));
           const m = localMoment(new Date(t), timeZone);
-          expect(`${m.date} ${m.time}`, `${timeZone} ${new Date(t).toISOString()}`).toBe(`${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`);
+          expect(`${m.date} ${m.time}`, `${timeZone} ${new Date(t).toISOString()}`).toBe(
+            `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`,
+          );
         }
       }
     }

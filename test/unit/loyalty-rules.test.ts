@@ -25,7 +25,11 @@ describe('loyaltyAccrualFor', () => {
 
   it('earns nothing without a linked wallet or with a blocked main card', () => {
     expect(loyaltyAccrualFor('5000.00', null)).toEqual({ outcome: 'no_wallet', points: 0n, accrualPercent: null });
-    expect(loyaltyAccrualFor('5000.00', { ...silver, mainCardBlocked: true })).toEqual({ outcome: 'card_blocked', points: 0n, accrualPercent: null });
+    expect(loyaltyAccrualFor('5000.00', { ...silver, mainCardBlocked: true })).toEqual({
+      outcome: 'card_blocked',
+      points: 0n,
+      accrualPercent: null,
+    });
   });
 
   it('refuses amounts that are not money', () => {
@@ -107,8 +111,20 @@ describe('tiers', () => {
       next: { id: 3, order: 3, name: 'Gold', boundary: '30000' },
       levels: LEVELS,
     });
-    expect(s).toMatchObject({ tiers_source: 'cdp', tiers_complete: true, current_tier: 'Silver', next_tier: 'Gold', amount_to_next: '15800.00', total_turnover: '14200.00', progress: 0.21 });
-    expect(s.tiers.map((t) => [t.label, t.is_active])).toEqual([['Bronze', false], ['Silver', true], ['Gold', false]]);
+    expect(s).toMatchObject({
+      tiers_source: 'cdp',
+      tiers_complete: true,
+      current_tier: 'Silver',
+      next_tier: 'Gold',
+      amount_to_next: '15800.00',
+      total_turnover: '14200.00',
+      progress: 0.21,
+    });
+    expect(s.tiers.map((t) => [t.label, t.is_active])).toEqual([
+      ['Bronze', false],
+      ['Silver', true],
+      ['Gold', false],
+    ]);
   });
 
   it('rebuilds current and next tier when the level list is missing (cdp_fallback)', () => {
@@ -120,7 +136,13 @@ describe('tiers', () => {
       next: { id: null, order: null, name: 'Gold', boundary: '30000' },
       levels: null,
     });
-    expect(s).toMatchObject({ tiers_source: 'cdp_fallback', tiers_complete: false, current_tier: 'Silver', next_tier: 'Gold', progress: 0.21 });
+    expect(s).toMatchObject({
+      tiers_source: 'cdp_fallback',
+      tiers_complete: false,
+      current_tier: 'Silver',
+      next_tier: 'Gold',
+      progress: 0.21,
+    });
     expect(s.tiers).toEqual([
       { id: null, order: null, label: 'Silver', is_active: true, boundary: '10000.00', range_label: '', description: '' },
       { id: null, order: null, label: 'Gold', is_active: false, boundary: '30000.00', range_label: '', description: '' },
@@ -128,7 +150,14 @@ describe('tiers', () => {
   });
 
   it('is on the top tier with nothing to go', () => {
-    const s = tierStatusFor({ programName: 'P', turnover: '31000', lastPurchasePoints: '0', current: { id: 3, order: 3, name: 'Gold', boundary: '30000' }, next: null, levels: LEVELS });
+    const s = tierStatusFor({
+      programName: 'P',
+      turnover: '31000',
+      lastPurchasePoints: '0',
+      current: { id: 3, order: 3, name: 'Gold', boundary: '30000' },
+      next: null,
+      levels: LEVELS,
+    });
     expect(s).toMatchObject({ current_tier: 'Gold', next_tier: '', progress: 1, amount_to_next: '0' });
   });
 });
@@ -137,22 +166,49 @@ describe('decideCardLink', () => {
   const card = (holder: 'caller' | 'other' | 'none', issued = true, isBlocked = false) => ({ holder, issued, isBlocked });
 
   it('follows the preview table, first match wins', () => {
-    expect(decideCardLink(null, 'link', false)).toEqual({ status: 'NOT_FOUND', canLink: false, reasonCode: 'CARD_NOT_FOUND', ownerMatch: null });
-    expect(decideCardLink(card('caller'), 'link', false)).toEqual({ status: 'ALREADY_LINKED', canLink: false, reasonCode: 'ALREADY_LINKED', ownerMatch: true });
+    expect(decideCardLink(null, 'link', false)).toEqual({
+      status: 'NOT_FOUND',
+      canLink: false,
+      reasonCode: 'CARD_NOT_FOUND',
+      ownerMatch: null,
+    });
+    expect(decideCardLink(card('caller'), 'link', false)).toEqual({
+      status: 'ALREADY_LINKED',
+      canLink: false,
+      reasonCode: 'ALREADY_LINKED',
+      ownerMatch: true,
+    });
     // Another customer's card says so even when it is also blocked or unissued.
-    expect(decideCardLink(card('other', true, true), 'link', false)).toEqual({ status: 'OWNED_BY_ANOTHER_CUSTOMER', canLink: false, reasonCode: 'CARD_OWNED_BY_ANOTHER_CUSTOMER', ownerMatch: false });
+    expect(decideCardLink(card('other', true, true), 'link', false)).toEqual({
+      status: 'OWNED_BY_ANOTHER_CUSTOMER',
+      canLink: false,
+      reasonCode: 'CARD_OWNED_BY_ANOTHER_CUSTOMER',
+      ownerMatch: false,
+    });
     expect(decideCardLink(card('none', true, true), 'link', false).status).toBe('BLOCKED');
-    expect(decideCardLink(card('none', false), 'link', false)).toMatchObject({ status: 'NOT_ISSUED', canLink: false, reasonCode: 'CARD_NOT_ISSUED' });
+    expect(decideCardLink(card('none', false), 'link', false)).toMatchObject({
+      status: 'NOT_ISSUED',
+      canLink: false,
+      reasonCode: 'CARD_NOT_ISSUED',
+    });
     expect(decideCardLink(card('none'), 'link', false)).toEqual({ status: 'ISSUED', canLink: true, reasonCode: null, ownerMatch: null });
   });
 
   it('accepts only never-issued cards for link-physical', () => {
     expect(decideCardLink(card('none', false), 'physical', false)).toMatchObject({ status: 'NOT_ISSUED', canLink: true, reasonCode: null });
-    expect(decideCardLink(card('none'), 'physical', false)).toMatchObject({ status: 'ISSUED', canLink: false, reasonCode: 'CARD_ALREADY_ISSUED' });
+    expect(decideCardLink(card('none'), 'physical', false)).toMatchObject({
+      status: 'ISSUED',
+      canLink: false,
+      reasonCode: 'CARD_ALREADY_ISSUED',
+    });
   });
 
   it('refuses while the wallet synchronizes', () => {
-    expect(decideCardLink(card('none'), 'link', true)).toMatchObject({ status: 'ISSUED', canLink: false, reasonCode: 'WALLET_SYNC_IN_PROGRESS' });
+    expect(decideCardLink(card('none'), 'link', true)).toMatchObject({
+      status: 'ISSUED',
+      canLink: false,
+      reasonCode: 'WALLET_SYNC_IN_PROGRESS',
+    });
   });
 });
 
@@ -160,18 +216,38 @@ describe('walletControls', () => {
   const main = { id: 'c1', is_active: true, is_blocked: false, block_reason: null };
   it('offers block, replace and linking on a ready linked wallet', () => {
     expect(walletControls({ status: 'ready', providerCustomerId: 'LC-1', mainCard: main, cardsCount: 1 })).toEqual({
-      is_linked: true, is_blocked: false, can_block: true, can_unblock: false, can_replace: true, can_link_card: true,
+      is_linked: true,
+      is_blocked: false,
+      can_block: true,
+      can_unblock: false,
+      can_replace: true,
+      can_link_card: true,
     });
   });
   it('offers unblock only for a block by the customer', () => {
-    const own = walletControls({ status: 'ready', providerCustomerId: 'LC-1', mainCard: { ...main, is_blocked: true, block_reason: 'lost' }, cardsCount: 1 });
+    const own = walletControls({
+      status: 'ready',
+      providerCustomerId: 'LC-1',
+      mainCard: { ...main, is_blocked: true, block_reason: 'lost' },
+      cardsCount: 1,
+    });
     expect(own).toMatchObject({ is_blocked: true, can_block: false, can_unblock: true });
-    const byProvider = walletControls({ status: 'ready', providerCustomerId: 'LC-1', mainCard: { ...main, is_blocked: true, block_reason: 'provider' }, cardsCount: 1 });
+    const byProvider = walletControls({
+      status: 'ready',
+      providerCustomerId: 'LC-1',
+      mainCard: { ...main, is_blocked: true, block_reason: 'provider' },
+      cardsCount: 1,
+    });
     expect(byProvider).toMatchObject({ is_blocked: true, can_unblock: false });
   });
   it('offers nothing but waiting while provisioning', () => {
     expect(walletControls({ status: 'pending', providerCustomerId: null, mainCard: null, cardsCount: 0 })).toEqual({
-      is_linked: false, is_blocked: false, can_block: false, can_unblock: false, can_replace: false, can_link_card: false,
+      is_linked: false,
+      is_blocked: false,
+      can_block: false,
+      can_unblock: false,
+      can_replace: false,
+      can_link_card: false,
     });
   });
 });

@@ -16,15 +16,27 @@ describe('line totals', () => {
 
 describe('priceDelivery', () => {
   it('charges the zone cost below the free threshold and nothing from it', () => {
-    expect(priceDelivery(kopecks('2999.99'), zone, null)).toMatchObject({ deliveryPrice: kopecks('199.00'), amountToFreeDelivery: kopecks('0.01'), meetsMinimum: true });
+    expect(priceDelivery(kopecks('2999.99'), zone, null)).toMatchObject({
+      deliveryPrice: kopecks('199.00'),
+      amountToFreeDelivery: kopecks('0.01'),
+      meetsMinimum: true,
+    });
     expect(priceDelivery(kopecks('3000.00'), zone, null)).toMatchObject({ deliveryPrice: 0n, amountToFreeDelivery: 0n });
   });
 
   it('charges express its own cost whatever the total, with no free threshold', () => {
-    expect(priceDelivery(kopecks('5000.00'), zone, { cost: '299.00' })).toMatchObject({ deliveryPrice: kopecks('299.00'), freeDeliveryThreshold: null, amountToFreeDelivery: null });
+    expect(priceDelivery(kopecks('5000.00'), zone, { cost: '299.00' })).toMatchObject({
+      deliveryPrice: kopecks('299.00'),
+      freeDeliveryThreshold: null,
+      amountToFreeDelivery: null,
+    });
   });
 
   it('reports how far the cart is from the minimum', () => {
-    expect(priceDelivery(kopecks('640.00'), zone, null)).toMatchObject({ meetsMinimum: false, amountToMinimum: kopecks('360.00'), minOrderAmount: kopecks('1000.00') });
+    expect(priceDelivery(kopecks('640.00'), zone, null)).toMatchObject({
+      meetsMinimum: false,
+      amountToMinimum: kopecks('360.00'),
+      minOrderAmount: kopecks('1000.00'),
+    });
   });
 });

@@ -50,10 +50,23 @@ describe('decideCancellation', () => {
 
 describe('roadmapSteps', () => {
   const at = (minute: number) => new Date(Date.UTC(2025, 2, 14, 7, minute));
-  const entry = (status: StatusEntry['status'], minute: number, reason: string | null = null): StatusEntry => ({ status, at: at(minute), reason, comment: null });
+  const entry = (status: StatusEntry['status'], minute: number, reason: string | null = null): StatusEntry => ({
+    status,
+    at: at(minute),
+    reason,
+    comment: null,
+  });
 
   it('knows the expected path of each kind of order', () => {
-    expect(expectedPath('delivery', 'online')).toEqual(['created', 'awaiting_payment', 'confirmed', 'picking', 'picked', 'en_route', 'completed']);
+    expect(expectedPath('delivery', 'online')).toEqual([
+      'created',
+      'awaiting_payment',
+      'confirmed',
+      'picking',
+      'picked',
+      'en_route',
+      'completed',
+    ]);
     expect(expectedPath('pickup', 'cash')).toEqual(['created', 'confirmed', 'picking', 'ready_for_pickup', 'completed']);
   });
 
@@ -74,7 +87,12 @@ describe('roadmapSteps', () => {
   });
 
   it('ends the line with the cancellation and shows its reason in the reader language', () => {
-    const history = [entry('created', 0), entry('confirmed', 1), entry('cancellation_requested', 3, 'cancellation_queued'), entry('cancelled', 4, 'courier_withdrawn')];
+    const history = [
+      entry('created', 0),
+      entry('confirmed', 1),
+      entry('cancellation_requested', 3, 'cancellation_queued'),
+      entry('cancelled', 4, 'courier_withdrawn'),
+    ];
     const steps = roadmapSteps({ type: 'delivery', paymentMethod: 'cash', status: 'cancelled' }, history, 'ru');
     expect(steps.map((s) => [s.value, s.state])).toEqual([
       ['created', 'done'],
@@ -86,16 +104,28 @@ describe('roadmapSteps', () => {
   });
 
   it('continues the normal line after a cancellation came too late', () => {
-    const history = [entry('created', 0), entry('confirmed', 1), entry('picking', 2), entry('picked', 3), entry('cancellation_requested', 4, 'cancellation_queued'), entry('en_route', 5, 'cancellation_too_late')];
+    const history = [
+      entry('created', 0),
+      entry('confirmed', 1),
+      entry('picking', 2),
+      entry('picked', 3),
+      entry('cancellation_requested', 4, 'cancellation_queued'),
+      entry('en_route', 5, 'cancellation_too_late'),
+    ];
     const steps = roadmapSteps({ type: 'delivery', paymentMethod: 'cash', status: 'en_route' }, history, 'en');
     expect(steps.map((s) => s.value)).not.toContain('cancellation_requested');
-    expect(steps.find((s) => s.value === 'en_route')).toMatchObject({ state: 'current', comment: 'The courier had already collected the order, so it could not be cancelled.' });
+    expect(steps.find((s) => s.value === 'en_route')).toMatchObject({
+      state: 'current',
+      comment: 'The courier had already collected the order, so it could not be cancelled.',
+    });
   });
 });
 
 describe('status comments', () => {
   it('words every reason the service records in both languages, and falls back to the stored comment', () => {
-    expect(statusComment('nothing_picked', 'None of the ordered products could be picked', 'ru')).toBe('Ни один из заказанных товаров не удалось собрать, поэтому заказ отменён.');
+    expect(statusComment('nothing_picked', 'None of the ordered products could be picked', 'ru')).toBe(
+      'Ни один из заказанных товаров не удалось собрать, поэтому заказ отменён.',
+    );
     expect(statusComment('nothing_picked', null, 'en')).toMatch(/^None of the ordered products/);
     expect(statusComment('some_future_reason', 'As the operator wrote it', 'ru')).toBe('As the operator wrote it');
     expect(statusComment(null, null, 'en')).toBeNull();

@@ -10,7 +10,8 @@ describe('readScannedCode', () => {
     expect(labelWeight(code)).toBe(1260n);
   });
   it('accepts every prefix 20-29 and trims what the scanner adds', () => {
-    for (const prefix of ['20', '25', '29']) expect(readScannedCode(` ${scaleLabel('3000', 455, prefix)}\n`)).toMatchObject({ kind: 'scale_label', plu: '03000', grams: 455n });
+    for (const prefix of ['20', '25', '29'])
+      expect(readScannedCode(` ${scaleLabel('3000', 455, prefix)}\n`)).toMatchObject({ kind: 'scale_label', plu: '03000', grams: 455n });
   });
   it('refuses a label with a wrong check digit', () => {
     const good = scaleLabel('4011', 1260);

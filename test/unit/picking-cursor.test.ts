@@ -29,6 +29,9 @@ describe('picker search cursor', () => {
     const issued = new Date('2026-01-01T10:00:00Z');
     const c = encodeCursor('secret', scope, key, issued);
     expect(decodeCursor('secret', scope, c, new Date(issued.getTime() + (CURSOR_TTL_SECONDS - 1) * 1000)).ok).toBe(true);
-    expect(decodeCursor('secret', scope, c, new Date(issued.getTime() + (CURSOR_TTL_SECONDS + 1) * 1000))).toEqual({ ok: false, problem: 'expired' });
+    expect(decodeCursor('secret', scope, c, new Date(issued.getTime() + (CURSOR_TTL_SECONDS + 1) * 1000))).toEqual({
+      ok: false,
+      problem: 'expired',
+    });
   });
 });

@@ -4,7 +4,14 @@ import { toleranceFor, type ItemFacts } from '../../domain/picking/items.js';
 import { pickingResult, type PositionProduct, type ResultItemInput } from '../../domain/picking/result.js';
 
 const product = (name: string, priceKopecks: bigint): PositionProduct => ({
-  name, productId: null, unitId: null, image: null, barcode: '4600000000001', pluCode: null, unit: 'pc', priceKopecks,
+  name,
+  productId: null,
+  unitId: null,
+  image: null,
+  barcode: '4600000000001',
+  pluCode: null,
+  unit: 'pc',
+  priceKopecks,
 });
 
 function line(id: number, facts: Partial<ItemFacts>, opts: { isAdded?: boolean; replacement?: PositionProduct } = {}): ResultItemInput {
@@ -17,9 +24,19 @@ function line(id: number, facts: Partial<ItemFacts>, opts: { isAdded?: boolean; 
     ordered: product(`P${id}`, 10000n),
     replacement: opts.replacement ?? null,
     facts: {
-      state: 'picked', clarificationKind: null, missingAction: null, isWeightBased, ordered, actual: ordered, confirmed: null,
-      pickSource: 'scan', lastScannedBarcode: null, labelPlu: null, hasReplacement: opts.replacement !== undefined,
-      tolerance: isWeightBased ? toleranceFor(ordered, 100n) : null, ...facts,
+      state: 'picked',
+      clarificationKind: null,
+      missingAction: null,
+      isWeightBased,
+      ordered,
+      actual: ordered,
+      confirmed: null,
+      pickSource: 'scan',
+      lastScannedBarcode: null,
+      labelPlu: null,
+      hasReplacement: opts.replacement !== undefined,
+      tolerance: isWeightBased ? toleranceFor(ordered, 100n) : null,
+      ...facts,
     },
   };
 }
@@ -66,7 +83,11 @@ describe('pickingResult', () => {
   });
 
   it('lists only changed lines while picking is in progress, and skips unresolved ones', () => {
-    const r = pickingResult([...items, line(10, { state: 'pending', actual: null }), line(11, { state: 'missing', actual: null, missingAction: 'call' })], 'en', false);
+    const r = pickingResult(
+      [...items, line(10, { state: 'pending', actual: null }), line(11, { state: 'missing', actual: null, missingAction: 'call' })],
+      'en',
+      false,
+    );
     expect(r.items.map((i) => i.id)).toEqual(['2', '9', '3', '4', '5', '6', '7']);
     expect(r.summary.unchanged).toBe(1);
   });

@@ -10,7 +10,15 @@ describe('history summary figures', () => {
     expect(ratio(5, 5, 4)).toBe('1.0000');
   });
   it('derives averages, pace and rates from the counts', () => {
-    expect(summaryRates({ completed_sessions_count: 2, items_count: 30, replaced_items_count: 3, removed_items_count: 2, total_duration_seconds: 1800 })).toEqual({
+    expect(
+      summaryRates({
+        completed_sessions_count: 2,
+        items_count: 30,
+        replaced_items_count: 3,
+        removed_items_count: 2,
+        total_duration_seconds: 1800,
+      }),
+    ).toEqual({
       average_duration_seconds: 900,
       average_seconds_per_item: 60,
       items_per_minute: '1.00',
@@ -19,8 +27,20 @@ describe('history summary figures', () => {
     });
   });
   it('has no averages or rates without sessions or items', () => {
-    expect(summaryRates({ completed_sessions_count: 0, items_count: 0, replaced_items_count: 0, removed_items_count: 0, total_duration_seconds: 0 })).toEqual({
-      average_duration_seconds: null, average_seconds_per_item: null, items_per_minute: null, missing_rate: null, replacement_rate: null,
+    expect(
+      summaryRates({
+        completed_sessions_count: 0,
+        items_count: 0,
+        replaced_items_count: 0,
+        removed_items_count: 0,
+        total_duration_seconds: 0,
+      }),
+    ).toEqual({
+      average_duration_seconds: null,
+      average_seconds_per_item: null,
+      items_per_minute: null,
+      missing_rate: null,
+      replacement_rate: null,
     });
   });
 });

@@ -4,7 +4,11 @@ import type { Position } from '../../domain/geo/geometry.js';
 import { chooseServingZone, type ZoneCandidate } from '../../domain/geo/serving-store.js';
 
 const square = (x0: number, y0: number, x1: number, y1: number): Position[] => [
-  [x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0],
+  [x0, y0],
+  [x1, y0],
+  [x1, y1],
+  [x0, y1],
+  [x0, y0],
 ];
 const zone = (over: Partial<ZoneCandidate> & Pick<ZoneCandidate, 'zoneId' | 'storeId'>): ZoneCandidate => ({
   store: { lon: 10, lat: 10 },

@@ -76,7 +76,11 @@ const STORE_PRODUCT_COLUMNS = sql`
  * found by a scale label's PLU; undefined when the store does not sell it. A product barcode wins
  * over the scale-label reading of the same code.
  */
-export async function findStoreProductByCode(db: Executor, storeId: string, code: ScannedCode): Promise<{ row: StoreProductRow; byLabel: boolean } | undefined> {
+export async function findStoreProductByCode(
+  db: Executor,
+  storeId: string,
+  code: ScannedCode,
+): Promise<{ row: StoreProductRow; byLabel: boolean } | undefined> {
   if (code.kind === 'invalid') return undefined;
   const plu = code.kind === 'scale_label' ? code.plu : null;
   const { rows } = await sql<StoreProductRow & { by_barcode: boolean }>`
@@ -170,7 +174,12 @@ async function searchSource(db: Executor, s: PickerSearch): Promise<RawBuilder<u
 const ORDER = sql`ORDER BY m.in_stock DESC, m.relevance DESC, m.sort_name, m.inventory_id`;
 
 /** One offset page and the number of matches. */
-export async function searchStoreProducts(db: Executor, s: PickerSearch, limit: number, offset: number): Promise<{ rows: StoreProductRow[]; total: number }> {
+export async function searchStoreProducts(
+  db: Executor,
+  s: PickerSearch,
+  limit: number,
+  offset: number,
+): Promise<{ rows: StoreProductRow[]; total: number }> {
   const source = await searchSource(db, s);
   const { rows } = await sql<SearchRow>`
     SELECT m.*, count(*) OVER ()::int AS total FROM (${source}) m ${ORDER} LIMIT ${limit} OFFSET ${offset}`.execute(db);
@@ -203,7 +212,9 @@ export async function searchStoreProductsAfter(
   return {
     rows: page.map(stripSearchColumns),
     hasMore: rows.length > limit,
-    last: lastRow ? { inStock: lastRow.in_stock, relevance: lastRow.relevance, name: lastRow.sort_name, inventoryId: lastRow.inventory_id } : null,
+    last: lastRow
+      ? { inStock: lastRow.in_stock, relevance: lastRow.relevance, name: lastRow.sort_name, inventoryId: lastRow.inventory_id }
+      : null,
   };
 }
 

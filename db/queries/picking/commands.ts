@@ -27,9 +27,27 @@ import { isOpen, isPickersOrder, sessionHeads, type SessionHead } from './sessio
 const ORDER_COLUMNS = ['order_type', 'payment_status', 'goods_total', 'delivery_cost', 'customer_id', 'mine'] as const;
 /** Columns sessionHeads adds to the session's own (keep in step with it). */
 const HEAD_EXTRA_COLUMNS = [
-  'order_no', 'is_express', 'absence_action', 'customer_comment', 'fulfillment_type', 'payment_method', 'order_status', 'slot_id', 'slot_date',
-  'slot_start', 'slot_end', 'customer_phone', 'store_name_ru', 'store_name_en', 'store_address_ru', 'store_address_en', 'store_timezone',
-  'picker_login', 'picker_display_name', 'slot_starts_at', 'slot_ends_at',
+  'order_no',
+  'is_express',
+  'absence_action',
+  'customer_comment',
+  'fulfillment_type',
+  'payment_method',
+  'order_status',
+  'slot_id',
+  'slot_date',
+  'slot_start',
+  'slot_end',
+  'customer_phone',
+  'store_name_ru',
+  'store_name_en',
+  'store_address_ru',
+  'store_address_en',
+  'store_timezone',
+  'picker_login',
+  'picker_display_name',
+  'slot_starts_at',
+  'slot_ends_at',
 ] as const;
 const HEAD_COLUMNS = [...PICKING_SESSION_COLUMNS, ...HEAD_EXTRA_COLUMNS, ...ORDER_COLUMNS];
 
@@ -46,7 +64,14 @@ export type CommandHead = SessionHead & {
 /** The session a command addresses (lockCommandSession's choice), unlocked, with the order's columns. */
 function commandHead(db: Executor, orderId: string, pickerId: number) {
   return sessionHeads(db)
-    .select(['o.type as order_type', 'o.payment_status', 'o.goods_total', 'o.delivery_cost', 'o.customer_id', isPickersOrder(pickerId).as('mine')])
+    .select([
+      'o.type as order_type',
+      'o.payment_status',
+      'o.goods_total',
+      'o.delivery_cost',
+      'o.customer_id',
+      isPickersOrder(pickerId).as('mine'),
+    ])
     .where('s.order_id', '=', orderId)
     .where((eb) => eb.or([eb('s.picker_id', '=', pickerId), eb(isOpen, '=', true)]))
     .orderBy(isOpen, 'desc')
@@ -111,7 +136,14 @@ export interface ItemCommandWrite {
     status: SessionStatus;
     currentTotal: string;
   } | null;
-  scan: { itemId: number; command: 'scan' | 'replacement' | 'weight'; barcode: string; outcome: string; productId: string | null; labelWeight: bigint | null } | null;
+  scan: {
+    itemId: number;
+    command: 'scan' | 'replacement' | 'weight';
+    barcode: string;
+    outcome: string;
+    productId: string | null;
+    labelWeight: bigint | null;
+  } | null;
   /** `order.changed` for the customer (their picking result changed). */
   orderChanged: boolean;
   answer: { scope: IdempotencyScope; status: number; stored: StoredAnswer };
@@ -120,7 +152,11 @@ export interface ItemCommandWrite {
 /** The item columns of a change, as written and as the row then reads (recorded at `at`). */
 export function changedItemColumns(change: NonNullable<ItemCommandWrite['change']>, at: Date) {
   const columns = itemChangeColumns(change.facts, change.currentLineTotal, change.replacement);
-  return { ...columns, updated_at: at, ...(change.replacement !== 'keep' && change.replacement !== 'clear' ? { replacement_chosen_at: at } : {}) };
+  return {
+    ...columns,
+    updated_at: at,
+    ...(change.replacement !== 'keep' && change.replacement !== 'clear' ? { replacement_chosen_at: at } : {}),
+  };
 }
 
 /**

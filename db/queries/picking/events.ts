@@ -22,5 +22,10 @@ export async function recordSessionChanged(
     version: s.version,
     session_status: s.status,
   };
-  await writeOutboxEvent(db, 'picker.session.changed', { audience: { picker_id: s.pickerId }, event }, { store_id: s.storeId, order_id: s.orderId });
+  await writeOutboxEvent(
+    db,
+    'picker.session.changed',
+    { audience: { picker_id: s.pickerId }, event },
+    { store_id: s.storeId, order_id: s.orderId },
+  );
 }

@@ -67,7 +67,13 @@ export interface HistoryRow {
 }
 
 /** One page of the picker's closed sessions, newest closing first, and the number matching. */
-export async function listClosedSessions(db: Executor, pickerId: number, p: HistoryPeriod, limit: number, offset: number): Promise<{ rows: HistoryRow[]; total: number }> {
+export async function listClosedSessions(
+  db: Executor,
+  pickerId: number,
+  p: HistoryPeriod,
+  limit: number,
+  offset: number,
+): Promise<{ rows: HistoryRow[]; total: number }> {
   const { rows } = await sql<HistoryRow>`
     SELECT s.id AS session_id, s.order_id, o.no AS order_no, s.picker_id, pk.login AS picker_login, pk.display_name AS picker_display_name,
            s.status, s.closure_source, s.started_at, s.closed_at, o.is_express, o.type AS fulfillment_type,
@@ -88,7 +94,9 @@ export async function listClosedSessions(db: Executor, pickerId: number, p: Hist
     LIMIT ${limit} OFFSET ${offset}`.execute(db);
   let total = rows[0]?.total ?? 0;
   if (!rows.length && offset > 0) {
-    const counted = await sql<{ n: number }>`SELECT count(*)::int AS n FROM picking_sessions s WHERE ${periodFilter(pickerId, p)}`.execute(db);
+    const counted = await sql<{ n: number }>`SELECT count(*)::int AS n FROM picking_sessions s WHERE ${periodFilter(pickerId, p)}`.execute(
+      db,
+    );
     total = counted.rows[0]!.n;
   }
   return { rows, total };

@@ -42,7 +42,13 @@ export function loadItems(db: Executor, sessionId: number): Promise<ItemRow[]> {
 export async function loadItemsOfSessions(db: Executor, sessionIds: number[]): Promise<Map<number, ItemRow[]>> {
   const out = new Map<number, ItemRow[]>(sessionIds.map((id) => [id, []]));
   if (!sessionIds.length) return out;
-  const rows = await db.selectFrom('picking_items').select(PICKING_ITEM_COLUMNS).where('session_id', 'in', sessionIds).orderBy('session_id').orderBy('position').execute();
+  const rows = await db
+    .selectFrom('picking_items')
+    .select(PICKING_ITEM_COLUMNS)
+    .where('session_id', 'in', sessionIds)
+    .orderBy('session_id')
+    .orderBy('position')
+    .execute();
   for (const r of rows) out.get(r.session_id)!.push(r);
   return out;
 }
@@ -84,9 +90,18 @@ export function itemChangeColumns(facts: ItemFacts, currentLineTotal: string, re
       ? {}
       : replacement === 'clear'
         ? {
-            replacement_product_id: null, replacement_inventory_id: null, replacement_unit_id: null, replacement_name_ru: null, replacement_name_en: null,
-            replacement_barcode: null, replacement_plu_code: null, replacement_image_url: null, replacement_unit_ru: null,
-            replacement_unit_en: null, replacement_unit_price: null, replacement_chosen_at: null,
+            replacement_product_id: null,
+            replacement_inventory_id: null,
+            replacement_unit_id: null,
+            replacement_name_ru: null,
+            replacement_name_en: null,
+            replacement_barcode: null,
+            replacement_plu_code: null,
+            replacement_image_url: null,
+            replacement_unit_ru: null,
+            replacement_unit_en: null,
+            replacement_unit_price: null,
+            replacement_chosen_at: null,
           }
         : {
             replacement_product_id: replacement.set.product_id,
@@ -124,41 +139,45 @@ export function itemChangeColumns(facts: ItemFacts, currentLineTotal: string, re
  * `store_inventory_id` is null when the store does not sell the line's product any more.
  */
 export function orderLinesForPicking(db: Executor, orderId: string, storeId: string) {
-  return db
-    .selectFrom('order_items as l')
-    .leftJoin('products as p', 'p.id', 'l.product_id')
-    .leftJoin('categories as cat', 'cat.id', 'p.category_id')
-    .leftJoin('measurement_units as u', 'u.id', 'l.unit_id')
-    .leftJoin('inventories as si', (j) => j.onRef('si.product_id', '=', 'l.product_id').onRef('si.unit_id', '=', 'l.unit_id').on('si.store_id', '=', storeId))
-    .select([
-      'l.id',
-      'l.line_no',
-      'l.product_id',
-      'l.unit_id',
-      'l.inventory_id',
-      'l.name_ru',
-      'l.name_en',
-      'l.unit_name_ru',
-      'l.unit_name_en',
-      'l.image',
-      'l.barcode',
-      'l.plu_code',
-      'l.weight_based',
-      'l.quantity',
-      'l.unit_price',
-      'si.id as store_inventory_id',
-      'u.kind as unit_kind',
-      'u.ratio as unit_ratio',
-      'p.plu as product_plu',
-      'p.image_listing as product_image',
-      sql<string | null>`(SELECT min(b.barcode) FROM product_barcodes b WHERE b.product_id = l.product_id)`.as('product_barcode'),
-    ])
-    .where('l.order_id', '=', orderId)
-    // Walking order: the shelf (category tree position), then the name.
-    .orderBy(sql`cat.tree_order NULLS LAST`)
-    .orderBy('l.name_ru')
-    .orderBy('l.line_no')
-    .execute();
+  return (
+    db
+      .selectFrom('order_items as l')
+      .leftJoin('products as p', 'p.id', 'l.product_id')
+      .leftJoin('categories as cat', 'cat.id', 'p.category_id')
+      .leftJoin('measurement_units as u', 'u.id', 'l.unit_id')
+      .leftJoin('inventories as si', (j) =>
+        j.onRef('si.product_id', '=', 'l.product_id').onRef('si.unit_id', '=', 'l.unit_id').on('si.store_id', '=', storeId),
+      )
+      .select([
+        'l.id',
+        'l.line_no',
+        'l.product_id',
+        'l.unit_id',
+        'l.inventory_id',
+        'l.name_ru',
+        'l.name_en',
+        'l.unit_name_ru',
+        'l.unit_name_en',
+        'l.image',
+        'l.barcode',
+        'l.plu_code',
+        'l.weight_based',
+        'l.quantity',
+        'l.unit_price',
+        'si.id as store_inventory_id',
+        'u.kind as unit_kind',
+        'u.ratio as unit_ratio',
+        'p.plu as product_plu',
+        'p.image_listing as product_image',
+        sql<string | null>`(SELECT min(b.barcode) FROM product_barcodes b WHERE b.product_id = l.product_id)`.as('product_barcode'),
+      ])
+      .where('l.order_id', '=', orderId)
+      // Walking order: the shelf (category tree position), then the name.
+      .orderBy(sql`cat.tree_order NULLS LAST`)
+      .orderBy('l.name_ru')
+      .orderBy('l.line_no')
+      .execute()
+  );
 }
 
 export type OrderLineForPicking = Awaited<ReturnType<typeof orderLinesForPicking>>[number];
@@ -203,7 +222,9 @@ export async function replacementOptions(
   for (const r of rows) {
     const id = Number(r.item_id);
     if (!out.has(id)) out.set(id, []);
-    out.get(id)!.push({ id: r.id, name: r.name, barcode: r.barcode, description: r.description, price: formatDecimal(parseDecimal(r.price, 2)!, 2) });
+    out
+      .get(id)!
+      .push({ id: r.id, name: r.name, barcode: r.barcode, description: r.description, price: formatDecimal(parseDecimal(r.price, 2)!, 2) });
   }
   return out;
 }

@@ -29,12 +29,20 @@ export async function settleCollectedDifference(db: Executor, orderId: string, s
  * (finishSession returned what was not taken). Rows are locked in id order first.
  */
 export async function returnPickedStock(db: Executor, orderId: string): Promise<void> {
-  const session = await db.selectFrom('picking_sessions').select('id').where('order_id', '=', orderId).where('status', '=', 'completed').executeTakeFirst();
+  const session = await db
+    .selectFrom('picking_sessions')
+    .select('id')
+    .where('order_id', '=', orderId)
+    .where('status', '=', 'completed')
+    .executeTakeFirst();
   if (!session) return;
   const taken = (await loadItems(db, session.id))
     .map((item) => ({ inventoryId: item.replacement_inventory_id ?? item.inventory_id, quantity: takenQuantity(itemFacts(item)) }))
     .filter((t) => t.quantity > 0n);
-  await lockInventoryRows(db, taken.map((t) => t.inventoryId));
+  await lockInventoryRows(
+    db,
+    taken.map((t) => t.inventoryId),
+  );
   for (const t of taken) await adjustStock(db, t.inventoryId, formatDecimal(t.quantity, 3));
 }
 
@@ -69,7 +77,10 @@ export async function setOrderPickingStatus(
     })
     .where('id', '=', orderId)
     .execute();
-  await db.insertInto('order_status_history').values({ order_id: orderId, status: change.status, reason: change.reason ?? null, comment: change.comment ?? null }).execute();
+  await db
+    .insertInto('order_status_history')
+    .values({ order_id: orderId, status: change.status, reason: change.reason ?? null, comment: change.comment ?? null })
+    .execute();
 }
 
 /**

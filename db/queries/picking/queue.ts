@@ -51,7 +51,9 @@ export function listQueue(db: Executor, q: QueueOptions) {
       's.picker_id',
       'p.display_name as picker_display_name',
       slotStart.as('slot_starts_at'),
-      sql<Date | null>`(o.slot_date + o.slot_end + CASE WHEN o.slot_end <= o.slot_start THEN interval '1 day' ELSE interval '0' END) AT TIME ZONE st.timezone`.as('slot_ends_at'),
+      sql<Date | null>`(o.slot_date + o.slot_end + CASE WHEN o.slot_end <= o.slot_start THEN interval '1 day' ELSE interval '0' END) AT TIME ZONE st.timezone`.as(
+        'slot_ends_at',
+      ),
       deadline.as('pick_deadline'),
       sql<boolean>`EXISTS (SELECT 1 FROM order_items l WHERE l.order_id = o.id AND l.weight_based)`.as('has_weight_items'),
     ])

@@ -30,7 +30,18 @@ export const isPickersOrder = (pickerId: number) =>
 export function lockOrderOfPicker(db: Executor, orderId: string, pickerId: number) {
   return db
     .selectFrom('orders as o')
-    .select(['o.id', 'o.no', 'o.store_id', 'o.status', 'o.type', 'o.payment_method', 'o.payment_status', 'o.goods_total', 'o.delivery_cost', 'o.customer_id'])
+    .select([
+      'o.id',
+      'o.no',
+      'o.store_id',
+      'o.status',
+      'o.type',
+      'o.payment_method',
+      'o.payment_status',
+      'o.goods_total',
+      'o.delivery_cost',
+      'o.customer_id',
+    ])
     .where('o.id', '=', orderId)
     .where(isPickersOrder(pickerId))
     .forNoKeyUpdate()
@@ -47,7 +58,12 @@ export async function lockOrder(db: Executor, orderId: string): Promise<boolean>
 
 /** Whether the order is the picker's (isPickersOrder), for reads that need no lock. */
 export async function isOrderOfPicker(db: Executor, orderId: string, pickerId: number): Promise<boolean> {
-  const row = await db.selectFrom('orders as o').select('o.id').where('o.id', '=', orderId).where(isPickersOrder(pickerId)).executeTakeFirst();
+  const row = await db
+    .selectFrom('orders as o')
+    .select('o.id')
+    .where('o.id', '=', orderId)
+    .where(isPickersOrder(pickerId))
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -87,7 +103,9 @@ export function sessionHeads(db: Executor) {
       'p.display_name as picker_display_name',
       // The slot's window as instants: local date and time in the store's time zone.
       sql<Date | null>`(o.slot_date + o.slot_start) AT TIME ZONE st.timezone`.as('slot_starts_at'),
-      sql<Date | null>`(o.slot_date + o.slot_end + CASE WHEN o.slot_end <= o.slot_start THEN interval '1 day' ELSE interval '0' END) AT TIME ZONE st.timezone`.as('slot_ends_at'),
+      sql<Date | null>`(o.slot_date + o.slot_end + CASE WHEN o.slot_end <= o.slot_start THEN interval '1 day' ELSE interval '0' END) AT TIME ZONE st.timezone`.as(
+        'slot_ends_at',
+      ),
     ]);
 }
 
@@ -117,7 +135,13 @@ export function findLatestSessionOfOrder(db: Executor, orderId: string) {
 
 /** The caller's latest session of the order, whatever its status. */
 export function findLatestSessionOfPicker(db: Executor, orderId: string, pickerId: number) {
-  return sessionHeads(db).where('s.order_id', '=', orderId).where('s.picker_id', '=', pickerId).orderBy('s.id', 'desc').limit(1).forUpdate('s').executeTakeFirst();
+  return sessionHeads(db)
+    .where('s.order_id', '=', orderId)
+    .where('s.picker_id', '=', pickerId)
+    .orderBy('s.id', 'desc')
+    .limit(1)
+    .forUpdate('s')
+    .executeTakeFirst();
 }
 
 export function findSessionHead(db: Executor, sessionId: number) {
@@ -166,11 +190,7 @@ export async function insertSession(db: Executor, s: NewSession): Promise<number
 }
 
 /** One applied change: version + 1, the derived status and totals. Returns the new version and time. */
-export function bumpSession(
-  db: Executor,
-  sessionId: number,
-  change: { status: SessionStatus; currentTotal: string; addedItems?: number },
-) {
+export function bumpSession(db: Executor, sessionId: number, change: { status: SessionStatus; currentTotal: string; addedItems?: number }) {
   return db
     .updateTable('picking_sessions')
     .set((eb) => ({
@@ -186,7 +206,11 @@ export function bumpSession(
 }
 
 /** The outcome of settling a completed session's difference with the bank (orders worker). */
-export async function setReconciliationStatus(db: Executor, sessionId: number, status: 'completed' | 'failed' | 'not_required'): Promise<void> {
+export async function setReconciliationStatus(
+  db: Executor,
+  sessionId: number,
+  status: 'completed' | 'failed' | 'not_required',
+): Promise<void> {
   await db
     .updateTable('picking_sessions')
     .set({ reconciliation_status: status, updated_at: sql<Date>`now()` })

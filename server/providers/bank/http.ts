@@ -9,7 +9,15 @@
 // other non-2xx answers and bodies of the wrong shape are BankRefusedError / BankUnavailableError.
 import type { OrdersConfig } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import { BankRefusedError, BankUnavailableError, type BankGateway, type InvoiceOutcome, type IssueInvoiceRequest, type IssuedInvoice, type RefundRequest } from './types.js';
+import {
+  BankRefusedError,
+  BankUnavailableError,
+  type BankGateway,
+  type InvoiceOutcome,
+  type IssueInvoiceRequest,
+  type IssuedInvoice,
+  type RefundRequest,
+} from './types.js';
 
 export class HttpBankGateway implements BankGateway {
   readonly name = 'http' as const;
@@ -26,7 +34,11 @@ export class HttpBankGateway implements BankGateway {
       response = await fetch(`${this.cfg.httpUrl}${path}`, {
         ...(idempotencyKey === null
           ? { method: 'GET', headers: auth }
-          : { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey, ...auth }, body: JSON.stringify(body) }),
+          : {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey, ...auth },
+              body: JSON.stringify(body),
+            }),
         signal: AbortSignal.timeout(this.cfg.timeoutMs),
       });
     } catch (err) {
@@ -85,4 +97,10 @@ export class HttpBankGateway implements BankGateway {
 }
 
 /** The bank's invoice statuses as the service's outcomes (a cancelled invoice was never paid). */
-const BANK_STATUSES: Record<string, InvoiceOutcome> = { pending: 'open', paid: 'paid', failed: 'failed', expired: 'expired', cancelled: 'expired' };
+const BANK_STATUSES: Record<string, InvoiceOutcome> = {
+  pending: 'open',
+  paid: 'paid',
+  failed: 'failed',
+  expired: 'expired',
+  cancelled: 'expired',
+};

@@ -4,7 +4,14 @@
 import { haversineKm } from '../../../domain/geo/geometry.js';
 import type { LogisticsConfig } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import { GeocoderUnavailableError, type AddressSuggestion, type Geocoder, type GeoPoint, type ReverseRequest, type SuggestRequest } from './types.js';
+import {
+  GeocoderUnavailableError,
+  type AddressSuggestion,
+  type Geocoder,
+  type GeoPoint,
+  type ReverseRequest,
+  type SuggestRequest,
+} from './types.js';
 
 /** The provider's largest page for forward search. */
 const MAX_FORWARD_LIMIT = 10;

@@ -116,7 +116,13 @@ function oneOf<T extends string>(o: Obj, k: string, values: readonly T[], at: st
 function readTier(v: unknown, at: string): ProviderTier | null {
   if (v === null || v === undefined) return null;
   const o = obj(v, at);
-  return { id: optInt(o, 'id', at), order: optInt(o, 'order', at), name: str(o, 'name', at), boundary: optDec(o, 'boundary', at), accrual_percent: optDec(o, 'accrual_percent', at) };
+  return {
+    id: optInt(o, 'id', at),
+    order: optInt(o, 'order', at),
+    name: str(o, 'name', at),
+    boundary: optDec(o, 'boundary', at),
+    accrual_percent: optDec(o, 'accrual_percent', at),
+  };
 }
 
 function readCard(v: unknown, at: string): ProviderCard {
@@ -136,7 +142,13 @@ function readCard(v: unknown, at: string): ProviderCard {
 
 function readAccount(v: unknown, at: string): ProviderAccount {
   const o = obj(v, at);
-  return { id: str(o, 'id', at), title: optStr(o, 'title', at, '') ?? '', description: optStr(o, 'description', at, '') ?? '', balance: dec(o, 'balance', at), is_active: bool(o, 'is_active', at) };
+  return {
+    id: str(o, 'id', at),
+    title: optStr(o, 'title', at, '') ?? '',
+    description: optStr(o, 'description', at, '') ?? '',
+    balance: dec(o, 'balance', at),
+    is_active: bool(o, 'is_active', at),
+  };
 }
 
 function readCustomer(v: unknown): ProviderCustomer {
@@ -224,7 +236,12 @@ function readPurchaseDetail(v: unknown): ProviderPurchaseDetail {
     const dob = obj(d, at);
     return { name: optStr(dob, 'name', at, '') ?? '', amount: dob.amount === undefined ? '0' : dec(dob, 'amount', at) };
   });
-  return { ...readPurchase(o, 'purchase'), items_count: o.items_count === undefined ? positions.length : int(o, 'items_count', 'purchase'), positions, discounts };
+  return {
+    ...readPurchase(o, 'purchase'),
+    items_count: o.items_count === undefined ? positions.length : int(o, 'items_count', 'purchase'),
+    positions,
+    discounts,
+  };
 }
 
 const TX_TYPES = ['accrual', 'redemption', 'expiry', 'adjustment'] as const;
@@ -293,27 +310,47 @@ export class CdpHttpLoyaltyProvider implements LoyaltyProvider {
   }
 
   async linkCard(i: { customerId: string | null; phone: string; cardNumber: string; idempotencyKey: string }): Promise<ProviderCustomer> {
-    const body = await this.call('command', 'POST', `/cards/${encodeURIComponent(i.cardNumber)}/link`, { body: { customer_id: i.customerId, phone: i.phone }, idempotencyKey: i.idempotencyKey });
+    const body = await this.call('command', 'POST', `/cards/${encodeURIComponent(i.cardNumber)}/link`, {
+      body: { customer_id: i.customerId, phone: i.phone },
+      idempotencyKey: i.idempotencyKey,
+    });
     return this.parse(() => readCustomer(body), 'command');
   }
 
-  async issuePhysicalCard(i: { customerId: string | null; phone: string; cardNumber: string; idempotencyKey: string }): Promise<ProviderCustomer> {
-    const body = await this.call('command', 'POST', `/cards/${encodeURIComponent(i.cardNumber)}/issue`, { body: { customer_id: i.customerId, phone: i.phone }, idempotencyKey: i.idempotencyKey });
+  async issuePhysicalCard(i: {
+    customerId: string | null;
+    phone: string;
+    cardNumber: string;
+    idempotencyKey: string;
+  }): Promise<ProviderCustomer> {
+    const body = await this.call('command', 'POST', `/cards/${encodeURIComponent(i.cardNumber)}/issue`, {
+      body: { customer_id: i.customerId, phone: i.phone },
+      idempotencyKey: i.idempotencyKey,
+    });
     return this.parse(() => readCustomer(body), 'command');
   }
 
   async blockCard(i: { customerId: string; cardId: string; reason: string | null; idempotencyKey: string }): Promise<ProviderCustomer> {
-    const body = await this.call('command', 'POST', `${this.cardPath(i.customerId, i.cardId)}/block`, { body: { reason: i.reason }, idempotencyKey: i.idempotencyKey });
+    const body = await this.call('command', 'POST', `${this.cardPath(i.customerId, i.cardId)}/block`, {
+      body: { reason: i.reason },
+      idempotencyKey: i.idempotencyKey,
+    });
     return this.parse(() => readCustomer(body), 'command');
   }
 
   async unblockCard(i: { customerId: string; cardId: string; idempotencyKey: string }): Promise<ProviderCustomer> {
-    const body = await this.call('command', 'POST', `${this.cardPath(i.customerId, i.cardId)}/unblock`, { body: {}, idempotencyKey: i.idempotencyKey });
+    const body = await this.call('command', 'POST', `${this.cardPath(i.customerId, i.cardId)}/unblock`, {
+      body: {},
+      idempotencyKey: i.idempotencyKey,
+    });
     return this.parse(() => readCustomer(body), 'command');
   }
 
   async replaceCard(i: { customerId: string; cardId: string; idempotencyKey: string }): Promise<ProviderCustomer> {
-    const body = await this.call('command', 'POST', `${this.cardPath(i.customerId, i.cardId)}/replace`, { body: {}, idempotencyKey: i.idempotencyKey });
+    const body = await this.call('command', 'POST', `${this.cardPath(i.customerId, i.cardId)}/replace`, {
+      body: {},
+      idempotencyKey: i.idempotencyKey,
+    });
     return this.parse(() => readCustomer(body), 'command');
   }
 
@@ -323,18 +360,34 @@ export class CdpHttpLoyaltyProvider implements LoyaltyProvider {
   }
 
   async getPurchase(customerId: string, purchaseId: string): Promise<ProviderPurchaseDetail | null> {
-    const body = await this.call('read', 'GET', `/customers/${encodeURIComponent(customerId)}/purchases/${encodeURIComponent(purchaseId)}`, { notFoundIsNull: true });
+    const body = await this.call(
+      'read',
+      'GET',
+      `/customers/${encodeURIComponent(customerId)}/purchases/${encodeURIComponent(purchaseId)}`,
+      { notFoundIsNull: true },
+    );
     return body === NOT_FOUND ? null : this.parse(() => readPurchaseDetail(body), 'read');
   }
 
-  async listTransactions(customerId: string, page: { offset: number; limit: number }): Promise<{ items: ProviderTransaction[]; count: number }> {
-    const body = await this.call('read', 'GET', `/customers/${encodeURIComponent(customerId)}/operations?offset=${page.offset}&limit=${page.limit}`);
+  async listTransactions(
+    customerId: string,
+    page: { offset: number; limit: number },
+  ): Promise<{ items: ProviderTransaction[]; count: number }> {
+    const body = await this.call(
+      'read',
+      'GET',
+      `/customers/${encodeURIComponent(customerId)}/operations?offset=${page.offset}&limit=${page.limit}`,
+    );
     return this.parse(() => readOperations(body), 'read');
   }
 
   async eraseCustomer(i: { customerId: string; idempotencyKey: string }): Promise<void> {
     // 404: the provider no longer knows the customer - nothing left to erase.
-    await this.call('command', 'POST', `/customers/${encodeURIComponent(i.customerId)}/erase`, { body: {}, idempotencyKey: i.idempotencyKey, notFoundIsNull: true });
+    await this.call('command', 'POST', `/customers/${encodeURIComponent(i.customerId)}/erase`, {
+      body: {},
+      idempotencyKey: i.idempotencyKey,
+      notFoundIsNull: true,
+    });
   }
 
   async recordAccrual(i: AccrualRequest): Promise<{ operation_id: string }> {
@@ -396,7 +449,10 @@ export class CdpHttpLoyaltyProvider implements LoyaltyProvider {
       const duration_ms = Math.round(performance.now() - started);
       this.log.warn('loyalty provider failed', { provider: 'cdp', method, reason: timedOut ? 'timeout' : 'unreachable', duration_ms });
       // A command that timed out may have been applied; one that could not connect was not.
-      throw new LoyaltyProviderError(timedOut && mode === 'command' ? 'unknown' : 'unavailable', timedOut ? 'provider timeout' : 'provider unreachable');
+      throw new LoyaltyProviderError(
+        timedOut && mode === 'command' ? 'unknown' : 'unavailable',
+        timedOut ? 'provider timeout' : 'provider unreachable',
+      );
     }
     let body: unknown = undefined;
     if (text) {
@@ -407,12 +463,19 @@ export class CdpHttpLoyaltyProvider implements LoyaltyProvider {
       }
     }
     if (status >= 200 && status < 300) {
-      if (body === undefined) return this.parse(() => { throw new Malformed('body is not JSON'); }, mode);
+      if (body === undefined)
+        return this.parse(() => {
+          throw new Malformed('body is not JSON');
+        }, mode);
       return body;
     }
     if (status === 404 && options.notFoundIsNull) return NOT_FOUND;
     const code = typeof body === 'object' && body !== null ? (body as Obj).code : undefined;
-    if ((status === 404 || status === 409 || status === 422) && typeof code === 'string' && (REJECTION_CODES as readonly string[]).includes(code)) {
+    if (
+      (status === 404 || status === 409 || status === 422) &&
+      typeof code === 'string' &&
+      (REJECTION_CODES as readonly string[]).includes(code)
+    ) {
       throw new LoyaltyProviderError('rejected', `provider refused: ${code}`, code);
     }
     this.log.warn('loyalty provider answered with an error', { provider: 'cdp', method, status });

@@ -63,7 +63,8 @@ export class LocalLoyaltyLedger implements LoyaltyProvider {
         await trx.updateTable('loyalty_ledger_customers').set({ main_card_id: issued.id }).where('id', '=', customerId).execute();
       } else {
         const customer = await this.lockCustomer(trx, customerId);
-        if (!customer.main_card_id) await trx.updateTable('loyalty_ledger_customers').set({ main_card_id: usableVirtual.id }).where('id', '=', customerId).execute();
+        if (!customer.main_card_id)
+          await trx.updateTable('loyalty_ledger_customers').set({ main_card_id: usableVirtual.id }).where('id', '=', customerId).execute();
       }
       return this.snapshot(trx, customerId);
     });
@@ -124,7 +125,12 @@ export class LocalLoyaltyLedger implements LoyaltyProvider {
     };
   }
 
-  async linkCard(input: { customerId: string | null; phone: string; cardNumber: string; idempotencyKey: string }): Promise<ProviderCustomer> {
+  async linkCard(input: {
+    customerId: string | null;
+    phone: string;
+    cardNumber: string;
+    idempotencyKey: string;
+  }): Promise<ProviderCustomer> {
     return this.db.transaction().execute(async (trx) => {
       const customerId = input.customerId ?? (await this.findOrCreateCustomer(trx, input.phone));
       const customer = await this.lockCustomer(trx, customerId);
@@ -151,14 +157,20 @@ export class LocalLoyaltyLedger implements LoyaltyProvider {
     });
   }
 
-  async issuePhysicalCard(input: { customerId: string | null; phone: string; cardNumber: string; idempotencyKey: string }): Promise<ProviderCustomer> {
+  async issuePhysicalCard(input: {
+    customerId: string | null;
+    phone: string;
+    cardNumber: string;
+    idempotencyKey: string;
+  }): Promise<ProviderCustomer> {
     return this.db.transaction().execute(async (trx) => {
       const customerId = input.customerId ?? (await this.findOrCreateCustomer(trx, input.phone));
       const customer = await this.lockCustomer(trx, customerId);
       const card = await this.lockCard(trx, input.cardNumber);
       // The same request again (a retry after a timeout): already done.
       if (card.customer_id === customerId && card.issue_key === input.idempotencyKey) return this.snapshot(trx, customerId);
-      if (card.customer_id !== null && card.customer_id !== customerId) throw rejected('card_owned_by_another_customer', 'the card belongs to another customer');
+      if (card.customer_id !== null && card.customer_id !== customerId)
+        throw rejected('card_owned_by_another_customer', 'the card belongs to another customer');
       if (card.is_blocked) throw rejected('card_blocked', 'the card is blocked');
       if (card.issued_at !== null || card.is_virtual) throw rejected('card_already_issued', 'the card is already issued');
       await trx
@@ -180,7 +192,11 @@ export class LocalLoyaltyLedger implements LoyaltyProvider {
       await this.lockCustomer(trx, input.customerId);
       const card = await this.customerCard(trx, input.customerId, input.cardId);
       if (!card.is_blocked) {
-        await trx.updateTable('loyalty_ledger_cards').set({ is_blocked: true, block_reason: input.reason }).where('id', '=', card.id).execute();
+        await trx
+          .updateTable('loyalty_ledger_cards')
+          .set({ is_blocked: true, block_reason: input.reason })
+          .where('id', '=', card.id)
+          .execute();
       }
       return this.snapshot(trx, input.customerId);
     });
@@ -191,7 +207,8 @@ export class LocalLoyaltyLedger implements LoyaltyProvider {
       await this.lockCustomer(trx, input.customerId);
       const card = await this.customerCard(trx, input.customerId, input.cardId);
       if (card.is_blocked) {
-        if (card.block_reason === 'provider' || !card.is_active) throw rejected('unblock_not_allowed', 'only a block by the customer on an active card can be lifted');
+        if (card.block_reason === 'provider' || !card.is_active)
+          throw rejected('unblock_not_allowed', 'only a block by the customer on an active card can be lifted');
         await trx.updateTable('loyalty_ledger_cards').set({ is_blocked: false, block_reason: null }).where('id', '=', card.id).execute();
       }
       return this.snapshot(trx, input.customerId);
@@ -201,7 +218,11 @@ export class LocalLoyaltyLedger implements LoyaltyProvider {
   async replaceCard(input: { customerId: string; cardId: string; idempotencyKey: string }): Promise<ProviderCustomer> {
     return this.db.transaction().execute(async (trx) => {
       await this.lockCustomer(trx, input.customerId);
-      const done = await trx.selectFrom('loyalty_ledger_cards').select('id').where('issue_key', '=', input.idempotencyKey).executeTakeFirst();
+      const done = await trx
+        .selectFrom('loyalty_ledger_cards')
+        .select('id')
+        .where('issue_key', '=', input.idempotencyKey)
+        .executeTakeFirst();
       if (done) return this.snapshot(trx, input.customerId);
       const old = await this.customerCard(trx, input.customerId, input.cardId);
       const fresh = await this.issueVirtualCard(trx, input.customerId, input.idempotencyKey);
@@ -220,11 +241,23 @@ export class LocalLoyaltyLedger implements LoyaltyProvider {
       .orderBy('occurred_at', 'desc')
       .orderBy('id')
       .execute();
-    return rows.map((r) => ({ id: r.id, date: r.occurred_at.toISOString(), shop_name: r.shop_name, total: r.total, bonus_accrual: r.bonus_accrual, items_count: r.items_count }));
+    return rows.map((r) => ({
+      id: r.id,
+      date: r.occurred_at.toISOString(),
+      shop_name: r.shop_name,
+      total: r.total,
+      bonus_accrual: r.bonus_accrual,
+      items_count: r.items_count,
+    }));
   }
 
   async getPurchase(customerId: string, purchaseId: string): Promise<ProviderPurchaseDetail | null> {
-    const r = await this.db.selectFrom('loyalty_ledger_receipts').selectAll().where('customer_id', '=', customerId).where('id', '=', purchaseId).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('loyalty_ledger_receipts')
+      .selectAll()
+      .where('customer_id', '=', customerId)
+      .where('id', '=', purchaseId)
+      .executeTakeFirst();
     if (!r) return null;
     return {
       id: r.id,
@@ -238,7 +271,10 @@ export class LocalLoyaltyLedger implements LoyaltyProvider {
     };
   }
 
-  async listTransactions(customerId: string, page: { offset: number; limit: number }): Promise<{ items: ProviderTransaction[]; count: number }> {
+  async listTransactions(
+    customerId: string,
+    page: { offset: number; limit: number },
+  ): Promise<{ items: ProviderTransaction[]; count: number }> {
     await this.requireCustomer(this.db, customerId);
     const base = this.db.selectFrom('loyalty_ledger_operations').where('customer_id', '=', customerId);
     const [rows, total] = await Promise.all([
@@ -275,7 +311,11 @@ export class LocalLoyaltyLedger implements LoyaltyProvider {
         .returning('id')
         .executeTakeFirst();
       if (!erased) return;
-      await trx.updateTable('loyalty_ledger_cards').set({ is_blocked: true, block_reason: 'provider' }).where('customer_id', '=', input.customerId).execute();
+      await trx
+        .updateTable('loyalty_ledger_cards')
+        .set({ is_blocked: true, block_reason: 'provider' })
+        .where('customer_id', '=', input.customerId)
+        .execute();
     });
   }
 
@@ -307,12 +347,35 @@ export class LocalLoyaltyLedger implements LoyaltyProvider {
     if (!program) throw rejected('customer_rejected', 'the ledger has no default program to enrol customers in');
     const id = await this.nextId(trx, 'LC');
     // Concurrent provisioning of one phone: the unique phone decides, the loser reads the winner.
-    await trx.insertInto('loyalty_ledger_customers').values({ id, phone, program_id: program.id }).onConflict((oc) => oc.column('phone').doNothing()).execute();
-    const customer = await trx.selectFrom('loyalty_ledger_customers').select('id').where('phone', '=', phone).forUpdate().executeTakeFirstOrThrow();
+    await trx
+      .insertInto('loyalty_ledger_customers')
+      .values({ id, phone, program_id: program.id })
+      .onConflict((oc) => oc.column('phone').doNothing())
+      .execute();
+    const customer = await trx
+      .selectFrom('loyalty_ledger_customers')
+      .select('id')
+      .where('phone', '=', phone)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
     for (const a of ACCOUNTS) {
-      const exists = await trx.selectFrom('loyalty_ledger_accounts').select('id').where('customer_id', '=', customer.id).where('kind', '=', a.kind).executeTakeFirst();
+      const exists = await trx
+        .selectFrom('loyalty_ledger_accounts')
+        .select('id')
+        .where('customer_id', '=', customer.id)
+        .where('kind', '=', a.kind)
+        .executeTakeFirst();
       if (!exists) {
-        await trx.insertInto('loyalty_ledger_accounts').values({ id: await this.nextId(trx, a.kind), customer_id: customer.id, kind: a.kind, title: a.title, description: a.description }).execute();
+        await trx
+          .insertInto('loyalty_ledger_accounts')
+          .values({
+            id: await this.nextId(trx, a.kind),
+            customer_id: customer.id,
+            kind: a.kind,
+            title: a.title,
+            description: a.description,
+          })
+          .execute();
       }
     }
     return customer.id;
@@ -330,13 +393,24 @@ export class LocalLoyaltyLedger implements LoyaltyProvider {
   }
 
   private async lockCard(trx: Transaction<DB>, cardNumber: string) {
-    const card = await trx.selectFrom('loyalty_ledger_cards').selectAll().where('card_number', '=', cardNumber).forUpdate().executeTakeFirst();
+    const card = await trx
+      .selectFrom('loyalty_ledger_cards')
+      .selectAll()
+      .where('card_number', '=', cardNumber)
+      .forUpdate()
+      .executeTakeFirst();
     if (!card) throw rejected('card_not_found', 'no card has this number');
     return card;
   }
 
   private async customerCard(trx: Transaction<DB>, customerId: string, cardId: string) {
-    const card = await trx.selectFrom('loyalty_ledger_cards').selectAll().where('id', '=', cardId).where('customer_id', '=', customerId).forUpdate().executeTakeFirst();
+    const card = await trx
+      .selectFrom('loyalty_ledger_cards')
+      .selectAll()
+      .where('id', '=', cardId)
+      .where('customer_id', '=', customerId)
+      .forUpdate()
+      .executeTakeFirst();
     if (!card) throw rejected('card_not_found', 'the customer has no such card');
     return card;
   }
@@ -368,9 +442,22 @@ export class LocalLoyaltyLedger implements LoyaltyProvider {
   private async postOperation(
     trx: Transaction<DB>,
     customerId: string,
-    op: { type: 'accrual' | 'adjustment'; amount: string; purchaseAmount?: string; orderId?: string; purchaseId?: string; comment?: string; idempotencyKey: string; expires?: boolean },
+    op: {
+      type: 'accrual' | 'adjustment';
+      amount: string;
+      purchaseAmount?: string;
+      orderId?: string;
+      purchaseId?: string;
+      comment?: string;
+      idempotencyKey: string;
+      expires?: boolean;
+    },
   ): Promise<string> {
-    const done = await trx.selectFrom('loyalty_ledger_operations').select('id').where('idempotency_key', '=', op.idempotencyKey).executeTakeFirst();
+    const done = await trx
+      .selectFrom('loyalty_ledger_operations')
+      .select('id')
+      .where('idempotency_key', '=', op.idempotencyKey)
+      .executeTakeFirst();
     if (done) return done.id;
     const account = await trx
       .updateTable('loyalty_ledger_accounts')
@@ -405,7 +492,14 @@ export class LocalLoyaltyLedger implements LoyaltyProvider {
     return id;
   }
 
-  private cardOf(c: { id: string; card_number: string; is_virtual: boolean; is_active: boolean; is_blocked: boolean; block_reason: string | null }): ProviderCard {
+  private cardOf(c: {
+    id: string;
+    card_number: string;
+    is_virtual: boolean;
+    is_active: boolean;
+    is_blocked: boolean;
+    block_reason: string | null;
+  }): ProviderCard {
     const showsQr = c.is_virtual && c.is_active && !c.is_blocked;
     const base = `${this.qrBaseUrl}/${c.card_number}`;
     return {
@@ -448,7 +542,15 @@ export class LocalLoyaltyLedger implements LoyaltyProvider {
         .executeTakeFirst(),
     ]);
     const total = turnover.rows[0]!.amount;
-    const asLevels = levels.map((l) => ({ id: l.id, order: l.position, name: l.name, boundary: l.boundary, range_label: l.range_label, description: l.description, accrual_percent: l.accrual_percent }));
+    const asLevels = levels.map((l) => ({
+      id: l.id,
+      order: l.position,
+      name: l.name,
+      boundary: l.boundary,
+      range_label: l.range_label,
+      description: l.description,
+      accrual_percent: l.accrual_percent,
+    }));
     const index = levelIndexFor(asLevels, total);
     const tier = (i: number) => {
       const l = asLevels[i];

@@ -118,7 +118,6 @@ export interface ProviderPurchaseDetail extends ProviderPurchase {
   discounts: ProviderDiscount[];
 }
 
-
 export interface AccrualRequest {
   customerId: string;
   orderId: string;
@@ -143,7 +142,12 @@ export interface LoyaltyProvider {
   /** Registers an issued card to the customer (found or created by phone when `customerId` is null). */
   linkCard(input: { customerId: string | null; phone: string; cardNumber: string; idempotencyKey: string }): Promise<ProviderCustomer>;
   /** Issues a never-issued physical card to the customer; it becomes the main card, the previous one is retired. */
-  issuePhysicalCard(input: { customerId: string | null; phone: string; cardNumber: string; idempotencyKey: string }): Promise<ProviderCustomer>;
+  issuePhysicalCard(input: {
+    customerId: string | null;
+    phone: string;
+    cardNumber: string;
+    idempotencyKey: string;
+  }): Promise<ProviderCustomer>;
   blockCard(input: { customerId: string; cardId: string; reason: string | null; idempotencyKey: string }): Promise<ProviderCustomer>;
   unblockCard(input: { customerId: string; cardId: string; idempotencyKey: string }): Promise<ProviderCustomer>;
   /** Issues a new virtual card as main card and retires (and blocks) the previous main card. */

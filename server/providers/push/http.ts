@@ -23,7 +23,13 @@ export class HttpPushSender implements PushSender {
       response = await fetch(this.cfg.httpUrl!, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(this.cfg.httpToken ? { authorization: `Bearer ${this.cfg.httpToken}` } : {}) },
-        body: JSON.stringify({ to: m.token, platform: m.platform, id: m.notificationId, notification: { title: m.title, body: m.body }, data: m.data }),
+        body: JSON.stringify({
+          to: m.token,
+          platform: m.platform,
+          id: m.notificationId,
+          notification: { title: m.title, body: m.body },
+          data: m.data,
+        }),
         signal: AbortSignal.timeout(this.cfg.timeoutMs),
       });
     } catch (err) {

@@ -13,7 +13,11 @@ export class RecordingPushSender implements PushSender {
   async send(message: PushMessage): Promise<PushOutcome> {
     this.sent.push(message);
     if (this.sent.length > KEEP) this.sent.splice(0, this.sent.length - KEEP);
-    this.log.info('push recorded', { notification_id: message.notificationId, platform: message.platform, token_suffix: message.token.slice(-4) });
+    this.log.info('push recorded', {
+      notification_id: message.notificationId,
+      platform: message.platform,
+      token_suffix: message.token.slice(-4),
+    });
     return { kind: 'sent' };
   }
 }
