@@ -18,6 +18,7 @@ import {
   closeDatabaseUnavailable,
   DATABASE_UNAVAILABLE,
   keepAlive,
+  listenForUpgrades,
   revokedSessions,
   sendUnlessBacklogged,
   socketsByAccount,
@@ -90,15 +91,7 @@ export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed):
       ws.on('error', () => ws.terminate());
     });
   };
-  // The listener of node's 'upgrade' event is not awaited: a rejected upgrade is logged and its
-  // socket destroyed here rather than left as an unhandled rejection.
-  const upgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    onUpgrade(req, socket, head).catch((err: unknown) => {
-      log.warn('websocket upgrade failed', { err: (err as Error).message });
-      socket.destroy();
-    });
-  };
-  server.on('upgrade', upgradeListener);
+  const stopListening = listenForUpgrades(server, onUpgrade, log);
 
   const deliver = (row: OutboxRow) => {
     const revoked = revokedSessions(row);
@@ -132,7 +125,7 @@ export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed):
     close: async () => {
       unsubscribe();
       heartbeat.stop();
-      server.off('upgrade', upgradeListener);
+      stopListening();
       await closeAllSockets(wss);
     },
   };

@@ -21,6 +21,7 @@ import {
   closeDatabaseUnavailable,
   DATABASE_UNAVAILABLE,
   keepAlive,
+  listenForUpgrades,
   revokedSessions,
   sendUnlessBacklogged,
   socketsByAccount,
@@ -95,15 +96,7 @@ export function attachPickerRealtime(server: Server, deps: AppDeps, feed: Outbox
       ws.on('error', () => ws.terminate());
     });
   };
-  // The listener of node's 'upgrade' event is not awaited: a rejected upgrade is logged and its
-  // socket destroyed here rather than left as an unhandled rejection.
-  const upgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    onUpgrade(req, socket, head).catch((err: unknown) => {
-      log.warn('websocket upgrade failed', { err: (err as Error).message });
-      socket.destroy();
-    });
-  };
-  server.on('upgrade', upgradeListener);
+  const stopListening = listenForUpgrades(server, onUpgrade, log);
 
   const deliver = (row: OutboxRow) => {
     const revoked = revokedSessions(row);
@@ -128,7 +121,7 @@ export function attachPickerRealtime(server: Server, deps: AppDeps, feed: Outbox
     close: async () => {
       unsubscribe();
       heartbeat.stop();
-      server.off('upgrade', upgradeListener);
+      stopListening();
       await closeAllSockets(wss);
     },
   };

@@ -2,7 +2,8 @@
 // an upgrade, keep track of peers that stopped answering pings, limit the sockets of one
 // account, end a socket when its token expires or its session is revoked, and close every
 // socket on shutdown.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { SESSIONS_REVOKED_EVENT, type OutboxEvent } from '../../db/queries/outbox.js';
 import { bearerToken } from '../auth/tokens.js';
@@ -129,4 +130,24 @@ export function sendUnlessBacklogged(
   if (maxBufferedBytes > 0 && ws.bufferedAmount >= maxBufferedBytes) return false;
   ws.send(message);
   return true;
+}
+
+/**
+ * Hands node's 'upgrade' events of `server` to the async `handle` of a channel; returns the
+ * function that stops. node does not await the listener: a rejected upgrade is logged and its
+ * socket destroyed here rather than left as an unhandled rejection.
+ */
+export function listenForUpgrades(
+  server: Server,
+  handle: (req: IncomingMessage, socket: Duplex, head: Buffer) => Promise<void>,
+  log: { warn(msg: string, fields?: Record<string, unknown>): void },
+): () => void {
+  const listener = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    handle(req, socket, head).catch((err: unknown) => {
+      log.warn('websocket upgrade failed', { err: (err as Error).message });
+      socket.destroy();
+    });
+  };
+  server.on('upgrade', listener);
+  return () => server.off('upgrade', listener);
 }
