@@ -98,7 +98,7 @@ export const paymentsHandlers = {
       });
       if (o.status === 'created') {
         await setOrderStatus(trx, o.id, 'awaiting_payment');
-        await recordOrderChange(trx, o.id, ['status', 'payment']);
+        await recordOrderChange(trx, o.id, ['status', 'payment'], { now: ctx.deps.clock.now() });
       }
       return row;
     });

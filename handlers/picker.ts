@@ -456,9 +456,17 @@ export const pickerHandlers = {
       });
       const items = await insertItems(trx, sessionId, newItems);
       await setOrderPickingStatus(trx, orderId, { status: 'picking', pickingResultState: 'in_progress' });
-      await recordOrderChange(trx, orderId, ['status', 'picking_result'], { notify: true });
+      await recordOrderChange(trx, orderId, ['status', 'picking_result'], { notify: true, now: ctx.deps.clock.now() });
       const head = (await findSessionHead(trx, sessionId))!;
-      await recordSessionChanged(trx, { sessionId, orderId, storeId: head.store_id, pickerId, version: head.version, status: head.status });
+      await recordSessionChanged(trx, {
+        sessionId,
+        orderId,
+        storeId: head.store_id,
+        pickerId,
+        version: head.version,
+        status: head.status,
+        now: ctx.deps.clock.now(),
+      });
       return { status: 200 as const, body: await sessionView(trx, head, items, pickerId, ctx.lang) };
     });
   },
@@ -539,7 +547,7 @@ export const pickerHandlers = {
   // POST /api/picker/orders/{order_id}/cancel
   cancelPicking: async (ctx) =>
     runPickerCommand(ctx, ctx.path.order_id, null, async (s) => {
-      await releaseSession(s.trx, s.order.id, s.head, s.items, { source: 'picker_cancel', reason: ctx.body?.reason ?? null });
+      await releaseSession(s.trx, s.order.id, s.head, s.items, { source: 'picker_cancel', reason: ctx.body?.reason ?? null }, s.now);
       const head = (await findSessionHead(s.trx, s.head.id))!;
       const answer = await actionAnswer(s.trx, head, s.items, null, s.pickerId, ctx.lang, s.full);
       return { status: 200 as const, body: actionOutput('ok', true, actionMessage('ok', ctx.lang, { command: 'cancel' }), answer) };

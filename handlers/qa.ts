@@ -114,7 +114,7 @@ export const qaHandlers = {
       if (!open || open.provider !== 'sandbox' || open.expires_at.getTime() <= ctx.deps.clock.nowMs()) {
         throw conflict('NO_OPEN_INVOICE', 'The order has no open sandbox invoice; GET its invoice first');
       }
-      await settleInvoice(trx, o, open.id, ctx.body.outcome);
+      await settleInvoice(trx, o, open.id, ctx.body.outcome, ctx.deps.clock.now());
       const [invoice, after] = await Promise.all([findInvoice(trx, open.id), findCustomerOrder(trx, orderId, customerId)]);
       return { invoice: invoice!, order: after! };
     });

@@ -1,6 +1,6 @@
 // npm run code-health: the figures issue 22 asked to drive to zero, counted the same way every time
-// (the closing notes quote them): imports against the layer rules, `any` outside the openapi-backend
-// adapter, untyped test requests, and reads of the wall clock outside the clock.
+// (the closing notes quote them): imports against the layer rules, `any` in service code, untyped
+// test requests, and reads of the wall clock outside the clock.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -67,11 +67,9 @@ const cruise = JSON.parse(
   ),
 ) as { summary: { violations: unknown[] } };
 
-/** The one module that speaks to openapi-backend, whose context types are `any`. */
-const OPENAPI_ADAPTER = path.join('server', 'openapi-adapter.ts');
 const figures = {
   'cross-layer-imports': { total: cruise.summary.violations.length, where: {} },
-  'any-outside-adapter': count(service, /\bas any\b|:\s*any\b|<any>|\bany\[\]|,\s*any>/g, (f) => f === OPENAPI_ADAPTER),
+  'any-in-service-code': count(service, /\bas any\b|:\s*any\b|<any>|\bany\[\]|,\s*any>/g),
   'raw-test-calls': count(tests, /\.raw\(/g),
   // Requests built at run time from the spec (sweeps over every operation): typed only by the spec.
   'untyped-test-calls': count(tests, /\.untyped\(/g),

@@ -45,11 +45,12 @@ export async function recordOrderChange(
   db: Executor,
   orderId: string,
   changes: OrderChange[],
-  options: { tracking?: TrackingChange; notify?: boolean } = {},
+  /** `now`: when the change happened (the caller's clock), the event's `occurred_at`. */
+  options: { now: Date; tracking?: TrackingChange; notify?: boolean },
 ): Promise<RecordedEvent> {
   const eventId = randomUUID();
   const notificationId = options.notify ? randomUUID() : null;
-  const occurredAt = new Date().toISOString();
+  const occurredAt = options.now.toISOString();
   const type: TrackingEventType = options.tracking ? 'delivery.tracking.changed' : 'order.changed';
   // `data` without what only the version bump knows (new version, status, number): the one
   // statement below adds those, so a change costs one round trip, not two. The statement's
@@ -133,14 +134,14 @@ export async function recordOrderChange(
  * event): `payload` is `jsonb_set(envelope, '{data}', data || {order_version, status})` with the
  * version and status of the changed row, as recordOrderChange writes it.
  */
-export function orderChangedEvent(orderId: string, changes: OrderChange[]): { eventId: string; envelope: string; data: string } {
+export function orderChangedEvent(orderId: string, changes: OrderChange[], now: Date): { eventId: string; envelope: string; data: string } {
   const eventId = randomUUID();
   const data: DataBeforeBump<'order.changed'> = { event_id: eventId, order_id: orderId, changes };
   const envelope: EnvelopeBeforeBump<'order.changed'> = {
     type: 'order.changed',
     event_id: eventId,
     notification_id: null,
-    occurred_at: new Date().toISOString(),
+    occurred_at: now.toISOString(),
     data,
   };
   return { eventId, envelope: JSON.stringify(envelope), data: JSON.stringify(data) };

@@ -224,6 +224,8 @@ export interface NewOrder {
   statuses: OrderStatus[];
   /** Delivery orders start their courier delivery in `pending`. */
   withDelivery: boolean;
+  /** When it is placed (the caller's clock): its event's `occurred_at`. */
+  placedAt: Date;
   /** Online orders: minutes to pay, counted on the database clock. */
   paymentWindowMinutes: number | null;
 }
@@ -265,7 +267,7 @@ export async function insertPlacedOrder(
   const columns = (Object.keys(o) as (keyof typeof o)[]).filter((c) => o[c] !== undefined);
   const items = Object.keys(ITEM_COLUMNS) as (keyof typeof ITEM_COLUMNS)[];
   const placed = sql`EXISTS (SELECT 1 FROM o)`;
-  const event = orderChangedEvent(o.id, ['status']);
+  const event = orderChangedEvent(o.id, ['status'], n.placedAt);
   const delivery = n.withDelivery
     ? sql`, d AS (INSERT INTO order_deliveries (order_id, tracking_state) SELECT ${o.id}, 'pending' WHERE ${placed}),
           t AS (INSERT INTO order_tracking_history (order_id, state) SELECT ${o.id}, 'pending' WHERE ${placed})`

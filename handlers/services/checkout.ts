@@ -331,6 +331,7 @@ export async function placeOrder(trx: Executor, deps: AppDeps, c: CheckoutReques
         line_total: money(p.total),
       })),
       statuses,
+      placedAt: now,
       withDelivery: delivery !== null,
       paymentWindowMinutes: body.payment_method === 'online' ? deps.config.orders.bank.paymentWindowMinutes : null,
     },

@@ -168,12 +168,12 @@ export async function cancelByCustomer(trx: Executor, o: OrderRow, now: Date): P
     assertMove(o.status, 'cancellation_requested');
     await setOrderStatus(trx, o.id, 'cancellation_requested', { reason: 'cancellation_queued' });
     await enqueueProviderCommand(trx, 'courier.withdraw', o.id, { ref: o.courier_request_ref });
-    await recordOrderChange(trx, o.id, ['status', 'can_cancel']);
+    await recordOrderChange(trx, o.id, ['status', 'can_cancel'], { now });
     return;
   }
   const effects = await enterCancelled(trx, o, 'cancelled_by_customer', now);
   const changes: OrderChange[] = ['status', 'can_cancel', ...(effects.payment ? (['payment'] as const) : [])];
-  await recordOrderChange(trx, o.id, changes, effects.tracking ? { tracking: effects.tracking } : {});
+  await recordOrderChange(trx, o.id, changes, { now, ...(effects.tracking ? { tracking: effects.tracking } : {}) });
 }
 
 /**
@@ -183,7 +183,7 @@ export async function cancelByCustomer(trx: Executor, o: OrderRow, now: Date): P
 export async function cancelUncollected(trx: Executor, o: OrderRow, now: Date): Promise<boolean> {
   if (o.status !== 'ready_for_pickup') return false;
   const effects = await enterCancelled(trx, o, 'not_collected', now);
-  await recordOrderChange(trx, o.id, ['status', 'can_cancel', ...(effects.payment ? (['payment'] as const) : [])], { notify: true });
+  await recordOrderChange(trx, o.id, ['status', 'can_cancel', ...(effects.payment ? (['payment'] as const) : [])], { notify: true, now });
   return true;
 }
 
@@ -191,12 +191,12 @@ export async function cancelUncollected(trx: Executor, o: OrderRow, now: Date): 
 export async function cancelUnpaid(trx: Executor, o: OrderRow, now: Date): Promise<boolean> {
   if ((o.status !== 'created' && o.status !== 'awaiting_payment') || o.payment_status !== 'awaiting') return false;
   const effects = await enterCancelled(trx, o, 'not_paid_in_time', now);
-  await recordOrderChange(trx, o.id, ['status', 'can_cancel', 'payment'], { tracking: effects.tracking ?? undefined, notify: true });
+  await recordOrderChange(trx, o.id, ['status', 'can_cancel', 'payment'], { tracking: effects.tracking ?? undefined, notify: true, now });
   return true;
 }
 
 /** The server asks the courier service for a courier (scheduled: before the slot; express: at picking). */
-export async function requestCourier(trx: Executor, o: OrderRow): Promise<boolean> {
+export async function requestCourier(trx: Executor, o: OrderRow, now: Date): Promise<boolean> {
   if (o.type !== 'delivery' || o.tracking_state !== 'pending' || o.status === 'cancelled' || o.status === 'completed') return false;
   await updateDelivery(
     trx,
@@ -207,6 +207,7 @@ export async function requestCourier(trx: Executor, o: OrderRow): Promise<boolea
   await enqueueProviderCommand(trx, 'courier.request', o.id, {});
   await recordOrderChange(trx, o.id, ['delivery'], {
     tracking: trackingChange(o, 'pending', { state: 'searching_courier', comment: null, eta: null }),
+    now,
   });
   return true;
 }
@@ -268,6 +269,7 @@ export async function applyCourierEvent(
       await recordOrderChange(trx, o.id, ['delivery'], {
         tracking: trackingChange(o, from, { state: from, comment, eta: o.courier_eta }),
         notify: true,
+        now,
       });
     }
     return;
@@ -316,6 +318,7 @@ export async function applyCourierEvent(
   await recordOrderChange(trx, o.id, changes, {
     tracking: trackingChange(o, from, { state: e.state, comment, eta }),
     notify: !options.quiet && PUSHED_STATES.includes(e.state),
+    now,
   });
 }
 
@@ -366,11 +369,17 @@ export async function followCourierStatus(
  * The bank's word on an open invoice of a locked order: `paid` confirms the order and records
  * the payment; `failed` only closes the invoice (a new GET of the invoice issues another one).
  */
-export async function settleInvoice(trx: Executor, o: OrderRow, invoiceId: string, outcome: 'paid' | 'failed'): Promise<boolean> {
+export async function settleInvoice(
+  trx: Executor,
+  o: OrderRow,
+  invoiceId: string,
+  outcome: 'paid' | 'failed',
+  now: Date,
+): Promise<boolean> {
   const closed = await closeInvoice(trx, invoiceId, outcome);
   if (!closed) return false;
   if (outcome === 'failed') return true;
-  await takePayment(trx, o);
+  await takePayment(trx, o, now);
   return true;
 }
 
@@ -392,7 +401,12 @@ export async function withdrawInvoice(trx: Executor, orderId: string, invoice: I
  * the order is withdrawn); otherwise (the order was cancelled, paid through a later invoice, or
  * now owes another amount) the invoice is a `surplus` and its whole amount goes back.
  */
-export async function takeLatePayment(trx: Executor, o: OrderRow, invoice: { id: string; amount: string }): Promise<'taken' | 'surplus'> {
+export async function takeLatePayment(
+  trx: Executor,
+  o: OrderRow,
+  invoice: { id: string; amount: string },
+  now: Date,
+): Promise<'taken' | 'surplus'> {
   const invoiceId = invoice.id;
   // The same rule as the order's "Pay" action (amountDue): awaited, and of that amount.
   const due = amountDue(paymentFacts(o), o.payment_status === 'awaiting' ? await findPaidInvoices(trx, o.id) : []);
@@ -405,7 +419,7 @@ export async function takeLatePayment(trx: Executor, o: OrderRow, invoice: { id:
   await recordBankWord(trx, invoiceId, 'paid');
   const open = await findOpenInvoice(trx, o.id);
   if (open) await withdrawInvoice(trx, o.id, open, 'cancelled');
-  await takePayment(trx, o);
+  await takePayment(trx, o, now);
   return 'taken';
 }
 
@@ -414,7 +428,7 @@ export async function takeLatePayment(trx: Executor, o: OrderRow, invoice: { id:
  * after picking is that of the difference the order was picked for above what was paid: it
  * settles the session's reconciliation.
  */
-async function takePayment(trx: Executor, o: OrderRow): Promise<void> {
+async function takePayment(trx: Executor, o: OrderRow, now: Date): Promise<void> {
   await updateOrder(trx, o.id, { payment_status: 'paid' });
   const changes: OrderChange[] = ['payment'];
   if (o.status === 'created' || o.status === 'awaiting_payment') {
@@ -424,5 +438,5 @@ async function takePayment(trx: Executor, o: OrderRow): Promise<void> {
   } else {
     await settleCollectedDifference(trx, o.id, 'completed');
   }
-  await recordOrderChange(trx, o.id, changes, { notify: true });
+  await recordOrderChange(trx, o.id, changes, { notify: true, now });
 }

@@ -275,6 +275,7 @@ export async function commitSessionChange(scope: CommandScope, addedItems?: numb
     pickerId: head.picker_id,
     version: bumped.version,
     status: bumped.status,
+    now: scope.now,
   });
 }
 
@@ -629,6 +630,7 @@ export async function releaseSession(
   head: SessionHead,
   items: readonly ItemRow[],
   closure: { source: 'picker_cancel' | 'expired'; reason: string | null },
+  now: Date,
 ): Promise<number> {
   const closed = await closeSession(trx, head.id, {
     status: 'cancelled',
@@ -639,7 +641,7 @@ export async function releaseSession(
     cancelAfterResolvedItems: items.filter((i) => isResolved(itemFacts(i))).length,
   });
   await setOrderPickingStatus(trx, orderId, { status: 'confirmed', pickingResultState: 'pending' });
-  await recordOrderChange(trx, orderId, ['status', 'picking_result']);
+  await recordOrderChange(trx, orderId, ['status', 'picking_result'], { now });
   await recordSessionChanged(trx, {
     sessionId: head.id,
     orderId,
@@ -647,6 +649,7 @@ export async function releaseSession(
     pickerId: head.picker_id,
     version: closed.version,
     status: 'cancelled',
+    now,
   });
   return closed.version;
 }
@@ -727,6 +730,7 @@ export async function finishSession(s: CommandScope): Promise<void> {
   await recordOrderChange(trx, order.id, ['status', 'picking_result', 'payment'], {
     notify: true,
     tracking: cancelled?.tracking ?? undefined,
+    now: s.now,
   });
   await recordSessionChanged(trx, {
     sessionId: head.id,
@@ -735,5 +739,6 @@ export async function finishSession(s: CommandScope): Promise<void> {
     pickerId: head.picker_id,
     version: closed.version,
     status: 'completed',
+    now: s.now,
   });
 }

@@ -61,13 +61,13 @@ export async function checkBankInvoices(deps: AppDeps): Promise<number> {
           await recordBankWord(trx, invoice.id, null);
           return 1;
         }
-        const taken = await takeLatePayment(trx, o, invoice);
+        const taken = await takeLatePayment(trx, o, invoice, deps.clock.now());
         deps.log.warn('the bank took a payment on an invoice closed here', { invoice_id: invoice.id, order_id: o.id, outcome: taken });
         return 1;
       }
       if (outcome === null || outcome === 'open') return 0;
       if (outcome === 'expired') await closeInvoice(trx, invoice.id, 'expired');
-      else await settleInvoice(trx, o, invoice.id, outcome);
+      else await settleInvoice(trx, o, invoice.id, outcome, deps.clock.now());
       return 1;
     });
   }

@@ -13,7 +13,7 @@ export async function dispatchCouriers(deps: AppDeps): Promise<number> {
       deps.config.orders.worker.batchSize,
     )) {
       const o = await lockOrder(trx, id);
-      if (o && (await requestCourier(trx, o))) requested++;
+      if (o && (await requestCourier(trx, o, deps.clock.now()))) requested++;
     }
     return requested;
   });

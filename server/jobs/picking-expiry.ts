@@ -10,11 +10,12 @@ import { loadItems } from '../../db/queries/picking/items.js';
 import { announceOrdersEnteringQueue } from '../../db/queries/picking/queue.js';
 import { findIdleSessions, lockCommandSession, lockOrder } from '../../db/queries/picking/sessions.js';
 import { releaseSession } from '../../handlers/services/picking.js';
+import type { Clock } from '../clock.js';
 import type { AppDeps } from '../deps.js';
 import { scheduleJob, type ScheduledJob } from './scheduler.js';
 
 /** Expires the idle sessions now; returns how many were closed. */
-export async function expireIdleSessions(db: Database, idleMinutes: number): Promise<number> {
+export async function expireIdleSessions(db: Database, idleMinutes: number, clock: Clock): Promise<number> {
   let expired = 0;
   for (const candidate of await findIdleSessions(db, idleMinutes)) {
     const done = await db.transaction().execute(async (trx) => {
@@ -28,7 +29,7 @@ export async function expireIdleSessions(db: Database, idleMinutes: number): Pro
         (head.status === 'active' || head.status === 'ready_to_finish') &&
         head.updated_at.getTime() === candidate.updated_at.getTime();
       if (!head || !stillIdle) return false;
-      await releaseSession(trx, head.order_id, head, await loadItems(trx, head.id), { source: 'expired', reason: null });
+      await releaseSession(trx, head.order_id, head, await loadItems(trx, head.id), { source: 'expired', reason: null }, clock.now());
       return true;
     });
     if (done) expired++;
@@ -37,15 +38,17 @@ export async function expireIdleSessions(db: Database, idleMinutes: number): Pro
 }
 
 /** One sweep: idle sessions expired (unless sessions never expire), then the orders entering the queue announced. */
-export async function sweepPicking(deps: Pick<AppDeps, 'db' | 'config' | 'log'>): Promise<{ expired: number; announced: number }> {
+export async function sweepPicking(
+  deps: Pick<AppDeps, 'db' | 'config' | 'log' | 'clock'>,
+): Promise<{ expired: number; announced: number }> {
   const { sessionIdleMinutes, queueHorizonHours } = deps.config.picking;
-  const expired = sessionIdleMinutes > 0 ? await expireIdleSessions(deps.db, sessionIdleMinutes) : 0;
+  const expired = sessionIdleMinutes > 0 ? await expireIdleSessions(deps.db, sessionIdleMinutes, deps.clock) : 0;
   const announced = await deps.db.transaction().execute((trx) => announceOrdersEnteringQueue(trx, queueHorizonHours));
   return { expired, announced };
 }
 
 /** Starts the periodic sweep (PICKING_EXPIRY_SWEEP_SECONDS, 0: none); stop() waits for the pass in progress. */
-export function startPickingExpiry(deps: Pick<AppDeps, 'db' | 'config' | 'log' | 'telemetry'>): ScheduledJob {
+export function startPickingExpiry(deps: Pick<AppDeps, 'db' | 'config' | 'log' | 'telemetry' | 'clock'>): ScheduledJob {
   return scheduleJob(deps, {
     name: 'picking-sweep',
     intervalMs: deps.config.picking.expirySweepSeconds * 1000,

@@ -112,10 +112,10 @@ async function runCommand(trx: Executor, deps: AppDeps, cmd: ProviderCommandRow)
       if (pending) return false;
       if (difference) {
         await setReconciliationStatus(trx, difference.sessionId, 'completed');
-        await recordOrderChange(trx, o.id, ['payment']);
+        await recordOrderChange(trx, o.id, ['payment'], { now: deps.clock.now() });
       } else {
         await updateOrder(trx, o.id, { payment_status: 'refunded' });
-        await recordOrderChange(trx, o.id, ['payment'], { notify: true });
+        await recordOrderChange(trx, o.id, ['payment'], { notify: true, now: deps.clock.now() });
       }
       return true;
     }

@@ -161,7 +161,7 @@ describe('HTTP bank', () => {
     // The bank's word that it was paid (what the worker's check does, test below).
     await svc.deps.db.transaction().execute(async (trx) => {
       const o = (await lockOrder(trx, id))!;
-      await settleInvoice(trx, o, (await findOpenInvoice(trx, id))!.id, 'paid');
+      await settleInvoice(trx, o, (await findOpenInvoice(trx, id))!.id, 'paid', svc.deps.clock.now());
     });
     expect((await cancelOrder(svc, c.auth, id)).body.status.value).toBe('cancelled');
     await drainWorker(1);

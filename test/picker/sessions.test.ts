@@ -743,7 +743,7 @@ describe('expiry', () => {
       .set({ updated_at: new Date(Date.now() - 5 * 3600_000) })
       .where('id', '=', session.session_id)
       .execute();
-    expect(await expireIdleSessions(svc.deps.db, 240)).toBeGreaterThanOrEqual(1);
+    expect(await expireIdleSessions(svc.deps.db, 240, svc.deps.clock)).toBeGreaterThanOrEqual(1);
     const r = await getSession(order.orderId, picker.auth);
     expect(r.body).toMatchObject({ session_status: 'cancelled', closure_source: 'expired', version: 2 });
     expect(await orderRow(order.orderId)).toMatchObject({ status: 'confirmed' });

@@ -143,8 +143,9 @@ describe('outbox events', () => {
 
     // recordOrderChange's CTE: an order.changed, and a tracking change (an order.changed
     // announcing the version, then delivery.tracking.changed with its per-language display).
-    await recordOrderChange(db, created, ['payment'], { notify: true });
+    await recordOrderChange(db, created, ['payment'], { notify: true, now: svc.deps.clock.now() });
     await recordOrderChange(db, created, ['status'], {
+      now: svc.deps.clock.now(),
       tracking: {
         previous_state: 'pending',
         state: 'searching_courier',

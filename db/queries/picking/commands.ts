@@ -196,7 +196,7 @@ export async function writeItemCommand(db: Executor, w: ItemCommandWrite): Promi
     if (w.orderChanged) {
       // recordOrderChange's `order.changed` (db/queries/order-events.ts) without a push: the order's
       // version + 1 and the envelope with the new version and status.
-      const e = orderChangedEvent(w.orderId, ['picking_result']);
+      const e = orderChangedEvent(w.orderId, ['picking_result'], w.at);
       ctes.push(sql`oc AS (
         UPDATE orders SET order_version = order_version + 1, updated_at = now() WHERE id = ${w.orderId} AND ${guard}
         RETURNING order_version, customer_id, store_id, status)`);

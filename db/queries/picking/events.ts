@@ -8,13 +8,13 @@ import { writeOutboxEvent, type PickerEvent } from '../outbox.js';
 /** The picker's own-session event (`session.changed`), through the outbox like every event. */
 export async function recordSessionChanged(
   db: Executor,
-  s: { sessionId: number; orderId: string; storeId: string; pickerId: number; version: number; status: SessionStatus },
+  s: { sessionId: number; orderId: string; storeId: string; pickerId: number; version: number; status: SessionStatus; now: Date },
 ): Promise<void> {
   const eventId = randomUUID();
   const event: PickerEvent<'session.changed'> = {
     event_id: eventId,
     kind: 'session.changed',
-    occurred_at: new Date().toISOString(),
+    occurred_at: s.now.toISOString(),
     store_id: s.storeId,
     session_id: s.sessionId,
     order_id: s.orderId,
