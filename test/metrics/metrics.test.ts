@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { OPERATIONS } from '../../generated/operations.js';
 import { signInCustomer } from '../support/accounts.js';
@@ -164,6 +164,9 @@ describe('GET /metrics', () => {
       expect(pool.totalCount - pool.idleCount).toBeGreaterThanOrEqual(2);
       expect(value(samples, 'grocery_db_pool_waiting_clients')).toBe(0);
 
+      // Nothing but the test's own connections out: an outbox wake-up of an earlier commit
+      // (db/connection.ts sends it through the pool) has finished, so the counts below are ours.
+      await vi.waitFor(() => expect(pool.totalCount - pool.idleCount).toBe(held.length), { timeout: 5000 });
       // Lend out every connection and queue one more query behind them.
       // pg-pool keeps its settings in `options` (not in @types/pg).
       const max = (pool as unknown as { options: { max: number } }).options.max;
