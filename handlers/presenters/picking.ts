@@ -6,7 +6,7 @@ import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
 import { currentItemIndex, currentLineTotal, isResolved, lineTotal, stateKey, type ItemFacts } from '../../domain/picking/items.js';
 import { pickingResult, type PickingResultView, type ResultItemInput } from '../../domain/picking/result.js';
 import type { HistoryRow } from '../../db/queries/picking/history.js';
-import { itemFacts, type ItemRow, type ReplacementOption } from '../../db/queries/picking/items.js';
+import { itemFacts, type ItemFactsRow, type ItemRow, type ReplacementOption } from '../../db/queries/picking/items.js';
 import { type QueueRow } from '../../db/queries/picking/queue.js';
 import { type SessionHead } from '../../db/queries/picking/sessions.js';
 
@@ -124,7 +124,7 @@ export const itemsWantingOptions = (items: readonly ItemRow[]) =>
 /** The session without its items (PickingSessionHeaderSchema): a picker command's delta answer. */
 export function toPickingSessionHeader(
   head: SessionHead,
-  items: readonly ItemRow[],
+  items: readonly ItemFactsRow[],
   viewerPickerId: number,
   lang: Lang,
 ): PickingSessionHeaderView {

@@ -14,6 +14,7 @@ import {
   itemFacts,
   loadItems,
   replacementOptions,
+  type ItemFactsRow,
   type ItemRow,
   type NewItem,
   type OrderLineForPicking,
@@ -171,7 +172,7 @@ export interface ActionAnswer {
  * options of all that offer them). Delta: its header and the one item the command acted on (its
  * options only) - a few KB where the whole session of 40 items is 33.
  */
-export async function actionAnswer(
+export function actionAnswer(
   db: Transaction<DB> | Database,
   head: SessionHead,
   items: readonly ItemRow[],
@@ -180,10 +181,31 @@ export async function actionAnswer(
   lang: Lang,
   full: boolean,
 ): Promise<ActionAnswer> {
-  if (full) {
-    const session = await sessionView(db, head, items, viewerId, lang);
-    return { representation: 'full', session, item: item ? (session.items[items.indexOf(item)] ?? toPickingItem(item, lang)) : null };
-  }
+  return full ? fullAnswer(db, head, items, item, viewerId, lang) : deltaAnswer(db, head, items, item, viewerId, lang);
+}
+
+/** The whole session, and the item acted on as it appears in it. */
+async function fullAnswer(
+  db: Transaction<DB> | Database,
+  head: SessionHead,
+  items: readonly ItemRow[],
+  item: ItemRow | null,
+  viewerId: number,
+  lang: Lang,
+): Promise<ActionAnswer> {
+  const session = await sessionView(db, head, items, viewerId, lang);
+  return { representation: 'full', session, item: item ? (session.items[items.indexOf(item)] ?? toPickingItem(item, lang)) : null };
+}
+
+/** The session's header (which needs only the facts of the items) and the item acted on. */
+async function deltaAnswer(
+  db: Transaction<DB> | Database,
+  head: SessionHead,
+  items: readonly ItemFactsRow[],
+  item: ItemRow | null,
+  viewerId: number,
+  lang: Lang,
+): Promise<ActionAnswer> {
   const wanting = item ? itemsWantingOptions([item]) : [];
   const options = wanting.length ? await replacementOptions(db, head.store_id, lang, wanting) : new Map<number, ReplacementOption[]>();
   return {
@@ -228,7 +250,7 @@ export async function runPickerCommand<K extends PickerCommandOperation, R exten
  */
 async function checkCommandTarget(
   head: SessionHead,
-  items: readonly ItemRow[],
+  items: readonly ItemFactsRow[],
   itemId: number | null,
   pickerId: number,
   expected: number | undefined,
@@ -367,7 +389,6 @@ export interface ItemScope {
   pickerId: number;
   lang: Lang;
   head: SessionHead;
-  items: readonly ItemRow[];
 }
 
 /** Attempts of an item command whose session moved on between its read and its write. */
@@ -397,22 +418,29 @@ export async function itemCommand<K extends PickerCommandOperation>(
   const db = ctx.deps.db;
   const scope = { principal: `picker:${pickerId}`, operationId: ctx.operationId, key };
   const fingerprint = fingerprintOf(ctx.path, ctx.body ?? null, expected ?? null);
-  let read = await readItemCommand(db, path.order_id, pickerId, { scope, fingerprint, ttlSeconds: IDEMPOTENCY_TTL_SECONDS });
+  // The items are read whole only when the answer is to carry them all (Prefer: return=representation).
+  const wholeItems = wantsFullSession(ctx);
+  const reread = () => readItemCommand(db, path.order_id, pickerId, { itemId, claim: null, wholeItems });
+  let read = await readItemCommand(db, path.order_id, pickerId, {
+    itemId,
+    claim: { scope, fingerprint, ttlSeconds: IDEMPOTENCY_TTL_SECONDS },
+    wholeItems,
+  });
   if (!read.claimed) {
     const taken = await settleTakenKey<ItemReply>(db, scope, fingerprint, ctx.deps.clock.now());
     if (taken.replay) return taken.replay;
-    read = await readItemCommand(db, path.order_id, pickerId, null);
+    read = await reread();
   }
   try {
     for (let attempt = 1; ; attempt++) {
       const reply = await decideItemCommand(ctx, read, { orderId: path.order_id, itemId, pickerId, expected, scope, command, prepare });
       if (reply) return reply;
       if (attempt === ITEM_COMMAND_ATTEMPTS) {
-        const again = await readItemCommand(db, path.order_id, pickerId, null);
-        const view = again.head ? await sessionView(db, again.head, again.items, pickerId, ctx.lang) : null;
+        const again = await readItemCommand(db, path.order_id, pickerId, { itemId, claim: null, wholeItems: true });
+        const view = again.head ? await sessionView(db, again.head, again.wholeItems!, pickerId, ctx.lang) : null;
         throw refusal(409, 'VERSION_CONFLICT', 'The session kept changing while the command was applied; re-read it', view);
       }
-      read = await readItemCommand(db, path.order_id, pickerId, null);
+      read = await reread();
     }
   } catch (err) {
     await settleFailedAction(db, scope, err);
@@ -442,12 +470,20 @@ async function decideItemCommand<K extends PickerCommandOperation>(
     if (head || !(await isOrderOfPicker(db, orderId, c.pickerId))) throw notFound('No order with this id in your stores');
     throw notFound('You have no picking session of this order');
   }
-  const view = () => sessionView(db, head, items, c.pickerId, lang);
+  // Refusals carry the whole session: when the read was not whole, it is read again whole (one
+  // more round trip, on refusals only), head and items together so that they agree.
+  const view = async () => {
+    if (read.wholeItems) return sessionView(db, head, read.wholeItems, c.pickerId, lang);
+    const again = await readItemCommand(db, orderId, c.pickerId, { itemId: c.itemId, claim: null, wholeItems: true });
+    return again.head
+      ? sessionView(db, again.head, again.wholeItems!, c.pickerId, lang)
+      : sessionView(db, head, await loadItems(db, head.id), c.pickerId, lang);
+  };
   await checkCommandTarget(head, items, c.itemId, c.pickerId, c.expected, view);
   const index = items.findIndex((i) => i.id === c.itemId);
-  const before = items[index];
-  const facts = itemFacts(before!);
-  const p = await c.prepare({ db, pickerId: c.pickerId, lang, head, items }, before!, facts);
+  const before = read.item!;
+  const facts = itemFacts(before);
+  const p = await c.prepare({ db, pickerId: c.pickerId, lang, head }, before, facts);
   const t = applyItemCommand(facts, p.command);
   // The state machine says why it refuses; the table of statuses says how that answers.
   if (!t.ok) throw refusal(statusOf(t.code), t.code, REFUSALS[t.code], await view());
@@ -456,14 +492,15 @@ async function decideItemCommand<K extends PickerCommandOperation>(
   let change: ItemCommandWrite['change'] = null;
   let after = before;
   let headAfter: SessionHead = head;
-  let itemsAfter: readonly ItemRow[] = items;
+  let itemsAfter: readonly ItemFactsRow[] = items;
+  let wholeItemsAfter = read.wholeItems;
   if (t.applied) {
     const price =
       t.replacement === 'set'
         ? parseDecimal(p.replacement!.unit_price, 2)!
         : t.replacement === 'clear'
-          ? parseDecimal(before!.unit_price, 2)!
-          : chargedPrice(before!);
+          ? parseDecimal(before.unit_price, 2)!
+          : chargedPrice(before);
     const lineTotal = currentLineTotal(t.next, price);
     // The session's status and total with this item changed, derived before the one write.
     const allFacts = items.map((i, n) => (n === index ? t.next : itemFacts(i)));
@@ -472,7 +509,7 @@ async function decideItemCommand<K extends PickerCommandOperation>(
       2,
     );
     change = {
-      itemId: before!.id,
+      itemId: before.id,
       facts: t.next,
       currentLineTotal: formatDecimal(lineTotal, 2),
       replacement: t.replacement === 'set' ? { set: p.replacement! } : t.replacement,
@@ -481,17 +518,21 @@ async function decideItemCommand<K extends PickerCommandOperation>(
     };
     // The rows as the write will leave them: the answer is stored by the same statement.
     after = { ...before, ...changedItemColumns(change, at) } as ItemRow;
-    itemsAfter = items.map((i, n) => (n === index ? after! : i));
+    itemsAfter = items.map((i, n) => (n === index ? after : i));
+    wholeItemsAfter = read.wholeItems && read.wholeItems.map((i, n) => (n === index ? after : i));
     headAfter = { ...head, version: head.version + 1, updated_at: at, status: change.status, current_total: total };
   }
-  const answer = await actionAnswer(db, headAfter, itemsAfter, after!, c.pickerId, lang, wantsFullSession(ctx));
+  // The read carries whole items exactly when the caller asked for the whole session.
+  const answer = wholeItemsAfter
+    ? await fullAnswer(db, headAfter, wholeItemsAfter, after, c.pickerId, lang)
+    : await deltaAnswer(db, headAfter, itemsAfter, after, c.pickerId, lang);
   const scanned = p.scanned?.found ? toPickerCatalogProduct(p.scanned.found.row, lang) : null;
   // The weight a scale label carried, when the code was read as a label (not as a product's own barcode).
   const labelKg = p.scanned && !(p.scanned.found && !p.scanned.found.byLabel) ? labelWeight(p.scanned.code) : null;
   const message = actionMessage(t.outcome, lang, {
     command: c.command,
     confirmed: t.next.confirmed,
-    isWeightBased: before!.is_weight_based,
+    isWeightBased: before.is_weight_based,
     scannedName: scanned?.name ?? null,
   });
   const body = actionOutput(t.outcome, t.applied, message, answer, scanned, labelKg === null ? null : formatDecimal(labelKg, 3));
@@ -504,7 +545,7 @@ async function decideItemCommand<K extends PickerCommandOperation>(
     scan:
       p.scanned && p.log
         ? {
-            itemId: before!.id,
+            itemId: before.id,
             command: p.log,
             barcode: p.scanned.barcode,
             outcome: t.outcome,
@@ -512,7 +553,7 @@ async function decideItemCommand<K extends PickerCommandOperation>(
             labelWeight: labelWeight(p.scanned.code),
           }
         : null,
-    orderChanged: t.applied && customerView(before!) !== customerView(after!),
+    orderChanged: t.applied && customerView(before) !== customerView(after),
     // Written (and gzipped when large) once: stored, and sent as is (server/http/responses.ts).
     answer: { scope: c.scope, status: 200, stored: await serializeBody(body) },
   });

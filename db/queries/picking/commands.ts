@@ -20,7 +20,7 @@ import { PICKING_ITEM_COLUMNS, PICKING_SESSION_COLUMNS } from '../../columns.js'
 import type { SessionStatus } from '../../tables/picking.js';
 import type { ItemFacts } from '../../../domain/picking/items.js';
 import { orderChangedEvent } from '../order-events.js';
-import { itemChangeColumns, quantityText, type ItemRow, type ReplacementData } from './items.js';
+import { ITEM_FACT_COLUMNS, itemChangeColumns, quantityText, type ItemFactsRow, type ItemRow, type ReplacementData } from './items.js';
 import { isOpen, isPickersOrder, sessionHeads, type SessionHead } from './sessions.js';
 
 /** What the command needs of the order besides the session head's columns. */
@@ -83,19 +83,37 @@ export interface CommandRead {
   /** False when the key already had a record (replay, conflict or takeover: server/idempotency.ts). */
   claimed: boolean;
   head: CommandHead | null;
-  items: ItemRow[];
+  /** The item the command addresses, whole; null when the session has no item of that id. */
+  item: ItemRow | null;
+  /** Every item of the session in position order, as far as their facts go. */
+  items: ItemFactsRow[];
+  /** Every item whole, when the read was asked for them (the caller wants the whole session back). */
+  wholeItems: ItemRow[] | null;
 }
+
+/** Item fact columns of type numeric: sent through JSON as text, so their digits stay as PostgreSQL writes them. */
+const DECIMAL_FACT_COLUMNS: ReadonlySet<string> = new Set([
+  'ordered_quantity',
+  'actual_quantity',
+  'confirmed_quantity',
+  'tolerance_percent',
+  'current_line_total',
+]);
 
 /**
  * One statement: claims the key (when `claim` is given), and reads the session the command
- * addresses with its items in position order (one row per item, the head's columns repeated).
+ * addresses. By default it reads the addressed item whole and the facts of every item (one row:
+ * the head's columns, the item's, and the facts as one JSON array - a fifth of the fields of the
+ * whole session, which the delta answer does not need); with `wholeItems` it reads every item
+ * whole instead (one row per item in position order, the head's columns repeated).
  */
 export async function readItemCommand(
   db: Executor,
   orderId: string,
   pickerId: number,
-  claim: { scope: IdempotencyScope; fingerprint: string; ttlSeconds: number } | null,
+  opts: { itemId: number; claim: { scope: IdempotencyScope; fingerprint: string; ttlSeconds: number } | null; wholeItems: boolean },
 ): Promise<CommandRead> {
+  const { claim } = opts;
   const claimCte = claim
     ? sql`k AS (
         INSERT INTO idempotency_keys (principal, operation_id, key, fingerprint, state, expires_at)
@@ -103,21 +121,45 @@ export async function readItemCommand(
         ON CONFLICT (principal, operation_id, key) DO NOTHING
         RETURNING 1),`
     : sql``;
+  const claimed = claim ? sql`EXISTS (SELECT 1 FROM k)` : sql`true`;
+  const headColumns = sql.join(HEAD_COLUMNS.map((c) => sql.ref(`h.${c}`)));
+  const itemColumns = sql.join(PICKING_ITEM_COLUMNS.map((c) => sql`${sql.ref(`i.${c}`)} AS ${sql.ref(`item_${c}`)}`));
+  const headOf = (row: Record<string, unknown>) =>
+    row.id === null ? null : (Object.fromEntries(HEAD_COLUMNS.map((c) => [c, row[c]])) as CommandHead);
+  const itemOf = (row: Record<string, unknown>) => Object.fromEntries(PICKING_ITEM_COLUMNS.map((c) => [c, row[`item_${c}`]])) as ItemRow;
+
+  if (opts.wholeItems) {
+    const { rows } = await sql<Record<string, unknown>>`
+      WITH ${claimCte} h AS (${commandHead(db, orderId, pickerId)})
+      SELECT ${claimed} AS claimed, ${headColumns}, ${itemColumns}
+      FROM (SELECT 1) one
+      LEFT JOIN h ON true
+      LEFT JOIN picking_items i ON i.session_id = h.id
+      ORDER BY i.position`.execute(db);
+    const head = headOf(rows[0]!);
+    const items = head ? rows.filter((r) => r.item_id !== null).map(itemOf) : [];
+    return { claimed: rows[0]!.claimed as boolean, head, item: items.find((i) => i.id === opts.itemId) ?? null, items, wholeItems: items };
+  }
+
+  const factColumns = sql.join(
+    ITEM_FACT_COLUMNS.map((c) => (DECIMAL_FACT_COLUMNS.has(c) ? sql`${sql.ref(`f.${c}`)}::text AS ${sql.ref(c)}` : sql.ref(`f.${c}`))),
+  );
   const { rows } = await sql<Record<string, unknown>>`
     WITH ${claimCte} h AS (${commandHead(db, orderId, pickerId)})
-    SELECT ${claim ? sql`EXISTS (SELECT 1 FROM k)` : sql`true`} AS claimed,
-      ${sql.join(HEAD_COLUMNS.map((c) => sql.ref(`h.${c}`)))},
-      ${sql.join(PICKING_ITEM_COLUMNS.map((c) => sql`${sql.ref(`i.${c}`)} AS ${sql.ref(`item_${c}`)}`))}
+    SELECT ${claimed} AS claimed, ${headColumns}, ${itemColumns},
+      (SELECT json_agg(facts ORDER BY facts.position) FROM (SELECT ${factColumns} FROM picking_items f WHERE f.session_id = h.id) facts) AS facts
     FROM (SELECT 1) one
     LEFT JOIN h ON true
-    LEFT JOIN picking_items i ON i.session_id = h.id
-    ORDER BY i.position`.execute(db);
-  const first = rows[0];
-  const head = first!.id === null ? null : (Object.fromEntries(HEAD_COLUMNS.map((c) => [c, first![c]])) as CommandHead);
-  const items = head
-    ? rows.filter((r) => r.item_id !== null).map((r) => Object.fromEntries(PICKING_ITEM_COLUMNS.map((c) => [c, r[`item_${c}`]])) as ItemRow)
-    : [];
-  return { claimed: first!.claimed as boolean, head, items };
+    LEFT JOIN picking_items i ON i.session_id = h.id AND i.id = ${opts.itemId}`.execute(db);
+  const row = rows[0]!;
+  const head = headOf(row);
+  return {
+    claimed: row.claimed as boolean,
+    head,
+    item: head && row.item_id !== null ? itemOf(row) : null,
+    items: head ? ((row.facts as ItemFactsRow[] | null) ?? []) : [],
+    wholeItems: null,
+  };
 }
 
 export interface ItemCommandWrite {

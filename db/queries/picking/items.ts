@@ -9,6 +9,31 @@ import type { PickingItemsTable } from '../../tables/picking.js';
 
 export type ItemRow = Selectable<PickingItemsTable>;
 
+/**
+ * The columns of an item that its facts (itemFacts), the session's header (current item) and
+ * the session's total need: what an item command reads of the items it does not act on.
+ */
+export const ITEM_FACT_COLUMNS = [
+  'id',
+  'position',
+  'state',
+  'clarification_kind',
+  'missing_action',
+  'is_weight_based',
+  'ordered_quantity',
+  'actual_quantity',
+  'confirmed_quantity',
+  'pick_source',
+  'last_scanned_barcode',
+  'label_plu',
+  'replacement_product_id',
+  'tolerance_percent',
+  'current_line_total',
+] as const satisfies readonly (keyof ItemRow)[];
+
+/** An item as far as its facts go (a whole ItemRow is one). */
+export type ItemFactsRow = Pick<ItemRow, (typeof ITEM_FACT_COLUMNS)[number]>;
+
 const thousandths = (v: string): bigint => parseDecimal(v, 3)!;
 
 const optionalThousandths = (v: string | null): bigint | null => (v === null ? null : thousandths(v));
@@ -16,7 +41,7 @@ const optionalThousandths = (v: string | null): bigint | null => (v === null ? n
 export const quantityText = (v: bigint): string => formatDecimal(v, 3);
 
 /** The state machine's view of an item row. */
-export function itemFacts(r: ItemRow): ItemFacts {
+export function itemFacts(r: ItemFactsRow): ItemFacts {
   const ordered = thousandths(r.ordered_quantity);
   return {
     state: r.state,
