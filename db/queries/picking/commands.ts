@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import type { StoredAnswer, IdempotencyScope } from '../idempotency.js';
+import { compiledOnce } from '../../compiled-once.js';
 import type { Executor } from '../../executor.js';
 import { PICKING_ITEM_COLUMNS, PICKING_SESSION_COLUMNS } from '../../columns.js';
 import type { SessionStatus } from '../../tables/picking.js';
@@ -100,12 +101,65 @@ const DECIMAL_FACT_COLUMNS: ReadonlySet<string> = new Set([
   'current_line_total',
 ]);
 
+type ReadValues = {
+  orderId: string;
+  pickerId: number;
+  itemId: number;
+  principal: string;
+  operationId: string;
+  key: string;
+  fingerprint: string;
+  ttlSeconds: number;
+};
+
+/**
+ * The read statement of one shape: with or without the key's claim; the addressed item whole
+ * and the facts of every item as one JSON array (one row), or every item whole (one row per item
+ * in position order, the head's columns repeated). Built once per shape (compiledOnce).
+ */
+function readStatement(claim: boolean, wholeItems: boolean) {
+  return compiledOnce<ReadValues, Record<string, unknown>>((db, v) => {
+    const claimCte = claim
+      ? sql`k AS (
+          INSERT INTO idempotency_keys (principal, operation_id, key, fingerprint, state, expires_at)
+          VALUES (${v.principal}, ${v.operationId}, ${v.key}, ${v.fingerprint}, 'in_progress', now() + make_interval(secs => ${v.ttlSeconds}))
+          ON CONFLICT (principal, operation_id, key) DO NOTHING
+          RETURNING 1),`
+      : sql``;
+    const head = sql`${claimCte} h AS (${commandHead(db, v.orderId, v.pickerId)})`;
+    const columns = sql`${claim ? sql`EXISTS (SELECT 1 FROM k)` : sql`true`} AS claimed,
+      ${sql.join(HEAD_COLUMNS.map((c) => sql.ref(`h.${c}`)))},
+      ${sql.join(PICKING_ITEM_COLUMNS.map((c) => sql`${sql.ref(`i.${c}`)} AS ${sql.ref(`item_${c}`)}`))}`;
+    if (wholeItems) {
+      return sql`WITH ${head} SELECT ${columns}
+        FROM (SELECT 1) one LEFT JOIN h ON true LEFT JOIN picking_items i ON i.session_id = h.id
+        ORDER BY i.position`;
+    }
+    const factColumns = sql.join(
+      ITEM_FACT_COLUMNS.map((c) => (DECIMAL_FACT_COLUMNS.has(c) ? sql`${sql.ref(`f.${c}`)}::text AS ${sql.ref(c)}` : sql.ref(`f.${c}`))),
+    );
+    return sql`WITH ${head} SELECT ${columns},
+        (SELECT json_agg(facts ORDER BY facts.position) FROM (SELECT ${factColumns} FROM picking_items f WHERE f.session_id = h.id) facts) AS facts
+      FROM (SELECT 1) one LEFT JOIN h ON true LEFT JOIN picking_items i ON i.session_id = h.id AND i.id = ${v.itemId}`;
+  });
+}
+
+const READ_STATEMENTS = {
+  claimFacts: readStatement(true, false),
+  claimWhole: readStatement(true, true),
+  facts: readStatement(false, false),
+  whole: readStatement(false, true),
+};
+
+const headOf = (row: Record<string, unknown>) =>
+  row.id === null ? null : (Object.fromEntries(HEAD_COLUMNS.map((c) => [c, row[c]])) as CommandHead);
+const itemOf = (row: Record<string, unknown>) => Object.fromEntries(PICKING_ITEM_COLUMNS.map((c) => [c, row[`item_${c}`]])) as ItemRow;
+
 /**
  * One statement: claims the key (when `claim` is given), and reads the session the command
- * addresses. By default it reads the addressed item whole and the facts of every item (one row:
- * the head's columns, the item's, and the facts as one JSON array - a fifth of the fields of the
- * whole session, which the delta answer does not need); with `wholeItems` it reads every item
- * whole instead (one row per item in position order, the head's columns repeated).
+ * addresses. By default it reads the addressed item whole and the facts of every item - a fifth
+ * of the fields of the whole session, which the delta answer does not need; with `wholeItems`
+ * it reads every item whole.
  */
 export async function readItemCommand(
   db: Executor,
@@ -113,51 +167,36 @@ export async function readItemCommand(
   pickerId: number,
   opts: { itemId: number; claim: { scope: IdempotencyScope; fingerprint: string; ttlSeconds: number } | null; wholeItems: boolean },
 ): Promise<CommandRead> {
-  const { claim } = opts;
-  const claimCte = claim
-    ? sql`k AS (
-        INSERT INTO idempotency_keys (principal, operation_id, key, fingerprint, state, expires_at)
-        VALUES (${claim.scope.principal}, ${claim.scope.operationId}, ${claim.scope.key}, ${claim.fingerprint}, 'in_progress', now() + make_interval(secs => ${claim.ttlSeconds}))
-        ON CONFLICT (principal, operation_id, key) DO NOTHING
-        RETURNING 1),`
-    : sql``;
-  const claimed = claim ? sql`EXISTS (SELECT 1 FROM k)` : sql`true`;
-  const headColumns = sql.join(HEAD_COLUMNS.map((c) => sql.ref(`h.${c}`)));
-  const itemColumns = sql.join(PICKING_ITEM_COLUMNS.map((c) => sql`${sql.ref(`i.${c}`)} AS ${sql.ref(`item_${c}`)}`));
-  const headOf = (row: Record<string, unknown>) =>
-    row.id === null ? null : (Object.fromEntries(HEAD_COLUMNS.map((c) => [c, row[c]])) as CommandHead);
-  const itemOf = (row: Record<string, unknown>) => Object.fromEntries(PICKING_ITEM_COLUMNS.map((c) => [c, row[`item_${c}`]])) as ItemRow;
-
+  const { claim, itemId } = opts;
+  const statement = claim
+    ? opts.wholeItems
+      ? READ_STATEMENTS.claimWhole
+      : READ_STATEMENTS.claimFacts
+    : opts.wholeItems
+      ? READ_STATEMENTS.whole
+      : READ_STATEMENTS.facts;
+  const { rows } = await statement(db, {
+    orderId,
+    pickerId,
+    itemId,
+    principal: claim?.scope.principal ?? '',
+    operationId: claim?.scope.operationId ?? '',
+    key: claim?.scope.key ?? '',
+    fingerprint: claim?.fingerprint ?? '',
+    ttlSeconds: claim?.ttlSeconds ?? 0,
+  });
+  const first = rows[0]!;
+  const head = headOf(first);
+  const claimed = first.claimed as boolean;
   if (opts.wholeItems) {
-    const { rows } = await sql<Record<string, unknown>>`
-      WITH ${claimCte} h AS (${commandHead(db, orderId, pickerId)})
-      SELECT ${claimed} AS claimed, ${headColumns}, ${itemColumns}
-      FROM (SELECT 1) one
-      LEFT JOIN h ON true
-      LEFT JOIN picking_items i ON i.session_id = h.id
-      ORDER BY i.position`.execute(db);
-    const head = headOf(rows[0]!);
     const items = head ? rows.filter((r) => r.item_id !== null).map(itemOf) : [];
-    return { claimed: rows[0]!.claimed as boolean, head, item: items.find((i) => i.id === opts.itemId) ?? null, items, wholeItems: items };
+    return { claimed, head, item: items.find((i) => i.id === itemId) ?? null, items, wholeItems: items };
   }
-
-  const factColumns = sql.join(
-    ITEM_FACT_COLUMNS.map((c) => (DECIMAL_FACT_COLUMNS.has(c) ? sql`${sql.ref(`f.${c}`)}::text AS ${sql.ref(c)}` : sql.ref(`f.${c}`))),
-  );
-  const { rows } = await sql<Record<string, unknown>>`
-    WITH ${claimCte} h AS (${commandHead(db, orderId, pickerId)})
-    SELECT ${claimed} AS claimed, ${headColumns}, ${itemColumns},
-      (SELECT json_agg(facts ORDER BY facts.position) FROM (SELECT ${factColumns} FROM picking_items f WHERE f.session_id = h.id) facts) AS facts
-    FROM (SELECT 1) one
-    LEFT JOIN h ON true
-    LEFT JOIN picking_items i ON i.session_id = h.id AND i.id = ${opts.itemId}`.execute(db);
-  const row = rows[0]!;
-  const head = headOf(row);
   return {
-    claimed: row.claimed as boolean,
+    claimed,
     head,
-    item: head && row.item_id !== null ? itemOf(row) : null,
-    items: head ? ((row.facts as ItemFactsRow[] | null) ?? []) : [],
+    item: head && first.item_id !== null ? itemOf(first) : null,
+    items: head ? ((first.facts as ItemFactsRow[] | null) ?? []) : [],
     wholeItems: null,
   };
 }
