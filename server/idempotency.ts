@@ -36,6 +36,11 @@ export interface IdempotencyOptions {
   staleSeconds?: number;
   /** Errors whose answer is stored and replayed (business outcomes); others release the key. */
   replayableError?: (err: AppError) => boolean;
+  /**
+   * storeRefusal keeps a record another request of the key wrote meanwhile (a path that read no
+   * record before acting, so any record found now is that request's), instead of replacing it.
+   */
+  keepExisting?: boolean;
 }
 
 const DEFAULT_TTL = 24 * 3600;
@@ -190,6 +195,7 @@ export async function storeRefusal(
     options.ttlSeconds ?? DEFAULT_TTL,
     err.status,
     await serializeBody({ error: body, headers: err.headers }),
+    options.keepExisting ? 'keep' : 'replace',
   );
 }
 

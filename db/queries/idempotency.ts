@@ -22,7 +22,10 @@ export async function tryLockIdempotencyKey(trx: Executor, s: IdempotencyScope):
   return rows[0]?.locked === true;
 }
 
-/** Stores the answer of a completed action (or business error) as the key's record, replacing an expired or abandoned one. */
+/**
+ * Stores the answer of a completed action (or business error) as the key's record, replacing an
+ * expired or abandoned one - or, with `existing` 'keep', leaving any record there is.
+ */
 export async function saveIdempotencyAnswer(
   db: Executor,
   s: IdempotencyScope,
@@ -30,6 +33,7 @@ export async function saveIdempotencyAnswer(
   ttlSeconds: number,
   status: number,
   answer: StoredAnswer | null,
+  existing: 'replace' | 'keep' = 'replace',
 ): Promise<void> {
   const answerColumns = {
     state: 'completed' as const,
@@ -41,12 +45,14 @@ export async function saveIdempotencyAnswer(
     .insertInto('idempotency_keys')
     .values({ ...scoped(s), fingerprint, ...answerColumns, expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})` })
     .onConflict((oc) =>
-      oc.columns(['principal', 'operation_id', 'key']).doUpdateSet({
-        fingerprint,
-        ...answerColumns,
-        created_at: sql<Date>`now()`,
-        expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})`,
-      }),
+      existing === 'keep'
+        ? oc.columns(['principal', 'operation_id', 'key']).doNothing()
+        : oc.columns(['principal', 'operation_id', 'key']).doUpdateSet({
+            fingerprint,
+            ...answerColumns,
+            created_at: sql<Date>`now()`,
+            expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})`,
+          }),
     )
     .execute();
 }

@@ -51,7 +51,14 @@ import type { DB } from '../../db/schema.js';
 import type { components } from '../../generated/api.test.js';
 import { AppError, notFound, statusOf, unprocessable, type CodeWithStatus, type StatusOf } from '../../server/errors.js';
 import { declaredHeader, type OperationsWithHeader, type RequestContext } from '../../server/handler-types.js';
-import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS, settleFailedAction, settleTakenKey, withIdempotency } from '../../server/idempotency.js';
+import {
+  fingerprintOf,
+  IDEMPOTENCY_TTL_SECONDS,
+  settleFailedAction,
+  settleTakenKey,
+  storeRefusal,
+  withIdempotency,
+} from '../../server/idempotency.js';
 import { serializeBody } from '../../server/http/responses.js';
 import {
   changedItemColumns,
@@ -398,11 +405,13 @@ type ItemReply = { status: 200; body: PickingActionView };
 
 /**
  * An item command, in three round trips to PostgreSQL on its way (the auth session check, then
- * db/queries/picking/commands.ts): one statement claims the key and reads the session with its
- * items; the state machine runs here (lookups of a sent barcode add one read); one statement
- * writes the change, the events and the stored answer, if the session is still at the version
- * read - otherwise it is read again and the command decided again (a stale X-Expected-Version
- * then answers 409 VERSION_CONFLICT). Refusals store their answer as any command's do.
+ * db/queries/picking/commands.ts): one statement reads the session with its items and whether
+ * the key has a record; the state machine runs here (lookups of a sent barcode add one read); one
+ * statement writes the change, the events and the key's record with its answer, if the session is
+ * still at the version read and no other request of the key wrote its record first - otherwise
+ * it is read again and the command decided again (a stale X-Expected-Version then answers 409
+ * VERSION_CONFLICT), or the other request's answer replayed. Refusals store their answer as any
+ * command's do.
  */
 export async function itemCommand<K extends PickerCommandOperation>(
   ctx: RequestContext<K>,
@@ -420,31 +429,43 @@ export async function itemCommand<K extends PickerCommandOperation>(
   const fingerprint = fingerprintOf(ctx.path, ctx.body ?? null, expected ?? null);
   // The items are read whole only when the answer is to carry them all (Prefer: return=representation).
   const wholeItems = wantsFullSession(ctx);
-  const reread = () => readItemCommand(db, path.order_id, pickerId, { itemId, claim: null, wholeItems });
-  let read = await readItemCommand(db, path.order_id, pickerId, {
-    itemId,
-    claim: { scope, fingerprint, ttlSeconds: IDEMPOTENCY_TTL_SECONDS },
-    wholeItems,
-  });
-  if (!read.claimed) {
-    const taken = await settleTakenKey<ItemReply>(db, scope, fingerprint, ctx.deps.clock.now());
-    if (taken.replay) return taken.replay;
-    read = await reread();
-  }
-  try {
-    for (let attempt = 1; ; attempt++) {
-      const reply = await decideItemCommand(ctx, read, { orderId: path.order_id, itemId, pickerId, expected, scope, command, prepare });
+  const readSession = () => readItemCommand(db, path.order_id, pickerId, { itemId, scope, wholeItems });
+  const record = { scope, fingerprint, held: false };
+  let read = await readSession();
+  for (let attempt = 1; ; attempt++) {
+    if (read.taken && !record.held) {
+      // Outside the try below: a replay, IDEMPOTENCY_CONFLICT or IDEMPOTENCY_IN_PROGRESS is the
+      // record's own answer, not an outcome of this request to store.
+      const taken = await settleTakenKey<ItemReply>(db, scope, fingerprint, ctx.deps.clock.now());
+      if (taken.replay) return taken.replay;
+      // The record had expired or was abandoned: this request now holds it (in progress).
+      record.held = true;
+      read = await readSession();
+    }
+    try {
+      const reply = await decideItemCommand(ctx, read, {
+        orderId: path.order_id,
+        itemId,
+        pickerId,
+        expected,
+        key: record,
+        command,
+        prepare,
+      });
       if (reply) return reply;
       if (attempt === ITEM_COMMAND_ATTEMPTS) {
-        const again = await readItemCommand(db, path.order_id, pickerId, { itemId, claim: null, wholeItems: true });
+        const again = await readItemCommand(db, path.order_id, pickerId, { itemId, scope, wholeItems: true });
         const view = again.head ? await sessionView(db, again.head, again.wholeItems!, pickerId, ctx.lang) : null;
         throw refusal(409, 'VERSION_CONFLICT', 'The session kept changing while the command was applied; re-read it', view);
       }
-      read = await reread();
+    } catch (err) {
+      // A held record is completed with the refusal or released; otherwise the refusal is inserted
+      // as the key's record (unless another request of the key wrote one meanwhile).
+      if (record.held) await settleFailedAction(db, scope, err);
+      else await storeRefusal(db, scope, fingerprint, err, { keepExisting: true });
+      throw err;
     }
-  } catch (err) {
-    await settleFailedAction(db, scope, err);
-    throw err;
+    read = await readSession();
   }
 }
 
@@ -457,7 +478,7 @@ async function decideItemCommand<K extends PickerCommandOperation>(
     itemId: number;
     pickerId: number;
     expected: number | undefined;
-    scope: IdempotencyScope;
+    key: { scope: IdempotencyScope; fingerprint: string; held: boolean };
     command: MessageFacts['command'];
     prepare: (s: ItemScope, item: ItemRow, facts: ItemFacts) => Promise<PreparedCommand>;
   },
@@ -474,7 +495,7 @@ async function decideItemCommand<K extends PickerCommandOperation>(
   // more round trip, on refusals only), head and items together so that they agree.
   const view = async () => {
     if (read.wholeItems) return sessionView(db, head, read.wholeItems, c.pickerId, lang);
-    const again = await readItemCommand(db, orderId, c.pickerId, { itemId: c.itemId, claim: null, wholeItems: true });
+    const again = await readItemCommand(db, orderId, c.pickerId, { itemId: c.itemId, scope: c.key.scope, wholeItems: true });
     return again.head
       ? sessionView(db, again.head, again.wholeItems!, c.pickerId, lang)
       : sessionView(db, head, await loadItems(db, head.id), c.pickerId, lang);
@@ -555,7 +576,14 @@ async function decideItemCommand<K extends PickerCommandOperation>(
         : null,
     orderChanged: t.applied && customerView(before) !== customerView(after),
     // Written (and gzipped when large) once: stored, and sent as is (server/http/responses.ts).
-    answer: { scope: c.scope, status: 200, stored: await serializeBody(body) },
+    answer: {
+      scope: c.key.scope,
+      fingerprint: c.key.fingerprint,
+      ttlSeconds: IDEMPOTENCY_TTL_SECONDS,
+      held: c.key.held,
+      status: 200,
+      stored: await serializeBody(body),
+    },
   });
   return written ? { status: 200, body } : null;
 }

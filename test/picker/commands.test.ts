@@ -463,6 +463,49 @@ describe('rules common to picker commands', () => {
     });
   });
 
+  it('takes over an expired record of its key: the command applies and its answer replaces the record', async () => {
+    const f = await fixture();
+    const key = randomUUID();
+    await svc.deps.db
+      .insertInto('idempotency_keys')
+      .values({
+        principal: `picker:${f.picker.pickerId}`,
+        operation_id: 'setPickingItemPieceQuantity',
+        key,
+        fingerprint: 'an earlier action',
+        state: 'completed',
+        response_status: 200,
+        response_body: JSON.stringify({ earlier: true }),
+        expires_at: new Date(Date.now() - 1000),
+      })
+      .execute();
+    const first = await send(f, f.two, 'piece-quantity', { quantity: 1 }, { 'idempotency-key': key });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ applied: true, session: { version: 2 } });
+    const replay = await send(f, f.two, 'piece-quantity', { quantity: 1 }, { 'idempotency-key': key });
+    expect(replay.body).toEqual(first.body);
+    expect(await version(f)).toBe(2);
+    // A refusal under a taken-over key is its answer too.
+    const refusedKey = randomUUID();
+    await svc.deps.db
+      .insertInto('idempotency_keys')
+      .values({
+        principal: `picker:${f.picker.pickerId}`,
+        operation_id: 'setPickingItemPieceQuantity',
+        key: refusedKey,
+        fingerprint: 'an earlier action',
+        state: 'completed',
+        response_status: 200,
+        response_body: JSON.stringify({ earlier: true }),
+        expires_at: new Date(Date.now() - 1000),
+      })
+      .execute();
+    const refused = await send(f, f.kg, 'piece-quantity', { quantity: 1 }, { 'idempotency-key': refusedKey });
+    expect([refused.status, refused.body.code]).toEqual([409, 'ITEM_IS_WEIGHT_BASED']);
+    const { request_id: _, ...refusal } = refused.body;
+    expect((await send(f, f.kg, 'piece-quantity', { quantity: 1 }, { 'idempotency-key': refusedKey })).body).toMatchObject(refusal);
+  });
+
   it('applies a command sent many times at once exactly once', async () => {
     const f = await fixture();
     const key = randomUUID();

@@ -1,21 +1,25 @@
 // The item command's two statements (issue 23: at most 3 round trips with the auth session check).
 //
-//   1. readItemCommand: claims the Idempotency-Key (when asked) and reads the session the command
-//      addresses with its items, in one statement that locks nothing.
+//   1. readItemCommand: reads the session the command addresses and whether its Idempotency-Key
+//      already has a record, in one statement that writes and locks nothing.
 //   2. writeItemCommand: applies the change in one statement (data-modifying CTEs, one implicit
 //      transaction): the order row locked first (the lock order of every picking writer: order,
 //      then session), the session's version raised only if it is still the version read and the
 //      session still open (optimistic concurrency: the caller re-reads and tries again when not),
 //      the item, the `session.changed` outbox row, the scan log, the customer's `order.changed`
-//      when their view changed, and the stored answer of the key - all or nothing.
+//      when their view changed, and the key's record with its answer - all or nothing.
 //
-// The key claimed by (1) and never completed (the process died between the two) is an
-// `in_progress` record that a retry takes over after IdempotencyOptions.staleSeconds, as with a
-// transaction that never committed: nothing was applied.
+// The key's record is written only with the effect, never before it: a process that dies between
+// the two statements leaves nothing behind (the claim-first protocol it replaces left an
+// `in_progress` record that blocked retries for IdempotencyOptions.staleSeconds). Two requests of
+// one key meet at the write: the session's version lets one through, and the key's primary key
+// refuses the other's record, so its statement writes nothing and its caller reads again, finds
+// the record and replays it.
 import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import type { StoredAnswer, IdempotencyScope } from '../idempotency.js';
 import { compiledOnce } from '../../compiled-once.js';
+import { isUniqueViolationOf } from '../../errors.js';
 import type { Executor } from '../../executor.js';
 import { PICKING_ITEM_COLUMNS, PICKING_SESSION_COLUMNS } from '../../columns.js';
 import type { SessionStatus } from '../../tables/picking.js';
@@ -81,8 +85,8 @@ function commandHead(db: Executor, orderId: string, pickerId: number) {
 }
 
 export interface CommandRead {
-  /** False when the key already had a record (replay, conflict or takeover: server/idempotency.ts). */
-  claimed: boolean;
+  /** Whether the key already has a record (a replay, a conflict or a takeover: server/idempotency.ts). */
+  taken: boolean;
   head: CommandHead | null;
   /** The item the command addresses, whole; null when the session has no item of that id. */
   item: ItemRow | null;
@@ -108,26 +112,17 @@ type ReadValues = {
   principal: string;
   operationId: string;
   key: string;
-  fingerprint: string;
-  ttlSeconds: number;
 };
 
 /**
- * The read statement of one shape: with or without the key's claim; the addressed item whole
- * and the facts of every item as one JSON array (one row), or every item whole (one row per item
- * in position order, the head's columns repeated). Built once per shape (compiledOnce).
+ * The read statement of one shape: the addressed item whole and the facts of every item as one
+ * JSON array (one row), or every item whole (one row per item in position order, the head's
+ * columns repeated). Built once per shape (compiledOnce).
  */
-function readStatement(claim: boolean, wholeItems: boolean) {
+function readStatement(wholeItems: boolean) {
   return compiledOnce<ReadValues, Record<string, unknown>>((db, v) => {
-    const claimCte = claim
-      ? sql`k AS (
-          INSERT INTO idempotency_keys (principal, operation_id, key, fingerprint, state, expires_at)
-          VALUES (${v.principal}, ${v.operationId}, ${v.key}, ${v.fingerprint}, 'in_progress', now() + make_interval(secs => ${v.ttlSeconds}))
-          ON CONFLICT (principal, operation_id, key) DO NOTHING
-          RETURNING 1),`
-      : sql``;
-    const head = sql`${claimCte} h AS (${commandHead(db, v.orderId, v.pickerId)})`;
-    const columns = sql`${claim ? sql`EXISTS (SELECT 1 FROM k)` : sql`true`} AS claimed,
+    const head = sql`h AS (${commandHead(db, v.orderId, v.pickerId)})`;
+    const columns = sql`EXISTS (SELECT 1 FROM idempotency_keys WHERE principal = ${v.principal} AND operation_id = ${v.operationId} AND key = ${v.key}) AS taken,
       ${sql.join(HEAD_COLUMNS.map((c) => sql.ref(`h.${c}`)))},
       ${sql.join(PICKING_ITEM_COLUMNS.map((c) => sql`${sql.ref(`i.${c}`)} AS ${sql.ref(`item_${c}`)}`))}`;
     if (wholeItems) {
@@ -144,56 +139,43 @@ function readStatement(claim: boolean, wholeItems: boolean) {
   });
 }
 
-const READ_STATEMENTS = {
-  claimFacts: readStatement(true, false),
-  claimWhole: readStatement(true, true),
-  facts: readStatement(false, false),
-  whole: readStatement(false, true),
-};
+const READ_FACTS = readStatement(false);
+const READ_WHOLE = readStatement(true);
 
 const headOf = (row: Record<string, unknown>) =>
   row.id === null ? null : (Object.fromEntries(HEAD_COLUMNS.map((c) => [c, row[c]])) as CommandHead);
 const itemOf = (row: Record<string, unknown>) => Object.fromEntries(PICKING_ITEM_COLUMNS.map((c) => [c, row[`item_${c}`]])) as ItemRow;
 
 /**
- * One statement: claims the key (when `claim` is given), and reads the session the command
- * addresses. By default it reads the addressed item whole and the facts of every item - a fifth
- * of the fields of the whole session, which the delta answer does not need; with `wholeItems`
- * it reads every item whole.
+ * One statement: the session the command addresses, and whether the key has a record. By
+ * default it reads the addressed item whole and the facts of every item - a fifth of the fields
+ * of the whole session, which the delta answer does not need; with `wholeItems` it reads every
+ * item whole.
  */
 export async function readItemCommand(
   db: Executor,
   orderId: string,
   pickerId: number,
-  opts: { itemId: number; claim: { scope: IdempotencyScope; fingerprint: string; ttlSeconds: number } | null; wholeItems: boolean },
+  opts: { itemId: number; scope: IdempotencyScope; wholeItems: boolean },
 ): Promise<CommandRead> {
-  const { claim, itemId } = opts;
-  const statement = claim
-    ? opts.wholeItems
-      ? READ_STATEMENTS.claimWhole
-      : READ_STATEMENTS.claimFacts
-    : opts.wholeItems
-      ? READ_STATEMENTS.whole
-      : READ_STATEMENTS.facts;
-  const { rows } = await statement(db, {
+  const { itemId, scope } = opts;
+  const { rows } = await (opts.wholeItems ? READ_WHOLE : READ_FACTS)(db, {
     orderId,
     pickerId,
     itemId,
-    principal: claim?.scope.principal ?? '',
-    operationId: claim?.scope.operationId ?? '',
-    key: claim?.scope.key ?? '',
-    fingerprint: claim?.fingerprint ?? '',
-    ttlSeconds: claim?.ttlSeconds ?? 0,
+    principal: scope.principal,
+    operationId: scope.operationId,
+    key: scope.key,
   });
   const first = rows[0]!;
   const head = headOf(first);
-  const claimed = first.claimed as boolean;
+  const taken = first.taken as boolean;
   if (opts.wholeItems) {
     const items = head ? rows.filter((r) => r.item_id !== null).map(itemOf) : [];
-    return { claimed, head, item: items.find((i) => i.id === itemId) ?? null, items, wholeItems: items };
+    return { taken, head, item: items.find((i) => i.id === itemId) ?? null, items, wholeItems: items };
   }
   return {
-    claimed,
+    taken,
     head,
     item: head && first.item_id !== null ? itemOf(first) : null,
     items: head ? ((first.facts as ItemFactsRow[] | null) ?? []) : [],
@@ -227,7 +209,15 @@ export interface ItemCommandWrite {
   } | null;
   /** `order.changed` for the customer (their picking result changed). */
   orderChanged: boolean;
-  answer: { scope: IdempotencyScope; status: number; stored: StoredAnswer };
+  answer: {
+    scope: IdempotencyScope;
+    fingerprint: string;
+    ttlSeconds: number;
+    status: number;
+    stored: StoredAnswer;
+    /** The caller holds the key's record (it took over an expired or abandoned one): completed, not inserted. */
+    held: boolean;
+  };
 }
 
 /** The item columns of a change, as written and as the row then reads (recorded at `at`). */
@@ -242,10 +232,11 @@ export function changedItemColumns(change: NonNullable<ItemCommandWrite['change'
 
 /**
  * The command's effect in one statement. Returns false when the session moved on since it was
- * read (another change, its cancellation or expiry): nothing was written, not even the answer.
+ * read (another change, its cancellation or expiry), or when another request of the key wrote
+ * the key's record first: nothing was written, not even the answer.
  */
 export async function writeItemCommand(db: Executor, w: ItemCommandWrite): Promise<boolean> {
-  const { scope, status, stored } = w.answer;
+  const { scope, status, stored, fingerprint, ttlSeconds } = w.answer;
   const body = stored.gzip ? null : stored.text;
   const ctes: RawBuilder<unknown>[] = [];
   // Every write below waits for `s`: nothing happens when the session is not as it was read.
@@ -296,12 +287,28 @@ export async function writeItemCommand(db: Executor, w: ItemCommandWrite): Promi
              ${l.labelWeight === null ? null : quantityText(l.labelWeight)}::numeric
       WHERE ${guard})`);
   }
-  ctes.push(sql`answer AS (
-    UPDATE idempotency_keys SET state = 'completed', response_status = ${status}, response_body = ${body}::json, response_gzip = ${stored.gzip}
-    WHERE principal = ${scope.principal} AND operation_id = ${scope.operationId} AND key = ${scope.key} AND ${guard}
-    RETURNING 1)`);
-  const { rows } = await sql<{ applied: boolean }>`
-    WITH ${sql.join(ctes, sql`, `)}
-    SELECT EXISTS (SELECT 1 FROM answer) AS applied`.execute(db);
-  return rows[0]!.applied;
+  ctes.push(
+    w.answer.held
+      ? sql`answer AS (
+          UPDATE idempotency_keys SET state = 'completed', response_status = ${status}, response_body = ${body}::json, response_gzip = ${stored.gzip}
+          WHERE principal = ${scope.principal} AND operation_id = ${scope.operationId} AND key = ${scope.key} AND ${guard}
+          RETURNING 1)`
+      : // No ON CONFLICT: a record written meanwhile by another request of the key fails the
+        // whole statement (23505), so none of the effects above are kept.
+        sql`answer AS (
+          INSERT INTO idempotency_keys (principal, operation_id, key, fingerprint, state, response_status, response_body, response_gzip, expires_at)
+          SELECT ${scope.principal}, ${scope.operationId}, ${scope.key}, ${fingerprint}, 'completed', ${status}, ${body}::json, ${stored.gzip},
+                 now() + make_interval(secs => ${ttlSeconds})
+          WHERE ${guard}
+          RETURNING 1)`,
+  );
+  try {
+    const { rows } = await sql<{ applied: boolean }>`
+      WITH ${sql.join(ctes, sql`, `)}
+      SELECT EXISTS (SELECT 1 FROM answer) AS applied`.execute(db);
+    return rows[0]!.applied;
+  } catch (err) {
+    if (isUniqueViolationOf(err, 'idempotency_keys_pk')) return false;
+    throw err;
+  }
 }
