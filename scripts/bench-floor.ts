@@ -1,5 +1,7 @@
 // npm run bench:floor: how fast a retry-safe picker command can be in this stack on this machine,
-// with none of this project's code in the way (not a test, not part of npm run bench).
+// with none of this project's code in the way (not a test, not part of npm run bench), on toy
+// tables. The floors of the service's own write paths - its statements on its schema, bare - are
+// scripts/lib/write-path-floor.ts, which npm run bench measures beside the service.
 //
 // The picking target (issue 7: an item command at 0.30 of the trivial operation) is far from what
 // the service does. To tell this project's costs from the stack's, this measures stripped
@@ -34,9 +36,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { openBenchDatabase } from './lib/bench-database.js';
 import { startBenchService } from './lib/bench-service.js';
 
-const VARIANTS = ['statements', 'session', 'one-statement', 'one-prepared', 'optimistic', 'picker-delta', 'order-creation'] as const;
-/** The floors of the service's two write paths (issue 23 item 4), printed as `figure` ratios by scripts/bench.ts too. */
-export const WRITE_PATH_FLOORS = ['picker-delta', 'order-creation'] as const;
+const VARIANTS = ['statements', 'session', 'one-statement', 'one-prepared', 'optimistic'] as const;
 type Variant = (typeof VARIANTS)[number];
 const CLIENTS = 32;
 const ITEMS = 40;
@@ -52,18 +52,6 @@ const SCHEMA = `
   CREATE FUNCTION floor_notify() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_notify('floor', NEW.id::text); RETURN NEW; END $$;
   CREATE TRIGGER floor_outbox_notify AFTER INSERT ON floor_outbox FOR EACH ROW EXECUTE FUNCTION floor_notify();
   CREATE TABLE floor_keys (key text PRIMARY KEY, fingerprint text, answer bytea, created_at timestamptz DEFAULT now());
-  CREATE TABLE floor_customers (id int PRIMARY KEY, deleted boolean NOT NULL DEFAULT false);
-  CREATE TABLE floor_zones (id int PRIMARY KEY, min_lon float8, max_lon float8, min_lat float8, max_lat float8, polygon text, cost numeric(12,2));
-  CREATE TABLE floor_stock (id int PRIMARY KEY, stock numeric(12,3) NOT NULL, price numeric(12,2) NOT NULL, name text);
-  CREATE TABLE floor_slots (id int PRIMARY KEY, capacity int NOT NULL, reserved int NOT NULL DEFAULT 0);
-  CREATE TABLE floor_orders (id uuid PRIMARY KEY, no bigserial, customer_id int NOT NULL, slot_id int, total numeric(12,2), version int NOT NULL,
-    status text NOT NULL, created_at timestamptz DEFAULT now());
-  CREATE TABLE floor_order_items (order_id uuid NOT NULL REFERENCES floor_orders, line_no int, stock_id int, quantity numeric(12,3), price numeric(12,2), name text);
-  CREATE TABLE floor_order_history (id bigserial PRIMARY KEY, order_id uuid NOT NULL REFERENCES floor_orders, status text, created_at timestamptz DEFAULT now());
-  INSERT INTO floor_customers SELECT g FROM generate_series(1, ${CLIENTS}) g;
-  INSERT INTO floor_zones SELECT g, 37 + g / 100.0, 38 + g / 100.0, 55, 56, repeat('37.1 55.1,', 40), 199 FROM generate_series(1, 8) g;
-  INSERT INTO floor_stock SELECT g, 1000000, 600, 'Товар ' || g FROM generate_series(1, ${CLIENTS}) g;
-  INSERT INTO floor_slots SELECT g, 1000000 FROM generate_series(1, ${CLIENTS}) g;
   INSERT INTO floor_auth SELECT g FROM generate_series(1, ${CLIENTS}) g;
   INSERT INTO floor_sessions SELECT g FROM generate_series(1, ${CLIENTS}) g;
   INSERT INTO floor_items SELECT s * 100 + i, s, 1, 'pending', 'Молоко 3,2% 930 мл', repeat('x', 300)
@@ -92,44 +80,6 @@ const OPTIMISTIC_WRITE = `
        e AS (INSERT INTO floor_outbox (payload) SELECT jsonb_build_object('session', s.id, 'version', s.version) FROM s)
   SELECT s.version FROM s, i, k`;
 
-// The service's picker item command (issue 23), bare: the auth session check; the key's claim
-// with the read of the session and its items; one write - the version raised only if unchanged,
-// the item, the outbox row (NOTIFY trigger), the stored answer - answering the delta (the header
-// and the changed item, about the size of the service's: 1.8 KB).
-const DELTA_CLAIM_READ = `
-  WITH k AS (INSERT INTO floor_keys (key, fingerprint) VALUES ($2, $3) ON CONFLICT DO NOTHING RETURNING key)
-  SELECT EXISTS (SELECT 1 FROM k) AS claimed, s.version, i.id, i.quantity, i.state, i.name, i.pad
-  FROM floor_sessions s JOIN floor_items i ON i.session_id = s.id WHERE s.id = $1 ORDER BY i.id`;
-const DELTA_WRITE = `
-  WITH s AS (UPDATE floor_sessions SET version = version + 1 WHERE id = $1 AND version = $5 RETURNING id, version),
-       i AS (UPDATE floor_items SET quantity = $3, state = 'picked' WHERE id = $4 AND session_id = $1 AND EXISTS (SELECT 1 FROM s) RETURNING id),
-       k AS (UPDATE floor_keys SET answer = $6 WHERE key = $2 AND EXISTS (SELECT 1 FROM s) RETURNING key),
-       e AS (INSERT INTO floor_outbox (payload) SELECT jsonb_build_object('session', s.id, 'version', s.version) FROM s)
-  SELECT s.version FROM s, i, k`;
-
-// The service's order creation (issue 23), bare: the auth check; the key's claim with the read of
-// the delivery zones; BEGIN; the customer share-locked, the stock row locked and one unit of the
-// slot taken; the stock taken, the order, its line and roadmap entry, the outbox row (NOTIFY
-// trigger) and the stored answer; COMMIT - 6 round trips, the service's count.
-const ORDER_CLAIM_ZONES = `
-  WITH k AS (INSERT INTO floor_keys (key, fingerprint) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING key)
-  SELECT EXISTS (SELECT 1 FROM k) AS claimed, z.id, z.polygon, z.cost
-  FROM (SELECT 1) one LEFT JOIN floor_zones z ON z.min_lon <= $3 AND z.max_lon >= $3 AND z.min_lat <= $4 AND z.max_lat >= $4`;
-const ORDER_LOCK = `
-  WITH c AS (SELECT id FROM floor_customers WHERE id = $1 AND NOT deleted FOR SHARE),
-       st AS (SELECT id, stock, price, name FROM floor_stock WHERE id = $1 AND EXISTS (SELECT 1 FROM c) FOR UPDATE),
-       n AS (SELECT count(*) AS n FROM st),
-       slot AS (UPDATE floor_slots SET reserved = reserved + 1 WHERE id = $1 AND reserved < capacity AND (SELECT n FROM n) >= 0 RETURNING id)
-  SELECT EXISTS (SELECT 1 FROM c) AS customer, EXISTS (SELECT 1 FROM slot) AS slot, st.stock, st.price, st.name FROM (SELECT 1) one LEFT JOIN st ON true`;
-const ORDER_WRITE = `
-  WITH st AS (UPDATE floor_stock SET stock = stock - $3 WHERE id = $2 AND stock >= $3 RETURNING id),
-       o AS (INSERT INTO floor_orders (id, customer_id, slot_id, total, version, status) SELECT $1, $2, $2, $4, 2, 'confirmed' WHERE EXISTS (SELECT 1 FROM st) RETURNING id, version, status),
-       i AS (INSERT INTO floor_order_items SELECT o.id, 1, $2, $3, $5, $6 FROM o),
-       h AS (INSERT INTO floor_order_history (order_id, status) SELECT o.id, s FROM o, unnest(ARRAY['created', 'confirmed']) s),
-       e AS (INSERT INTO floor_outbox (payload) SELECT jsonb_build_object('type', 'order.changed', 'order_id', o.id, 'order_version', o.version, 'status', o.status) FROM o),
-       k AS (UPDATE floor_keys SET answer = convert_to($7, 'UTF8') WHERE key = $8 AND EXISTS (SELECT 1 FROM o))
-  SELECT EXISTS (SELECT 1 FROM o) AS placed`;
-
 /** Child side: the bare server of one variant. */
 function serveVariant(variant: Variant, url: string): void {
   const pool = new pg.Pool({ connectionString: url, max: 20 });
@@ -144,47 +94,6 @@ function serveVariant(variant: Variant, url: string): void {
           f % 3 === 0 ? ((n * 7919 + f * 104729 + version) >>> 0).toString(36).padStart(8, 'k') : `Молоко ${n}.${f}.${version}`;
       return item;
     });
-  // The session's header in a delta answer: about the size of the service's (1 KB, 25 fields).
-  const deltaHeader = (version: number) => {
-    const header: Record<string, string | number> = { version };
-    for (let f = 0; f < 24; f++) header[`field_${f}`] = `Заказ ${f}.${version}`;
-    return header;
-  };
-  const createOrder = async (customerId: number, key: string, fingerprint: string): Promise<{ body: Buffer; gzipped: boolean }> => {
-    await pool.query({ name: 'floor_auth', text: 'SELECT 1 FROM floor_auth WHERE id = $1 AND revoked_at IS NULL', values: [customerId] });
-    const claim = await pool.query<{ claimed: boolean }>({
-      name: 'floor_order_claim',
-      text: ORDER_CLAIM_ZONES,
-      values: [key, fingerprint, 37.6106, 55.7579],
-    });
-    if (!claim.rows[0]?.claimed) throw new Error('key taken');
-    const orderId = randomUUID();
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      const locked = await client.query<{ customer: unknown; slot: unknown; stock: string; price: string; name: string }>({
-        name: 'floor_order_lock',
-        text: ORDER_LOCK,
-        values: [customerId],
-      });
-      const row = locked.rows[0];
-      if (!row!.customer || !row!.slot || Number(row!.stock) < 2) throw new Error('refused');
-      const body = JSON.stringify(orderId);
-      const placed = await client.query<{ placed: boolean }>({
-        name: 'floor_order_write',
-        text: ORDER_WRITE,
-        values: [orderId, customerId, '2.000', (Number(row!.price) * 2).toFixed(2), row!.price, row!.name, body, key],
-      });
-      if (!placed.rows[0]!.placed) throw new Error('not placed');
-      await client.query('COMMIT');
-      return { body: Buffer.from(body), gzipped: false };
-    } catch (err) {
-      await client.query('ROLLBACK');
-      throw err;
-    } finally {
-      client.release();
-    }
-  };
   const command = async (
     sessionId: number,
     key: string,
@@ -200,41 +109,6 @@ function serveVariant(variant: Variant, url: string): void {
       });
       if (!r.rows.length) throw new Error('not applied');
       return { body: Buffer.from(JSON.stringify({ applied: true, ...r.rows[0] })), gzipped: false };
-    }
-    if (variant === 'picker-delta') {
-      await pool.query({ name: 'floor_auth', text: 'SELECT 1 FROM floor_auth WHERE id = $1 AND revoked_at IS NULL', values: [sessionId] });
-      let read = await pool.query<{ claimed?: boolean; version: number }>({
-        name: 'floor_delta_read',
-        text: DELTA_CLAIM_READ,
-        values: [sessionId, key, fingerprint],
-      });
-      if (!read.rows[0]?.claimed) throw new Error('key taken');
-      // As the service: a session that moved on since the read is read again.
-      for (let attempt = 0; attempt < 5; attempt++) {
-        if (attempt)
-          read = await pool.query<{ claimed?: boolean; version: number }>({
-            name: 'floor_delta_reread',
-            text: DELTA_CLAIM_READ.replace('EXISTS (SELECT 1 FROM k)', 'true'),
-            values: [sessionId, key, fingerprint],
-          });
-        const version = read.rows[0]!.version;
-        const body = Buffer.from(
-          JSON.stringify({
-            status: 'ok',
-            applied: true,
-            representation: 'delta',
-            session: deltaHeader(version + 1),
-            item: sessionItems(version + 1)[itemId % ITEMS],
-          }),
-        );
-        const written = await pool.query({
-          name: 'floor_delta_write',
-          text: DELTA_WRITE,
-          values: [sessionId, key, quantity, itemId, version, body],
-        });
-        if (written.rows.length) return { body, gzipped: false };
-      }
-      throw new Error('not applied');
     }
     if (variant === 'optimistic') {
       // The key is claimed with the read; a command that lost a race for the version reads again
@@ -327,11 +201,8 @@ function serveVariant(variant: Variant, url: string): void {
           const itemId = Number(/\/items\/(\d+)\//.exec(req.url ?? '')?.[1]);
           const key = String(req.headers['idempotency-key']);
           const fingerprint = createHash('sha256').update(raw).digest('base64url');
-          const answer =
-            variant === 'order-creation'
-              ? await createOrder(claims.sid, key, fingerprint)
-              : await command(claims.sid, key, fingerprint, input.quantity, itemId);
-          res.writeHead(variant === 'order-creation' ? 201 : 200, {
+          const answer = await command(claims.sid, key, fingerprint, input.quantity, itemId);
+          res.writeHead(200, {
             'content-type': 'application/json',
             ...(answer.gzipped ? { 'content-encoding': 'gzip' } : {}),
           });
@@ -394,26 +265,6 @@ async function measureVariant(variant: Variant, url: string, seconds: number): P
   }
 }
 
-/**
- * The floors of the service's two write paths (picker item command with the delta answer, order
- * creation), each in commands or orders per second, on a database of its own: scripts/bench.ts
- * prints the service's figures as ratios to them, measured in the same run.
- */
-export async function benchWritePathFloors(seconds: number): Promise<Record<(typeof WRITE_PATH_FLOORS)[number], number>> {
-  const database = await openBenchDatabase('grocery_bench_floor');
-  try {
-    const admin = new pg.Client(database.url);
-    await admin.connect();
-    await admin.query(SCHEMA);
-    await admin.end();
-    const out = {} as Record<(typeof WRITE_PATH_FLOORS)[number], number>;
-    for (const variant of WRITE_PATH_FLOORS) out[variant] = await measureVariant(variant, database.url, seconds);
-    return out;
-  } finally {
-    await database.close();
-  }
-}
-
 async function main(): Promise<void> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
   const database = await openBenchDatabase('grocery_bench_floor');
@@ -442,7 +293,6 @@ async function main(): Promise<void> {
       console.log(
         `${`bare command, ${variant}`.padEnd(40)} ${String(Math.round(rps)).padStart(5)} commands/s   ratio ${(rps / trivial).toFixed(3)}`,
       );
-      if ((WRITE_PATH_FLOORS as readonly string[]).includes(variant)) console.log(`figure floor-${variant}-per-second ${Math.round(rps)}`);
     }
   } finally {
     await handle.close();

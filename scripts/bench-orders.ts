@@ -20,6 +20,7 @@ import { TokenService } from '../server/auth/tokens.js';
 import { loadConfig } from '../server/config.js';
 import { openBenchDatabase, topStatements } from './lib/bench-database.js';
 import { BENCH_JWT_SECRET, startBenchService, type BenchService } from './lib/bench-service.js';
+import { startWritePathFloor } from './lib/write-path-floor.js';
 
 const TRIVIAL = '/api/logistics/map/config';
 const STORE = DEMO_STORES.find((s) => s.code === 'MSK-TVERSKAYA')!.id;
@@ -72,7 +73,7 @@ export async function notifyTrigger(db: ReturnType<typeof connect>['db'], on: bo
 }
 
 export async function benchOrders(
-  child: BenchService,
+  child: Pick<BenchService, 'port' | 'roundTrips'>,
   db: ReturnType<typeof connect>['db'],
   seconds: number,
   CLIENTS = 32,
@@ -236,7 +237,7 @@ async function benchSockets(
 }
 
 /** Runs both measurements and prints them (called by scripts/bench.ts after the router rounds). */
-export async function benchOrdersAndSockets(): Promise<{ ordersPerSecond: number }> {
+export async function benchOrdersAndSockets(): Promise<{ ordersPerSecond: number; floorPerSecond: number }> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
   const socketCount = Number(process.env.BENCH_SOCKETS ?? 10_000);
   const eventsPerSecond = Number(process.env.BENCH_EVENTS_PER_SECOND ?? 1000);
@@ -246,11 +247,24 @@ export async function benchOrdersAndSockets(): Promise<{ ordersPerSecond: number
   try {
     await migrateToLatest(handle.db);
     await seedDemoData(handle.db, new Date());
+    // The floor (scripts/lib/write-path-floor.ts): the same checks and writes, run before and after
+    // the service on the same database (the mean of the two), each alone on core 0.
+    const floorRun = async () => {
+      const floorServer = await startWritePathFloor(database.url);
+      try {
+        return await benchOrders(floorServer, handle.db, seconds, 32, false);
+      } finally {
+        await floorServer.stop();
+      }
+    };
+    const floorBefore = await floorRun();
     child = await startBenchService(database.url);
     const o = await benchOrders(child, handle.db, seconds);
     // The sockets get a fresh service, so its memory holds nothing left over from the orders.
     await child.stop();
     child = null;
+    const floorAfter = await floorRun();
+    const floor = (floorBefore.orders + floorAfter.orders) / 2;
     console.log('');
     console.log(`trivial operation (${TRIVIAL}) ${Math.round(o.trivial)} req/s on the full service`);
     console.log(`order creation, 32 clients      ${Math.round(o.orders)} orders/s`);
@@ -258,6 +272,11 @@ export async function benchOrdersAndSockets(): Promise<{ ordersPerSecond: number
     console.log(`figure orders-per-second ${Math.round(o.orders)}`);
     console.log(`figure order-creation-p99-ms ${o.p99}`);
     console.log(`figure order-creation-round-trips ${+o.roundTrips.toFixed(2)}`);
+    console.log(
+      `floor (same checks and writes, bare node:http + pg) ${Math.round(floor)} orders/s (before ${Math.round(floorBefore.orders)}, after ${Math.round(floorAfter.orders)}), ${+floorAfter.roundTrips.toFixed(2)} round trips each`,
+    );
+    console.log(`figure floor-order-creation-per-second ${Math.round(floor)}`);
+    console.log(`figure order-creation/floor ${(o.orders / floor).toFixed(2)}`);
     console.log('');
     // Issue 23 item 3: what the outbox trigger's NOTIFY costs order creation. A transaction that
     // issued NOTIFY takes a database-wide lock at commit, so committing notifiers run one at a
@@ -288,7 +307,7 @@ export async function benchOrdersAndSockets(): Promise<{ ordersPerSecond: number
         await service.stop();
       }
     }
-    if (socketCount === 0) return { ordersPerSecond: o.orders }; // BENCH_SOCKETS=0: order creation only
+    if (socketCount === 0) return { ordersPerSecond: o.orders, floorPerSecond: floor }; // BENCH_SOCKETS=0: order creation only
     child = await startBenchService(database.url);
     const s = await benchSockets(child, handle.db, socketCount, eventsPerSecond, seconds * 2);
     console.log(
@@ -299,7 +318,7 @@ export async function benchOrdersAndSockets(): Promise<{ ordersPerSecond: number
     console.log(
       `events at ${eventsPerSecond}/s: ${s.received}/${s.expected} delivered; event-to-socket p50 ${s.p50} ms, p99 ${s.p99} ms (target < 100), max ${s.max} ms`,
     );
-    return { ordersPerSecond: o.orders };
+    return { ordersPerSecond: o.orders, floorPerSecond: floor };
   } finally {
     if (child) await child.stop();
     await handle.close();

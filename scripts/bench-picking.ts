@@ -22,6 +22,7 @@ import { TokenService } from '../server/auth/tokens.js';
 import { loadConfig } from '../server/config.js';
 import { openBenchDatabase, topStatements } from './lib/bench-database.js';
 import { BENCH_JWT_SECRET, startBenchService, type BenchService } from './lib/bench-service.js';
+import { startWritePathFloor } from './lib/write-path-floor.js';
 
 const TRIVIAL = '/api/logistics/map/config';
 const STORE = DEMO_STORES[0]!.id;
@@ -117,8 +118,59 @@ async function post(
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
+const COMMAND_ROUTE = 'POST /api/picker/orders/{id}/items/{id}/piece-quantity';
+
+/**
+ * Item commands for `seconds` from 32 concurrent pickers against `target` (the service or its
+ * floor), each on its own session: every one a real change with a new Idempotency-Key
+ * (piece-quantity alternating between the ordered count and one less), asking for gzip as the
+ * apps do. Fails unless every command was applied.
+ */
+async function itemCommandLoad(target: Pick<BenchService, 'port' | 'roundTrips'>, lanes: Lane[], seconds: number) {
+  let nextLane = 0;
+  const statuses = new Map<number, number>();
+  await target.roundTrips(); // from here on
+  const commands = await autocannon({
+    url: `http://127.0.0.1:${target.port}`,
+    connections: PICKERS,
+    duration: seconds,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req, context) => {
+          const lane = ((context as { lane?: Lane }).lane ??= lanes[nextLane++ % lanes.length]);
+          const k = lane!.next++;
+          const item = lane!.items[k % lane!.items.length];
+          // Each round over the items alternates the full count and one less: every command changes the item.
+          const quantity = Math.floor(k / lane!.items.length) % 2 === 0 ? item!.ordered - 1 : item!.ordered;
+          return {
+            ...req,
+            path: `/api/picker/orders/${lane!.orderId}/items/${item!.id}/piece-quantity`,
+            // As the apps' HTTP stacks (OkHttp, URLSession) do: the answer comes gzipped.
+            headers: {
+              'content-type': 'application/json',
+              'accept-encoding': 'gzip',
+              authorization: lane!.auth,
+              'idempotency-key': randomUUID(),
+            },
+            body: JSON.stringify({ quantity }),
+          };
+        },
+        onResponse: (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1),
+      },
+    ],
+  });
+  const trips = (await target.roundTrips())[COMMAND_ROUTE];
+  const applied = statuses.get(200) ?? 0;
+  if (applied !== commands.requests.total || commands.errors) {
+    throw new Error(`item commands: statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${commands.errors} errors`);
+  }
+  // A lane's next round starts where this one stopped: the alternation goes on with the next target.
+  return { perSecond: applied / seconds, p50: commands.latency.p50, p99: commands.latency.p99, roundTrips: +trips!.perRequest.toFixed(2) };
+}
+
 /** Runs the picking scenario and prints it (called by scripts/bench.ts after the router rounds). */
-export async function benchPicking(): Promise<{ commandsPerSecond: number }> {
+export async function benchPicking(): Promise<{ commandsPerSecond: number; floorPerSecond: number }> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
   const database = await openDatabase();
   const handle = connect(database.url, { max: 4 });
@@ -128,7 +180,7 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number }> {
     await seedDemoData(handle.db, new Date());
     const lanes = await prepareLanes(handle.db);
     child = await startBenchService(database.url);
-    const base = `http://127.0.0.1:${child.port}`;
+    let base = `http://127.0.0.1:${child.port}`;
 
     const starts = await Promise.all(lanes.map((lane) => post(base, lane, `/api/picker/orders/${lane.orderId}/start`)));
     starts.forEach((s, i) => {
@@ -157,48 +209,31 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number }> {
     if (sized.status !== 200) throw new Error(`piece-quantity answered ${sized.status}`);
     sample!.next = sample!.items.length; // the next round sets that item back to the full count
 
-    let nextLane = 0;
-    const statuses = new Map<number, number>();
+    // The floor (scripts/lib/write-path-floor.ts) runs the same reads and writes on the same
+    // sessions before and after the service (the mean of the two, so that neither side gets the
+    // emptier tables), each alone on core 0.
+    await child.stop();
+    child = null;
+    const floorRun = async () => {
+      const floorServer = await startWritePathFloor(database.url);
+      try {
+        return await itemCommandLoad(floorServer, lanes, seconds);
+      } finally {
+        await floorServer.stop();
+      }
+    };
+    const floorBefore = await floorRun();
+    child = await startBenchService(database.url);
     const statements = topStatements(handle.db);
     await statements.start();
-    await child.roundTrips(); // from here on
-    const commands = await autocannon({
-      url: base,
-      connections: PICKERS,
-      duration: seconds,
-      requests: [
-        {
-          method: 'POST',
-          setupRequest: (req, context) => {
-            const lane = ((context as { lane?: Lane }).lane ??= lanes[nextLane++ % lanes.length]);
-            const k = lane!.next++;
-            const item = lane!.items[k % lane!.items.length];
-            // Each round over the items alternates the full count and one less: every command changes the item.
-            const quantity = Math.floor(k / lane!.items.length) % 2 === 0 ? item!.ordered - 1 : item!.ordered;
-            return {
-              ...req,
-              path: `/api/picker/orders/${lane!.orderId}/items/${item!.id}/piece-quantity`,
-              // As the apps' HTTP stacks (OkHttp, URLSession) do: the session answer comes gzipped.
-              headers: {
-                'content-type': 'application/json',
-                'accept-encoding': 'gzip',
-                authorization: lane!.auth,
-                'idempotency-key': randomUUID(),
-              },
-              body: JSON.stringify({ quantity }),
-            };
-          },
-          onResponse: (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1),
-        },
-      ],
-    });
+    const service = await itemCommandLoad(child, lanes, seconds);
     await statements.print('item commands');
-    const trips = (await child.roundTrips())['POST /api/picker/orders/{id}/items/{id}/piece-quantity'];
-    const applied = statuses.get(200) ?? 0;
-    if (applied !== commands.requests.total || commands.errors) {
-      throw new Error(`item commands: statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${commands.errors} errors`);
-    }
-
+    await child.stop();
+    child = null;
+    const floorAfter = await floorRun();
+    const floor = { ...floorAfter, perSecond: (floorBefore.perSecond + floorAfter.perSecond) / 2 };
+    child = await startBenchService(database.url);
+    base = `http://127.0.0.1:${child.port}`;
     // Pick every item in full, then finish.
     for (const lane of lanes) {
       for (const item of lane.items) {
@@ -209,7 +244,7 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number }> {
     const finishes = await Promise.all(lanes.map((lane) => post(base, lane, `/api/picker/orders/${lane.orderId}/finish`)));
     for (const f of finishes) if (f.status !== 200) throw new Error(`finish answered ${f.status}: ${JSON.stringify(f.body)}`);
 
-    const perSecond = applied / seconds;
+    const perSecond = service.perSecond;
     console.log('');
     console.log(`picking: ${PICKERS} pickers, orders of ${LINES} lines`);
     console.log(
@@ -217,17 +252,22 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number }> {
     );
     console.log(`trivial operation (${TRIVIAL}) ${Math.round(trivial.requests.average)} req/s on the full service`);
     console.log(
-      `item commands, ${PICKERS} pickers    ${Math.round(perSecond)} commands/s (p50 ${commands.latency.p50} ms, p99 ${commands.latency.p99} ms)`,
+      `item commands, ${PICKERS} pickers    ${Math.round(perSecond)} commands/s (p50 ${service.p50} ms, p99 ${service.p99} ms), ${service.roundTrips} round trips each`,
+    );
+    console.log(
+      `floor (same reads and writes, bare node:http + pg) ${Math.round(floor.perSecond)} commands/s (before ${Math.round(floorBefore.perSecond)}, after ${Math.round(floorAfter.perSecond)}; p99 ${floor.p99} ms), ${floor.roundTrips} round trips each`,
     );
     console.log(`item command / trivial  ${(perSecond / trivial.requests.average).toFixed(3)}  (target >= 0.30)`);
     console.log(
       `finish (${PICKERS} at once)       mean ${mean(finishes.map((s) => s.ms)).toFixed(0)} ms, max ${Math.max(...finishes.map((s) => s.ms)).toFixed(0)} ms`,
     );
     console.log(`figure picker-commands-per-second ${Math.round(perSecond)}`);
-    console.log(`figure picker-command-p99-ms ${commands.latency.p99}`);
+    console.log(`figure picker-command-p99-ms ${service.p99}`);
     console.log(`figure picker-command-answer-bytes ${answerBytes}`);
-    console.log(`figure picker-command-round-trips ${+trips!.perRequest.toFixed(2)}`);
-    return { commandsPerSecond: perSecond };
+    console.log(`figure picker-command-round-trips ${service.roundTrips}`);
+    console.log(`figure floor-picker-command-per-second ${Math.round(floor.perSecond)}`);
+    console.log(`figure picker-command/floor ${(perSecond / floor.perSecond).toFixed(2)}`);
+    return { commandsPerSecond: perSecond, floorPerSecond: floor.perSecond };
   } finally {
     await child?.stop();
     await handle.close();

@@ -5,8 +5,9 @@
 //   raw  - the same JSON from a bare node:http server (the ceiling)
 // and prints req/s of each, the ratios, and the init time of the full spec. Rounds interleave
 // the variants so machine noise hits all of them alike; the median of the rounds is reported.
-// Then scripts/bench-orders.ts measures order creation and the tracking sockets (BENCH_ORDERS=0 skips).
-// Then scripts/bench-picking.ts measures the picking scenario (BENCH_PICKING=0 skips).
+// Then scripts/bench-orders.ts measures order creation (and its floor) and the tracking sockets
+// (BENCH_ORDERS=0 skips), and scripts/bench-picking.ts the picking scenario (and the item command's
+// floor; BENCH_PICKING=0 skips).
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,7 +22,6 @@ import { createProviders } from '../server/providers/index.js';
 import { systemClock } from '../server/clock.js';
 import { noTelemetry } from '../server/telemetry.js';
 import { benchOrdersAndSockets } from './bench-orders.js';
-import { benchWritePathFloors } from './bench-floor.js';
 import { benchPicking } from './bench-picking.js';
 
 type Variant = 'full' | 'one' | 'raw';
@@ -142,19 +142,10 @@ async function main(): Promise<void> {
       `init of the full spec: median ${median(init)!.toFixed(0)} ms (target < 1500); all validators compiled in ${median(warm)!.toFixed(0)} ms more`,
     );
   }
-  const seconds2 = Number(process.env.BENCH_SECONDS ?? 5);
-  const orders = process.env.BENCH_ORDERS !== '0' ? await benchOrdersAndSockets() : null;
-  const picking = process.env.BENCH_PICKING !== '0' ? await benchPicking() : null;
-  // Each write path as a ratio to its floor (scripts/bench-floor.ts), measured in the same run.
-  if (process.env.BENCH_FLOORS !== '0' && (orders || picking)) {
-    const floors = await benchWritePathFloors(seconds2);
-    console.log('');
-    console.log(
-      `floor: picker item command (delta answer) ${Math.round(floors['picker-delta'])} commands/s; order creation ${Math.round(floors['order-creation'])} orders/s`,
-    );
-    if (picking) console.log(`figure picker-command/floor ${(picking.commandsPerSecond / floors['picker-delta']).toFixed(2)}`);
-    if (orders) console.log(`figure order-creation/floor ${(orders.ordersPerSecond / floors['order-creation']).toFixed(2)}`);
-  }
+  // Each write path prints its ratio to its floor (scripts/lib/write-path-floor.ts: the same checks
+  // and writes on bare node:http + pg), measured in the same run on the same database.
+  if (process.env.BENCH_ORDERS !== '0') await benchOrdersAndSockets();
+  if (process.env.BENCH_PICKING !== '0') await benchPicking();
 }
 
 await main();

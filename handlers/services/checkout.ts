@@ -202,7 +202,12 @@ export interface PlaceOptions {
  * COMMIT): lockCheckout (customer, stock rows and the window) and insertPlacedOrder (stock, order,
  * event, stored answer); every refusal is judged between them and rolls everything back.
  */
-export async function placeOrder(trx: Executor, deps: AppDeps, c: CheckoutRequest, options: PlaceOptions = {}): Promise<string> {
+export async function placeOrder(
+  trx: Executor,
+  deps: Pick<AppDeps, 'clock' | 'config'>,
+  c: CheckoutRequest,
+  options: PlaceOptions = {},
+): Promise<string> {
   const { body, store } = c;
   const orderId = options.orderId ?? randomUUID();
   const now = deps.clock.now();
