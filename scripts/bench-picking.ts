@@ -192,22 +192,28 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number; floor
     const trivial = await autocannon({ url: `${base}${TRIVIAL}`, connections: PICKERS, duration: seconds });
     if (trivial.non2xx || trivial.errors) throw new Error(`trivial: ${trivial.non2xx} non-2xx, ${trivial.errors} errors`);
 
-    // The answer of one item command on a 40-line order, as sent to a client without gzip.
+    // The answer of one item command on a 40-line order, as sent to a client without gzip: the
+    // delta, and the whole session (Prefer: return=representation, the answer before issue 23).
     const sample = lanes[0];
     const sampleItem = sample!.items[0];
-    const sized = await fetch(`${base}/api/picker/orders/${sample!.orderId}/items/${sampleItem!.id}/piece-quantity`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        authorization: sample!.auth,
-        'idempotency-key': randomUUID(),
-        'accept-encoding': 'identity',
-      },
-      body: JSON.stringify({ quantity: sampleItem!.ordered - 1 }),
-    });
-    const answerBytes = (await sized.arrayBuffer()).byteLength;
-    if (sized.status !== 200) throw new Error(`piece-quantity answered ${sized.status}`);
-    sample!.next = sample!.items.length; // the next round sets that item back to the full count
+    const answerSize = async (quantity: number, prefer: Record<string, string>) => {
+      const r = await fetch(`${base}/api/picker/orders/${sample!.orderId}/items/${sampleItem!.id}/piece-quantity`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: sample!.auth,
+          'idempotency-key': randomUUID(),
+          'accept-encoding': 'identity',
+          ...prefer,
+        },
+        body: JSON.stringify({ quantity }),
+      });
+      const bytes = (await r.arrayBuffer()).byteLength;
+      if (r.status !== 200) throw new Error(`piece-quantity answered ${r.status}`);
+      return bytes;
+    };
+    const answerBytes = await answerSize(sampleItem!.ordered - 1, {});
+    const fullAnswerBytes = await answerSize(sampleItem!.ordered, { prefer: 'return=representation' });
 
     // The floor (scripts/lib/write-path-floor.ts) runs the same reads and writes on the same
     // sessions before and after the service (the mean of the two, so that neither side gets the
@@ -263,7 +269,11 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number; floor
     );
     console.log(`figure picker-commands-per-second ${Math.round(perSecond)}`);
     console.log(`figure picker-command-p99-ms ${service.p99}`);
+    console.log(
+      `answer of an item command on a ${LINES}-line order: ${answerBytes} bytes (the whole session on request: ${fullAnswerBytes})`,
+    );
     console.log(`figure picker-command-answer-bytes ${answerBytes}`);
+    console.log(`figure picker-command-full-answer-bytes ${fullAnswerBytes}`);
     console.log(`figure picker-command-round-trips ${service.roundTrips}`);
     console.log(`figure floor-picker-command-per-second ${Math.round(floor.perSecond)}`);
     console.log(`figure picker-command/floor ${(perSecond / floor.perSecond).toFixed(2)}`);
