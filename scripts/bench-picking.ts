@@ -12,6 +12,7 @@
 // runs here.
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
+import { sql } from 'kysely';
 import { connect } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { seedDemoData } from '../db/seed/demo.js';
@@ -117,6 +118,25 @@ async function post(
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** Updates of the rows every item command changes, and how many were heap-only (no index entries written). */
+async function updateCounts(db: Db): Promise<Map<string, { updates: number; hot: number }>> {
+  // The statistics of the commands just ended reach the view within a second (PostgreSQL 15+).
+  await new Promise((r) => setTimeout(r, 1500));
+  const { rows } = await sql<{ relname: string; updates: string; hot: string }>`
+    SELECT relname, n_tup_upd AS updates, n_tup_hot_upd AS hot FROM pg_stat_user_tables
+    WHERE relname IN ('picking_sessions', 'picking_items', 'orders')`.execute(db);
+  return new Map(rows.map((r) => [r.relname, { updates: Number(r.updates), hot: Number(r.hot) }]));
+}
+
+const hotShare = (before: Map<string, { updates: number; hot: number }>, after: Map<string, { updates: number; hot: number }>) =>
+  [...after]
+    .map(([table, a]) => {
+      const b = before.get(table) ?? { updates: 0, hot: 0 };
+      const updates = a.updates - b.updates;
+      return `${table} ${updates ? Math.round(((a.hot - b.hot) / updates) * 100) : 0} % of ${updates}`;
+    })
+    .join(', ');
 
 const COMMAND_ROUTE = 'POST /api/picker/orders/{id}/items/{id}/piece-quantity';
 
@@ -232,8 +252,10 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number; floor
     child = await startBenchService(database.url);
     const statements = topStatements(handle.db);
     await statements.start();
+    const updatesBefore = await updateCounts(handle.db);
     const service = await itemCommandLoad(child, lanes, seconds);
     await statements.print('item commands');
+    const hot = hotShare(updatesBefore, await updateCounts(handle.db));
     await child.stop();
     child = null;
     const floorAfter = await floorRun();
@@ -267,6 +289,7 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number; floor
     console.log(
       `finish (${PICKERS} at once)       mean ${mean(finishes.map((s) => s.ms)).toFixed(0)} ms, max ${Math.max(...finishes.map((s) => s.ms)).toFixed(0)} ms`,
     );
+    console.log(`heap-only (HOT) updates of the item commands: ${hot}`);
     console.log(`figure picker-commands-per-second ${Math.round(perSecond)}`);
     console.log(`figure picker-command-p99-ms ${service.p99}`);
     console.log(

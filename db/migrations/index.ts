@@ -26,6 +26,7 @@ import * as noHour24 from './2026_11_23_0022_no_hour_24.js';
 import * as emailOrderUpdatesOff from './2026_11_26_2001_email_order_updates_off.js';
 import * as promotionsConsentPerChannel from './2026_11_26_2002_promotions_consent_per_channel.js';
 import * as outboxWakeAfterCommit from './2026_11_26_2101_outbox_wake_after_commit.js';
+import * as pickingHotUpdates from './2026_11_26_2201_picking_hot_updates.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -53,4 +54,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_2001_email_order_updates_off': emailOrderUpdatesOff,
   '2026_11_26_2002_promotions_consent_per_channel': promotionsConsentPerChannel,
   '2026_11_26_2101_outbox_wake_after_commit': outboxWakeAfterCommit,
+  '2026_11_26_2201_picking_hot_updates': pickingHotUpdates,
 };

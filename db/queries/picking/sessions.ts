@@ -260,12 +260,16 @@ export async function acknowledgeCancellation(db: Executor, sessionId: number): 
     .execute();
 }
 
-/** Open sessions without an applied change for `idleMinutes` (expiry candidates). */
+/**
+ * Open sessions without an applied change for `idleMinutes` (expiry candidates). Found through the
+ * partial index of open sessions (picking_sessions_one_open_per_order): its predicate is written out
+ * as literals, since a parameter would keep a prepared statement's generic plan from using it.
+ */
 export function findIdleSessions(db: Executor, idleMinutes: number, limit = 100) {
   return db
     .selectFrom('picking_sessions')
     .select(['id', 'order_id', 'picker_id', 'updated_at'])
-    .where('status', 'in', OPEN_STATUSES)
+    .where(sql<boolean>`status IN ('active', 'ready_to_finish')`)
     .where('updated_at', '<', sql<Date>`now() - make_interval(mins => ${idleMinutes})`)
     .orderBy('updated_at')
     .limit(limit)
