@@ -237,7 +237,7 @@ async function benchSockets(
 }
 
 /** Runs both measurements and prints them (called by scripts/bench.ts after the router rounds). */
-export async function benchOrdersAndSockets(): Promise<{ ordersPerSecond: number; floorPerSecond: number }> {
+export async function benchOrdersAndSockets(): Promise<{ ordersPerSecond: number; floorPerSecond: number | null }> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
   const socketCount = Number(process.env.BENCH_SOCKETS ?? 10_000);
   const eventsPerSecond = Number(process.env.BENCH_EVENTS_PER_SECOND ?? 1000);
@@ -257,14 +257,15 @@ export async function benchOrdersAndSockets(): Promise<{ ordersPerSecond: number
         await floorServer.stop();
       }
     };
-    const floorBefore = await floorRun();
+    const withFloor = process.env.BENCH_FLOORS !== '0';
+    const floorBefore = withFloor ? await floorRun() : null;
     child = await startBenchService(database.url);
     const o = await benchOrders(child, handle.db, seconds);
     // The sockets get a fresh service, so its memory holds nothing left over from the orders.
     await child.stop();
     child = null;
-    const floorAfter = await floorRun();
-    const floor = (floorBefore.orders + floorAfter.orders) / 2;
+    const floorAfter = withFloor ? await floorRun() : null;
+    const floor = floorBefore && floorAfter ? (floorBefore.orders + floorAfter.orders) / 2 : null;
     console.log('');
     console.log(`trivial operation (${TRIVIAL}) ${Math.round(o.trivial)} req/s on the full service`);
     console.log(`order creation, 32 clients      ${Math.round(o.orders)} orders/s`);
@@ -272,11 +273,13 @@ export async function benchOrdersAndSockets(): Promise<{ ordersPerSecond: number
     console.log(`figure orders-per-second ${Math.round(o.orders)}`);
     console.log(`figure order-creation-p99-ms ${o.p99}`);
     console.log(`figure order-creation-round-trips ${+o.roundTrips.toFixed(2)}`);
-    console.log(
-      `floor (same checks and writes, bare node:http + pg) ${Math.round(floor)} orders/s (before ${Math.round(floorBefore.orders)}, after ${Math.round(floorAfter.orders)}), ${+floorAfter.roundTrips.toFixed(2)} round trips each`,
-    );
-    console.log(`figure floor-order-creation-per-second ${Math.round(floor)}`);
-    console.log(`figure order-creation/floor ${(o.orders / floor).toFixed(2)}`);
+    if (floor !== null) {
+      console.log(
+        `floor (same checks and writes, bare node:http + pg) ${Math.round(floor)} orders/s (before ${Math.round(floorBefore!.orders)}, after ${Math.round(floorAfter!.orders)}), ${+floorAfter!.roundTrips.toFixed(2)} round trips each`,
+      );
+      console.log(`figure floor-order-creation-per-second ${Math.round(floor)}`);
+      console.log(`figure order-creation/floor ${(o.orders / floor).toFixed(2)}`);
+    }
     console.log('');
     // Issue 23 item 3: what the outbox trigger's NOTIFY costs order creation. A transaction that
     // issued NOTIFY takes a database-wide lock at commit, so committing notifiers run one at a

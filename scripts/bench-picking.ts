@@ -190,7 +190,7 @@ async function itemCommandLoad(target: Pick<BenchService, 'port' | 'roundTrips'>
 }
 
 /** Runs the picking scenario and prints it (called by scripts/bench.ts after the router rounds). */
-export async function benchPicking(): Promise<{ commandsPerSecond: number; floorPerSecond: number }> {
+export async function benchPicking(): Promise<{ commandsPerSecond: number; floorPerSecond: number | null }> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
   const database = await openDatabase();
   const handle = connect(database.url, { max: 4 });
@@ -248,7 +248,8 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number; floor
         await floorServer.stop();
       }
     };
-    const floorBefore = await floorRun();
+    const withFloor = process.env.BENCH_FLOORS !== '0';
+    const floorBefore = withFloor ? await floorRun() : null;
     child = await startBenchService(database.url);
     const statements = topStatements(handle.db);
     await statements.start();
@@ -258,8 +259,8 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number; floor
     const hot = hotShare(updatesBefore, await updateCounts(handle.db));
     await child.stop();
     child = null;
-    const floorAfter = await floorRun();
-    const floor = { ...floorAfter, perSecond: (floorBefore.perSecond + floorAfter.perSecond) / 2 };
+    const floorAfter = withFloor ? await floorRun() : null;
+    const floor = floorBefore && floorAfter ? { ...floorAfter, perSecond: (floorBefore.perSecond + floorAfter.perSecond) / 2 } : null;
     child = await startBenchService(database.url);
     base = `http://127.0.0.1:${child.port}`;
     // Pick every item in full, then finish.
@@ -282,9 +283,10 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number; floor
     console.log(
       `item commands, ${PICKERS} pickers    ${Math.round(perSecond)} commands/s (p50 ${service.p50} ms, p99 ${service.p99} ms), ${service.roundTrips} round trips each`,
     );
-    console.log(
-      `floor (same reads and writes, bare node:http + pg) ${Math.round(floor.perSecond)} commands/s (before ${Math.round(floorBefore.perSecond)}, after ${Math.round(floorAfter.perSecond)}; p99 ${floor.p99} ms), ${floor.roundTrips} round trips each`,
-    );
+    if (floor)
+      console.log(
+        `floor (same reads and writes, bare node:http + pg) ${Math.round(floor.perSecond)} commands/s (before ${Math.round(floorBefore!.perSecond)}, after ${Math.round(floorAfter!.perSecond)}; p99 ${floor.p99} ms), ${floor.roundTrips} round trips each`,
+      );
     console.log(`item command / trivial  ${(perSecond / trivial.requests.average).toFixed(3)}  (target >= 0.30)`);
     console.log(
       `finish (${PICKERS} at once)       mean ${mean(finishes.map((s) => s.ms)).toFixed(0)} ms, max ${Math.max(...finishes.map((s) => s.ms)).toFixed(0)} ms`,
@@ -298,9 +300,11 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number; floor
     console.log(`figure picker-command-answer-bytes ${answerBytes}`);
     console.log(`figure picker-command-full-answer-bytes ${fullAnswerBytes}`);
     console.log(`figure picker-command-round-trips ${service.roundTrips}`);
-    console.log(`figure floor-picker-command-per-second ${Math.round(floor.perSecond)}`);
-    console.log(`figure picker-command/floor ${(perSecond / floor.perSecond).toFixed(2)}`);
-    return { commandsPerSecond: perSecond, floorPerSecond: floor.perSecond };
+    if (floor) {
+      console.log(`figure floor-picker-command-per-second ${Math.round(floor.perSecond)}`);
+      console.log(`figure picker-command/floor ${(perSecond / floor.perSecond).toFixed(2)}`);
+    }
+    return { commandsPerSecond: perSecond, floorPerSecond: floor?.perSecond ?? null };
   } finally {
     await child?.stop();
     await handle.close();

@@ -83,11 +83,13 @@ export async function claimIdempotencyKeyWith<Row>(
   return { claimed: rows[0]!.claimed, rows: rows.filter((r) => r[first!] !== null).map(({ claimed: _, ...r }) => r as Row) };
 }
 
-// The claim-first protocol of the lean write paths (order creation, picker item commands: issue 23),
-// whose claim shares a statement with their first read: an `in_progress` record committed before
-// the action, completed by the action's own write. A process that dies in between leaves the record
-// `in_progress`; a retry takes it over after IdempotencyOptions.staleSeconds (nothing was applied).
-// withIdempotency (server/idempotency.ts) keeps nothing in flight instead: a transaction lock.
+// Claiming a key: an `in_progress` record written before the action and completed by its write.
+// Order creation claims inside the order's own transaction (a duplicate waits at the key and then
+// replays; a crash rolls the claim back with the order). Picker item commands claim nothing: their
+// one write inserts the key's record with the effect (db/queries/picking/commands.ts), so neither
+// leaves a record in progress behind a dead process. A record still `in_progress` after
+// IdempotencyOptions.staleSeconds is taken over (takeOverIdempotencyKey); withIdempotency
+// (server/idempotency.ts) keeps nothing in flight either: a transaction lock.
 
 /** Claims the key for a new action; false when a record already exists. */
 export async function claimIdempotencyKey(db: Executor, s: IdempotencyScope, fingerprint: string, ttlSeconds: number): Promise<boolean> {
