@@ -17,13 +17,11 @@ import { toPickingResult } from './presenters/picking.js';
 import type { Executor } from '../db/executor.js';
 import { notFound, unprocessable } from '../server/errors.js';
 import { declaredHeader, type HandlerMap, type OperationsWithHeader, type RequestContext } from '../server/handler-types.js';
-import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS, settleTakenKey, storeRefusal } from '../server/idempotency.js';
-import { claimIdempotencyKeyWith } from '../db/queries/idempotency.js';
-import type { ServingZoneRow } from '../db/queries/logistics.js';
+import { fingerprintOf, storeRefusal } from '../server/idempotency.js';
 import { amountDue } from '../domain/money/bank-invoice.js';
 import { changeViolation, orderInputViolation } from '../domain/orders/checkout.js';
 import type { Lang } from '../domain/texts/orders.js';
-import { checkoutZonesQuery, estimateDelivery, placeOrder, ZONE_ROW_COLUMNS } from './services/checkout.js';
+import { estimateDelivery, placeOrder, placeOrderOnce } from './services/checkout.js';
 import { cancelByCustomer } from './services/order-lifecycle.js';
 import {
   emptyPickingResult,
@@ -104,33 +102,14 @@ export const ordersHandlers = {
       // of the delivery zones, and its answer (the order id) is stored by the order's own write.
       const scope = { principal: `customer:${customerId}`, operationId: 'createOrder', key };
       const fingerprint = fingerprintOf(store.id, ctx.body);
-      const zonesQuery = checkoutZonesQuery(db, store.id, ctx.body);
-      // The claim is made inside the order's transaction: a duplicate sent meanwhile waits for it
-      // and then replays, and a crash rolls the claim back with the order, so no key is ever left
-      // in progress (issue 19). A refusal (409/422) rolls both back and is stored afterwards.
-      let acting = false;
+      const attempt = { acting: false };
       try {
-        const outcome = await db.transaction().execute(async (trx) => {
-          const claim = await claimIdempotencyKeyWith<ServingZoneRow>(
-            trx,
-            scope,
-            fingerprint,
-            IDEMPOTENCY_TTL_SECONDS,
-            zonesQuery && { query: zonesQuery, columns: ZONE_ROW_COLUMNS },
-          );
-          let zones = zonesQuery ? claim.rows : undefined;
-          if (!claim.claimed) {
-            const taken = await settleTakenKey<{ status: 201; body: string }>(trx, scope, fingerprint, ctx.deps.clock.now());
-            if (taken.replay) return { id: taken.replay.body, replayed: true };
-            zones = undefined;
-          }
-          acting = true;
-          return { id: await placeOrder(trx, ctx.deps, request, { zones, answerOf: scope }), replayed: false };
-        });
+        const outcome = await db.transaction().execute((trx) => placeOrderOnce(trx, ctx.deps, request, { scope, fingerprint }, attempt));
         if (outcome.replayed) return { status: 201, body: outcome.id, headers: { Location: `/api/orders/${outcome.id}` } };
         orderId = outcome.id;
       } catch (err) {
-        if (acting) await storeRefusal(db, scope, fingerprint, err);
+        // A refusal (409/422) rolled the claim back with the order; it is stored afterwards.
+        if (attempt.acting) await storeRefusal(db, scope, fingerprint, err);
         throw err;
       }
     }

@@ -5,6 +5,7 @@
 // the order, its event and the key's answer (one statement). Any failure throws and the
 // transaction leaves no order, no stock taken and no slot held.
 import { randomUUID } from 'node:crypto';
+import type { Transaction } from 'kysely';
 import {
   findDeliveryTerms,
   listServingZoneCandidates,
@@ -14,7 +15,9 @@ import {
   type ServingZoneRow,
   type SlotHoldResult,
 } from '../../db/queries/logistics.js';
-import type { IdempotencyScope } from '../../db/queries/idempotency.js';
+import { claimIdempotencyKeyWith, type IdempotencyScope } from '../../db/queries/idempotency.js';
+import type { DB } from '../../db/schema.js';
+import { IDEMPOTENCY_TTL_SECONDS, settleTakenKey } from '../../server/idempotency.js';
 import {
   cartLineFacts,
   findStoreForOrder,
@@ -194,6 +197,40 @@ export interface PlaceOptions {
   zones?: readonly ServingZoneRow[];
   /** The claimed Idempotency-Key whose answer (201, the order id) is stored with the order. */
   answerOf?: IdempotencyScope;
+}
+
+/**
+ * Places the order once under an Idempotency-Key, inside the caller's transaction `trx`: the key is
+ * claimed with the read of the delivery zones (one statement), and placeOrder stores the key's
+ * answer (the order id) with the order. The claim is part of the transaction: a duplicate sent
+ * meanwhile waits at the key and then replays, and a crash rolls the claim back with the order, so
+ * no key is ever left in progress (issue 19). A key that already has an answer replays it.
+ * `attempt.acting` says, when this throws, whether the error is the action's own outcome (to store
+ * for replay after the rollback: storeRefusal) rather than the key's.
+ */
+export async function placeOrderOnce(
+  trx: Transaction<DB>,
+  deps: Pick<AppDeps, 'clock' | 'config'>,
+  request: CheckoutRequest,
+  key: { scope: IdempotencyScope; fingerprint: string },
+  attempt: { acting: boolean } = { acting: false },
+): Promise<{ id: string; replayed: boolean }> {
+  const zonesQuery = checkoutZonesQuery(trx, request.store.id, request.body);
+  const claim = await claimIdempotencyKeyWith<ServingZoneRow>(
+    trx,
+    key.scope,
+    key.fingerprint,
+    IDEMPOTENCY_TTL_SECONDS,
+    zonesQuery && { query: zonesQuery, columns: ZONE_ROW_COLUMNS },
+  );
+  let zones = zonesQuery ? claim.rows : undefined;
+  if (!claim.claimed) {
+    const taken = await settleTakenKey<{ status: 201; body: string }>(trx, key.scope, key.fingerprint, deps.clock.now());
+    if (taken.replay) return { id: taken.replay.body, replayed: true };
+    zones = undefined;
+  }
+  attempt.acting = true;
+  return { id: await placeOrder(trx, deps, request, { zones, answerOf: key.scope }), replayed: false };
 }
 
 /**

@@ -6,7 +6,7 @@
 // `exit`. BENCH_CPU_PROF=<dir> makes the child write a V8 CPU profile there when it ends, which
 // is how the per-request costs reported in the closing notes were found.
 import { fork, type ChildProcess } from 'node:child_process';
-import { countRoundTrips } from './round-trips.js';
+import { askRoundTrips, countRoundTrips } from './round-trips.js';
 
 export const BENCH_JWT_SECRET = 'bench-secret-bench-secret-bench-secret-00';
 
@@ -73,16 +73,7 @@ export async function startBenchService(databaseUrl: string, env: Record<string,
         proc.on('message', onMessage);
         proc.send({ type: 'rss' });
       }),
-    roundTrips: () =>
-      new Promise((resolve) => {
-        const onMessage = (m: { type: string; routes: Record<string, { requests: number; queries: number; perRequest: number }> }) => {
-          if (m.type !== 'round-trips') return;
-          proc.off('message', onMessage);
-          resolve(m.routes);
-        };
-        proc.on('message', onMessage);
-        proc.send({ type: 'round-trips' });
-      }),
+    roundTrips: () => askRoundTrips(proc),
     async stop() {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       if (!process.env.BENCH_CPU_PROF) {

@@ -7,6 +7,7 @@
 // (workers, the outbox feed) do not. Install before the service opens its first connection: the
 // pool's clients bind `query` when they connect.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import pg from 'pg';
 
@@ -54,4 +55,17 @@ export async function countRoundTrips(): Promise<() => RoundTrips> {
     return out;
   };
   return installed;
+}
+
+/** Parent side: asks a child process that counts (and answers `round-trips` messages) for its counts since the last ask. */
+export function askRoundTrips(proc: ChildProcess): Promise<RoundTrips> {
+  return new Promise((resolve) => {
+    const onMessage = (m: { type: string; routes: RoundTrips }) => {
+      if (m.type !== 'round-trips') return;
+      proc.off('message', onMessage);
+      resolve(m.routes);
+    };
+    proc.on('message', onMessage);
+    proc.send({ type: 'round-trips' });
+  });
 }

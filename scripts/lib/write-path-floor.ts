@@ -4,9 +4,9 @@
 //
 // "The same checks and writes" is kept true by construction: the floor calls the service's own
 // query functions and rules - the auth session check (isSessionActive), the item command's read and
-// write (db/queries/picking/commands.ts) with the state machine's transition, order creation's claim
-// with the zones and placeOrder - through the same pool (db/connection.ts: named prepared
-// statements, the outbox wake-up after commit). What it leaves out is what the floor is there to
+// write (db/queries/picking/commands.ts) with the state machine's transition, order creation's
+// placeOrderOnce (the key's claim with the zones, then placeOrder) - through the same pool
+// (db/connection.ts: named prepared statements, the outbox wake-up after commit). What it leaves out is what the floor is there to
 // price: Express, openapi-backend's routing and request validation, the handler layer (principal,
 // headers, errors as responses, idempotency plumbing), the presenters (the answer here is the rows
 // read, of about the delta answer's size), logging and metrics. Its round trips are counted as the
@@ -20,20 +20,18 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { connect } from '../../db/connection.js';
 import { isSessionActive } from '../../db/queries/auth.js';
-import { claimIdempotencyKeyWith } from '../../db/queries/idempotency.js';
 import { changedItemColumns, readItemCommand, writeItemCommand, type ItemCommandWrite } from '../../db/queries/picking/commands.js';
 import { itemFacts, type ItemRow } from '../../db/queries/picking/items.js';
-import type { ServingZoneRow } from '../../db/queries/logistics.js';
 import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
 import { applyItemCommand, currentLineTotal, openSessionStatus, UNIT } from '../../domain/picking/items.js';
 import { chargedPrice, toPickingResult } from '../../handlers/presenters/picking.js';
-import { checkoutZonesQuery, placeOrder, ZONE_ROW_COLUMNS, type CheckoutRequest } from '../../handlers/services/checkout.js';
+import { placeOrderOnce, type CheckoutRequest } from '../../handlers/services/checkout.js';
 import { findActiveStoreCached } from '../../handlers/support/store.js';
 import { TokenService } from '../../server/auth/tokens.js';
 import { systemClock } from '../../server/clock.js';
 import { loadConfig } from '../../server/config.js';
 import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS } from '../../server/idempotency.js';
-import { countRoundTrips, type RoundTrips } from './round-trips.js';
+import { askRoundTrips, countRoundTrips, type RoundTrips } from './round-trips.js';
 import { BENCH_JWT_SECRET } from './bench-service.js';
 
 const CHILD_FLAG = '--write-path-floor';
@@ -58,16 +56,7 @@ export async function startWritePathFloor(databaseUrl: string): Promise<WritePat
   });
   return {
     port,
-    roundTrips: () =>
-      new Promise((resolve) => {
-        const onMessage = (m: { type: string; routes: RoundTrips }) => {
-          if (m.type !== 'round-trips') return;
-          proc.off('message', onMessage);
-          resolve(m.routes);
-        };
-        proc.on('message', onMessage);
-        proc.send({ type: 'round-trips' });
-      }),
+    roundTrips: () => askRoundTrips(proc),
     async stop() {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
     },
@@ -140,24 +129,13 @@ async function serveFloor(databaseUrl: string): Promise<void> {
     const store = await findActiveStoreCached(deps, storeId);
     if (!store) throw new Refused(404);
     const scope = { principal: `customer:${customerId}`, operationId: 'createOrder', key };
-    const fingerprint = fingerprintOf(store.id, body);
-    const zonesQuery = checkoutZonesQuery(db, store.id, body);
-    return db.transaction().execute(async (trx) => {
-      const claim = await claimIdempotencyKeyWith<ServingZoneRow>(
-        trx,
-        scope,
-        fingerprint,
-        IDEMPOTENCY_TTL_SECONDS,
-        zonesQuery && { query: zonesQuery, columns: ZONE_ROW_COLUMNS },
+    const placed = await db
+      .transaction()
+      .execute((trx) =>
+        placeOrderOnce(trx, deps, { customerId, store, body, lang: 'en' }, { scope, fingerprint: fingerprintOf(store.id, body) }),
       );
-      if (!claim.claimed) throw new Refused(409);
-      return placeOrder(
-        trx,
-        deps,
-        { customerId, store, body, lang: 'en' },
-        { zones: zonesQuery ? claim.rows : undefined, answerOf: scope },
-      );
-    });
+    if (placed.replayed) throw new Refused(409);
+    return placed.id;
   };
 
   const server = http.createServer((req, res) => {

@@ -463,10 +463,9 @@ describe('rules common to picker commands', () => {
     });
   });
 
-  it('takes over an expired record of its key: the command applies and its answer replaces the record', async () => {
-    const f = await fixture();
-    const key = randomUUID();
-    await svc.deps.db
+  /** A record of `key` for the piece-quantity command, answered long ago and expired since. */
+  const expiredRecord = (f: Fixture, key: string) =>
+    svc.deps.db
       .insertInto('idempotency_keys')
       .values({
         principal: `picker:${f.picker.pickerId}`,
@@ -479,6 +478,11 @@ describe('rules common to picker commands', () => {
         expires_at: new Date(Date.now() - 1000),
       })
       .execute();
+
+  it('takes over an expired record of its key: the command applies and its answer replaces the record', async () => {
+    const f = await fixture();
+    const key = randomUUID();
+    await expiredRecord(f, key);
     const first = await send(f, f.two, 'piece-quantity', { quantity: 1 }, { 'idempotency-key': key });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ applied: true, session: { version: 2 } });
@@ -487,19 +491,7 @@ describe('rules common to picker commands', () => {
     expect(await version(f)).toBe(2);
     // A refusal under a taken-over key is its answer too.
     const refusedKey = randomUUID();
-    await svc.deps.db
-      .insertInto('idempotency_keys')
-      .values({
-        principal: `picker:${f.picker.pickerId}`,
-        operation_id: 'setPickingItemPieceQuantity',
-        key: refusedKey,
-        fingerprint: 'an earlier action',
-        state: 'completed',
-        response_status: 200,
-        response_body: JSON.stringify({ earlier: true }),
-        expires_at: new Date(Date.now() - 1000),
-      })
-      .execute();
+    await expiredRecord(f, refusedKey);
     const refused = await send(f, f.kg, 'piece-quantity', { quantity: 1 }, { 'idempotency-key': refusedKey });
     expect([refused.status, refused.body.code]).toEqual([409, 'ITEM_IS_WEIGHT_BASED']);
     const { request_id: _, ...refusal } = refused.body;
