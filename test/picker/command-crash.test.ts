@@ -73,7 +73,9 @@ describe('an item command cut off by its instance dying', () => {
       for (let i = 0; i < 200 && !waiting.length; i++) {
         await new Promise((r) => setTimeout(r, 50));
         const { rows } = await svc.deps.pool.query<{ pid: number }>(
-          'SELECT pid FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))',
+          // The command's write (its first CTE locks the order); a background pass of the instance
+          // that happens to wait for the same row is not it.
+          "SELECT pid FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid)) AND query LIKE '%UPDATE picking_sessions%'",
           [holderPid],
         );
         waiting = rows.map((r) => r.pid);
