@@ -1,15 +1,14 @@
 // Several instances behave as one service: a tracking socket connected to one instance hears a
 // change made through another. Instance A runs in this process; instance B is a separate server
 // process (scripts/serve.ts) on the same PostgreSQL database.
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { projectRoot } from '../../server/config.js';
 import { signInCustomer } from '../support/accounts.js';
 import { trackingMessage } from '../support/realtime.js';
 import { createConfirmedOrder, stockedProducts } from '../support/orders.js';
-import { startTestService, TEST_JWT_SECRET, type TestService } from '../support/service.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { spawnServe } from '../support/service-process.js';
 
 let a: TestService;
 let b: ChildProcess;
@@ -17,36 +16,9 @@ let bUrl: string;
 
 beforeAll(async () => {
   a = await startTestService();
-  b = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'scripts/serve.ts')], {
-    cwd: projectRoot,
-    env: {
-      ...process.env,
-      APP_ENV: 'TEST',
-      DATABASE_URL: a.database.url,
-      JWT_SECRET: TEST_JWT_SECRET,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      SEED_DEMO_DATA: 'false',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  bUrl = await new Promise<string>((resolve, reject) => {
-    let buffer = '';
-    b.stdout!.on('data', (chunk) => {
-      buffer += chunk;
-      for (const line of buffer.split('\n')) {
-        if (!line.startsWith('{')) continue;
-        try {
-          const record = JSON.parse(line);
-          if (record.msg === 'listening') resolve(record.url);
-        } catch {
-          /* a partial line; wait for the rest */
-        }
-      }
-    });
-    b.on('exit', (code) => reject(new Error(`instance B exited with ${code}`)));
-  });
+  const started = spawnServe(a.database.url, {}, 'instance B');
+  b = started.child;
+  bUrl = (await started.listening).url;
 }, 60_000);
 
 afterAll(async () => {

@@ -7,17 +7,15 @@
 // command's write is held at its first lock (the order row, locked here), the process is
 // SIGKILLed there, and its backend is ended before it could commit - what a host failing mid-
 // command does. The retry goes to the in-process service.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_STORES } from '../../db/seed/stores.js';
-import { projectRoot } from '../../server/config.js';
 import { command, createConfirmedOrder, stockedProducts } from '../support/orders.js';
 import { createPicker, itemCommand, startPicking } from '../support/picking.js';
-import { startTestService, TEST_JWT_SECRET, type TestService } from '../support/service.js';
-import { untilListening, type ServiceProcess } from '../support/service-process.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { spawnServe, type ServiceProcess } from '../support/service-process.js';
 
 const STORE = DEMO_STORES[0]!.id;
 let svc: TestService;
@@ -26,21 +24,9 @@ let running: ServiceProcess;
 
 beforeAll(async () => {
   svc = await startTestService();
-  instance = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'scripts/serve.ts')], {
-    cwd: projectRoot,
-    env: {
-      ...process.env,
-      APP_ENV: 'TEST',
-      DATABASE_URL: svc.database.url,
-      JWT_SECRET: TEST_JWT_SECRET,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      SEED_DEMO_DATA: 'false',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running = await untilListening(instance, 'the instance to kill');
+  const started = spawnServe(svc.database.url, {}, 'the instance to kill');
+  instance = started.child;
+  running = await started.listening;
 }, 90_000);
 
 afterAll(async () => {

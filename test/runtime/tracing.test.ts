@@ -4,17 +4,15 @@
 // checkout's server span is named by its operationId and continues the caller's traceparent, its
 // queries hang under it, a provider call carries traceparent on, worker passes are traced, and no
 // phone, code or token is in any attribute.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../server/config.js';
 import { randomPhone, signInCustomer } from '../support/accounts.js';
 import { ContractClient } from '../support/client.js';
-import { startTestService, TEST_JWT_SECRET, type TestService } from '../support/service.js';
-import { untilListening, type ServiceProcess } from '../support/service-process.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { spawnServe, type ServiceProcess } from '../support/service-process.js';
 import { deliveryBody, line, makeProduct, makeSlot, TVERSKAYA } from '../orders/fixtures.js';
 
 interface OtlpSpan {
@@ -64,26 +62,19 @@ beforeAll(async () => {
   // Products, slots and customers are made through this in-process service's database; the traced
   // service runs on the same database.
   fixtures = await startTestService();
-  service = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'scripts/serve.ts')], {
-    cwd: projectRoot,
-    env: {
-      ...process.env,
-      APP_ENV: 'TEST',
-      DATABASE_URL: fixtures.database.url,
-      JWT_SECRET: TEST_JWT_SECRET,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      SEED_DEMO_DATA: 'false',
-      LOG_LEVEL: 'info',
+  const started = spawnServe(
+    fixtures.database.url,
+    {
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiverPort}`,
       OTEL_BSP_SCHEDULE_DELAY: '100',
       SMS_PROVIDER: 'http',
       SMS_HTTP_URL: `http://127.0.0.1:${gatewayPort}/v1/messages`,
       ORDER_WORKER_INTERVAL_MS: '200',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running = await untilListening(service, 'the traced service');
+    'the traced service',
+  );
+  service = started.child;
+  running = await started.listening;
   client = new ContractClient({ baseUrl: running.url, notImplemented: new Set() });
 }, 90_000);
 

@@ -1,6 +1,9 @@
 // A service started as its own process (scripts/serve.ts, or the built dist/scripts/serve.js):
 // everything it prints is collected, and the URL comes from its "listening" log line.
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { projectRoot } from '../../server/config.js';
+import { TEST_JWT_SECRET } from './service.js';
 
 export interface ServiceProcess {
   url: string;
@@ -24,4 +27,27 @@ export function untilListening(child: ChildProcess, what = 'the service'): Promi
     });
     child.on('exit', (code) => reject(new Error(`${what} exited with ${code}:\n${output}`)));
   });
+}
+
+/**
+ * `npm start`'s entry point (scripts/serve.ts) in its own process on `databaseUrl`, as TEST with
+ * the tests' JWT secret and no demo data, plus `env`; `listening` resolves once it listens.
+ */
+export function spawnServe(databaseUrl: string, env: Record<string, string> = {}, what = 'the service process') {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'scripts/serve.ts')], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      APP_ENV: 'TEST',
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET: TEST_JWT_SECRET,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      SEED_DEMO_DATA: 'false',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return { child, listening: untilListening(child, what) };
 }
