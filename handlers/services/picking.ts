@@ -388,7 +388,7 @@ export interface PreparedCommand {
 }
 
 /** What the customer sees of one item; a change of it is announced as `order.changed`. */
-const customerView = (r: ItemRow) => JSON.stringify(toPickingResult([r], 'en', true).items);
+export const customerView = (r: ItemRow) => JSON.stringify(toPickingResult([r], 'en', true).items);
 
 /** What an item command's preparation sees: the session as read, outside any transaction. */
 export interface ItemScope {
@@ -522,21 +522,8 @@ async function decideItemCommand<K extends PickerCommandOperation>(
         : t.replacement === 'clear'
           ? parseDecimal(before.unit_price, 2)!
           : chargedPrice(before);
-    const lineTotal = currentLineTotal(t.next, price);
-    // The session's status and total with this item changed, derived before the one write.
-    const allFacts = items.map((i, n) => (n === index ? t.next : itemFacts(i)));
-    const total = formatDecimal(
-      items.reduce((sum, i, n) => sum + (n === index ? lineTotal : parseDecimal(i.current_line_total, 2)!), 0n),
-      2,
-    );
-    change = {
-      itemId: before.id,
-      facts: t.next,
-      currentLineTotal: formatDecimal(lineTotal, 2),
-      replacement: t.replacement === 'set' ? { set: p.replacement! } : t.replacement,
-      status: openSessionStatus(allFacts),
-      currentTotal: total,
-    };
+    change = itemChange(items, before.id, t.next, price, t.replacement === 'set' ? { set: p.replacement! } : t.replacement);
+    const total = change.currentTotal;
     // The rows as the write will leave them: the answer is stored by the same statement.
     after = { ...before, ...changedItemColumns(change, at) } as ItemRow;
     itemsAfter = items.map((i, n) => (n === index ? after : i));
@@ -586,6 +573,30 @@ async function decideItemCommand<K extends PickerCommandOperation>(
     },
   });
   return written ? { status: 200, body } : null;
+}
+
+/**
+ * The change an item command writes (writeItemCommand): the item's new facts and line total at
+ * `price`, and the session's status and total with that item changed - derived from the facts of
+ * every item as read, before the one write.
+ */
+export function itemChange(
+  items: readonly ItemFactsRow[],
+  itemId: number,
+  next: ItemFacts,
+  price: bigint,
+  replacement: NonNullable<ItemCommandWrite['change']>['replacement'],
+): NonNullable<ItemCommandWrite['change']> {
+  const lineTotal = currentLineTotal(next, price);
+  const total = items.reduce((sum, i) => sum + (i.id === itemId ? lineTotal : parseDecimal(i.current_line_total, 2)!), 0n);
+  return {
+    itemId,
+    facts: next,
+    currentLineTotal: formatDecimal(lineTotal, 2),
+    replacement,
+    status: openSessionStatus(items.map((i) => (i.id === itemId ? next : itemFacts(i)))),
+    currentTotal: formatDecimal(total, 2),
+  };
 }
 
 const REFUSALS: Record<RefusalCode, string> = {

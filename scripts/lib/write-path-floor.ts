@@ -20,12 +20,12 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { connect } from '../../db/connection.js';
 import { isSessionActive } from '../../db/queries/auth.js';
-import { changedItemColumns, readItemCommand, writeItemCommand, type ItemCommandWrite } from '../../db/queries/picking/commands.js';
+import { changedItemColumns, readItemCommand, writeItemCommand } from '../../db/queries/picking/commands.js';
 import { itemFacts, type ItemRow } from '../../db/queries/picking/items.js';
-import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
-import { applyItemCommand, currentLineTotal, openSessionStatus, UNIT } from '../../domain/picking/items.js';
-import { chargedPrice, toPickingResult } from '../../handlers/presenters/picking.js';
+import { applyItemCommand, UNIT } from '../../domain/picking/items.js';
+import { chargedPrice } from '../../handlers/presenters/picking.js';
 import { placeOrderOnce, type CheckoutRequest } from '../../handlers/services/checkout.js';
+import { customerView, itemChange } from '../../handlers/services/picking.js';
 import { findActiveStoreCached } from '../../handlers/support/store.js';
 import { TokenService } from '../../server/auth/tokens.js';
 import { systemClock } from '../../server/clock.js';
@@ -89,16 +89,7 @@ async function serveFloor(databaseUrl: string): Promise<void> {
       const t = applyItemCommand(itemFacts(item), { type: 'piece_quantity', quantity: BigInt(quantity) * UNIT });
       if (!t.ok) throw new Refused(409);
       const at = systemClock.now();
-      const lineTotal = currentLineTotal(t.next, chargedPrice(item));
-      const total = items.reduce((sum, i) => sum + (i.id === itemId ? lineTotal : parseDecimal(i.current_line_total, 2)!), 0n);
-      const change: NonNullable<ItemCommandWrite['change']> = {
-        itemId,
-        facts: t.next,
-        currentLineTotal: formatDecimal(lineTotal, 2),
-        replacement: 'keep',
-        status: openSessionStatus(items.map((i) => (i.id === itemId ? t.next : itemFacts(i)))),
-        currentTotal: formatDecimal(total, 2),
-      };
+      const change = itemChange(items, itemId, t.next, chargedPrice(item), 'keep');
       const after = { ...item, ...changedItemColumns(change, at) } as ItemRow;
       const text = JSON.stringify({
         status: t.outcome,
@@ -108,7 +99,6 @@ async function serveFloor(databaseUrl: string): Promise<void> {
         item: after,
       });
       const gzip = gzipSync(text, { level: 1 });
-      const customerView = (r: ItemRow) => JSON.stringify(toPickingResult([r], 'en', true).items);
       const written = await writeItemCommand(db, {
         orderId,
         session: { id: head.id, storeId: head.store_id, pickerId },
