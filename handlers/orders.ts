@@ -99,7 +99,7 @@ export const ordersHandlers = {
       orderId = await db.transaction().execute((trx) => placeOrder(trx, ctx.deps, request));
     } else {
       // Retry-safe (server/idempotency.ts), in fewer round trips: the key is claimed with the read
-      // of the delivery zones, and its answer (the order id) is stored by the order's own write.
+      // of the delivery zones and with its answer (the order id), committed with the order or not at all.
       const scope = { principal: `customer:${customerId}`, operationId: 'createOrder', key };
       const fingerprint = fingerprintOf(store.id, ctx.body);
       const attempt = { acting: false };

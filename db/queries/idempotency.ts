@@ -61,6 +61,11 @@ export async function saveIdempotencyAnswer(
  * claimIdempotencyKey and a read in one statement (one round trip where there were two): the
  * read's rows (`columns` of `read`; none when it found nothing) and whether the key was claimed.
  * The read sees the database as it was before the claim; it takes no locks.
+ *
+ * `answer`, when the action's answer is known before it runs (order creation answers the order id
+ * it chose), is written with the claim: the record is `completed` at once, so the action's own
+ * write need not complete it. It is only ever seen committed, that is with the action's effect:
+ * the claim belongs to the action's transaction, and a refusal rolls both back.
  */
 export async function claimIdempotencyKeyWith<Row>(
   db: Executor,
@@ -68,19 +73,25 @@ export async function claimIdempotencyKeyWith<Row>(
   fingerprint: string,
   ttlSeconds: number,
   read: { query: Expression<unknown>; columns: readonly string[] } | null,
+  answer: { status: number; stored: StoredAnswer } | null = null,
 ): Promise<{ claimed: boolean; rows: Row[] }> {
-  if (!read) return { claimed: await claimIdempotencyKey(db, s, fingerprint, ttlSeconds), rows: [] };
+  const record = answer
+    ? sql`'completed', ${answer.status}::int, ${answer.stored.gzip ? null : answer.stored.text}::json, ${answer.stored.gzip}::bytea`
+    : sql`'in_progress', NULL::int, NULL::json, NULL::bytea`;
   const { rows } = await sql<{ claimed: boolean } & Record<string, unknown>>`
     WITH k AS (
-      INSERT INTO idempotency_keys (principal, operation_id, key, fingerprint, state, expires_at)
-      VALUES (${s.principal}, ${s.operationId}, ${s.key}, ${fingerprint}, 'in_progress', now() + make_interval(secs => ${ttlSeconds}))
+      INSERT INTO idempotency_keys (principal, operation_id, key, fingerprint, state, response_status, response_body, response_gzip, expires_at)
+      VALUES (${s.principal}, ${s.operationId}, ${s.key}, ${fingerprint}, ${record}, now() + make_interval(secs => ${ttlSeconds}))
       ON CONFLICT (principal, operation_id, key) DO NOTHING
       RETURNING 1
     )
-    SELECT EXISTS (SELECT 1 FROM k) AS claimed, ${sql.join(read.columns.map((c) => sql.ref(`r.${c}`)))}
-    FROM (SELECT 1) one LEFT JOIN (${read.query}) r ON true`.execute(db);
-  const first = read.columns[0];
-  return { claimed: rows[0]!.claimed, rows: rows.filter((r) => r[first!] !== null).map(({ claimed: _, ...r }) => r as Row) };
+    SELECT EXISTS (SELECT 1 FROM k) AS claimed${read ? sql`, ${sql.join(read.columns.map((c) => sql.ref(`r.${c}`)))}` : sql``}
+    FROM (SELECT 1) one${read ? sql` LEFT JOIN (${read.query}) r ON true` : sql``}`.execute(db);
+  const first = read?.columns[0];
+  return {
+    claimed: rows[0]!.claimed,
+    rows: first ? rows.filter((r) => r[first] !== null).map(({ claimed: _, ...r }) => r as Row) : [],
+  };
 }
 
 // Claiming a key: an `in_progress` record written before the action and completed by its write.

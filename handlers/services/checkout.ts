@@ -195,16 +195,17 @@ export interface PlaceOptions {
   orderId?: string;
   /** The zone candidates already read (checkoutZonesQuery); read here when absent. */
   zones?: readonly ServingZoneRow[];
-  /** The claimed Idempotency-Key whose answer (201, the order id) is stored with the order. */
+  /** A key taken over (its record not written with its answer): its answer (201, the order id) is stored with the order. */
   answerOf?: IdempotencyScope;
 }
 
 /**
  * Places the order once under an Idempotency-Key, inside the caller's transaction `trx`: the key is
- * claimed with the read of the delivery zones (one statement), and placeOrder stores the key's
- * answer (the order id) with the order. The claim is part of the transaction: a duplicate sent
- * meanwhile waits at the key and then replays, and a crash rolls the claim back with the order, so
- * no key is ever left in progress (issue 19). A key that already has an answer replays it.
+ * claimed with the read of the delivery zones (one statement), its answer (the id the order is
+ * about to get) written with the claim. The claim is part of the transaction: a duplicate sent
+ * meanwhile waits at the key and then replays, and a crash or a refusal rolls the claim back with
+ * the order, so no key is ever left in progress (issue 19). A key that already has an answer
+ * replays it; an expired or abandoned one is taken over, and then placeOrder stores the answer.
  * `attempt.acting` says, when this throws, whether the error is the action's own outcome (to store
  * for replay after the rollback: storeRefusal) rather than the key's.
  */
@@ -215,6 +216,7 @@ export async function placeOrderOnce(
   key: { scope: IdempotencyScope; fingerprint: string },
   attempt: { acting: boolean } = { acting: false },
 ): Promise<{ id: string; replayed: boolean }> {
+  const orderId = randomUUID();
   const zonesQuery = checkoutZonesQuery(trx, request.store.id, request.body);
   const claim = await claimIdempotencyKeyWith<ServingZoneRow>(
     trx,
@@ -222,22 +224,23 @@ export async function placeOrderOnce(
     key.fingerprint,
     IDEMPOTENCY_TTL_SECONDS,
     zonesQuery && { query: zonesQuery, columns: ZONE_ROW_COLUMNS },
+    { status: 201, stored: await serializeBody(orderId) },
   );
-  let zones = zonesQuery ? claim.rows : undefined;
-  if (!claim.claimed) {
-    const taken = await settleTakenKey<{ status: 201; body: string }>(trx, key.scope, key.fingerprint, deps.clock.now());
-    if (taken.replay) return { id: taken.replay.body, replayed: true };
-    zones = undefined;
-  }
+  attempt.acting = claim.claimed;
+  if (claim.claimed)
+    return { id: await placeOrder(trx, deps, request, { orderId, zones: zonesQuery ? claim.rows : undefined }), replayed: false };
+  const taken = await settleTakenKey<{ status: 201; body: string }>(trx, key.scope, key.fingerprint, deps.clock.now());
+  if (taken.replay) return { id: taken.replay.body, replayed: true };
   attempt.acting = true;
-  return { id: await placeOrder(trx, deps, request, { zones, answerOf: key.scope }), replayed: false };
+  return { id: await placeOrder(trx, deps, request, { orderId, answerOf: key.scope }), replayed: false };
 }
 
 /**
  * Places the order inside the caller's transaction and returns its id. Two statements in the
  * common case (order creation: 6 round trips with the auth check, the key's claim, BEGIN and
  * COMMIT): lockCheckout (customer, stock rows and the window) and insertPlacedOrder (stock, order,
- * event, stored answer); every refusal is judged between them and rolls everything back.
+ * event, and the answer of a key taken over); every refusal is judged between them and rolls
+ * everything back.
  */
 export async function placeOrder(
   trx: Executor,

@@ -337,6 +337,37 @@ describe('createOrder idempotency', () => {
     expect(await stockOf(svc, p)).toBe('4.000');
   });
 
+  it('stores the answer with the claim, and with the order when an expired key is taken over', async () => {
+    const c = await signInCustomer(svc);
+    const p = await makeProduct(svc, { price: '1100.00', stock: '5.000' });
+    const body = deliveryBody([line(p)], await makeSlot(svc));
+    const key = randomUUID();
+    const record = () =>
+      svc.deps.db
+        .selectFrom('idempotency_keys')
+        .select(['state', 'response_status', 'response_body'])
+        .where('principal', '=', `customer:${c.customerId}`)
+        .where('key', '=', key)
+        .executeTakeFirstOrThrow();
+    const first = await createOrder(svc, c.auth, body, { key });
+    expect(first.status).toBe(201);
+    expect(await record()).toEqual({ state: 'completed', response_status: 201, response_body: first.body });
+    // Past its lifetime the key is a new attempt: taken over, and its new answer stored by the order's write.
+    await svc.deps.db
+      .updateTable('idempotency_keys')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('key', '=', key)
+      .execute();
+    const second = await createOrder(svc, c.auth, body, { key });
+    expect(second.status).toBe(201);
+    expect(second.body).not.toBe(first.body);
+    expect(await record()).toEqual({ state: 'completed', response_status: 201, response_body: second.body });
+    const replayed = await createOrder(svc, c.auth, body, { key });
+    expect([replayed.status, replayed.body]).toEqual([201, second.body]);
+    expect((await ordersOf(c.customerId)).length).toBe(2);
+    expect(await stockOf(svc, p)).toBe('3.000');
+  });
+
   it('answers 409 IDEMPOTENCY_CONFLICT for the same key with another body', async () => {
     const c = await signInCustomer(svc);
     const p = await makeProduct(svc, { price: '1100.00' });
