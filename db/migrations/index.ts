@@ -27,6 +27,7 @@ import * as emailOrderUpdatesOff from './2026_11_26_2001_email_order_updates_off
 import * as promotionsConsentPerChannel from './2026_11_26_2002_promotions_consent_per_channel.js';
 import * as outboxWakeAfterCommit from './2026_11_26_2101_outbox_wake_after_commit.js';
 import * as pickingHotUpdates from './2026_11_26_2201_picking_hot_updates.js';
+import * as courierDispatchScan from './2026_11_26_2301_courier_dispatch_scan.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_2002_promotions_consent_per_channel': promotionsConsentPerChannel,
   '2026_11_26_2101_outbox_wake_after_commit': outboxWakeAfterCommit,
   '2026_11_26_2201_picking_hot_updates': pickingHotUpdates,
+  '2026_11_26_2301_courier_dispatch_scan': courierDispatchScan,
 };

@@ -673,28 +673,30 @@ export async function claimOrdersPastPaymentWindow(db: Executor, limit: number):
 
 /**
  * Delivery orders whose courier should be requested now: express ones once picking started,
- * scheduled ones `leadMinutes` before their slot, both only once the order is confirmed.
+ * scheduled ones `leadMinutes` before their slot, both only once the order is confirmed. Read
+ * through orders_active_slot_start (migration 2026_11_26_2301): the scheduled ones with a slot
+ * starting before the lead and the express ones (no slot) under way, never the days booked ahead.
  */
-export async function claimDeliveriesDueForCourier(db: Executor, leadMinutes: number, limit: number): Promise<string[]> {
-  const rows = await db
+export function deliveriesDueForCourierQuery(db: Executor, leadMinutes: number, limit: number) {
+  return db
     .selectFrom('orders as o')
     .innerJoin('order_deliveries as d', 'd.order_id', 'o.id')
     .select('o.id')
+    .where('o.status', 'in', ['confirmed', 'picking', 'picked'])
     .where('d.tracking_state', '=', 'pending')
     .where((eb) =>
       eb.or([
-        eb.and([eb('o.is_express', '=', true), eb('o.status', 'in', ['picking', 'picked'])]),
-        eb.and([
-          eb('o.is_express', '=', false),
-          eb('o.status', 'in', ['confirmed', 'picking', 'picked']),
-          eb('o.slot_starts_at', '<=', sql<Date>`now() + make_interval(mins => ${leadMinutes})`),
-        ]),
+        eb.and([eb('o.slot_starts_at', 'is', null), eb('o.is_express', '=', true), eb('o.status', 'in', ['picking', 'picked'])]),
+        eb.and([eb('o.slot_starts_at', '<=', sql<Date>`now() + make_interval(mins => ${leadMinutes})`), eb('o.is_express', '=', false)]),
       ]),
     )
     .orderBy('o.created_at')
     .limit(limit)
     .forUpdate('o')
-    .skipLocked()
-    .execute();
+    .skipLocked();
+}
+
+export async function claimDeliveriesDueForCourier(db: Executor, leadMinutes: number, limit: number): Promise<string[]> {
+  const rows = await deliveriesDueForCourierQuery(db, leadMinutes, limit).execute();
   return rows.map((r) => r.id);
 }
