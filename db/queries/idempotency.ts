@@ -57,31 +57,36 @@ export async function saveIdempotencyAnswer(
     .execute();
 }
 
+// Claiming a key. Order creation claims inside the order's own transaction, with the answer it
+// is about to give (the order id it chose): a duplicate waits at the key and then replays, and a
+// refusal or a crash rolls the claim back with the order. Picker item commands claim nothing:
+// their one write inserts the key's record with the effect (db/queries/picking/commands.ts). So
+// neither leaves a record in progress behind a dead process. A record still `in_progress` (only
+// takeOverIdempotencyKey writes one, completed by the action's write) after
+// IdempotencyOptions.staleSeconds is taken over; withIdempotency (server/idempotency.ts) keeps
+// nothing in flight either: a transaction lock.
+
 /**
- * claimIdempotencyKey and a read in one statement (one round trip where there were two): the
- * read's rows (`columns` of `read`; none when it found nothing) and whether the key was claimed.
- * The read sees the database as it was before the claim; it takes no locks.
- *
- * `answer`, when the action's answer is known before it runs (order creation answers the order id
- * it chose), is written with the claim: the record is `completed` at once, so the action's own
- * write need not complete it. It is only ever seen committed, that is with the action's effect:
- * the claim belongs to the action's transaction, and a refusal rolls both back.
+ * Claims the key for an action whose answer is known before it runs, with a read, in one
+ * statement (one round trip where there were three: claim, read, and completing the record after
+ * the action): whether the key was claimed, and the read's rows (`columns` of `read`; none when
+ * it found nothing). The record is written `completed` with `answer`, and is only ever seen
+ * committed, that is with the action's effect: the claim belongs to the action's transaction. The
+ * read sees the database as it was before the claim; it takes no locks.
  */
 export async function claimIdempotencyKeyWith<Row>(
   db: Executor,
   s: IdempotencyScope,
   fingerprint: string,
   ttlSeconds: number,
+  answer: { status: number; stored: StoredAnswer },
   read: { query: Expression<unknown>; columns: readonly string[] } | null,
-  answer: { status: number; stored: StoredAnswer } | null = null,
 ): Promise<{ claimed: boolean; rows: Row[] }> {
-  const record = answer
-    ? sql`'completed', ${answer.status}::int, ${answer.stored.gzip ? null : answer.stored.text}::json, ${answer.stored.gzip}::bytea`
-    : sql`'in_progress', NULL::int, NULL::json, NULL::bytea`;
   const { rows } = await sql<{ claimed: boolean } & Record<string, unknown>>`
     WITH k AS (
       INSERT INTO idempotency_keys (principal, operation_id, key, fingerprint, state, response_status, response_body, response_gzip, expires_at)
-      VALUES (${s.principal}, ${s.operationId}, ${s.key}, ${fingerprint}, ${record}, now() + make_interval(secs => ${ttlSeconds}))
+      VALUES (${s.principal}, ${s.operationId}, ${s.key}, ${fingerprint}, 'completed', ${answer.status},
+              ${answer.stored.gzip ? null : answer.stored.text}::json, ${answer.stored.gzip}, now() + make_interval(secs => ${ttlSeconds}))
       ON CONFLICT (principal, operation_id, key) DO NOTHING
       RETURNING 1
     )
@@ -92,25 +97,6 @@ export async function claimIdempotencyKeyWith<Row>(
     claimed: rows[0]!.claimed,
     rows: first ? rows.filter((r) => r[first] !== null).map(({ claimed: _, ...r }) => r as Row) : [],
   };
-}
-
-// Claiming a key: an `in_progress` record written before the action and completed by its write.
-// Order creation claims inside the order's own transaction (a duplicate waits at the key and then
-// replays; a crash rolls the claim back with the order). Picker item commands claim nothing: their
-// one write inserts the key's record with the effect (db/queries/picking/commands.ts), so neither
-// leaves a record in progress behind a dead process. A record still `in_progress` after
-// IdempotencyOptions.staleSeconds is taken over (takeOverIdempotencyKey); withIdempotency
-// (server/idempotency.ts) keeps nothing in flight either: a transaction lock.
-
-/** Claims the key for a new action; false when a record already exists. */
-export async function claimIdempotencyKey(db: Executor, s: IdempotencyScope, fingerprint: string, ttlSeconds: number): Promise<boolean> {
-  const row = await db
-    .insertInto('idempotency_keys')
-    .values({ ...scoped(s), fingerprint, state: 'in_progress', expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})` })
-    .onConflict((oc) => oc.columns(['principal', 'operation_id', 'key']).doNothing())
-    .returning('key')
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 /**

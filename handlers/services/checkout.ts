@@ -223,8 +223,8 @@ export async function placeOrderOnce(
     key.scope,
     key.fingerprint,
     IDEMPOTENCY_TTL_SECONDS,
-    zonesQuery && { query: zonesQuery, columns: ZONE_ROW_COLUMNS },
     { status: 201, stored: await serializeBody(orderId) },
+    zonesQuery && { query: zonesQuery, columns: ZONE_ROW_COLUMNS },
   );
   attempt.acting = claim.claimed;
   if (claim.claimed)
