@@ -10,6 +10,14 @@ export interface IdempotencyScope {
 
 const scoped = (s: IdempotencyScope) => ({ principal: s.principal, operation_id: s.operationId, key: s.key });
 
+/** A completed record's answer columns: the JSON text, or (when it was gzipped) the gzip only. */
+export const storedAnswerColumns = (status: number, answer: StoredAnswer | null) => ({
+  state: 'completed' as const,
+  response_status: status,
+  response_body: answer && !answer.gzip ? answer.text : null,
+  response_gzip: answer?.gzip ?? null,
+});
+
 /**
  * Takes the key's in-flight lock for the rest of the transaction, or answers false at once when
  * another transaction holds it. Transaction-scoped: it ends with the commit, the rollback, or the
@@ -35,12 +43,7 @@ export async function saveIdempotencyAnswer(
   answer: StoredAnswer | null,
   existing: 'replace' | 'keep' = 'replace',
 ): Promise<void> {
-  const answerColumns = {
-    state: 'completed' as const,
-    response_status: status,
-    response_body: answer && !answer.gzip ? answer.text : null,
-    response_gzip: answer?.gzip ?? null,
-  };
+  const answerColumns = storedAnswerColumns(status, answer);
   await db
     .insertInto('idempotency_keys')
     .values({ ...scoped(s), fingerprint, ...answerColumns, expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})` })
@@ -82,11 +85,12 @@ export async function claimIdempotencyKeyWith<Row>(
   answer: { status: number; stored: StoredAnswer },
   read: { query: Expression<unknown>; columns: readonly string[] } | null,
 ): Promise<{ claimed: boolean; rows: Row[] }> {
+  const record = storedAnswerColumns(answer.status, answer.stored);
   const { rows } = await sql<{ claimed: boolean } & Record<string, unknown>>`
     WITH k AS (
       INSERT INTO idempotency_keys (principal, operation_id, key, fingerprint, state, response_status, response_body, response_gzip, expires_at)
-      VALUES (${s.principal}, ${s.operationId}, ${s.key}, ${fingerprint}, 'completed', ${answer.status},
-              ${answer.stored.gzip ? null : answer.stored.text}::json, ${answer.stored.gzip}, now() + make_interval(secs => ${ttlSeconds}))
+      VALUES (${s.principal}, ${s.operationId}, ${s.key}, ${fingerprint}, ${record.state}, ${record.response_status},
+              ${record.response_body}::json, ${record.response_gzip}, now() + make_interval(secs => ${ttlSeconds}))
       ON CONFLICT (principal, operation_id, key) DO NOTHING
       RETURNING 1
     )
@@ -148,12 +152,7 @@ export async function completeIdempotencyKey(
 ): Promise<void> {
   await db
     .updateTable('idempotency_keys')
-    .set({
-      state: 'completed',
-      response_status: status,
-      response_body: answer && !answer.gzip ? answer.text : null,
-      response_gzip: answer?.gzip ?? null,
-    })
+    .set(storedAnswerColumns(status, answer))
     .where('principal', '=', s.principal)
     .where('operation_id', '=', s.operationId)
     .where('key', '=', s.key)

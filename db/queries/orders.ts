@@ -9,7 +9,7 @@ import type { DB } from '../schema.js';
 import { notOnClosedDay, SLOT_TAKE_COLUMNS, slotTakeCtes, type SlotHoldRequest, type SlotTakeRow } from './logistics.js';
 import type { SlotKind } from '../tables/logistics.js';
 import { orderChangedEvent } from './order-events.js';
-import type { IdempotencyScope, StoredAnswer } from './idempotency.js';
+import { storedAnswerColumns, type IdempotencyScope, type StoredAnswer } from './idempotency.js';
 
 // ------------------------------------------------------------------------------------------------
 // Checkout: the store's facts about the cart
@@ -272,11 +272,12 @@ export async function insertPlacedOrder(
     ? sql`, d AS (INSERT INTO order_deliveries (order_id, tracking_state) SELECT ${o.id}, 'pending' WHERE ${placed}),
           t AS (INSERT INTO order_tracking_history (order_id, state) SELECT ${o.id}, 'pending' WHERE ${placed})`
     : sql``;
-  const key = answer
+  const record = answer ? { scope: answer.scope, ...storedAnswerColumns(answer.status, answer.stored) } : null;
+  const key = record
     ? sql`, k AS (
-        UPDATE idempotency_keys SET state = 'completed', response_status = ${answer.status},
-          response_body = ${answer.stored.gzip ? null : answer.stored.text}::json, response_gzip = ${answer.stored.gzip}
-        WHERE principal = ${answer.scope.principal} AND operation_id = ${answer.scope.operationId} AND key = ${answer.scope.key} AND ${placed})`
+        UPDATE idempotency_keys SET state = 'completed', response_status = ${record.response_status},
+          response_body = ${record.response_body}::json, response_gzip = ${record.response_gzip}
+        WHERE principal = ${record.scope.principal} AND operation_id = ${record.scope.operationId} AND key = ${record.scope.key} AND ${placed})`
     : sql``;
   const { rows } = await sql<{ stocked: boolean }>`
     WITH st AS (

@@ -17,7 +17,7 @@
 // the record and replays it.
 import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
-import type { StoredAnswer, IdempotencyScope } from '../idempotency.js';
+import { storedAnswerColumns, type StoredAnswer, type IdempotencyScope } from '../idempotency.js';
 import { compiledOnce } from '../../compiled-once.js';
 import { isUniqueViolationOf } from '../../errors.js';
 import type { Executor } from '../../executor.js';
@@ -237,7 +237,7 @@ export function changedItemColumns(change: NonNullable<ItemCommandWrite['change'
  */
 export async function writeItemCommand(db: Executor, w: ItemCommandWrite): Promise<boolean> {
   const { scope, status, stored, fingerprint, ttlSeconds } = w.answer;
-  const body = stored.gzip ? null : stored.text;
+  const { response_body: body, response_gzip: gzip } = storedAnswerColumns(status, stored);
   const ctes: RawBuilder<unknown>[] = [];
   // Every write below waits for `s`: nothing happens when the session is not as it was read.
   const applied = w.change !== null;
@@ -290,14 +290,14 @@ export async function writeItemCommand(db: Executor, w: ItemCommandWrite): Promi
   ctes.push(
     w.answer.held
       ? sql`answer AS (
-          UPDATE idempotency_keys SET state = 'completed', response_status = ${status}, response_body = ${body}::json, response_gzip = ${stored.gzip}
+          UPDATE idempotency_keys SET state = 'completed', response_status = ${status}, response_body = ${body}::json, response_gzip = ${gzip}
           WHERE principal = ${scope.principal} AND operation_id = ${scope.operationId} AND key = ${scope.key} AND ${guard}
           RETURNING 1)`
       : // No ON CONFLICT: a record written meanwhile by another request of the key fails the
         // whole statement (23505), so none of the effects above are kept.
         sql`answer AS (
           INSERT INTO idempotency_keys (principal, operation_id, key, fingerprint, state, response_status, response_body, response_gzip, expires_at)
-          SELECT ${scope.principal}, ${scope.operationId}, ${scope.key}, ${fingerprint}, 'completed', ${status}, ${body}::json, ${stored.gzip},
+          SELECT ${scope.principal}, ${scope.operationId}, ${scope.key}, ${fingerprint}, 'completed', ${status}, ${body}::json, ${gzip},
                  now() + make_interval(secs => ${ttlSeconds})
           WHERE ${guard}
           RETURNING 1)`,
