@@ -15,6 +15,7 @@ import { loadItems } from '../db/queries/picking/items.js';
 import { findLatestSessionOfOrder } from '../db/queries/picking/sessions.js';
 import { toPickingResult } from './presenters/picking.js';
 import type { Executor } from '../db/executor.js';
+import { transactionWithGenericPlans } from '../db/generic-plans.js';
 import { notFound, unprocessable } from '../server/errors.js';
 import { declaredHeader, type HandlerMap, type OperationsWithHeader, type RequestContext } from '../server/handler-types.js';
 import { fingerprintOf, storeRefusal } from '../server/idempotency.js';
@@ -96,7 +97,7 @@ export const ordersHandlers = {
     const request = { customerId, store, body: ctx.body, lang: ctx.lang };
     let orderId: string;
     if (!key) {
-      orderId = await db.transaction().execute((trx) => placeOrder(trx, ctx.deps, request));
+      orderId = await transactionWithGenericPlans(db, (trx) => placeOrder(trx, ctx.deps, request));
     } else {
       // Retry-safe (server/idempotency.ts), in fewer round trips: the key is claimed with the read
       // of the delivery zones and with its answer (the order id), committed with the order or not at all.
@@ -104,7 +105,7 @@ export const ordersHandlers = {
       const fingerprint = fingerprintOf(store.id, ctx.body);
       const attempt = { acting: false };
       try {
-        const outcome = await db.transaction().execute((trx) => placeOrderOnce(trx, ctx.deps, request, { scope, fingerprint }, attempt));
+        const outcome = await transactionWithGenericPlans(db, (trx) => placeOrderOnce(trx, ctx.deps, request, { scope, fingerprint }, attempt));
         if (outcome.replayed) return { status: 201, body: outcome.id, headers: { Location: `/api/orders/${outcome.id}` } };
         orderId = outcome.id;
       } catch (err) {

@@ -5,7 +5,7 @@
 // the order, its event and the key's answer (one statement). Any failure throws and the
 // transaction leaves no order, no stock taken and no slot held.
 import { randomUUID } from 'node:crypto';
-import type { Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import {
   findDeliveryTerms,
   listServingZoneCandidates,
@@ -210,7 +210,7 @@ export interface PlaceOptions {
  * for replay after the rollback: storeRefusal) rather than the key's.
  */
 export async function placeOrderOnce(
-  trx: Transaction<DB>,
+  trx: Kysely<DB>,
   deps: Pick<AppDeps, 'clock' | 'config'>,
   request: CheckoutRequest,
   key: { scope: IdempotencyScope; fingerprint: string },
