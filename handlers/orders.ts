@@ -105,7 +105,9 @@ export const ordersHandlers = {
       const fingerprint = fingerprintOf(store.id, ctx.body);
       const attempt = { acting: false };
       try {
-        const outcome = await transactionWithGenericPlans(db, (trx) => placeOrderOnce(trx, ctx.deps, request, { scope, fingerprint }, attempt));
+        const outcome = await transactionWithGenericPlans(db, (trx) =>
+          placeOrderOnce(trx, ctx.deps, request, { scope, fingerprint }, attempt),
+        );
         if (outcome.replayed) return { status: 201, body: outcome.id, headers: { Location: `/api/orders/${outcome.id}` } };
         orderId = outcome.id;
       } catch (err) {
