@@ -22,6 +22,21 @@ import type { Logger } from './logger.js';
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** The outbox query must not hold a scrape longer than this. */
 const OUTBOX_QUERY_TIMEOUT_MS = 1000;
+/** The outbox figures look at this many newest events (a scrape reads at most these rows). */
+const OUTBOX_RECENT_EVENTS = 10_000;
+/**
+ * The outbox backlog and lag, among the newest events, read backwards along the primary key: no
+ * index follows published_at any more, so that marking an event published is a heap-only update
+ * (migration 2026_11_28_1301). Ids grow with time, so the lowest unpublished id is the oldest
+ * waiting event. A fan-out that stopped leaves every new event unpublished: the backlog climbs to
+ * the window and the lag to the age of its oldest event.
+ */
+export const OUTBOX_FIGURES_SQL = `
+  WITH waiting AS (
+    SELECT id, created_at FROM (SELECT id, created_at, published_at FROM outbox_events ORDER BY id DESC LIMIT ${OUTBOX_RECENT_EVENTS}) AS recent
+    WHERE published_at IS NULL)
+  SELECT (SELECT count(*) FROM waiting) AS backlog,
+         (SELECT extract(epoch FROM now() - created_at) FROM waiting ORDER BY id LIMIT 1) AS lag_seconds`;
 
 /** The label of requests that matched no operation (health checks, docs, unknown paths, /metrics). */
 export const NO_OPERATION = 'none';
@@ -105,12 +120,12 @@ export function createMetrics({ pool, log, config }: MetricsSources): Metrics {
   });
   const backlog = new client.Gauge({
     name: 'grocery_outbox_backlog_events',
-    help: 'Outbox events not yet published (published_at is null).',
+    help: `Outbox events not yet published (published_at is null) among the newest ${OUTBOX_RECENT_EVENTS}.`,
     registers: [registry],
   });
   const lag = new client.Gauge({
     name: 'grocery_outbox_lag_seconds',
-    help: 'Age of the oldest unpublished outbox event; 0 when none is waiting.',
+    help: `Age of the oldest unpublished outbox event among the newest ${OUTBOX_RECENT_EVENTS}; 0 when none is waiting.`,
     registers: [registry],
   });
 
@@ -125,13 +140,7 @@ export function createMetrics({ pool, log, config }: MetricsSources): Metrics {
     }
     let timer: NodeJS.Timeout | undefined;
     try {
-      // The partial index outbox_events_unpublished (id WHERE published_at IS NULL) serves both:
-      // ids grow with time, so the lowest unpublished id is the oldest waiting event.
-      const query = pool.query<{ backlog: string; lag_seconds: string | null }>(
-        `SELECT (SELECT count(*) FROM outbox_events WHERE published_at IS NULL) AS backlog,
-                (SELECT extract(epoch FROM now() - created_at) FROM outbox_events
-                  WHERE published_at IS NULL ORDER BY id LIMIT 1) AS lag_seconds`,
-      );
+      const query = pool.query<{ backlog: string; lag_seconds: string | null }>(OUTBOX_FIGURES_SQL);
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error('timeout')), OUTBOX_QUERY_TIMEOUT_MS);
       });

@@ -28,6 +28,7 @@ import * as promotionsConsentPerChannel from './2026_11_26_2002_promotions_conse
 import * as outboxWakeAfterCommit from './2026_11_26_2101_outbox_wake_after_commit.js';
 import * as pickingHotUpdates from './2026_11_26_2201_picking_hot_updates.js';
 import * as courierDispatchScan from './2026_11_26_2301_courier_dispatch_scan.js';
+import * as outboxMarkingHot from './2026_11_28_1301_outbox_marking_hot.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -57,4 +58,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_2101_outbox_wake_after_commit': outboxWakeAfterCommit,
   '2026_11_26_2201_picking_hot_updates': pickingHotUpdates,
   '2026_11_26_2301_courier_dispatch_scan': courierDispatchScan,
+  '2026_11_28_1301_outbox_marking_hot': outboxMarkingHot,
 };

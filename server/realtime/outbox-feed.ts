@@ -61,6 +61,25 @@ const GAPS_MAX = 10_000;
 const READ_LIMIT = 5000;
 const GAP_WINDOW = 1000;
 
+/**
+ * The catch-up scan: the last hour's events that no instance published (and, after a broken
+ * connection, every event since shortly before it broke). Read through the BRIN index of
+ * created_at (outbox_events_created): the hour's pages, whatever the week of events kept.
+ */
+export function outboxCatchUpQuery(db: AppDeps['db'], brokenAt: Date | null) {
+  return db
+    .selectFrom('outbox_events')
+    .select(['id', 'event_id', 'type', 'customer_id', 'payload'])
+    .where('created_at', '>', sql<Date>`now() - make_interval(secs => ${CATCH_UP_WINDOW_SECONDS})`)
+    .where((eb) =>
+      brokenAt
+        ? eb.or([eb('published_at', 'is', null), eb('created_at', '>=', new Date(brokenAt.getTime() - CATCH_UP_MARGIN_MS))])
+        : eb('published_at', 'is', null),
+    )
+    .orderBy('id')
+    .limit(CATCH_UP_LIMIT);
+}
+
 export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log' | 'clock'>, connectionString: string): Promise<OutboxFeed> {
   const { db, log } = deps;
   const subscribers = new Set<(row: OutboxRow) => void>();
@@ -117,18 +136,7 @@ export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log' | 'clock'
   };
 
   const catchUp = (brokenAt: Date | null) => {
-    const read = db
-      .selectFrom('outbox_events')
-      .select(['id', 'event_id', 'type', 'customer_id', 'payload'])
-      .where('created_at', '>', sql<Date>`now() - make_interval(secs => ${CATCH_UP_WINDOW_SECONDS})`)
-      .where((eb) =>
-        brokenAt
-          ? eb.or([eb('published_at', 'is', null), eb('created_at', '>=', new Date(brokenAt.getTime() - CATCH_UP_MARGIN_MS))])
-          : eb('published_at', 'is', null),
-      )
-      .orderBy('id')
-      .limit(CATCH_UP_LIMIT)
-      .execute() as Promise<OutboxRow[]>;
+    const read = outboxCatchUpQuery(db, brokenAt).execute() as Promise<OutboxRow[]>;
     handOutInOrder(read, 'outbox catch-up failed', (rows) => {
       if (rows.length) log.info('outbox catch-up delivered events', { events: rows.length, reconnect: brokenAt !== null });
     });
