@@ -25,6 +25,7 @@ import { itemFacts, type ItemRow } from '../../db/queries/picking/items.js';
 import { applyItemCommand, UNIT } from '../../domain/picking/items.js';
 import { chargedPrice } from '../../handlers/presenters/picking.js';
 import { placeOrderOnce, type CheckoutRequest } from '../../handlers/services/checkout.js';
+import { transactionWithGenericPlans } from '../../db/generic-plans.js';
 import { customerView, itemChange } from '../../handlers/services/picking.js';
 import { findActiveStoreCached } from '../../handlers/support/store.js';
 import { TokenService } from '../../server/auth/tokens.js';
@@ -119,11 +120,10 @@ async function serveFloor(databaseUrl: string): Promise<void> {
     const store = await findActiveStoreCached(deps, storeId);
     if (!store) throw new Refused(404);
     const scope = { principal: `customer:${customerId}`, operationId: 'createOrder', key };
-    const placed = await db
-      .transaction()
-      .execute((trx) =>
-        placeOrderOnce(trx, deps, { customerId, store, body, lang: 'en' }, { scope, fingerprint: fingerprintOf(store.id, body) }),
-      );
+    // The service's transaction: generic plans, BEGIN and the setting in one round trip.
+    const placed = await transactionWithGenericPlans(db, (trx) =>
+      placeOrderOnce(trx, deps, { customerId, store, body, lang: 'en' }, { scope, fingerprint: fingerprintOf(store.id, body) }),
+    );
     if (placed.replayed) throw new Refused(409);
     return placed.id;
   };
