@@ -38,17 +38,15 @@ afterAll(async () => {
   await svc?.close();
 });
 
-const planMode = async (db: DatabaseHandle['db']) =>
-  (
-    await sql<{
-      mode: string;
-    }>`SELECT current_setting('plan_cache_mode') || ', seqscan ' || current_setting('enable_seqscan') AS mode`.execute(db)
-  ).rows[0]!.mode;
+/** The transaction's planner settings, e.g. `force_generic_plan, seqscan off`. */
+const PLANNER_SETTINGS = sql<{ settings: string }>`
+  SELECT current_setting('plan_cache_mode') || ', seqscan ' || current_setting('enable_seqscan') AS settings`;
+const plannerSettings = async (db: DatabaseHandle['db']) => (await PLANNER_SETTINGS.execute(db)).rows[0]!.settings;
 
 describe('a transaction with generic plans', () => {
-  it('plans generically inside, and the setting ends with the transaction', async () => {
-    expect(await transactionWithGenericPlans(own.db, (trx) => planMode(trx))).toBe('force_generic_plan, seqscan off');
-    expect(await planMode(own.db)).toBe('auto, seqscan on');
+  it('plans generically and by index inside, and the settings end with the transaction', async () => {
+    expect(await transactionWithGenericPlans(own.db, (trx) => plannerSettings(trx))).toBe('force_generic_plan, seqscan off');
+    expect(await plannerSettings(own.db)).toBe('auto, seqscan on');
   });
 
   it('commits what the work wrote, and rolls it all back when the work throws', async () => {
@@ -63,7 +61,7 @@ describe('a transaction with generic plans', () => {
     ).rejects.toBe(refused);
     const { rows } = await sql<{ n: number }>`SELECT n FROM generic_plans_probe ORDER BY n`.execute(own.db);
     expect(rows.map((r) => r.n)).toEqual([1]);
-    expect(await planMode(own.db)).toBe('auto, seqscan on');
+    expect(await plannerSettings(own.db)).toBe('auto, seqscan on');
   });
 });
 
