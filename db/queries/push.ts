@@ -37,98 +37,110 @@ export async function markEventsPushed(db: Executor, ids: number[]): Promise<voi
       .execute();
 }
 
-/** The customer's app installations and whether (and in which language) they want order pushes. */
-export async function customerPushTargets(db: Executor, customerId: string) {
-  const [devices, prefs] = await Promise.all([
-    db.selectFrom('push_devices').select(['device_id']).where('customer_id', '=', customerId).where('app_kind', '=', 'customer').execute(),
-    db
-      .selectFrom('customer_preferences')
-      .select(['language', 'push_order_updates'])
-      .where('customer_id', '=', customerId)
-      .executeTakeFirst(),
-  ]);
-  return {
-    deviceIds: devices.map((d) => d.device_id),
-    language: prefs?.language ?? 'ru',
-    wantsOrderUpdates: prefs?.push_order_updates ?? true,
-  };
+/**
+ * The installations of these customers that want order pushes, with the customer's language: one
+ * row per device (a customer with push_order_updates off, or with no device, has none).
+ */
+export async function customerPushTargets(db: Executor, customerIds: string[]) {
+  if (!customerIds.length) return [];
+  return db
+    .selectFrom('push_devices as d')
+    .leftJoin('customer_preferences as p', 'p.customer_id', 'd.customer_id')
+    .select(['d.customer_id', 'd.device_id'])
+    .select(sql<'ru' | 'en'>`coalesce(p.language, 'ru')`.as('language'))
+    .where('d.customer_id', 'in', customerIds)
+    .where('d.app_kind', '=', 'customer')
+    .where(sql<boolean>`coalesce(p.push_order_updates, true)`)
+    .orderBy('d.device_id')
+    .execute();
 }
 
 /**
- * Picker installations to tell that an order entered a store's queue: those of the store's
- * active pickers with no current session (a picker at work has the queue open).
+ * Picker installations to tell that an order entered one of these stores' queues: those of each
+ * store's active pickers with no current session (a picker at work has the queue open).
  */
-export function storeQueuePushTargets(db: Executor, storeId: string) {
+export async function storeQueuePushTargets(db: Executor, storeIds: string[]) {
+  if (!storeIds.length) return [];
   return (
     db
       .selectFrom('push_devices as d')
       .innerJoin('pickers as p', 'p.id', 'd.picker_id')
-      .innerJoin('picker_stores as ps', (j) => j.onRef('ps.picker_id', '=', 'p.id').on('ps.store_id', '=', storeId))
-      .select(['d.device_id', 'd.picker_id', 'd.language'])
+      .innerJoin('picker_stores as ps', 'ps.picker_id', 'p.id')
+      .select(['ps.store_id', 'd.device_id', 'd.picker_id', 'd.language'])
+      .where('ps.store_id', 'in', storeIds)
       .where('d.app_kind', '=', 'picker')
       .where('p.is_active', '=', true)
       // No current session: none open, and none closed by its order's cancellation still to acknowledge.
       .where((eb) =>
         eb.not(eb.exists(eb.selectFrom('picking_sessions as s').select('s.id').whereRef('s.picker_id', '=', 'p.id').where(isCurrent))),
       )
+      .orderBy('d.device_id')
       .execute()
   );
 }
 
-/** A picker's installations (the cancellation of the order of their session). */
-export function pickerPushTargets(db: Executor, pickerId: number) {
+/** These pickers' installations (the cancellation of the order of their session). */
+export async function pickerPushTargets(db: Executor, pickerIds: number[]) {
+  if (!pickerIds.length) return [];
   return db
     .selectFrom('push_devices')
     .select(['device_id', 'picker_id', 'language'])
-    .where('picker_id', '=', pickerId)
+    .where('picker_id', 'in', pickerIds)
     .where('app_kind', '=', 'picker')
+    .orderBy('device_id')
     .execute();
 }
 
-/** What a picker's notification says of an order, and whether it is in the queue's horizon. */
-export function orderFactsForPickerPush(db: Executor, orderId: string, horizonHours: number) {
+/**
+ * What the notifications of these orders say of them: for a customer's (number, type, status,
+ * reason, payment) and for a picker's (express, and whether the order is in the queue's horizon).
+ */
+export async function orderFactsForPush(db: Executor, orderIds: string[], horizonHours: number) {
+  if (!orderIds.length) return [];
   return db
     .selectFrom('orders')
     .select([
+      'id',
       'no',
+      'type',
       'status',
+      'status_reason',
+      'payment_status',
       'is_express',
       sql<boolean>`is_express OR slot_starts_at IS NULL OR slot_starts_at <= now() + make_interval(hours => ${horizonHours})`.as(
         'in_horizon',
       ),
     ])
-    .where('id', '=', orderId)
-    .executeTakeFirst();
-}
-
-export function orderFactsForPush(db: Executor, orderId: string) {
-  return db
-    .selectFrom('orders')
-    .select(['no', 'type', 'status', 'status_reason', 'payment_status'])
-    .where('id', '=', orderId)
-    .executeTakeFirst();
-}
-
-export async function insertPushDeliveries(
-  db: Executor,
-  rows: {
-    notification_id: string;
-    device_id: string;
-    event_id: string;
-    customer_id?: string;
-    picker_id?: number;
-    order_id: string | null;
-    title: string;
-    body: string;
-    data: Record<string, string>;
-  }[],
-): Promise<void> {
-  if (!rows.length) return;
-  await db
-    .insertInto('push_deliveries')
-    .values(rows.map((r) => ({ ...r, data: JSON.stringify(r.data) })))
-    .onConflict((oc) => oc.columns(['notification_id', 'device_id']).doNothing())
+    .where('id', 'in', orderIds)
     .execute();
+}
+
+export type OrderPushFacts = Awaited<ReturnType<typeof orderFactsForPush>>[number];
+
+export interface PushDeliveryInput {
+  notification_id: string;
+  device_id: string;
+  event_id: string;
+  customer_id?: string;
+  picker_id?: number;
+  order_id: string | null;
+  title: string;
+  body: string;
+  data: Record<string, string>;
+}
+
+/** Rows per INSERT: nine parameters a row stays far below PostgreSQL's 65,535 per statement. */
+const DELIVERIES_PER_INSERT = 1000;
+
+/** New deliveries, in the order given (their seq orders one device's notifications); a repeat is ignored. */
+export async function insertPushDeliveries(db: Executor, rows: PushDeliveryInput[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += DELIVERIES_PER_INSERT) {
+    await db
+      .insertInto('push_deliveries')
+      .values(rows.slice(i, i + DELIVERIES_PER_INSERT).map((r) => ({ ...r, data: JSON.stringify(r.data) })))
+      .onConflict((oc) => oc.columns(['notification_id', 'device_id']).doNothing())
+      .execute();
+  }
 }
 
 /**

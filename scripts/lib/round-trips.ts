@@ -4,7 +4,7 @@
 //
 // Every pg Client query made within a request's async context counts - Kysely's statements,
 // BEGIN and COMMIT alike, whatever connection of the pool runs them; queries outside any request
-// (workers, the outbox feed) do not. Install before the service opens its first connection: the
+// (workers, the outbox feed) do not, unless run under queriesMadeBy (a worker's batch, in tests). Install before the service opens its first connection: the
 // pool's clients bind `query` when they connect.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ChildProcess } from 'node:child_process';
@@ -21,11 +21,11 @@ export const routeOf = (method: string | undefined, url: string | undefined) =>
     .replace(/\/\d+(?=\/|$)/g, '/{id}')}`;
 
 let installed: (() => RoundTrips) | null = null;
+const current = new AsyncLocalStorage<{ queries: number }>();
 
 /** Starts counting (once per process); the function returned answers the counts by route since its last call, and resets them. */
 export async function countRoundTrips(): Promise<() => RoundTrips> {
   if (installed) return installed;
-  const current = new AsyncLocalStorage<{ queries: number }>();
   const routes = new Map<string, { requests: number; queries: number }>();
   // The originals are kept as plain functions, called with the instance as `this`.
   const client = pg.Client.prototype as unknown as { query: (this: unknown, ...a: unknown[]) => unknown };
@@ -55,6 +55,14 @@ export async function countRoundTrips(): Promise<() => RoundTrips> {
     return out;
   };
   return installed;
+}
+
+/** The queries `work` makes (a background job's pass, say), counted as a request's are: countRoundTrips() must be installed first. */
+export async function queriesMadeBy<T>(work: () => Promise<T>): Promise<{ result: T; queries: number }> {
+  if (!installed) throw new Error('countRoundTrips() first, before the pool opens a connection');
+  const counted = { queries: 0 };
+  const result = await current.run(counted, work);
+  return { result, queries: counted.queries };
 }
 
 /** Parent side: asks a child process that counts (and answers `round-trips` messages) for its counts since the last ask. */

@@ -5,7 +5,8 @@ import { claimDuePushDeliveries, finishPushDelivery, forgetPushDevice } from '..
 import { afterFailure } from '../../domain/time/retry-schedule.js';
 import type { AppDeps } from '../deps.js';
 
-export async function sendPushes(deps: AppDeps): Promise<number> {
+/** One batch of due deliveries: how many it took (a full batch: more may be due) and how many went out. */
+export async function sendPushes(deps: AppDeps): Promise<{ taken: number; sent: number }> {
   const { maxAttempts, retryBaseSeconds } = deps.config.orders.push;
   const sender = deps.push;
   return deps.db.transaction().execute(async (trx) => {
@@ -64,6 +65,6 @@ export async function sendPushes(deps: AppDeps): Promise<number> {
         );
       }
     }
-    return sent;
+    return { taken: due.length, sent };
   });
 }
