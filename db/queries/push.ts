@@ -177,23 +177,25 @@ export function claimDuePushDeliveries(db: Executor, limit: number) {
 
 export type DuePushRow = Awaited<ReturnType<typeof claimDuePushDeliveries>>[number];
 
-export async function finishPushDelivery(
-  db: Executor,
-  key: { notification_id: string; device_id: string },
-  outcome: { state: Exclude<PushDeliveryState, 'pending'>; error?: string } | { state: 'pending'; error: string; delaySeconds: number },
-): Promise<void> {
-  await db
-    .updateTable('push_deliveries')
-    .set((eb) => ({
-      state: outcome.state,
-      attempts: eb('attempts', '+', 1),
-      last_error: outcome.error ?? null,
-      sent_at: outcome.state === 'sent' ? sql<Date>`now()` : null,
-      next_attempt_at: outcome.state === 'pending' ? sql<Date>`now() + make_interval(secs => ${outcome.delaySeconds})` : sql<Date>`now()`,
-    }))
-    .where('notification_id', '=', key.notification_id)
-    .where('device_id', '=', key.device_id)
-    .execute();
+/** What became of one delivery: sent, given up on (with why), or due again after a delay. */
+export type PushDeliveryOutcome = { notification_id: string; device_id: string } & (
+  { state: Exclude<PushDeliveryState, 'pending'>; error?: string } | { state: 'pending'; error: string; delaySeconds: number }
+);
+
+/** Records what became of a batch of deliveries, in one statement. */
+export async function finishPushDeliveries(db: Executor, outcomes: PushDeliveryOutcome[]): Promise<void> {
+  if (!outcomes.length) return;
+  await sql`UPDATE push_deliveries p
+    SET state = o.state,
+        attempts = p.attempts + 1,
+        last_error = o.error,
+        sent_at = CASE WHEN o.state = 'sent' THEN now() END,
+        next_attempt_at = now() + make_interval(secs => o.delay_seconds)
+    FROM unnest(${outcomes.map((o) => o.notification_id)}::uuid[], ${outcomes.map((o) => o.device_id)}::uuid[],
+                ${outcomes.map((o) => o.state)}::text[], ${outcomes.map((o) => o.error ?? null)}::text[],
+                ${outcomes.map((o) => (o.state === 'pending' ? o.delaySeconds : 0))}::int[])
+      AS o(notification_id, device_id, state, error, delay_seconds)
+    WHERE p.notification_id = o.notification_id AND p.device_id = o.device_id`.execute(db);
 }
 
 /** The provider says the token reaches nobody: the installation is forgotten. */

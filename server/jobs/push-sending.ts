@@ -1,7 +1,7 @@
 // Push sending (order worker, job 2): due deliveries go to the push provider, one device's in
 // order, with retries and backoff; a delivery superseded by a later one about the same order is
 // dropped; dead tokens forget their device.
-import { claimDuePushDeliveries, finishPushDelivery, forgetPushDevice } from '../../db/queries/push.js';
+import { claimDuePushDeliveries, finishPushDeliveries, forgetPushDevice, type PushDeliveryOutcome } from '../../db/queries/push.js';
 import { afterFailure } from '../../domain/time/retry-schedule.js';
 import type { AppDeps } from '../deps.js';
 
@@ -38,33 +38,32 @@ export async function sendPushes(deps: AppDeps): Promise<{ taken: number; sent: 
         }
       }),
     );
-    let sent = 0;
+    const finished: PushDeliveryOutcome[] = [];
     for (const [i, d] of due.entries()) {
-      const outcome = outcomes[i];
+      const outcome = outcomes[i]!;
       const key = { notification_id: d.notification_id, device_id: d.device_id };
       if (outcome === 'no_device') {
-        await finishPushDelivery(trx, key, { state: 'skipped', error: 'the installation was removed' });
+        finished.push({ ...key, state: 'skipped', error: 'the installation was removed' });
       } else if (outcome === 'superseded') {
-        await finishPushDelivery(trx, key, { state: 'skipped', error: 'superseded by a later notification about the order' });
-      } else if (outcome!.kind === 'sent') {
-        sent++;
-        await finishPushDelivery(trx, key, { state: 'sent' });
-      } else if (outcome!.kind === 'invalid_token') {
-        await finishPushDelivery(trx, key, { state: 'stale_token', error: outcome!.error });
+        finished.push({ ...key, state: 'skipped', error: 'superseded by a later notification about the order' });
+      } else if (outcome.kind === 'sent') {
+        finished.push({ ...key, state: 'sent' });
+      } else if (outcome.kind === 'invalid_token') {
+        finished.push({ ...key, state: 'stale_token', error: outcome.error });
         await forgetPushDevice(trx, d.device_id, d.push_token!);
-      } else if (outcome!.kind === 'rejected') {
-        await finishPushDelivery(trx, key, { state: 'failed', error: outcome!.error });
+      } else if (outcome.kind === 'rejected') {
+        finished.push({ ...key, state: 'failed', error: outcome.error });
       } else {
         const next = afterFailure(d.attempts + 1, maxAttempts, retryBaseSeconds);
-        await finishPushDelivery(
-          trx,
-          key,
+        finished.push(
           next.retry
-            ? { state: 'pending', error: outcome!.error, delaySeconds: next.delaySeconds }
-            : { state: 'failed', error: outcome!.error },
+            ? { ...key, state: 'pending', error: outcome.error, delaySeconds: next.delaySeconds }
+            : { ...key, state: 'failed', error: outcome.error },
         );
       }
     }
+    await finishPushDeliveries(trx, finished);
+    const sent = finished.filter((f) => f.state === 'sent').length;
     return { taken: due.length, sent };
   });
 }
