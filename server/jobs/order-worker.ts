@@ -28,39 +28,46 @@ export interface WorkerTick {
   uncollectedCancelled: number;
   couriersRequested: number;
   deliveriesFollowed: number;
+  /** A push job stopped after PUSH_BATCHES_PER_PASS full batches: more is waiting. */
+  pushesWaiting: boolean;
 }
 
 /**
  * Batches of a push job one pass may run: a job that found a full batch runs again at once, so a
  * rush's backlog (an order entering a store's queue is a push to each of its idle pickers) drains
- * at the database's and provider's pace instead of one batch per interval, and the jobs after it
- * still run within the pass.
+ * at the database's and provider's pace instead of one batch per interval, while the jobs after it
+ * still get their turn every PUSH_BATCHES_PER_PASS batches (the next pass then starts at once).
  */
 export const PUSH_BATCHES_PER_PASS = 10;
 
 /** Runs `batch` until it takes less than a full batch or PUSH_BATCHES_PER_PASS batches ran. */
-async function whileFull(batchSize: number, batch: () => Promise<{ taken: number; done: number }>): Promise<number> {
+async function whileFull(
+  batchSize: number,
+  batch: () => Promise<{ taken: number; done: number }>,
+): Promise<{ done: number; waiting: boolean }> {
   let done = 0;
   for (let i = 0; i < PUSH_BATCHES_PER_PASS; i++) {
     const result = await batch();
     done += result.done;
-    if (result.taken < batchSize) break;
+    if (result.taken < batchSize) return { done, waiting: false };
   }
-  return done;
+  return { done, waiting: true };
 }
 
 /** One pass of every task (also what the tests drive directly). */
 export async function runOrderWorkerOnce(deps: AppDeps): Promise<WorkerTick> {
   const { batchSize } = deps.config.orders.worker;
+  const fannedOut = await whileFull(batchSize, async () => {
+    const taken = await fanOutPushes(deps);
+    return { taken, done: taken };
+  });
+  const sending = await whileFull(batchSize, async () => {
+    const { taken, sent } = await sendPushes(deps);
+    return { taken, done: sent };
+  });
   return {
-    pushEvents: await whileFull(batchSize, async () => {
-      const taken = await fanOutPushes(deps);
-      return { taken, done: taken };
-    }),
-    pushesSent: await whileFull(batchSize, async () => {
-      const { taken, sent } = await sendPushes(deps);
-      return { taken, done: sent };
-    }),
+    pushEvents: fannedOut.done,
+    pushesSent: sending.done,
     commands: await runProviderCommands(deps),
     // Before the deadline: an invoice paid at the bank confirms its order instead.
     invoicesSettled: await checkBankInvoices(deps),
@@ -68,6 +75,7 @@ export async function runOrderWorkerOnce(deps: AppDeps): Promise<WorkerTick> {
     uncollectedCancelled: await cancelUncollectedPickups(deps),
     couriersRequested: await dispatchCouriers(deps),
     deliveriesFollowed: await followCourierDeliveries(deps),
+    pushesWaiting: fannedOut.waiting || sending.waiting,
   };
 }
 
@@ -79,6 +87,7 @@ export function startOrderWorker(deps: AppDeps): ScheduledJob {
     enabled,
     intervalMs,
     pass: () => runOrderWorkerOnce(deps),
-    describe: (tick) => (Object.values(tick).some((n) => n > 0) ? { level: 'debug', fields: { ...tick } } : undefined),
+    describe: (tick) => (Object.values(tick).some((n) => Number(n) > 0) ? { level: 'debug', fields: { ...tick } } : undefined),
+    again: (tick) => tick.pushesWaiting,
   });
 }

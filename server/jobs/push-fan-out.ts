@@ -71,7 +71,11 @@ async function audiencesOf(trx: Executor, events: UnpushedEvent[], horizonHours:
   const pickers = await pickerPushTargets(trx, distinct(cancelledEvents.map((e) => audiencePickerOf(e))));
   const groupBy = <K, V>(rows: V[], key: (row: V) => K) => {
     const groups = new Map<K, V[]>();
-    for (const row of rows) groups.set(key(row), [...(groups.get(key(row)) ?? []), row]);
+    for (const row of rows) {
+      const group = groups.get(key(row));
+      if (group) group.push(row);
+      else groups.set(key(row), [row]);
+    }
     return groups;
   };
   return {
