@@ -33,7 +33,7 @@ export async function markEventsPushed(db: Executor, ids: number[]): Promise<voi
     await db
       .updateTable('outbox_events')
       .set({ pushed_at: sql<Date>`now()` })
-      .where('id', 'in', ids)
+      .where(sql<boolean>`id = ANY(${ids}::bigint[])`)
       .execute();
 }
 
@@ -48,7 +48,7 @@ export async function customerPushTargets(db: Executor, customerIds: string[]) {
     .leftJoin('customer_preferences as p', 'p.customer_id', 'd.customer_id')
     .select(['d.customer_id', 'd.device_id'])
     .select(sql<'ru' | 'en'>`coalesce(p.language, 'ru')`.as('language'))
-    .where('d.customer_id', 'in', customerIds)
+    .where(sql<boolean>`d.customer_id = ANY(${customerIds}::uuid[])`)
     .where('d.app_kind', '=', 'customer')
     .where(sql<boolean>`coalesce(p.push_order_updates, true)`)
     .orderBy('d.device_id')
@@ -67,7 +67,7 @@ export async function storeQueuePushTargets(db: Executor, storeIds: string[]) {
       .innerJoin('pickers as p', 'p.id', 'd.picker_id')
       .innerJoin('picker_stores as ps', 'ps.picker_id', 'p.id')
       .select(['ps.store_id', 'd.device_id', 'd.picker_id', 'd.language'])
-      .where('ps.store_id', 'in', storeIds)
+      .where(sql<boolean>`ps.store_id = ANY(${storeIds}::uuid[])`)
       .where('d.app_kind', '=', 'picker')
       .where('p.is_active', '=', true)
       // No current session: none open, and none closed by its order's cancellation still to acknowledge.
@@ -85,7 +85,7 @@ export async function pickerPushTargets(db: Executor, pickerIds: number[]) {
   return db
     .selectFrom('push_devices')
     .select(['device_id', 'picker_id', 'language'])
-    .where('picker_id', 'in', pickerIds)
+    .where(sql<boolean>`picker_id = ANY(${pickerIds}::int[])`)
     .where('app_kind', '=', 'picker')
     .orderBy('device_id')
     .execute();
@@ -111,7 +111,7 @@ export async function orderFactsForPush(db: Executor, orderIds: string[], horizo
         'in_horizon',
       ),
     ])
-    .where('id', 'in', orderIds)
+    .where(sql<boolean>`id = ANY(${orderIds}::uuid[])`)
     .execute();
 }
 
@@ -129,18 +129,22 @@ export interface PushDeliveryInput {
   data: Record<string, string>;
 }
 
-/** Rows per INSERT: nine parameters a row stays far below PostgreSQL's 65,535 per statement. */
-const DELIVERIES_PER_INSERT = 1000;
-
-/** New deliveries, in the order given (their seq orders one device's notifications); a repeat is ignored. */
+/**
+ * New deliveries, in the order given (their seq orders one device's notifications); a repeat is
+ * ignored. One statement of one text whatever the number of rows (arrays, not a VALUES list that
+ * would make a new prepared statement for every row count).
+ */
 export async function insertPushDeliveries(db: Executor, rows: PushDeliveryInput[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += DELIVERIES_PER_INSERT) {
-    await db
-      .insertInto('push_deliveries')
-      .values(rows.slice(i, i + DELIVERIES_PER_INSERT).map((r) => ({ ...r, data: JSON.stringify(r.data) })))
-      .onConflict((oc) => oc.columns(['notification_id', 'device_id']).doNothing())
-      .execute();
-  }
+  if (!rows.length) return;
+  const column = <K extends keyof PushDeliveryInput>(key: K) => rows.map((r) => r[key] ?? null);
+  await sql`INSERT INTO push_deliveries (notification_id, device_id, event_id, customer_id, picker_id, order_id, title, body, data)
+    SELECT r.notification_id, r.device_id, r.event_id, r.customer_id, r.picker_id, r.order_id, r.title, r.body, r.data
+    FROM unnest(${column('notification_id')}::uuid[], ${column('device_id')}::uuid[], ${column('event_id')}::uuid[],
+                ${column('customer_id')}::uuid[], ${column('picker_id')}::int[], ${column('order_id')}::uuid[],
+                ${column('title')}::text[], ${column('body')}::text[], ${rows.map((r) => JSON.stringify(r.data))}::jsonb[])
+      WITH ORDINALITY AS r(notification_id, device_id, event_id, customer_id, picker_id, order_id, title, body, data, n)
+    ORDER BY r.n
+    ON CONFLICT (notification_id, device_id) DO NOTHING`.execute(db);
 }
 
 /**
