@@ -4,8 +4,9 @@
 //
 // Every pg Client query made within a request's async context counts - Kysely's statements,
 // BEGIN and COMMIT alike, whatever connection of the pool runs them; queries outside any request
-// (workers, the outbox feed) do not, unless run under queriesMadeBy (a worker's batch, in tests). Install before the service opens its first connection: the
-// pool's clients bind `query` when they connect.
+// (workers, the outbox feed) do not, unless run under queriesMadeBy (a worker's batch in a test or
+// a benchmark). Install before the service opens its first connection: the pool's clients bind
+// `query` when they connect.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';

@@ -1,9 +1,9 @@
 // The one way a background job runs periodically: a pass, then a pause of `intervalMs`, then the
 // next pass (passes never overlap, so a slow pass delays the next instead of piling up). A pass
 // that says it left work behind (`again`) is followed by the next at once: a backlog drains at
-// the pace of the work, not of the interval. Each pass
-// is traced and a failing one is logged and retried at the next interval. Timers are unref'd, so
-// a job never keeps the process alive; stop() waits for the pass in progress (before the pool closes).
+// the pace of the work, not of the interval. Each pass is traced and a failing one is logged and
+// retried at the next interval. Timers are unref'd, so a job never keeps the process alive; stop()
+// waits for the pass in progress (before the pool closes).
 import type { Logger } from '../logger.js';
 import type { Telemetry } from '../telemetry.js';
 
