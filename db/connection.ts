@@ -28,13 +28,22 @@ export type Database = Kysely<DB>;
 // once and reuses the plan (checkout went from about 200 to 250 orders/s in the benchmark). The
 // name is a hash of the text, so equal texts share one statement and different texts never clash.
 // Texts that vary with their input (multi-row VALUES, IN lists) would each become a statement, so
-// only the first PREPARED_TEXTS_MAX texts of the process are considered; the rest go unnamed.
+// only the first PREPARED_TEXTS_MAX texts of the process are considered; the rest go unnamed. And
+// a list longer than LONG_LIST is left unnamed at once: a list's length follows its input, and
+// every length would otherwise take a name from that budget (a batch job's lists of 1 to 50 ids
+// could spend it before a request path's statements are first seen). Short lists - constant ones
+// like `status in ($1, $2)` and the common small counts of variable ones - still get names. Lists
+// that should be one statement whatever their length are passed as arrays (`= ANY($1::uuid[])`).
 // Texts whose result has every column of a table stay unnamed too: a prepared `SELECT *`, `t.*`
 // or `RETURNING *` fails ("cached plan must not change result type") once another instance's
 // migration adds a column to the table, which would break the running instances of a rolling
 // deploy. Only the statement's own result counts: a star inside parentheses (a subquery, a CTE
 // body) does not change it, nor does `count(*)`.
 const PREPARED_TEXTS_MAX = 1000;
+const LONG_LIST = 8;
+/** An IN list, or a multi-row VALUES, longer than LONG_LIST (as Kysely writes them). */
+const LONG_IN_LIST = new RegExp(`\\bin \\(\\$\\d+(, \\$\\d+){${LONG_LIST},}\\)`, 'i');
+const LONG_VALUES = new RegExp(`\\bvalues (\\([^()]*\\), ){${LONG_LIST},}\\(`, 'i');
 const PREPARED_TEXT_MAX_LENGTH = 16_000;
 /** The name of each text seen (null: left unnamed), for the first PREPARED_TEXTS_MAX texts. */
 const statementNames = new Map<string, string | null>();
@@ -56,6 +65,8 @@ function resultHasStar(text: string): boolean {
 function statementNameOf(text: string): string | null {
   const known = statementNames.get(text);
   if (known !== undefined) return known;
+  // One of a family of texts (one per list length): neither named nor remembered.
+  if (LONG_IN_LIST.test(text) || LONG_VALUES.test(text)) return null;
   if (statementNames.size >= PREPARED_TEXTS_MAX) return null;
   const name =
     text.length <= PREPARED_TEXT_MAX_LENGTH && !resultHasStar(text) ? `k_${createHash('sha1').update(text).digest('base64url')}` : null;

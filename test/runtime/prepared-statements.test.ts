@@ -1,6 +1,6 @@
 // Kysely's queries run as named prepared statements (db/connection.ts), except those whose result
-// is `*` / `t.*`: such a prepared statement would fail once another instance's migration adds a
-// column.
+// is `*` / `t.*` (such a prepared statement would fail once another instance's migration adds a
+// column) and those with a long IN or VALUES list (one text per length would spend the names).
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type DatabaseHandle } from '../../db/connection.js';
@@ -56,5 +56,22 @@ describe('named statements', () => {
     } finally {
       await sql`ALTER TABLE stores DROP COLUMN prepared_statements_probe`.execute(database.db);
     }
+  });
+
+  it('names short lists but leaves long IN and VALUES lists unnamed, so list lengths do not spend the names', async () => {
+    const codes = (n: number) => Array.from({ length: n }, (_, i) => `probe-${n}-${i}`);
+    const inList = (n: number) => single.db.selectFrom('measurement_units').select('id').where('code', 'in', codes(n)).execute();
+    const values = (n: number) =>
+      sql`SELECT v.code FROM (VALUES ${sql.join(codes(n).map((c) => sql`(${c})`))}) AS v(code)`.execute(single.db);
+    for (const n of [3, 9]) {
+      await inList(n);
+      await values(n);
+    }
+    const prepared = await preparedTexts();
+    const withParams = (n: number) => (t: string) => t.includes(`$${n})`) && !t.includes(`$${n + 1}`);
+    expect(prepared.filter((t) => t.includes(' in (') && withParams(3)(t))).toHaveLength(1);
+    expect(prepared.filter((t) => t.includes('(VALUES ') && withParams(3)(t))).toHaveLength(1);
+    expect(prepared.filter((t) => t.includes(' in (') && withParams(9)(t))).toHaveLength(0);
+    expect(prepared.filter((t) => t.includes('(VALUES ') && withParams(9)(t))).toHaveLength(0);
   });
 });
