@@ -37,6 +37,22 @@ const confirmedOrder = (customerId: string, storeId: string) =>
 const cancel = (auth: Record<string, string>, orderId: string) =>
   svc.client.call.POST('/api/orders/{order_id}/cancel', { params: { path: { order_id: orderId } }, headers: auth });
 
+/**
+ * Waits (up to 5 s) until the service's outbox feed has published every event: its marking
+ * UPDATE locks the rows it marks, and a claim with SKIP LOCKED would take a short batch meanwhile
+ * (which ends the pass's run of batches: right for the service, a race for exact counts here).
+ */
+async function feedCaughtUp(): Promise<void> {
+  for (const deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
+    const waiting = await svc.deps.db
+      .selectFrom('outbox_events')
+      .select(({ fn }) => fn.countAll<string>().as('n'))
+      .where('published_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    if (Number(waiting.n) === 0) return;
+  }
+}
+
 /** Pickers idle at two stores and one about to work, two customers with three phones; their devices' tokens. */
 async function audience() {
   const [idle, idleElsewhere, working] = [
@@ -81,6 +97,7 @@ async function rush(a: Awaited<ReturnType<typeof audience>>) {
   await startPicking(svc, await createPicker(svc, [OTHER_STORE]), bobsStarted.orderId);
   await startPicking(svc, a.working, cancelledInPicking.orderId);
   expect((await cancel(a.ann.auth, cancelledInPicking.orderId)).status).toBe(200);
+  await feedCaughtUp();
   return { queued, annsStarted, bobsStarted, cancelledInPicking };
 }
 
@@ -113,6 +130,7 @@ describe('a backlog of push events', () => {
     const customer = await signInCustomer(svc);
     const orders = PUSH_BATCHES_PER_PASS * BATCH + 3;
     for (let i = 0; i < orders; i++) await confirmedOrder(customer.customerId, STORE);
+    await feedCaughtUp();
 
     // The first pass says more is waiting (the scheduler then starts the next at once); the next drains it.
     expect(await runOrderWorkerOnce(svc.deps)).toMatchObject({ pushEvents: PUSH_BATCHES_PER_PASS * BATCH, pushesWaiting: true });
