@@ -4052,11 +4052,11 @@ export interface components {
          *
          *     | `code` | Status | When |
          *     |---|---|---|
-         *     | `VALIDATION_ERROR` | 422 | The request does not satisfy the contract; `detail` is a list of `{loc, msg, type}` |
+         *     | `VALIDATION_ERROR` | 422 | The request does not satisfy the contract; `detail` is a list of `{loc, msg, type}` (at most 20; `issues_not_shown` counts the rest) |
          *     | `MALFORMED_JSON` | 400 | The body is not valid JSON |
          *     | `BAD_REQUEST` | 400 | The request could not be read (for example a broken body encoding) |
          *     | `UNSUPPORTED_MEDIA_TYPE` | 415 | A body that is not `application/json` |
-         *     | `PAYLOAD_TOO_LARGE` | 413 | The body is larger than the service accepts (1 MiB) |
+         *     | `PAYLOAD_TOO_LARGE` | 413 | The body is larger than the service accepts (1 MiB); answered as soon as `Content-Length` (or a chunked body) passes it, and the connection is closed |
          *     | `NOT_FOUND` | 404 | The object or path does not exist, or is not available to the caller |
          *     | `METHOD_NOT_ALLOWED` | 405 | The path does not take this method; `Allow` lists those it takes |
          *     | `NOT_IMPLEMENTED` | 501 | The operation is in the contract but this build does not serve it yet |
@@ -4317,6 +4317,13 @@ export interface components {
             code: components["schemas"]["ErrorCode"];
             /** @description Identifier of the request, as in the `X-Request-Id` header. */
             request_id?: string;
+            /**
+             * @description On a 422 `VALIDATION_ERROR` whose list was cut: how many more issues the request has
+             *     beyond the first 20 that `detail` lists (a body with 5,000 unknown keys lists 20 and says
+             *     4,980 more). Fix the listed ones and send again to see the rest. Absent when `detail`
+             *     lists every issue, and on other errors.
+             */
+            issues_not_shown?: number;
             /**
              * @description On a 429, and on a 409 `IDEMPOTENCY_IN_PROGRESS`: seconds to wait before retrying, the same
              *     as the `Retry-After` header (for clients that cannot read headers). Absent on other errors.

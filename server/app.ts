@@ -7,7 +7,7 @@ import { OpenAPIBackend, type Context, type Document, type Operation, type Reque
 import YAML from 'yaml';
 import { OPERATIONS, type OperationId } from '../generated/operations.js';
 import { ifNoneMatchMatches } from './http/conditional.js';
-import { createAjv } from './ajv.js';
+import { requestValidationAjv } from './ajv.js';
 import { activePrincipal } from './auth/principal.js';
 import { bearerToken, TokenError, type Principal } from './auth/tokens.js';
 import { isOperation, loadSpec, ResponseValidator, stampSpec, type OpenApiDocument } from './contract.js';
@@ -71,8 +71,6 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
   const metrics = createMetrics({ pool: deps.pool, log, config });
   const trimmed = trimmedBodyFields(source);
 
-  // One Ajv per validation context, built once (openapi-backend calls customizeAjv per validator).
-  const ajvByContext = new Map<string, ReturnType<typeof createAjv>>();
   const api = new OpenAPIBackend({
     // The bundled spec is the document openapi-backend types as `Document` (OpenAPI 3.1).
     definition: structuredClone(source) as Document,
@@ -81,15 +79,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     validate: true,
     coerceTypes: true,
     ignoreTrailingSlashes: false,
-    customizeAjv: (_orig, opts, context) => {
-      const key = `${context}:${opts.coerceTypes ? 'coerce' : 'strict'}`;
-      let ajv = ajvByContext.get(key);
-      if (!ajv) {
-        ajv = createAjv({ coerceTypes: opts.coerceTypes, useDefaults: false });
-        ajvByContext.set(key, ajv);
-      }
-      return ajv;
-    },
+    customizeAjv: requestValidationAjv(),
   });
   // The document is OpenAPI 3.1; openapi-backend validates definitions against the 3.0
   // meta-schema and would reject it. `redocly lint` validates the contract in CI instead.
@@ -170,7 +160,8 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       return errorBody(405, 'METHOD_NOT_ALLOWED', `Method ${req.method} is not allowed here`, { Allow: allow })(req);
     },
     validationFail: (c) => {
-      throw validationFailed(validationIssues(c.validation.errors ?? []));
+      const { issues, omitted } = validationIssues(c.validation.errors ?? []);
+      throw validationFailed(issues, omitted);
     },
     unauthorizedHandler: (c: RoutedContext) => {
       const failure = databaseFailureOf(c);

@@ -232,7 +232,18 @@ export const notFound = (detail = 'Not found', code: CodeWithStatus<404> = 'NOT_
 export const conflict = (code: CodeWithStatus<409>, detail: string, options?: AppErrorOptions) => new AppError(409, code, detail, options);
 export const unprocessable = (code: CodeWithStatus<422>, detail: string, options?: AppErrorOptions) =>
   new AppError(422, code, detail, options);
-export const validationFailed = (issues: ValidationIssue[]) => new AppError(422, 'VALIDATION_ERROR', issues);
+/** How many validation issues an answer lists; the rest are counted in `issues_not_shown`. */
+export const VALIDATION_ISSUES_SHOWN = 20;
+/**
+ * 422 VALIDATION_ERROR listing the first VALIDATION_ISSUES_SHOWN issues, and how many more there
+ * are (`uncounted`: issues found but not among `issues`), so the answer stays small whatever was sent.
+ */
+export const validationFailed = (issues: ValidationIssue[], uncounted = 0) => {
+  const notShown = Math.max(0, issues.length - VALIDATION_ISSUES_SHOWN) + uncounted;
+  return new AppError(422, 'VALIDATION_ERROR', issues.slice(0, VALIDATION_ISSUES_SHOWN), {
+    extra: notShown > 0 ? { issues_not_shown: notShown } : undefined,
+  });
+};
 /** A limit a 429 reports: its name, how many requests (`quota`) it allows per `windowSeconds`. */
 export interface RateLimitPolicy {
   name: string;

@@ -18,7 +18,7 @@ import express from 'express';
 import { OpenAPIBackend, type Context, type Document, type Request as BackendRequest } from 'openapi-backend';
 import YAML from 'yaml';
 import type { ErrorCode } from '../../domain/errors.js';
-import { createAjv } from '../../server/ajv.js';
+import { requestValidationAjv } from '../../server/ajv.js';
 import { projectRoot, type AppEnv } from '../../server/config.js';
 import {
   loadSpec,
@@ -30,6 +30,7 @@ import {
   type ResponseObject,
 } from '../../server/contract.js';
 import { docsHandler } from '../../server/docs.js';
+import { validationFailed } from '../../server/errors.js';
 import { validationIssues } from '../../server/http/responses.js';
 import { installCompiledRouting, routeTableFor } from '../../server/router.js';
 import { resolveRef, sampleSchema, type JsonSchema } from './examples.js';
@@ -100,7 +101,6 @@ export async function createMockApp({ env, buildCommit = currentCommit() }: Mock
     }
   }
 
-  const ajvByContext = new Map<string, ReturnType<typeof createAjv>>();
   const api = new OpenAPIBackend({
     // The document as openapi-backend types it (it reads the same JSON).
     definition: structuredClone(source) as unknown as Document,
@@ -109,15 +109,7 @@ export async function createMockApp({ env, buildCommit = currentCommit() }: Mock
     validate: true,
     coerceTypes: true,
     ignoreTrailingSlashes: false,
-    customizeAjv: (_orig, opts, context) => {
-      const key = `${context}:${opts.coerceTypes ? 'coerce' : 'strict'}`;
-      let ajv = ajvByContext.get(key);
-      if (!ajv) {
-        ajv = createAjv({ coerceTypes: opts.coerceTypes, useDefaults: false });
-        ajvByContext.set(key, ajv);
-      }
-      return ajv;
-    },
+    customizeAjv: requestValidationAjv(),
   });
   // OpenAPI 3.1: openapi-backend's 3.0 meta-schema check would reject it (see server/app.ts).
   (api as unknown as { validateDefinition: () => void }).validateDefinition = () => undefined;
@@ -168,7 +160,14 @@ export async function createMockApp({ env, buildCommit = currentCommit() }: Mock
       errorAnswer(405, 'METHOD_NOT_ALLOWED', `Method ${req.method} is not allowed here`, {
         Allow: routeTableFor(api.definition).allowedMethods(req.path).join(', '),
       }),
-    validationFail: (c) => errorAnswer(422, 'VALIDATION_ERROR', validationIssues(c.validation.errors ?? [])),
+    validationFail: (c) => {
+      const { issues, omitted } = validationIssues(c.validation.errors ?? []);
+      const failure = validationFailed(issues, omitted);
+      return {
+        ...errorAnswer(422, 'VALIDATION_ERROR', failure.detail),
+        body: { detail: failure.detail, code: failure.code, ...failure.extra },
+      };
+    },
     unauthorizedHandler: (c) => {
       const declared = answers.get(c.operation.operationId!)?.get(401);
       return declared ?? errorAnswer(401, 'UNAUTHORIZED', 'Authentication credentials were not provided');

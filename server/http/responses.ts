@@ -5,6 +5,7 @@ import Negotiator from 'negotiator';
 import { promisify } from 'node:util';
 import { constants, gunzipSync, gzip, gzipSync } from 'node:zlib';
 import { acceptsGzip } from './conditional.js';
+import { OMITTED_ERRORS_KEYWORD, omittedErrorCount } from '../ajv.js';
 import { AppError, serviceUnavailable, type ErrorCode, type ValidationIssue } from '../errors.js';
 import type { Logger } from '../logger.js';
 
@@ -149,10 +150,16 @@ export function errorReply(err: unknown, requestId: string, log: Logger): HttpRe
   };
 }
 
-/** Ajv errors of openapi-backend's request validation as the spec's `{loc, msg, type}` list. */
-export function validationIssues(errors: readonly ErrorObject[]): ValidationIssue[] {
-  const out: ValidationIssue[] = [];
+/**
+ * Ajv errors of openapi-backend's request validation as the spec's `{loc, msg, type}` list, each
+ * issue once, and how many errors the (bounded) validators did not keep. Linear in the errors:
+ * duplicates are found by key, not by searching the list.
+ */
+export function validationIssues(errors: readonly ErrorObject[]): { issues: ValidationIssue[]; omitted: number } {
+  const issues: ValidationIssue[] = [];
+  const seen = new Set<string>();
   for (const e of errors) {
+    if (e.keyword === OMITTED_ERRORS_KEYWORD) continue;
     const params = e.params as { missingProperty?: string; additionalProperty?: string; unevaluatedProperty?: string };
     const parts: (string | number)[] = String(e.instancePath ?? '')
       .split('/')
@@ -172,9 +179,12 @@ export function validationIssues(errors: readonly ErrorObject[]): ValidationIssu
     if (e.keyword === 'parse') parts.splice(0, parts.length, 'body');
     if (noBody) parts.splice(0, parts.length, 'body');
     const issue = { loc: parts.length ? parts : ['body'], msg, type: e.keyword === 'parse' ? 'json' : String(e.keyword ?? 'invalid') };
-    if (!out.some((o) => o.type === issue.type && o.msg === issue.msg && o.loc.join('.') === issue.loc.join('.'))) out.push(issue);
+    const key = JSON.stringify([issue.type, issue.msg, issue.loc]);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    issues.push(issue);
   }
-  return out;
+  return { issues, omitted: omittedErrorCount(errors) };
 }
 
 /**
