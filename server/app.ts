@@ -14,7 +14,7 @@ import { isOperation, loadSpec, ResponseValidator, stampSpec, type OpenApiDocume
 import type { AppDeps } from './deps.js';
 import { docsHandler } from './docs.js';
 import { faviconHandler } from './favicon.js';
-import { AppError, badRequest, notFound, unauthorized, validationFailed, type ErrorCode, type StatusOf } from './errors.js';
+import { AppError, notFound, unauthorized, validationFailed, type ErrorCode, type StatusOf } from './errors.js';
 import { isNotImplemented, type HandlerMap, type PathParams, type RequestBody, type RequestContext } from './handler-types.js';
 import {
   errorReply,
@@ -26,6 +26,7 @@ import {
   validationIssues,
   type HttpReply,
 } from './http/responses.js';
+import { hasBody, jsonBody } from './http/json-body.js';
 import { redactUrl } from './logger.js';
 import { createMetrics, metricsHandler, type Metrics } from './metrics.js';
 import { installCompiledRouting, routeTableFor, type RouteTable } from './router.js';
@@ -292,7 +293,7 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
   app.get('/favicon.ico', faviconHandler());
   if (config.metrics.enabled) app.get('/metrics', metricsHandler(metrics, config.metrics.bearerToken));
 
-  app.use(express.json({ limit: config.bodyLimitBytes, type: ['application/json', 'application/*+json'], strict: false }));
+  app.use(jsonBody(config.bodyLimitBytes, log));
 
   app.use(async (req, res, next) => {
     if (!req.path.startsWith('/api/') && req.path !== '/api') {
@@ -366,21 +367,10 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
     send(res, errorReply(notFound(`Nothing at ${req.path}`), res.locals.requestId, log));
   });
 
-  // express's final error handler: body-parser failures and anything thrown outside /api. (An
-  // AppError's reply logs nothing, so the app's logger does for those.)
+  // express's final error handler: anything thrown outside /api. (An AppError's reply logs
+  // nothing, so the app's logger does for those.)
   app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    const requestId = (res.locals.requestId as string | undefined) ?? 'unknown';
-    // body-parser's errors (http-errors) carry `type`, `status` and `expose`.
-    const parser = (err ?? {}) as { type?: string; status?: number; expose?: boolean; message?: string };
-    if (parser.type === 'entity.too.large') {
-      send(res, errorReply(new AppError(413, 'PAYLOAD_TOO_LARGE', `Body larger than ${config.bodyLimitBytes} bytes`), requestId, log));
-    } else if (parser.type === 'entity.parse.failed') {
-      send(res, errorReply(badRequest('MALFORMED_JSON', 'The body is not valid JSON'), requestId, log));
-    } else if (parser.status !== undefined && parser.status >= 400 && parser.status < 500 && parser.expose) {
-      send(res, errorReply(badRequest('BAD_REQUEST', String(parser.message)), requestId, log));
-    } else {
-      send(res, errorReply(err, requestId, res.locals.log ?? log));
-    }
+    send(res, errorReply(err, res.locals.requestId ?? 'unknown', res.locals.log ?? log));
   });
 
   return {
@@ -403,13 +393,6 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
       }
     },
   };
-}
-
-/** Whether the request carries a body (RFC 9112 6.3: a Content-Length above 0, or chunked). */
-function hasBody(req: express.Request): boolean {
-  if (req.headers['transfer-encoding'] !== undefined) return true;
-  const length = Number(req.headers['content-length'] ?? 0);
-  return Number.isFinite(length) && length > 0;
 }
 
 /** Whether every percent-escape of a path decodes (`decodeURIComponent` throws on "%ZZ"). */

@@ -24,6 +24,9 @@ import { startPickingExpiry } from './jobs/picking-expiry.js';
 import { attachRealtime, type Realtime } from './realtime/order-tracking.js';
 import { noTelemetry, type Telemetry } from './telemetry.js';
 
+/** Longest a client may take to send a request's headers. */
+const HEADERS_TIMEOUT_MS = 20_000;
+
 export interface RunningService {
   url: string;
   port: number;
@@ -118,9 +121,17 @@ export async function startService({
   const app = await createApp({ deps, handlers: handlers ?? defaultHandlers });
   mark('app_init', t);
 
-  const server = http.createServer(app.express);
+  // A request (headers and body) must arrive within REQUEST_TIMEOUT_MS, checked every second:
+  // Node's defaults (300 s, checked every 30 s) let a slow or stalled client hold a request that long.
+  const server = http.createServer(
+    {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, config.requestTimeoutMs),
+      connectionsCheckingInterval: 1000,
+    },
+    app.express,
+  );
   server.keepAliveTimeout = 65_000; // longer than typical load balancer idle timeouts
-  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {

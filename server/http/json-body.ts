@@ -1,0 +1,97 @@
+// Reading a JSON request body within the service's limit. body-parser reads the whole of a body
+// over the limit before it answers (to keep the connection usable), so a client that declares
+// 100 MB and sends 10 bytes held a request open until the request timeout, and one that sends
+// fast made the instance read all of it. Here a body over the limit is refused the moment it is
+// known to be (its Content-Length, or the bytes of a chunked body passing the limit) and the
+// connection is closed.
+import type express from 'express';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import { AppError, badRequest } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { errorReply, send } from './responses.js';
+
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
+/** Whether the request carries a body (RFC 9112 6.3: a Content-Length above 0, or chunked). */
+export function hasBody(req: { headers: express.Request['headers'] }): boolean {
+  if (req.headers['transfer-encoding'] !== undefined) return true;
+  const length = Number(req.headers['content-length'] ?? 0);
+  return Number.isFinite(length) && length > 0;
+}
+
+/** The decoded stream of a body sent with `Content-Encoding` (null: an encoding not supported). */
+function decoded(req: express.Request): Readable | null {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
+  if (encoding === 'identity') return req;
+  const decoder =
+    encoding === 'gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : null;
+  return decoder ? req.pipe(decoder) : null;
+}
+
+/**
+ * Parses a JSON body (any JSON value; an empty body is `{}`) into `req.body`. A request with
+ * another Content-Type is left unread (`req.body` undefined), for the operation to refuse.
+ */
+export function jsonBody(limitBytes: number, log: Logger): express.RequestHandler {
+  return (req, res, next) => {
+    // `is` is null without a body (no Content-Length, not chunked); `Content-Length: 0` is an empty body.
+    if (!req.is(JSON_TYPES)) {
+      next();
+      return;
+    }
+    const fail = (err: AppError, closeConnection = false) => {
+      if (closeConnection) {
+        // What the client still sends is not read: the connection ends with the answer.
+        res.setHeader('Connection', 'close');
+        res.once('finish', () => req.socket.destroySoon());
+      }
+      send(res, errorReply(err, res.locals.requestId, log));
+    };
+    const tooLarge = () => new AppError(413, 'PAYLOAD_TOO_LARGE', `Body larger than ${limitBytes} bytes`);
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limitBytes) {
+      fail(tooLarge(), true);
+      return;
+    }
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+    if (charset && charset !== 'utf-8' && charset !== 'utf8') {
+      fail(new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', `The body must be UTF-8 JSON (it was ${charset})`));
+      return;
+    }
+    const stream = decoded(req);
+    if (!stream) {
+      fail(new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${req.headers['content-encoding']} is not supported`));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (outcome: () => void) => {
+      if (done) return;
+      done = true;
+      stream.removeAllListeners('data');
+      outcome();
+    };
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limitBytes) finish(() => fail(tooLarge(), true));
+      else chunks.push(chunk);
+    });
+    stream.on('error', () =>
+      finish(() => fail(badRequest('BAD_REQUEST', 'The body could not be read (a broken Content-Encoding?)'), true)),
+    );
+    stream.on('end', () =>
+      finish(() => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        try {
+          req.body = text.length === 0 ? {} : (JSON.parse(text) as unknown);
+        } catch {
+          fail(badRequest('MALFORMED_JSON', 'The body is not valid JSON'));
+          return;
+        }
+        next();
+      }),
+    );
+  };
+}
