@@ -13,6 +13,7 @@ import { bearerToken, TokenError, type Principal } from './auth/tokens.js';
 import { isOperation, loadSpec, ResponseValidator, stampSpec, type OpenApiDocument } from './contract.js';
 import type { AppDeps } from './deps.js';
 import { docsHandler } from './docs.js';
+import type { EventLoopWatch } from './event-loop.js';
 import { faviconHandler } from './favicon.js';
 import { AppError, notFound, unauthorized, validationFailed, type ErrorCode, type StatusOf } from './errors.js';
 import { isNotImplemented, type HandlerMap, type PathParams, type RequestBody, type RequestContext } from './handler-types.js';
@@ -37,6 +38,8 @@ export interface CreateAppOptions {
   handlers: Partial<HandlerMap>;
   /** Override of the served document (the router benchmark serves a one-operation spec). */
   document?: OpenApiDocument;
+  /** The event loop's delay, for readiness and metrics (none: not judged, not reported). */
+  eventLoop?: EventLoopWatch;
 }
 
 export interface App {
@@ -62,14 +65,14 @@ type Reply = HttpReply;
 /** openapi-backend's context with its request typed as this service reads it (its defaults are `any`). */
 type RoutedContext = Context<unknown, Record<string, string>, Record<string, unknown>, IncomingHttpHeaders>;
 
-export async function createApp({ deps, handlers, document }: CreateAppOptions): Promise<App> {
+export async function createApp({ deps, handlers, document, eventLoop }: CreateAppOptions): Promise<App> {
   const { config, log } = deps;
   installCompiledRouting();
   const source = document ?? loadSpec(config.env);
   const served = stampSpec(source, config.env, config.buildCommit);
   const servedYaml = YAML.stringify(served);
   const responseValidator = config.validateResponses ? new ResponseValidator(source) : null;
-  const metrics = createMetrics({ pool: deps.pool, log, config });
+  const metrics = createMetrics({ pool: deps.pool, log, config, eventLoop });
   const trimmed = trimmedBodyFields(source);
 
   const api = new OpenAPIBackend({
@@ -259,6 +262,13 @@ export async function createApp({ deps, handlers, document }: CreateAppOptions):
   app.get('/readyz', async (_req, res) => {
     if (shuttingDown) {
       res.status(503).setHeader('Retry-After', '5').json({ status: 'shutting_down' });
+      return;
+    }
+    if (eventLoop?.stalled()) {
+      res
+        .status(503)
+        .setHeader('Retry-After', '1')
+        .json({ status: 'event_loop_delayed', event_loop_delay_ms: Math.round(eventLoop.delayMs()) });
       return;
     }
     try {

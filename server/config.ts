@@ -67,6 +67,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** Longest a client may take to send a whole request, headers and body (408 past it). */
   requestTimeoutMs: number;
+  /** Event-loop delay above which /readyz answers 503 (0: never for that reason). */
+  readinessMaxEventLoopDelayMs: number;
   shutdownGraceMs: number;
   /**
    * On SIGTERM, how long /readyz answers 503 while requests are still served, before the
@@ -544,6 +546,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000),
+    readinessMaxEventLoopDelayMs: int(env, 'READINESS_MAX_EVENT_LOOP_DELAY_MS', 1000, 0),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0),
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 5_000, 0),
     wsMaxSocketsPerAccount: int(env, 'WS_MAX_SOCKETS_PER_ACCOUNT', 10, 0),

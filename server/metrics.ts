@@ -16,6 +16,7 @@ import client from 'prom-client';
 import type pg from 'pg';
 import { bearerToken } from './auth/tokens.js';
 import type { Config } from './config.js';
+import type { EventLoopWatch } from './event-loop.js';
 import type { Logger } from './logger.js';
 
 /** Latency buckets in seconds: from a cached read (a few ms) to a slow provider call (10 s). */
@@ -56,6 +57,7 @@ export interface MetricsSources {
   pool: pg.Pool;
   log: Logger;
   config: Pick<Config, 'env' | 'buildCommit' | 'dbPoolMax'>;
+  eventLoop?: EventLoopWatch;
 }
 
 export interface Metrics {
@@ -68,7 +70,7 @@ export interface Metrics {
   render(): Promise<string>;
 }
 
-export function createMetrics({ pool, log, config }: MetricsSources): Metrics {
+export function createMetrics({ pool, log, config, eventLoop }: MetricsSources): Metrics {
   const registry = new client.Registry();
   const requests = new RequestFigures();
   new client.Gauge({
@@ -118,6 +120,16 @@ export function createMetrics({ pool, log, config }: MetricsSources): Metrics {
     labelNames: ['source', 'reason'] as const,
     registers: [registry],
   });
+  if (eventLoop) {
+    new client.Gauge({
+      name: 'grocery_event_loop_delay_seconds',
+      help: 'Longest event-loop delay of the last one to two seconds: what /readyz judges (503 above READINESS_MAX_EVENT_LOOP_DELAY_MS).',
+      registers: [registry],
+      collect() {
+        this.set(eventLoop.delayMs() / 1000);
+      },
+    });
+  }
   const backlog = new client.Gauge({
     name: 'grocery_outbox_backlog_events',
     help: `Outbox events not yet published (published_at is null) among the newest ${OUTBOX_RECENT_EVENTS}.`,

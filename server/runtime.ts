@@ -13,6 +13,7 @@ import { TokenService } from './auth/tokens.js';
 import { systemClock, type Clock } from './clock.js';
 import { developmentProvidersIn, type Config } from './config.js';
 import type { AppDeps } from './deps.js';
+import { watchEventLoop } from './event-loop.js';
 import { startHousekeeping } from './jobs/housekeeping.js';
 import { createLogger, type Logger } from './logger.js';
 import { startOrderWorker } from './jobs/order-worker.js';
@@ -118,7 +119,8 @@ export async function startService({
   };
 
   t = performance.now();
-  const app = await createApp({ deps, handlers: handlers ?? defaultHandlers });
+  const eventLoop = watchEventLoop({ limitMs: config.readinessMaxEventLoopDelayMs });
+  const app = await createApp({ deps, handlers: handlers ?? defaultHandlers, eventLoop });
   mark('app_init', t);
 
   // A request (headers and body) must arrive within REQUEST_TIMEOUT_MS, checked every second:
@@ -202,6 +204,7 @@ export async function startService({
       await closed;
       step('http server closed');
       await deps.loyalty.provider.close();
+      eventLoop.stop();
       if (!givenDb) await database.shutdown();
       // Last: the spans of the shutdown itself are exported too.
       await telemetry.shutdown().catch((err) => log.warn('trace export failed at shutdown', { err: (err as Error).message }));
