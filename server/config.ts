@@ -26,6 +26,12 @@ export interface Config {
    * (db/connection.ts ConnectionLimits). A request that meets one answers 503 DATABASE_UNAVAILABLE.
    */
   dbLimits: ConnectionLimits;
+  /**
+   * The background jobs' own pool: its size and its time limits, longer than a request's (a job's
+   * batch may rightly wait for a lock or run a long statement; nobody is waiting on a phone).
+   */
+  dbJobsPoolMax: number;
+  dbJobLimits: ConnectionLimits;
   buildCommit: string;
   jwt: {
     secret: string;
@@ -502,11 +508,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbNamedStatements: bool(env, 'DB_NAMED_STATEMENTS', true),
     dataDir,
     dbPoolMax: int(env, 'DB_POOL_MAX', 20, 1),
+    // A request waits at most about the pool's wait plus one lock wait (under 2 s) before it
+    // answers 503 with Retry-After: a phone's HTTP stack gives up not much later.
     dbLimits: {
-      statementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 15_000, 0),
-      lockTimeoutMs: int(env, 'DB_LOCK_TIMEOUT_MS', 5_000, 0),
+      statementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 5_000, 0),
+      lockTimeoutMs: int(env, 'DB_LOCK_TIMEOUT_MS', 500, 0),
       idleInTransactionTimeoutMs: int(env, 'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 30_000, 0),
-      poolTimeoutMs: int(env, 'DB_POOL_TIMEOUT_MS', 5_000, 1),
+      poolTimeoutMs: int(env, 'DB_POOL_TIMEOUT_MS', 1_000, 1),
+    },
+    dbJobsPoolMax: int(env, 'DB_JOBS_POOL_MAX', 4, 1),
+    dbJobLimits: {
+      statementTimeoutMs: int(env, 'DB_JOBS_STATEMENT_TIMEOUT_MS', 60_000, 0),
+      lockTimeoutMs: int(env, 'DB_JOBS_LOCK_TIMEOUT_MS', 15_000, 0),
+      idleInTransactionTimeoutMs: int(env, 'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 30_000, 0),
+      poolTimeoutMs: int(env, 'DB_JOBS_POOL_TIMEOUT_MS', 30_000, 1),
     },
     buildCommit: env.BUILD_COMMIT || builtCommit() || gitCommit(projectRoot),
     jwt: {

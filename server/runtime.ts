@@ -2,7 +2,7 @@
 // HTTP + WebSocket on one port, graceful shutdown.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { connect } from '../db/connection.js';
+import { connect, type DatabaseHandle } from '../db/connection.js';
 import { openDatabase, type OpenedDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { seedDemoData } from '../db/seed/demo.js';
@@ -34,6 +34,8 @@ export interface RunningService {
   app: App;
   deps: AppDeps;
   database: OpenedDatabase;
+  /** The background jobs' pool (their own connections and time limits). */
+  jobsDatabase: DatabaseHandle;
   realtime: Realtime;
   pickerRealtime: PickerRealtime;
   server: http.Server;
@@ -110,6 +112,15 @@ export async function startService({
     await maintenance.close();
   }
 
+  // The background jobs' own pool, with a job's time limits: a job may wait for a lock longer than
+  // a request may, and a busy job never takes the connections requests need.
+  const jobsDatabase = connect(database.url, {
+    max: config.dbJobsPoolMax,
+    applicationName: 'grocery-jobs',
+    limits: config.dbJobLimits,
+    namedStatements: config.dbNamedStatements,
+  });
+
   const base = { config, db: database.db, pool: database.pool, log, clock };
   const deps: AppDeps = {
     ...base,
@@ -145,7 +156,8 @@ export async function startService({
   const outboxFeed = await startOutboxFeed(deps, database.directUrl);
   const realtime = attachRealtime(server, deps, outboxFeed);
   const pickerRealtime = attachPickerRealtime(server, deps, outboxFeed);
-  const pickingExpiry = startPickingExpiry(deps);
+  const jobDeps: AppDeps = { ...deps, db: jobsDatabase.db, pool: jobsDatabase.pool };
+  const pickingExpiry = startPickingExpiry(jobDeps);
   app.metrics.trackWebSockets(() => realtime.connections());
   mark('total', t0);
 
@@ -153,9 +165,9 @@ export async function startService({
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `http://${host}:${port}`;
 
-  const housekeeping = startHousekeeping(database.db, log, telemetry);
-  const loyaltyWorker = startLoyaltyWorker(deps);
-  const orderWorker = startOrderWorker(deps);
+  const housekeeping = startHousekeeping(jobsDatabase.db, log, telemetry);
+  const loyaltyWorker = startLoyaltyWorker(jobDeps);
+  const orderWorker = startOrderWorker(jobDeps);
 
   const pretending = developmentProvidersIn(config);
   if (pretending.length) log.warn('PROD runs with development providers', { providers: pretending });
@@ -205,11 +217,12 @@ export async function startService({
       step('http server closed');
       await deps.loyalty.provider.close();
       eventLoop.stop();
+      await jobsDatabase.close();
       if (!givenDb) await database.shutdown();
       // Last: the spans of the shutdown itself are exported too.
       await telemetry.shutdown().catch((err) => log.warn('trace export failed at shutdown', { err: (err as Error).message }));
       log.info('stopped');
     })());
 
-  return { url, port, app, deps, database, realtime, pickerRealtime, server, timings, stop };
+  return { url, port, app, deps, database, jobsDatabase, realtime, pickerRealtime, server, timings, stop };
 }
