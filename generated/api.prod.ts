@@ -478,7 +478,9 @@ export interface paths {
          *     401 `INVALID_CREDENTIALS` in the same time (a dummy scrypt check runs when there is no hash).
          *     After 5 consecutive wrong PINs for a phone (counted per phone string, registered or not),
          *     further attempts are refused for 15 minutes with 429 `LOGIN_RATE_LIMITED` and
-         *     `Retry-After`; a successful sign-in or a PIN recovery resets the counter. A per-client-IP
+         *     `Retry-After`; a successful sign-in or a PIN recovery resets the counter. Attempts for one
+         *     phone are checked one at a time; more than 8 sent at once are answered 429
+         *     `LOGIN_RATE_LIMITED` with `Retry-After: 1` without being checked. A per-client-IP
          *     limit also applies (429 `RATE_LIMITED`). `ACCOUNT_DISABLED` (403) is answered only after a
          *     right PIN.
          *
@@ -2453,7 +2455,9 @@ export interface paths {
          *     - 401 `INVALID_CREDENTIALS`: unknown login or wrong password (the same answer for both).
          *     - 403 `PICKER_INACTIVE`: correct credentials of a deactivated account.
          *     - 429 `TOO_MANY_ATTEMPTS`: 10 failed attempts for one login within 15 minutes, or 50 from one
-         *       address; `Retry-After` says when to try again. 429 `RATE_LIMITED`: more sign-in requests
+         *       address; `Retry-After` says when to try again; also, without being checked, an attempt
+         *       sent while 8 for the same login and address are still being checked (`Retry-After: 1`).
+         *       429 `RATE_LIMITED`: more sign-in requests
          *       from one client address than its per-minute budget (120 by default), whatever their
          *       outcome.
          *     - 422 `VALIDATION_ERROR`: the body does not satisfy PickerLoginInput.

@@ -34,6 +34,9 @@ import { invalidRefresh, rotateRefreshToken, startSession } from './services/ses
 type Purpose = 'login' | 'update_pin';
 type AnyCtx = RequestContext<'sendOtp' | 'sendPinRecoveryOtp'>;
 
+/** How long a code's send or check waits for one phone's send before it: the SMS deadline and a second. */
+const otpPhoneLockWaitMs = (config: { sms: { timeoutMs: number } }) => config.sms.timeoutMs + 1000;
+
 /** Sends a new code, unless a limit says no. Everything happens under the phone's row lock, and
  *  a failed SMS rolls the whole send back: no new code, no cooldown, not counted. */
 async function sendCode(ctx: AnyCtx, phone: string, purpose: Purpose) {
@@ -41,7 +44,7 @@ async function sendCode(ctx: AnyCtx, phone: string, purpose: Purpose) {
   const auth = config.auth;
   await limitClientIp(db, ctx.operationId, ctx.req.ip, auth.ipRequestsPerMinute, ctx.deps.clock.now());
   await db.transaction().execute(async (trx) => {
-    await lockOtpPhone(trx, phone);
+    await lockOtpPhone(trx, phone, otpPhoneLockWaitMs(config));
     const now = ctx.deps.clock.now();
     const last = await lastOtpSend(trx, phone, purpose);
     const recent = await otpSendsSince(trx, phone, new Date(now.getTime() - 3600_000));
@@ -174,7 +177,7 @@ async function withCheckedCode<T>(
   const { phone, code } = ctx.body;
   await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute, ctx.deps.clock.now());
   return commitThenThrow(db, async (trx) => {
-    await lockOtpPhone(trx, phone);
+    await lockOtpPhone(trx, phone, otpPhoneLockWaitMs(config));
     const check = await checkCode(trx, config.auth, phone, purpose, code, ctx.deps.clock.now());
     if (!check.ok) return fail(check.error);
     return then(trx, check);
@@ -280,27 +283,32 @@ export const authenticationHandlers = {
     const { phone, password } = ctx.body;
     await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute, ctx.deps.clock.now());
     const subject = `pin:${phone}`;
-    const customer = await oneAttemptAtATime(db, [subject], async (trx) => {
-      await assertUnderLimit(
-        trx,
-        subject,
-        config.auth.pinMaxFailures,
-        config.auth.lockoutSeconds,
-        {
-          code: 'LOGIN_RATE_LIMITED',
-          detail: 'Too many wrong PINs for this phone; sign in with a code or wait',
-        },
-        ctx.deps.clock.now(),
-      );
-      const found = await findCustomerByPhone(trx, phone);
-      // verifySecret runs scrypt even without a PIN, so timing does not tell whether the phone exists.
-      if (!(await verifySecret(password, found?.pin_hash ?? null)) || !found) {
-        await recordRateEvent(trx, subject);
-        return null;
-      }
-      if (!found.is_disabled) await clearRateEvents(trx, subject);
-      return found;
-    });
+    const customer = await oneAttemptAtATime(
+      db,
+      [subject],
+      { code: 'LOGIN_RATE_LIMITED', detail: 'Too many sign-ins for this phone at once; retry in a second' },
+      async (trx) => {
+        await assertUnderLimit(
+          trx,
+          subject,
+          config.auth.pinMaxFailures,
+          config.auth.lockoutSeconds,
+          {
+            code: 'LOGIN_RATE_LIMITED',
+            detail: 'Too many wrong PINs for this phone; sign in with a code or wait',
+          },
+          ctx.deps.clock.now(),
+        );
+        const found = await findCustomerByPhone(trx, phone);
+        // verifySecret runs scrypt even without a PIN, so timing does not tell whether the phone exists.
+        if (!(await verifySecret(password, found?.pin_hash ?? null)) || !found) {
+          await recordRateEvent(trx, subject);
+          return null;
+        }
+        if (!found.is_disabled) await clearRateEvents(trx, subject);
+        return found;
+      },
+    );
     if (!customer)
       throw new AppError(401, 'INVALID_CREDENTIALS', 'Phone or PIN is not correct', { headers: { 'WWW-Authenticate': 'Bearer' } });
     if (customer.is_disabled) throw forbidden('ACCOUNT_DISABLED', 'This account is disabled');

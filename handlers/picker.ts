@@ -178,38 +178,43 @@ export const pickerHandlers = {
     // The login as the lookup compares it: "Picker1 " is the same login as "picker1".
     const subject = `picker:${login.trim().toLowerCase()}`;
     const address = `picker-ip:${ctx.req.ip ?? 'unknown'}`;
-    const picker = await oneAttemptAtATime(db, [subject, address], async (trx) => {
-      await assertUnderLimit(
-        trx,
-        subject,
-        config.auth.pickerMaxFailures,
-        config.auth.lockoutSeconds,
-        {
-          code: 'TOO_MANY_ATTEMPTS',
-          detail: 'Too many failed sign-ins for this login; wait before trying again',
-        },
-        ctx.deps.clock.now(),
-      );
-      await assertUnderLimit(
-        trx,
-        address,
-        PICKER_ADDRESS_MAX_FAILURES,
-        config.auth.lockoutSeconds,
-        {
-          code: 'TOO_MANY_ATTEMPTS',
-          detail: 'Too many failed sign-ins from this address; wait before trying again',
-        },
-        ctx.deps.clock.now(),
-      );
-      const found = await findPickerByLogin(trx, login);
-      if (!(await verifySecret(password, found?.password_hash ?? (await unknownLoginHash))) || !found) {
-        await recordRateEvent(trx, subject);
-        await recordRateEvent(trx, address);
-        return null;
-      }
-      if (found.is_active) await clearRateEvents(trx, subject);
-      return found;
-    });
+    const picker = await oneAttemptAtATime(
+      db,
+      [subject, address],
+      { code: 'TOO_MANY_ATTEMPTS', detail: 'Too many sign-ins for this login at once; retry in a second' },
+      async (trx) => {
+        await assertUnderLimit(
+          trx,
+          subject,
+          config.auth.pickerMaxFailures,
+          config.auth.lockoutSeconds,
+          {
+            code: 'TOO_MANY_ATTEMPTS',
+            detail: 'Too many failed sign-ins for this login; wait before trying again',
+          },
+          ctx.deps.clock.now(),
+        );
+        await assertUnderLimit(
+          trx,
+          address,
+          PICKER_ADDRESS_MAX_FAILURES,
+          config.auth.lockoutSeconds,
+          {
+            code: 'TOO_MANY_ATTEMPTS',
+            detail: 'Too many failed sign-ins from this address; wait before trying again',
+          },
+          ctx.deps.clock.now(),
+        );
+        const found = await findPickerByLogin(trx, login);
+        if (!(await verifySecret(password, found?.password_hash ?? (await unknownLoginHash))) || !found) {
+          await recordRateEvent(trx, subject);
+          await recordRateEvent(trx, address);
+          return null;
+        }
+        if (found.is_active) await clearRateEvents(trx, subject);
+        return found;
+      },
+    );
     if (!picker)
       throw new AppError(401, 'INVALID_CREDENTIALS', 'Login or password is not correct', { headers: { 'WWW-Authenticate': 'Bearer' } });
     if (!picker.is_active) throw forbidden('PICKER_INACTIVE', 'This picker account is disabled');

@@ -1,6 +1,7 @@
 // Sign-in state: sessions (refresh families), one-time codes, recovery tokens, counted events.
 import { sql } from 'kysely';
 import type { Executor } from '../executor.js';
+import { waitingLongerForLock } from '../lock-wait.js';
 import { SESSIONS_REVOKED_EVENT, writeOutboxEvent } from './outbox.js';
 
 export type SessionOwner = { kind: 'customer'; customerId: string } | { kind: 'picker'; pickerId: number };
@@ -93,14 +94,20 @@ export async function isSessionActive(db: Executor, sessionId: string, owner: Se
 
 // --- one-time codes -------------------------------------------------------------------------
 
-/** Serialises everything about one phone's codes (sends, checks) with a row lock. */
-export async function lockOtpPhone(db: Executor, phone: string): Promise<void> {
-  await db
-    .insertInto('otp_phones')
-    .values({ phone })
-    .onConflict((oc) => oc.column('phone').doNothing())
-    .execute();
-  await db.selectFrom('otp_phones').select('phone').where('phone', '=', phone).forUpdate().execute();
+/**
+ * Serialises everything about one phone's codes (sends, checks) with a row lock. A send holds it
+ * while the SMS goes out, so the lock is waited for up to `waitMs` (the SMS deadline and some),
+ * longer than a request's lock timeout.
+ */
+export async function lockOtpPhone(trx: Executor, phone: string, waitMs: number): Promise<void> {
+  await waitingLongerForLock(trx, waitMs, async () => {
+    await trx
+      .insertInto('otp_phones')
+      .values({ phone })
+      .onConflict((oc) => oc.column('phone').doNothing())
+      .execute();
+    await trx.selectFrom('otp_phones').select('phone').where('phone', '=', phone).forUpdate().execute();
+  });
 }
 
 export function lastOtpSend(db: Executor, phone: string, purpose: 'login' | 'update_pin') {

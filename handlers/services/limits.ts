@@ -3,6 +3,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { clearRateEvents, rateEventsSince, recordRateEvent } from '../../db/queries/auth.js';
 import type { Executor } from '../../db/executor.js';
+import { waitingLongerForLock } from '../../db/lock-wait.js';
 import type { DB } from '../../db/schema.js';
 import { rateLimited, type CodeWithStatus } from '../../server/errors.js';
 import { secondsUntil } from '../../domain/codes/otp.js';
@@ -41,7 +42,7 @@ export function countAgainstLimit(
   now: Date,
 ): Promise<void> {
   return db.transaction().execute(async (trx) => {
-    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${subject}, 0))`.execute(trx);
+    await lockSubjects(trx, [subject]);
     await assertUnderLimit(trx, subject, max, windowSeconds, error, now);
     await recordRateEvent(trx, subject);
   });
@@ -67,22 +68,69 @@ export async function limitClientIp(
 }
 
 /**
+ * Takes the transaction-scoped advisory lock of each subject, in one order for every caller (so
+ * two transactions sharing subjects cannot deadlock). A burst on one subject queues here for as
+ * long as its holders' work takes, so the wait may exceed a request's lock timeout: it is counted
+ * or refused by the rules, never answered 503.
+ */
+async function lockSubjects(trx: Executor, subjects: readonly string[]): Promise<void> {
+  await waitingLongerForLock(trx, SUBJECT_LOCK_WAIT_MS, async () => {
+    for (const subject of [...subjects].sort()) await sql`SELECT pg_advisory_xact_lock(hashtextextended(${subject}, 0))`.execute(trx);
+  });
+}
+
+/** How long a transaction waits for the ones before it on the same subject (phone, login, address). */
+const SUBJECT_LOCK_WAIT_MS = 5000;
+
+/**
+ * Sign-in attempts of one set of subjects that may wait on this instance; one more is refused at
+ * once (429 with Retry-After: 1). A person taps twice at most; a burst of guesses at one phone
+ * would otherwise hold a pooled connection per attempt while the attempts before it hash their
+ * secrets, and starve every other request of connections.
+ */
+export const MAX_WAITING_ATTEMPTS = 8;
+const waitingAttempts = new Map<string, { waiting: number; last: Promise<void> }>();
+
+/**
  * Runs one sign-in attempt at a time for each of `subjects` (a phone, a login, an address): the
  * failure count is read, the secret checked and a failure recorded in one transaction, under a
- * transaction-scoped advisory lock per subject. Without it, concurrent wrong attempts all pass
- * the count before any is recorded, and a lockout of 5 lets dozens through. `attempt` returns
- * its outcome rather than throwing a 401, so that the failure it records is committed.
+ * transaction-scoped advisory lock per subject (one at a time across instances). Without it,
+ * concurrent wrong attempts all pass the count before any is recorded, and a lockout of 5 lets
+ * dozens through. On this instance the attempts queue in memory before they take a connection,
+ * at most MAX_WAITING_ATTEMPTS of them; `busy` is the 429 of one more. `attempt` returns its
+ * outcome rather than throwing a 401, so that the failure it records is committed.
  */
-export function oneAttemptAtATime<T>(
+export async function oneAttemptAtATime<T>(
   db: Kysely<DB>,
   subjects: readonly string[],
+  busy: { code: CodeWithStatus<429>; detail: string },
   attempt: (trx: Transaction<DB>) => Promise<T>,
 ): Promise<T> {
-  return db.transaction().execute(async (trx) => {
-    // In one order for every caller, so two attempts sharing subjects cannot deadlock.
-    for (const subject of [...subjects].sort()) await sql`SELECT pg_advisory_xact_lock(hashtextextended(${subject}, 0))`.execute(trx);
-    return attempt(trx);
-  });
+  const key = [...subjects].sort().join('\n');
+  const queue = waitingAttempts.get(key) ?? { waiting: 0, last: Promise.resolve() };
+  if (queue.waiting >= MAX_WAITING_ATTEMPTS) {
+    throw rateLimited(busy.code, busy.detail, 1, {
+      name: `${subjects[0]!.split(':')[0]}-at-once`,
+      quota: MAX_WAITING_ATTEMPTS,
+      windowSeconds: 1,
+    });
+  }
+  waitingAttempts.set(key, queue);
+  queue.waiting++;
+  const before = queue.last;
+  let done!: () => void;
+  queue.last = new Promise((resolve) => (done = resolve));
+  try {
+    await before;
+    return await db.transaction().execute(async (trx) => {
+      await lockSubjects(trx, subjects);
+      return attempt(trx);
+    });
+  } finally {
+    queue.waiting--;
+    if (queue.waiting === 0) waitingAttempts.delete(key);
+    done();
+  }
 }
 
 export { clearRateEvents, recordRateEvent };

@@ -69,14 +69,15 @@ describe("checkout's statements, planned generically", () => {
   it('find the stock rows by index in a catalog of 20,000 products', async () => {
     const { db } = svc.deps;
     const unit = await db.selectFrom('measurement_units').select('id').where('code', '=', 'pc').executeTakeFirstOrThrow();
+    // On the test's own connection, which has no time limits: 20,000 products are setup, not a request.
     await sql`WITH p AS (
         INSERT INTO products (code, name_ru, name_en)
         SELECT 'BULK-' || g, 'Товар ' || g, 'Product ' || g FROM generate_series(1, 20000) g
         RETURNING id)
       INSERT INTO inventories (product_id, store_id, unit_id, is_default, stock, unit_price)
-      SELECT id, ${TVERSKAYA}, ${unit.id}, true, 100, 500 FROM p`.execute(db);
-    await sql`ANALYZE products`.execute(db);
-    await sql`ANALYZE inventories`.execute(db);
+      SELECT id, ${TVERSKAYA}, ${unit.id}, true, 100, 500 FROM p`.execute(own.db);
+    await sql`ANALYZE products`.execute(own.db);
+    await sql`ANALYZE inventories`.execute(own.db);
 
     const c = await signInCustomer(svc);
     const p = await makeProduct(svc, { price: '1500.00' });

@@ -80,3 +80,26 @@ describe('a table locked by someone else', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(2 * svc.config.dbLimits.lockTimeoutMs - 50);
   });
 });
+
+describe('a phone whose code is being sent', () => {
+  it('makes a second send wait for the SMS (longer than a request may wait for other locks) and answers it by the rules, not 503', async () => {
+    // An SMS gateway that takes three times a request's lock timeout to answer.
+    const smsMs = 3 * svc.config.dbLimits.lockTimeoutMs;
+    const slow = await startTestService({
+      providers: { sms: { send: () => new Promise((resolve) => setTimeout(resolve, smsMs)) } },
+    });
+    try {
+      // Not a test phone: its code goes out by SMS.
+      const phone = `+7916${String(Date.now()).slice(-7)}`;
+      const [first, second] = await Promise.all([
+        slow.client.call.POST('/api/auth/otp/send', { body: { phone } }),
+        new Promise((r) => setTimeout(r, 50)).then(() => slow.client.call.POST('/api/auth/otp/send', { body: { phone } })),
+      ]);
+      expect(first.status).toBe(200);
+      expect(second.status).toBe(429);
+      expect(second.body.code).toBe('OTP_RESEND_COOLDOWN');
+    } finally {
+      await slow.close();
+    }
+  });
+});
