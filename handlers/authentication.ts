@@ -21,7 +21,7 @@ import {
 import type { Executor } from '../db/executor.js';
 import { activePrincipal } from '../server/auth/principal.js';
 import { verifySecret, hashSecret } from '../domain/codes/passwords.js';
-import { TokenError, type TokenClaims } from '../server/auth/tokens.js';
+import { CLOCK_SKEW_SECONDS, TokenError, type TokenClaims } from '../server/auth/tokens.js';
 import type { Config } from '../server/config.js';
 import { AppError, forbidden, rateLimited, serviceUnavailable, badGateway, unprocessable } from '../server/errors.js';
 import type { RequestContext } from '../server/handler-types.js';
@@ -161,6 +161,28 @@ async function commitThenThrow<T>(db: Executor, work: (trx: Executor) => Promise
 
 const customerOwner = (claims: TokenClaims) => ({ kind: 'customer' as const, customerId: claims.sub });
 
+/** A recovery token's id as issued (randomUUID): the record is found by it, so it is the record's. */
+const ISSUED_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Whether a recovery token's claims are those issued with its record (verifyPinRecoveryOtp):
+ * its own id as session, the record's customer, and times inside the record's life, give or
+ * take the clock skew between instances (the record's times are the database's and the
+ * service clock's, the token's the wall clock's).
+ */
+function recoveryTokenMatches(
+  claims: TokenClaims,
+  record: { jti: string; customer_id: string; created_at: Date; expires_at: Date },
+): boolean {
+  const skewMs = CLOCK_SKEW_SECONDS * 1000;
+  return (
+    claims.sid === record.jti &&
+    claims.sub === record.customer_id &&
+    claims.iat * 1000 >= record.created_at.getTime() - skewMs &&
+    claims.exp * 1000 <= record.expires_at.getTime() + skewMs
+  );
+}
+
 type CodeCtx = RequestContext<'confirmOtp' | 'verifyOtp' | 'verifyPinRecoveryOtp'>;
 
 /**
@@ -254,13 +276,19 @@ export const authenticationHandlers = {
       if (err instanceof TokenError) throw invalidRecovery();
       throw err;
     }
+    // Issued ids are lower-case UUIDs (randomUUID); any other id matches no record, and would
+    // fail the uuid column's parse as a 500.
+    if (!ISSUED_ID.test(claims.jti)) throw invalidRecovery();
     if (password !== password_repeat) throw unprocessable('PIN_MISMATCH', 'The PINs do not match');
     if (pinProblem(password)) throw unprocessable('PIN_TOO_WEAK', 'Choose a PIN that is not a sequence or a repeated digit');
     const pinHash = await hashSecret(password);
     const body = await db.transaction().execute(async (trx) => {
       const token = await lockRecoveryToken(trx, claims.jti);
-      if (!token || token.customer_id !== claims.sub || token.used_at || token.revoked_at || token.expires_at <= ctx.deps.clock.now())
-        throw invalidRecovery();
+      if (!token || token.used_at || token.revoked_at || token.expires_at <= ctx.deps.clock.now()) throw invalidRecovery();
+      // A token whose claims differ from what was issued for its record was signed with a leaked
+      // key: it is refused without using the record up (the throw rolls back), so the customer's
+      // genuine token still works, and the key is what needs replacing.
+      if (!recoveryTokenMatches(claims, token)) throw invalidRecovery();
       const customer = await findCustomer(trx, token.customer_id);
       if (!customer?.phone) throw invalidRecovery();
       if (customer.is_disabled) throw forbidden('ACCOUNT_DISABLED', 'This account is disabled');

@@ -19,14 +19,18 @@ import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { register as registerModuleHooks } from 'import-in-the-middle/register-hooks.mjs';
+import { redactTokens } from './logger.js';
 import { redactQuery, type Telemetry } from './telemetry.js';
 
 /** Probes and scrapes would drown the requests that matter. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
-const URL_ATTRIBUTES = ['url.full', 'http.url', 'http.target', 'url.query'] as const;
+const URL_ATTRIBUTES = ['url.full', 'http.url', 'http.target', 'url.path', 'url.query'] as const;
 
-/** Rewrites the URL attributes a span was given so that only parameter names of the query remain. */
+/**
+ * Rewrites the URL attributes a span was given so that only parameter names of the query remain,
+ * and a token pasted into the path is masked as in the logs.
+ */
 function redactUrlAttributes(span: Span & { attributes?: Record<string, unknown> }): void {
   const attributes = span.attributes ?? {};
   for (const key of URL_ATTRIBUTES) {
@@ -37,7 +41,8 @@ function redactUrlAttributes(span: Span & { attributes?: Record<string, unknown>
       continue;
     }
     const q = value.indexOf('?');
-    if (q >= 0) span.setAttribute(key, `${value.slice(0, q)}?${redactQuery(value.slice(q + 1))}`);
+    const path = redactTokens(q >= 0 ? value.slice(0, q) : value);
+    span.setAttribute(key, q >= 0 ? `${path}?${redactQuery(value.slice(q + 1))}` : path);
   }
 }
 

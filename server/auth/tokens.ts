@@ -16,6 +16,13 @@ const AUDIENCE: Record<TokenKind, string> = {
 
 const ALGORITHM = 'HS256' as const;
 
+/**
+ * How far ahead of this instance's clock a token's `iat` may be, and how much longer than its
+ * kind's TTL it may live: the instances' clocks differ by seconds, and a token further off was
+ * not signed by any of them.
+ */
+export const CLOCK_SKEW_SECONDS = 60;
+
 export interface TokenClaims {
   typ: TokenKind;
   sub: string;
@@ -58,14 +65,22 @@ export class TokenService {
     });
   }
 
-  /** Verifies signature, algorithm, issuer, audience, expiry and kind; throws TokenError otherwise. */
+  /**
+   * Verifies signature, algorithm, issuer, audience, expiry, kind and times; throws TokenError
+   * otherwise.
+   */
   verify(token: string, kind: TokenKind): TokenClaims {
+    // The wall clock, not the business clock (`deps.clock`): `sign` stamps `iat` and `exp` with it
+    // (jsonwebtoken reads Date.now()), so a test that moves its clock changes no token's times.
+    // One reading for every check here, handed to jsonwebtoken for `exp` and `nbf` too.
+    const now = Math.floor(Date.now() / 1000);
     let payload: string | jwt.JwtPayload;
     try {
       payload = jwt.verify(token, this.key, {
         algorithms: [ALGORITHM],
         audience: AUDIENCE[kind],
         issuer: this.cfg.issuer,
+        clockTimestamp: now,
         complete: false,
       });
     } catch (err) {
@@ -83,6 +98,12 @@ export class TokenService {
     ) {
       throw new TokenError('token is not of the expected kind');
     }
+    // Every token this service signs has an `iat` of its signing time and lives its kind's TTL;
+    // jsonwebtoken checks neither, so a correctly signed token with other times was signed with a
+    // leaked key, and without this it could live for ever (exp 1e20).
+    if (typeof payload.iat !== 'number' || !Number.isFinite(payload.iat)) throw new TokenError('token has no issue time');
+    if (payload.iat > now + CLOCK_SKEW_SECONDS) throw new TokenError('token is issued in the future');
+    if (payload.exp - payload.iat > this.ttlSeconds(kind) + CLOCK_SKEW_SECONDS) throw new TokenError('token lives longer than its kind');
     return payload as unknown as TokenClaims;
   }
 

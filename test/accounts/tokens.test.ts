@@ -1,4 +1,6 @@
 // PIN sign-in (POST /api/token/pair), rotation (/refresh), /verify, and PIN recovery.
+import { randomUUID } from 'node:crypto';
+import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CUSTOMER } from '../../db/seed/accounts.js';
 import { randomTestPhone, signInCustomer, signInPicker } from '../support/accounts.js';
@@ -245,6 +247,38 @@ describe('PIN recovery', () => {
       .where('customer_id', '=', c.customerId)
       .execute();
     expect((await updatePin(token, '2580')).body.code).toBe('RECOVERY_TOKEN_INVALID');
+  });
+
+  it('refuses its genuine token re-signed with other claims, and leaves the recovery unused', async () => {
+    const c = await signInCustomer(svc, randomTestPhone());
+    const other = await signInCustomer(svc, randomTestPhone());
+    expect((await updatePin(await recoveryToken(c.phone), '2580')).status).toBe(200);
+    const genuine = await recoveryToken(c.phone);
+    const claims = jwt.decode(genuine) as jwt.JwtPayload & { iat: number; exp: number };
+    const ttl = svc.config.jwt.recoveryTtlSeconds;
+    // Each is signed with the service's key by jsonwebtoken (which keeps the `iat` it is given) and
+    // has the times of a token just issued, so only the check against the recovery record refuses it.
+    const resign = (payload: object) => jwt.sign(payload, svc.config.jwt.secret, { algorithm: 'HS256' });
+    const forged: Record<string, Record<string, unknown>> = {
+      'another session': { ...claims, sid: randomUUID() },
+      'its id in capitals': { ...claims, jti: claims.jti!.toUpperCase(), sid: claims.jti!.toUpperCase() },
+      'an id that is no UUID': { ...claims, jti: 'not-a-uuid', sid: 'not-a-uuid' },
+      'another customer': { ...claims, sub: other.customerId },
+      'issued before its record': { ...claims, iat: claims.iat - 120, exp: claims.iat - 120 + ttl },
+      'outliving its record': { ...claims, iat: claims.iat + 50, exp: claims.iat + 50 + ttl + 50 },
+    };
+    for (const [name, payload] of Object.entries(forged)) {
+      const r = await updatePin(resign(payload), '3690');
+      expect([r.status, r.body.code], name).toEqual([401, 'RECOVERY_TOKEN_INVALID']);
+    }
+    // Nothing changed: the record is unused, the old PIN still signs in, the new one does not.
+    const record = await svc.deps.db.selectFrom('recovery_tokens').selectAll().where('jti', '=', claims.jti!).executeTakeFirstOrThrow();
+    expect(record.used_at).toBeNull();
+    expect((await pair(c.phone, '2580')).status).toBe(200);
+    expect((await pair(c.phone, '3690')).status).toBe(401);
+    // The genuine token still works.
+    expect((await updatePin(genuine, '3690')).status).toBe(200);
+    expect((await pair(c.phone, '3690')).status).toBe(200);
   });
 
   it('retires an older recovery token when a new one is issued', async () => {

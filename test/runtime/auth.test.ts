@@ -65,6 +65,35 @@ describe('customer operations', () => {
     expect(calls).toEqual([]);
   });
 
+  it('answer 401 to a validly signed token of an active session whose times were never ours', async () => {
+    const customer = await signInCustomer(svc);
+    const { iat: _iat, exp: _exp, ...claims } = jwt.decode(customer.access) as jwt.JwtPayload;
+    // Signed with the service's key by jsonwebtoken, which keeps the `iat` it is given (the forge
+    // helper of support/tokens.ts drops it); without one, noTimestamp leaves it out.
+    const signed = (payload: object, noTimestamp = false) => jwt.sign(payload, svc.config.jwt.secret, { algorithm: 'HS256', noTimestamp });
+    const now = Math.floor(Date.now() / 1000);
+    const ttl = svc.config.jwt.accessTtlSeconds;
+    const day = 24 * 3600;
+    // The same claims re-signed with the times the service gives pass, so only the times are refused below.
+    calls.length = 0;
+    expect((await get('/api/accounts/me/', signed({ ...claims, iat: now, exp: now + ttl }))).status).toBe(200);
+    expect(calls).toEqual(['getProfile:customer']);
+    const forged: Record<string, string> = {
+      'issued a day from now': signed({ ...claims, iat: now + day, exp: now + day + ttl }),
+      'expiring in 1e20 seconds': signed({ ...claims, iat: now, exp: 1e20 }),
+      'living an hour longer than an access token': signed({ ...claims, iat: now, exp: now + ttl + 3600 }),
+      'without iat': signed({ ...claims, exp: now + ttl }, true),
+    };
+    calls.length = 0;
+    for (const [name, token] of Object.entries(forged)) {
+      expect(jwt.decode(token), name).toMatchObject({ sub: customer.customerId });
+      const r = await get('/api/accounts/me/', token);
+      expect(r.status, name).toBe(401);
+      expect(r.body.code, name).toBe('UNAUTHORIZED');
+    }
+    expect(calls).toEqual([]);
+  });
+
   it('answer 401 and never run the handler for every token attack', async () => {
     const t = tokensFor(svc.config);
     const now = Math.floor(Date.now() / 1000);

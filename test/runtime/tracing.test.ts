@@ -197,6 +197,10 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
         'url.query',
       ),
     ).toBe('phone=_');
+    // A token pasted into a path, as a careless client does.
+    const pasted = callerContext();
+    await client.invalid('GET', `/api/orders/${customer.access}`, { headers: { ...customer.auth, traceparent: traceparent(pasted) } });
+    await spansOf(pasted.traceId, (t) => t.some((s) => s.kind === SERVER));
     const everything = JSON.stringify(spans);
     for (const secret of [phone, encodeURIComponent(phone), phone.slice(1), r.body.code, customer.access, customer.refresh]) {
       expect(everything.includes(secret), `a span holds ${secret.slice(0, 12)}...`).toBe(false);

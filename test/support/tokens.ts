@@ -17,7 +17,7 @@ export function tokensFor(config: Config) {
       if (String(header.alg).toLowerCase() === 'none') return `${head}.${body}.`;
       return jwt.sign(payload, key, {
         algorithm: header.alg as jwt.Algorithm,
-        noTimestamp: true,
+        noTimestamp: payload.iat === undefined,
         header: header as unknown as jwt.JwtHeader,
       });
     },
