@@ -6,6 +6,7 @@
 // connection is closed.
 import type express from 'express';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { AppError, badRequest } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -18,6 +19,34 @@ export function hasBody(req: { headers: express.Request['headers'] }): boolean {
   if (req.headers['transfer-encoding'] !== undefined) return true;
   const length = Number(req.headers['content-length'] ?? 0);
   return Number.isFinite(length) && length > 0;
+}
+
+/** How long a refused connection reads and drops what its client still sends: without a pause, and in all. */
+const LINGER_IDLE_MS = 500;
+const LINGER_MAX_MS = 2000;
+
+/**
+ * Makes the close that follows a refusal a lingering one, as nginx's `lingering_close`: Node
+ * destroys a `Connection: close` socket once the answer is written, and closing a socket with
+ * unread bytes sends a reset, on which a client still sending its body drops the 413 it was
+ * about to read. Instead the socket is half-closed after the answer and what still arrives is
+ * read and dropped, until the client stops (LINGER_IDLE_MS without a byte) or LINGER_MAX_MS.
+ */
+function lingerOnClose(socket: Socket): void {
+  socket.destroySoon = () => {
+    const destroy = () => socket.destroy();
+    let idle = setTimeout(destroy, LINGER_IDLE_MS);
+    const atMost = setTimeout(destroy, LINGER_MAX_MS);
+    socket.on('data', () => {
+      clearTimeout(idle);
+      idle = setTimeout(destroy, LINGER_IDLE_MS);
+    });
+    socket.once('close', () => {
+      clearTimeout(idle);
+      clearTimeout(atMost);
+    });
+    socket.end();
+  };
 }
 
 /** The decoded stream of a body sent with `Content-Encoding` (null: an encoding not supported). */
@@ -42,9 +71,8 @@ export function jsonBody(limitBytes: number, log: Logger): express.RequestHandle
     }
     const fail = (err: AppError, closeConnection = false) => {
       if (closeConnection) {
-        // What the client still sends is not read: the connection ends with the answer.
         res.setHeader('Connection', 'close');
-        res.once('finish', () => req.socket.destroySoon());
+        lingerOnClose(req.socket);
       }
       send(res, errorReply(err, res.locals.requestId, log));
     };

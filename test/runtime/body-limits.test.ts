@@ -2,7 +2,9 @@
 // (or an attacker) that declares 100 MB, or sends a chunked body without end, or sends a request
 // byte by byte, holds nothing of the instance for long. Raw sockets, because an HTTP client
 // neither sends a body shorter than it declares nor stops to read an early answer.
+import { execFile } from 'node:child_process';
 import net from 'node:net';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.js';
 
@@ -50,6 +52,20 @@ async function exchange(head: string, chunks: (string | Buffer)[], opts: { gapMs
   return result;
 }
 
+const execFileAsync = promisify(execFile);
+
+/** Writes a 2 MB body without pausing and prints what came back (run in a process of its own). */
+const FULL_SPEED_CLIENT = `
+  const socket = require('node:net').connect(Number(process.argv[1]), '127.0.0.1');
+  const body = Buffer.alloc(2 * 1024 * 1024, 0x20);
+  let text = '';
+  socket.on('data', (d) => (text += d.toString('latin1')));
+  socket.on('error', () => {});
+  socket.on('close', () => process.stdout.write(text));
+  socket.write('POST /api/auth/otp/send HTTP/1.1\\r\\nHost: x\\r\\nContent-Type: application/json\\r\\nContent-Length: ' + body.length + '\\r\\n\\r\\n');
+  socket.write(body);
+`;
+
 const statusOf = (text: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
 const bodyOf = (text: string) => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as { code: string; detail: string };
 
@@ -66,6 +82,16 @@ describe('request body limits', () => {
     expect(r.answeredMs).toBeLessThan(1000);
     expect(r.closedMs).not.toBeNull();
     expect(r.closedMs!).toBeLessThan(1000);
+  });
+
+  it('lets a client that sends a 2 MB body at full speed read its 413 (a lingering close, not a reset)', async () => {
+    // From another process, as a phone is: a client sharing the service's event loop never has
+    // unread bytes in flight when the service closes, so it would not see a reset.
+    const port = new URL(svc.url).port;
+    for (let round = 0; round < 5; round++) {
+      const { stdout } = await execFileAsync(process.execPath, ['-e', FULL_SPEED_CLIENT, port], { timeout: 10_000 });
+      expect(statusOf(stdout), `round ${round}: ${stdout.slice(0, 80)}`).toBe(413);
+    }
   });
 
   it('answers 413 as soon as a chunked body passes the limit, without waiting for its end', async () => {
