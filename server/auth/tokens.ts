@@ -6,7 +6,8 @@ import type { Config } from '../config.js';
 
 export type TokenKind = 'customer_access' | 'customer_refresh' | 'picker_access' | 'picker_refresh' | 'recovery';
 
-const AUDIENCE: Record<TokenKind, string> = {
+/** The audience (`aud`) of each kind: a token of one kind is refused where another is expected. */
+export const AUDIENCE: Record<TokenKind, string> = {
   customer_access: 'customer',
   customer_refresh: 'customer-refresh',
   picker_access: 'picker',

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { describe, expect, it } from 'vitest';
-import { TokenError, type TokenKind } from '../../server/auth/tokens.js';
+import { AUDIENCE, TokenError, type TokenKind } from '../../server/auth/tokens.js';
 import { loadConfig } from '../../server/config.js';
 import { tokensFor } from '../support/tokens.js';
 
@@ -14,13 +14,6 @@ const config = loadConfig({
   REFRESH_TOKEN_TTL_SECONDS: '86400',
 });
 const t = tokensFor(config);
-const AUDIENCE: Record<TokenKind, string> = {
-  customer_access: 'customer',
-  customer_refresh: 'customer-refresh',
-  picker_access: 'picker',
-  picker_refresh: 'picker-refresh',
-  recovery: 'recovery',
-};
 
 /**
  * A token of `kind` signed with the service's key by jsonwebtoken, which keeps the `iat` it is
