@@ -68,8 +68,8 @@ describe('customer operations', () => {
   it('answer 401 to a validly signed token of an active session whose times were never ours', async () => {
     const customer = await signInCustomer(svc);
     const { iat: _iat, exp: _exp, ...claims } = jwt.decode(customer.access) as jwt.JwtPayload;
-    // Signed with the service's key by jsonwebtoken, which keeps the `iat` it is given (the forge
-    // helper of support/tokens.ts drops it); without one, noTimestamp leaves it out.
+    // Signed with the service's key by jsonwebtoken, which keeps the `iat` it is given; without
+    // one, noTimestamp leaves it out.
     const signed = (payload: object, noTimestamp = false) => jwt.sign(payload, svc.config.jwt.secret, { algorithm: 'HS256', noTimestamp });
     const now = Math.floor(Date.now() / 1000);
     const ttl = svc.config.jwt.accessTtlSeconds;
