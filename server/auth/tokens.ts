@@ -2,6 +2,7 @@
 // another is expected; the algorithm is pinned, so `alg: none` and key-confusion tokens fail.
 import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import { systemClock } from '../clock.js';
 import type { Config } from '../config.js';
 
 export type TokenKind = 'customer_access' | 'customer_refresh' | 'picker_access' | 'picker_refresh' | 'recovery';
@@ -74,7 +75,7 @@ export class TokenService {
     // The wall clock, not the business clock (`deps.clock`): `sign` stamps `iat` and `exp` with it
     // (jsonwebtoken reads Date.now()), so a test that moves its clock changes no token's times.
     // One reading for every check here, handed to jsonwebtoken for `exp` and `nbf` too.
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(systemClock.nowMs() / 1000);
     let payload: string | jwt.JwtPayload;
     try {
       payload = jwt.verify(token, this.key, {
