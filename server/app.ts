@@ -24,7 +24,7 @@ import {
   preferredLanguage,
   send,
   serializeBody,
-  validationIssues,
+  requestValidationFailed,
   type HttpReply,
 } from './http/responses.js';
 import { hasBody, jsonBody } from './http/json-body.js';
@@ -164,8 +164,7 @@ export async function createApp({ deps, handlers, document, eventLoop }: CreateA
       return errorBody(405, 'METHOD_NOT_ALLOWED', `Method ${req.method} is not allowed here`, { Allow: allow })(req);
     },
     validationFail: (c) => {
-      const { issues, omitted } = validationIssues(c.validation.errors ?? []);
-      throw validationFailed(issues, omitted);
+      throw requestValidationFailed(c.validation.errors ?? []);
     },
     unauthorizedHandler: (c: RoutedContext) => {
       const failure = databaseFailureOf(c);

@@ -70,6 +70,8 @@ export function createLogger(
   bindings: Record<string, unknown> = {},
 ): Logger {
   const threshold = ORDER[level];
+  // Scrubbed once here, not on every line: a child logger's bindings never change.
+  const safeBindings = scrub(bindings) as object;
   const write = (lvl: Level, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < threshold) return;
     // Observability, not business time: always the wall clock, never a test's clock.
@@ -77,7 +79,7 @@ export function createLogger(
       time: systemClock.now().toISOString(),
       level: lvl,
       msg: redactTokens(msg),
-      ...(scrub(bindings) as object),
+      ...safeBindings,
       ...(fields ? (scrub(fields) as object) : {}),
     };
     sink(JSON.stringify(record));

@@ -30,8 +30,7 @@ import {
   type ResponseObject,
 } from '../../server/contract.js';
 import { docsHandler } from '../../server/docs.js';
-import { validationFailed } from '../../server/errors.js';
-import { validationIssues } from '../../server/http/responses.js';
+import { requestValidationFailed } from '../../server/http/responses.js';
 import { installCompiledRouting, routeTableFor } from '../../server/router.js';
 import { resolveRef, sampleSchema, type JsonSchema } from './examples.js';
 
@@ -161,8 +160,7 @@ export async function createMockApp({ env, buildCommit = currentCommit() }: Mock
         Allow: routeTableFor(api.definition).allowedMethods(req.path).join(', '),
       }),
     validationFail: (c) => {
-      const { issues, omitted } = validationIssues(c.validation.errors ?? []);
-      const failure = validationFailed(issues, omitted);
+      const failure = requestValidationFailed(c.validation.errors ?? []);
       return {
         ...errorAnswer(422, 'VALIDATION_ERROR', failure.detail),
         body: { detail: failure.detail, code: failure.code, ...failure.extra },

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { constants, gunzipSync, gzip, gzipSync } from 'node:zlib';
 import { acceptsGzip } from './conditional.js';
 import { OMITTED_ERRORS_KEYWORD, omittedErrorCount } from '../ajv.js';
-import { AppError, serviceUnavailable, type ErrorCode, type ValidationIssue } from '../errors.js';
+import { AppError, serviceUnavailable, validationFailed, type ErrorCode, type ValidationIssue } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 export interface HttpReply {
@@ -185,6 +185,12 @@ export function validationIssues(errors: readonly ErrorObject[]): { issues: Vali
     issues.push(issue);
   }
   return { issues, omitted: omittedErrorCount(errors) };
+}
+
+/** 422 VALIDATION_ERROR for openapi-backend's request validation errors, listed and counted as validationIssues reads them. */
+export function requestValidationFailed(errors: readonly ErrorObject[]): AppError {
+  const { issues, omitted } = validationIssues(errors);
+  return validationFailed(issues, omitted);
 }
 
 /**
