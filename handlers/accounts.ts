@@ -16,7 +16,7 @@ import { unlinkDeletedCustomerWallet } from '../db/queries/loyalty.js';
 import { customerHasUnfinishedOrder, eraseOrderContactData, lockCustomerRow } from '../db/queries/orders.js';
 import type { DB } from '../db/schema.js';
 import type { Selectable } from 'kysely';
-import { conflict, notFound, unauthorized, unprocessable } from '../server/errors.js';
+import { conflict, notFound, unauthorized, unprocessable } from '../services/errors.js';
 import { customerIdOf } from './support/principal.js';
 
 const profileOf = (c: Selectable<DB['customers']>) => ({

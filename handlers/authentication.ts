@@ -1,7 +1,7 @@
 // Handlers of the Authentication tag: one-time codes, PIN sign-in, token refresh and verify,
 // PIN recovery. Rules are in domain/codes/otp.ts and pin.ts; sessions in services/sessions.ts.
 import { randomUUID } from 'node:crypto';
-import type { HandlerMap } from '../server/handler-types.js';
+import type { HandlerMap, StepsMap } from '../server/handler-types.js';
 import { createCustomer, findCustomer, findCustomerByPhone, getOrCreatePreferences, setCustomerPin } from '../db/queries/accounts.js';
 import {
   consumeOtpCode,
@@ -19,17 +19,17 @@ import {
   revokeSessions,
 } from '../db/queries/auth.js';
 import type { Executor } from '../db/executor.js';
-import { activePrincipal } from '../server/auth/principal.js';
+import { activePrincipal } from '../services/principal.js';
 import { verifySecret, hashSecret } from '../domain/codes/passwords.js';
-import { CLOCK_SKEW_SECONDS, TokenError, type TokenClaims } from '../server/auth/tokens.js';
-import type { Config } from '../server/config.js';
-import { AppError, forbidden, rateLimited, serviceUnavailable, badGateway, unprocessable } from '../server/errors.js';
+import { CLOCK_SKEW_SECONDS, TokenError, type TokenClaims } from '../platform/tokens.js';
+import type { Config } from '../platform/config.js';
+import { AppError, forbidden, rateLimited, serviceUnavailable, badGateway, unprocessable } from '../services/errors.js';
 import type { RequestContext } from '../server/handler-types.js';
-import { SmsError } from '../server/providers/sms/index.js';
+import { SmsError } from '../platform/providers/sms/index.js';
 import { generateOtp, hashOtp, isTestPhone, otpMatches, otpSmsText, otpState, sendLimit, OTP_LENGTH } from '../domain/codes/otp.js';
 import { pinProblem } from '../domain/codes/pin.js';
-import { assertUnderLimit, clearRateEvents, limitClientIp, oneAttemptAtATime, recordRateEvent } from './services/limits.js';
-import { invalidRefresh, rotateRefreshToken, startSession } from './services/sessions.js';
+import { assertUnderLimit, clearRateEvents, oneAttemptAtATime, recordRateEvent } from '../services/limits.js';
+import { invalidRefresh, rotateRefreshToken, startSession } from '../services/sessions.js';
 
 type Purpose = 'login' | 'update_pin';
 type AnyCtx = RequestContext<'sendOtp' | 'sendPinRecoveryOtp'>;
@@ -42,7 +42,6 @@ const otpPhoneLockWaitMs = (config: { sms: { timeoutMs: number } }) => config.sm
 async function sendCode(ctx: AnyCtx, phone: string, purpose: Purpose) {
   const { config, db, sms } = ctx.deps;
   const auth = config.auth;
-  await limitClientIp(db, ctx.operationId, ctx.req.ip, auth.ipRequestsPerMinute, ctx.deps.clock.now());
   await db.transaction().execute(async (trx) => {
     await lockOtpPhone(trx, phone, otpPhoneLockWaitMs(config));
     const now = ctx.deps.clock.now();
@@ -197,7 +196,6 @@ async function withCheckedCode<T>(
 ): Promise<T> {
   const { db, config } = ctx.deps;
   const { phone, code } = ctx.body;
-  await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute, ctx.deps.clock.now());
   return commitThenThrow(db, async (trx) => {
     await lockOtpPhone(trx, phone, otpPhoneLockWaitMs(config));
     const check = await checkCode(trx, config.auth, phone, purpose, code, ctx.deps.clock.now());
@@ -225,7 +223,6 @@ export const authenticationHandlers = {
       const pair = await startSession(trx, tokens, { kind: 'customer', customerId: customer.id }, ctx.deps.clock.now());
       return { value: { access: pair.access, refresh: pair.refresh, phone, is_new_user: isNewUser, has_pin: customer.pin_hash !== null } };
     });
-    ctx.res.setHeader('Cache-Control', 'no-store');
     return { status: 200, body };
   },
 
@@ -259,7 +256,6 @@ export const authenticationHandlers = {
       });
       return { value: { phone, token: tokens.sign('recovery', customer.id, jti, jti) } };
     });
-    ctx.res.setHeader('Cache-Control', 'no-store');
     return { status: 200, body };
   },
 
@@ -301,7 +297,6 @@ export const authenticationHandlers = {
       const pair = await startSession(trx, tokens, { kind: 'customer', customerId: customer.id }, ctx.deps.clock.now());
       return { phone: customer.phone, refresh: pair.refresh, access: pair.access };
     });
-    ctx.res.setHeader('Cache-Control', 'no-store');
     return { status: 200, body };
   },
 
@@ -309,10 +304,10 @@ export const authenticationHandlers = {
   obtainTokenPair: async (ctx) => {
     const { db, config, tokens } = ctx.deps;
     const { phone, password } = ctx.body;
-    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute, ctx.deps.clock.now());
     const subject = `pin:${phone}`;
     const customer = await oneAttemptAtATime(
       db,
+      ctx.deps.caches.signInQueues,
       [subject],
       { code: 'LOGIN_RATE_LIMITED', detail: 'Too many sign-ins for this phone at once; retry in a second' },
       async (trx) => {
@@ -341,14 +336,12 @@ export const authenticationHandlers = {
       throw new AppError(401, 'INVALID_CREDENTIALS', 'Phone or PIN is not correct', { headers: { 'WWW-Authenticate': 'Bearer' } });
     if (customer.is_disabled) throw forbidden('ACCOUNT_DISABLED', 'This account is disabled');
     const pair = await startSession(db, tokens, { kind: 'customer', customerId: customer.id }, ctx.deps.clock.now());
-    ctx.res.setHeader('Cache-Control', 'no-store');
     return { status: 200, body: { phone, refresh: pair.refresh, access: pair.access } };
   },
 
   // POST /api/token/refresh
   refreshToken: async (ctx) => {
     const { db, config, tokens } = ctx.deps;
-    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute, ctx.deps.clock.now());
     const outcome = await db
       .transaction()
       .execute((trx) =>
@@ -364,14 +357,12 @@ export const authenticationHandlers = {
       );
     if (outcome === 'reused') throw invalidRefresh('REFRESH_TOKEN_REUSED', 'Refresh token already used; the session was ended');
     if (outcome === 'invalid') throw invalidRefresh();
-    ctx.res.setHeader('Cache-Control', 'no-store');
     return { status: 200, body: { refresh: outcome.refresh, access: outcome.access } };
   },
 
   // POST /api/token/verify
   verifyToken: async (ctx) => {
-    const { db, config, tokens } = ctx.deps;
-    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute, ctx.deps.clock.now());
+    const { db, tokens } = ctx.deps;
     const token = ctx.body.token;
     const valid = await activePrincipal(ctx.deps, token, 'customer_access').then(
       () => true,
@@ -393,3 +384,16 @@ export const authenticationHandlers = {
     return { status: 200, body: {} };
   },
 } satisfies Partial<HandlerMap>;
+
+/** What the runtime does around these operations (server/handler-types.ts OperationSteps). */
+export const authenticationSteps: StepsMap = {
+  sendOtp: { limitPerClientIp: true },
+  confirmOtp: { limitPerClientIp: true, noStore: true },
+  verifyOtp: { limitPerClientIp: true },
+  sendPinRecoveryOtp: { limitPerClientIp: true },
+  verifyPinRecoveryOtp: { limitPerClientIp: true, noStore: true },
+  updatePin: { noStore: true },
+  obtainTokenPair: { limitPerClientIp: true, noStore: true },
+  refreshToken: { limitPerClientIp: true, noStore: true },
+  verifyToken: { limitPerClientIp: true },
+};

@@ -17,16 +17,16 @@ import {
 import { planProductSearch, type SearchPlan } from '../db/queries/catalog-search.js';
 import { findCurrentVersion, findServableSnapshot, whySnapshotMissing } from '../db/queries/catalog-snapshot.js';
 import type { Executor } from '../db/executor.js';
-import type { Clock } from '../server/clock.js';
-import type { HandlerMap } from '../server/handler-types.js';
-import { notFound, serviceUnavailable, unauthorized, unprocessable } from '../server/errors.js';
-import type { RequestContext, SuccessReply } from '../server/handler-types.js';
+import type { Clock } from '../platform/clock.js';
+import type { HandlerMap, StepsMap } from '../server/handler-types.js';
+import { notFound, serviceUnavailable, unauthorized, unprocessable } from '../services/errors.js';
+import type { SuccessReply } from '../server/handler-types.js';
 import { decideAvailability, parseRequestedQuantity, QUANTITY_PROBLEMS, quantityUnit } from '../domain/catalog/availability.js';
 import { parseSearch, type SearchRequest } from '../domain/catalog/search.js';
 import { acceptsGzip, ifNoneMatchMatches } from '../server/http/conditional.js';
 import { hasNextPage, pageWindow } from '../server/http/paging.js';
-import { expiringCache } from './support/expiring-cache.js';
-import { keptHeaders, readListingPage, readProductDetail } from './support/products-cache.js';
+import type { ExpiringCache } from '../platform/expiring-cache.js';
+import { keptHeaders, readListingPage, readProductDetail } from '../services/products-cache.js';
 import { customerIdOf, optionalCustomerIdOf } from './support/principal.js';
 import { requireStore } from './support/store.js';
 
@@ -52,10 +52,10 @@ const idOrNotFound = (raw: string, what: string): string => {
 // read once is reused until that moment, capped at SNAPSHOT_TAG_CACHE_MS: the clients'
 // revalidation (the commonest catalog request) then costs no database round trip.
 const SNAPSHOT_TAG_CACHE_MS = 10 * 60_000;
-const snapshotTags = expiringCache<string>();
 
 async function servableSnapshotTag(
   db: Executor,
+  snapshotTags: ExpiringCache<string>,
   version: string,
   storeId: string,
   lang: 'ru' | 'en',
@@ -63,26 +63,31 @@ async function servableSnapshotTag(
   clock: Clock,
 ): Promise<string | null> {
   const key = `${version}/${storeId}/${lang}`;
-  const cached = snapshotTags.get(db, key, clock.nowMs());
+  const cached = snapshotTags.get(key, clock.nowMs());
   if (cached) return cached;
   const row = await findServableSnapshot(db, version, storeId, lang, retentionHours, 'etag');
   if (!row) return null;
   const now = clock.nowMs();
-  snapshotTags.set(db, key, row.etag, now + Math.min(SNAPSHOT_TAG_CACHE_MS, row.servable_for_seconds * 1000), now);
+  snapshotTags.set(key, row.etag, now + Math.min(SNAPSHOT_TAG_CACHE_MS, row.servable_for_seconds * 1000), now);
   return row.etag;
 }
 
 // How search texts resolved against the vocabulary: popular searches repeat, and the vocabulary
 // changes only with catalog imports, so a plan is reused for config.catalog.searchPlanCacheSeconds.
-const searchPlans = expiringCache<SearchPlan>(1000);
 
-async function searchPlanOf(db: Executor, request: SearchRequest, ttlSeconds: number, clock: Clock): Promise<SearchPlan> {
+async function searchPlanOf(
+  db: Executor,
+  searchPlans: ExpiringCache<SearchPlan>,
+  request: SearchRequest,
+  ttlSeconds: number,
+  clock: Clock,
+): Promise<SearchPlan> {
   const key = JSON.stringify(request);
-  const cached = searchPlans.get(db, key, clock.nowMs());
+  const cached = searchPlans.get(key, clock.nowMs());
   if (cached) return cached;
   const plan = await planProductSearch(db, request);
   const now = clock.nowMs();
-  searchPlans.set(db, key, plan, now + ttlSeconds * 1000, now);
+  searchPlans.set(key, plan, now + ttlSeconds * 1000, now);
   return plan;
 }
 
@@ -106,7 +111,6 @@ export const catalogHandlers = {
     const { db, config } = ctx.deps;
     const ttl = config.catalog.previousVersionTtlHours;
     const version = ctx.path.version.toLowerCase();
-    ctx.res.vary('Accept-Encoding');
     const missing = async (): Promise<never> => {
       const why = await whySnapshotMissing(db, version, ttl);
       if (why === 'unknown_version') {
@@ -117,17 +121,18 @@ export const catalogHandlers = {
     const ifNoneMatch = ctx.headers['if-none-match'];
     if (ifNoneMatch) {
       // Revalidation reads the tag only, and from memory while the snapshot is known servable.
-      const etag = (await servableSnapshotTag(db, version, store.id, ctx.lang, ttl, ctx.deps.clock)) ?? (await missing());
+      const etag =
+        (await servableSnapshotTag(db, ctx.deps.caches.snapshotTags, version, store.id, ctx.lang, ttl, ctx.deps.clock)) ??
+        (await missing());
       if (ifNoneMatchMatches(ifNoneMatch, etag)) return { status: 304, headers: { ETag: etag }, body: undefined };
     }
     const gzip = acceptsGzip(ctx.transport.acceptEncoding);
     const stored = (await findServableSnapshot(db, version, store.id, ctx.lang, ttl, gzip ? 'gzip' : 'body')) ?? (await missing());
-    return sendStoredJson(ctx, stored.bytes!, stored.etag, gzip);
+    return storedJsonReply(stored.bytes!, stored.etag, gzip);
   },
 
   // GET /api/catalog/features/units/
   listMeasurementUnits: async (ctx) => {
-    ctx.res.vary('Accept-Language');
     return { status: 200, body: await listUnits(ctx.deps.db, ctx.lang) };
   },
 
@@ -170,7 +175,6 @@ export const catalogHandlers = {
 
   // GET /api/catalog/groups/categories/{category_id}
   getCategory: async (ctx) => {
-    ctx.res.vary('Accept-Language');
     const id = idOrNotFound(ctx.path.category_id, 'category');
     const tree = await loadCategoryTree(ctx.deps.db, ctx.lang, null);
     const node = tree.byId.get(id) ?? throwNotFound(`No active category has id ${id}`);
@@ -196,7 +200,6 @@ export const catalogHandlers = {
 
   // GET /api/catalog/groups/categories/{category_id}/parents
   listCategoryParents: async (ctx) => {
-    ctx.res.vary('Accept-Language');
     const id = idOrNotFound(ctx.path.category_id, 'category');
     const tree = await loadCategoryTree(ctx.deps.db, ctx.lang, null);
     const node = tree.byId.get(id) ?? throwNotFound(`No active category has id ${id}`);
@@ -209,7 +212,6 @@ export const catalogHandlers = {
   // GET /api/catalog/products/
   listCatalogProducts: async (ctx) => {
     const store = await requireStore(ctx);
-    ctx.res.vary('Authorization');
     const customerId = optionalCustomerIdOf(ctx);
     const q = ctx.query;
     if (q.is_favorite && !customerId) throw unauthorized('is_favorite=true needs a customer access token');
@@ -226,7 +228,7 @@ export const catalogHandlers = {
     const sortBy = q.sort_by ?? null;
     const read = async () => {
       const search = searchRequest
-        ? await searchPlanOf(db, searchRequest, ctx.deps.config.catalog.searchPlanCacheSeconds, ctx.deps.clock)
+        ? await searchPlanOf(db, ctx.deps.caches.searchPlans, searchRequest, ctx.deps.config.catalog.searchPlanCacheSeconds, ctx.deps.clock)
         : null;
       return listProductPage(db, {
         storeId: store.id,
@@ -244,6 +246,7 @@ export const catalogHandlers = {
       ? { value: await read(), readAt: ctx.deps.clock.nowMs() }
       : await readListingPage(
           db,
+          ctx.deps.caches.listingPages,
           {
             storeId: store.id,
             lang: ctx.lang,
@@ -268,12 +271,12 @@ export const catalogHandlers = {
   // GET /api/catalog/products/{product_id}
   getCatalogProduct: async (ctx) => {
     const store = await requireStore(ctx);
-    ctx.res.vary('Authorization');
     const id = idOrNotFound(ctx.path.product_id, 'product');
     const customerId = optionalCustomerIdOf(ctx);
     const ttl = ctx.deps.config.catalog.productsCacheSeconds;
     const { value: detail, readAt } = await readProductDetail(
       ctx.deps.db,
+      ctx.deps.caches.productCards,
       { storeId: store.id, lang: ctx.lang, productId: id },
       customerId,
       ttl,
@@ -316,7 +319,6 @@ export const catalogHandlers = {
   // GET /api/catalog/products/recommendations
   listProductRecommendations: async (ctx) => {
     const store = await requireStore(ctx);
-    ctx.res.vary('Authorization');
     const ids = [...new Set(ctx.query.product_ids.map((id) => id.toLowerCase()))];
     return { status: 200, body: await listRecommendations(ctx.deps.db, store.id, ctx.lang, optionalCustomerIdOf(ctx), ids) };
   },
@@ -356,20 +358,15 @@ function throwNotFound(detail: string): never {
 }
 
 /**
- * Sends stored JSON bytes as they are (the snapshot is never re-serialised). The reply's body is
+ * Stored JSON bytes, sent as they are (the snapshot is never re-serialised). The reply's body is
  * parsed only when someone reads it - the TEST environment's check of responses against the
  * contract - so serving costs one copy of the bytes.
  */
-function sendStoredJson(ctx: RequestContext<'getCatalogSnapshot'>, bytes: Buffer, etag: string, gzip: boolean) {
-  ctx.res.status(200);
-  ctx.res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  ctx.res.setHeader('ETag', etag);
-  if (gzip) ctx.res.setHeader('Content-Encoding', 'gzip');
-  ctx.res.setHeader('Content-Length', String(bytes.length));
-  ctx.res.end(bytes);
+function storedJsonReply(bytes: Buffer, etag: string, gzip: boolean) {
   return {
     status: 200 as const,
     headers: { ETag: etag },
+    storedJson: { bytes, gzip },
     get body() {
       return JSON.parse((gzip ? gunzipSync(bytes) : bytes).toString('utf8')) as Extract<
         SuccessReply<'getCatalogSnapshot'>,
@@ -378,3 +375,21 @@ function sendStoredJson(ctx: RequestContext<'getCatalogSnapshot'>, bytes: Buffer
     },
   };
 }
+
+/** What the runtime does around these operations (server/handler-types.ts OperationSteps). */
+export const catalogSteps: StepsMap = {
+  getCatalogVersion: { varyBy: ['X-Store-Id', 'Accept-Language'] },
+  getCatalogSnapshot: { varyBy: ['X-Store-Id', 'Accept-Language', 'Accept-Encoding'] },
+  listMeasurementUnits: { varyBy: ['Accept-Language'] },
+  listMainPageCategories: { varyBy: ['X-Store-Id', 'Accept-Language'] },
+  listMenuCategories: { varyBy: ['X-Store-Id', 'Accept-Language'] },
+  listOwnProductionCategories: { varyBy: ['X-Store-Id', 'Accept-Language'] },
+  listRootCategories: { varyBy: ['X-Store-Id', 'Accept-Language'] },
+  getCategory: { varyBy: ['Accept-Language'] },
+  listCategoryChildren: { varyBy: ['X-Store-Id', 'Accept-Language'] },
+  listCategoryParents: { varyBy: ['Accept-Language'] },
+  listCatalogProducts: { varyBy: ['X-Store-Id', 'Accept-Language', 'Authorization'] },
+  getCatalogProduct: { varyBy: ['X-Store-Id', 'Accept-Language', 'Authorization'] },
+  checkProductsAvailability: { varyBy: ['X-Store-Id', 'Accept-Language'] },
+  listProductRecommendations: { varyBy: ['X-Store-Id', 'Accept-Language', 'Authorization'] },
+};

@@ -8,8 +8,8 @@ import {
   listActiveStories,
   listPublishedPages,
 } from '../db/queries/content.js';
-import type { HandlerMap } from '../server/handler-types.js';
-import { notFound } from '../server/errors.js';
+import type { HandlerMap, StepsMap } from '../server/handler-types.js';
+import { notFound } from '../services/errors.js';
 import { updateKind } from '../domain/accounts/mobile-version.js';
 
 /** Used only when the content team has not stored a message for the kind and language. */
@@ -24,7 +24,6 @@ const BUILT_IN_UPDATE_MESSAGES = {
 export const contentHandlers = {
   // GET /api/core/banners/
   getBanner: async (ctx) => {
-    ctx.res.vary('Accept-Language');
     const [main] = await listActiveBanners(ctx.deps.db, ctx.lang, 1);
     if (!main) throw notFound('No banner is active now');
     return { status: 200, body: main };
@@ -32,7 +31,6 @@ export const contentHandlers = {
 
   // POST /api/core/mobile-version/check/
   checkMobileVersion: async (ctx) => {
-    ctx.res.vary('Accept-Language');
     const { platform, version } = ctx.body;
     const kind = updateKind(version, ctx.deps.config.catalog.mobileVersions[platform]);
     const message =
@@ -42,13 +40,11 @@ export const contentHandlers = {
 
   // GET /api/core/pages/
   listPages: async (ctx) => {
-    ctx.res.vary('Accept-Language');
     return { status: 200, body: await listPublishedPages(ctx.deps.db, ctx.lang) };
   },
 
   // GET /api/core/pages/main-page/products-titles
   getMainPageProductsTitles: async (ctx) => {
-    ctx.res.vary('Accept-Language');
     const titles = await findMainPageTitles(ctx.deps.db, ctx.lang);
     if (!titles) throw notFound(`Main-page titles are not configured for language ${ctx.lang}`);
     return { status: 200, body: titles };
@@ -56,13 +52,21 @@ export const contentHandlers = {
 
   // GET /api/core/stories/
   listStories: async (ctx) => {
-    ctx.res.vary('Accept-Language');
     return { status: 200, body: await listActiveStories(ctx.deps.db, ctx.lang) };
   },
 
   // GET /api/core/support-contact/
   getSupportContact: async (ctx) => {
-    ctx.res.vary('Accept-Language');
     return { status: 200, body: await findSupportContact(ctx.deps.db, ctx.lang) };
   },
 } satisfies Partial<HandlerMap>;
+
+/** What the runtime does around these operations (server/handler-types.ts OperationSteps). */
+export const contentSteps: StepsMap = {
+  getBanner: { varyBy: ['Accept-Language'] },
+  checkMobileVersion: { varyBy: ['Accept-Language'] },
+  listPages: { varyBy: ['Accept-Language'] },
+  getMainPageProductsTitles: { varyBy: ['Accept-Language'] },
+  listStories: { varyBy: ['Accept-Language'] },
+  getSupportContact: { varyBy: ['Accept-Language'] },
+};

@@ -1,15 +1,15 @@
 // Every TEST operation's handler. `HandlerMap` makes a missing operation a compile error.
-import type { HandlerMap } from '../server/handler-types.js';
+import type { HandlerMap, StepsMap } from '../server/handler-types.js';
 import { accountsHandlers } from './accounts.js';
-import { authenticationHandlers } from './authentication.js';
-import { catalogHandlers } from './catalog.js';
-import { contentHandlers } from './content.js';
-import { logisticsHandlers } from './logistics.js';
-import { loyaltyHandlers } from './loyalty.js';
-import { ordersHandlers } from './orders.js';
-import { paymentsHandlers } from './payments.js';
-import { pickerHandlers } from './picker.js';
-import { qaHandlers } from './qa.js';
+import { authenticationHandlers, authenticationSteps } from './authentication.js';
+import { catalogHandlers, catalogSteps } from './catalog.js';
+import { contentHandlers, contentSteps } from './content.js';
+import { logisticsHandlers, logisticsSteps } from './logistics.js';
+import { loyaltyHandlers, loyaltySteps } from './loyalty.js';
+import { ordersHandlers, ordersSteps } from './orders.js';
+import { paymentsHandlers, paymentsSteps } from './payments.js';
+import { pickerHandlers, pickerSteps } from './picker.js';
+import { qaHandlers, qaSteps } from './qa.js';
 
 export const handlers: HandlerMap = {
   ...accountsHandlers,
@@ -22,4 +22,17 @@ export const handlers: HandlerMap = {
   ...paymentsHandlers,
   ...pickerHandlers,
   ...qaHandlers,
+};
+
+/** What the runtime does around each operation's handler, declared by its module. */
+export const steps: StepsMap = {
+  ...authenticationSteps,
+  ...catalogSteps,
+  ...contentSteps,
+  ...logisticsSteps,
+  ...loyaltySteps,
+  ...ordersSteps,
+  ...paymentsSteps,
+  ...pickerSteps,
+  ...qaSteps,
 };

@@ -19,15 +19,13 @@ import {
   type ServingZoneRow,
 } from '../db/queries/logistics.js';
 import type { Executor } from '../db/executor.js';
-import type { AppDeps } from '../server/deps.js';
-import { badGateway, notFound, tooManyRequests, unprocessable } from '../server/errors.js';
-import type { HandlerMap, RequestContext } from '../server/handler-types.js';
-import type { Logger } from '../server/logger.js';
-import { GeocoderUnavailableError } from '../server/providers/geocoder/index.js';
+import { badGateway, notFound, tooManyRequests, unprocessable } from '../services/errors.js';
+import type { HandlerMap, RequestContext, StepsMap } from '../server/handler-types.js';
+import type { Logger } from '../platform/logger.js';
+import { GeocoderUnavailableError } from '../platform/providers/geocoder/index.js';
 import { isQueryLongEnough, normalizeAddressQuery } from '../domain/geo/address-search.js';
 import { EDGE_TOLERANCE_DEG, parseArea, roundKm, type Point } from '../domain/geo/geometry.js';
 import { localDateTime, localMoment, timeWithOffset } from '../domain/time/local-time.js';
-import { TokenBucketLimiter } from '../server/http/rate-limit.js';
 import { chooseServingZone, type ServingChoice, type ZoneCandidate } from '../domain/geo/serving-store.js';
 import { cutoffOf, slotAvailability } from '../domain/orders/slot-availability.js';
 import { fullWeek, isExpressAvailableAt, isOpenAt } from '../domain/time/store-hours.js';
@@ -204,7 +202,6 @@ const servingStoreOutput = ({ zone: { row } }: ServingChoice<ServingZone>, lang:
 
 /** How long a materialised horizon is trusted before templates are looked at again. */
 const CALENDAR_RECHECK_MS = 5 * 60_000;
-const calendarChecked = new WeakMap<AppDeps, Map<string, number>>();
 
 /**
  * Makes sure the store's windows exist for the horizon before they are listed. Materialising is
@@ -217,8 +214,7 @@ async function ensureSlotCalendar(
   kind: 'delivery' | 'pickup',
   days: number,
 ): Promise<void> {
-  let checked = calendarChecked.get(ctx.deps);
-  if (!checked) calendarChecked.set(ctx.deps, (checked = new Map<string, number>()));
+  const checked = ctx.deps.caches.slotCalendarChecked;
   const now = ctx.deps.clock.nowMs();
   const key = `${store.id}:${kind}:${days}:${localMoment(new Date(now), store.timezone).date}`;
   if ((checked.get(key) ?? 0) > now) return;
@@ -241,18 +237,13 @@ async function fromGeocoder<T>(call: Promise<T>): Promise<T> {
   }
 }
 
-const limiters = new WeakMap<AppDeps, TokenBucketLimiter>();
 /** What the per-IP budget reads of any operation's context. */
-type BudgetContext = Pick<RequestContext<OperationId>, 'deps' | 'req'>;
+type BudgetContext = Pick<RequestContext<OperationId>, 'deps' | 'clientIp'>;
 
 function enforceRequestBudget(ctx: BudgetContext): void {
-  let limiter = limiters.get(ctx.deps);
-  if (!limiter) {
-    limiter = new TokenBucketLimiter(ctx.deps.config.logistics.requestsPerMinute);
-    limiters.set(ctx.deps, limiter);
-  }
-  // req.ip honours the `trust proxy` setting (TRUST_PROXY_HOPS) behind a load balancer.
-  const client = ctx.req.ip ?? ctx.req.socket.remoteAddress ?? 'unknown';
+  const limiter = ctx.deps.caches.logisticsBudget;
+  // The address honours the `trust proxy` setting (TRUST_PROXY_HOPS) behind a load balancer.
+  const client = ctx.clientIp ?? 'unknown';
   const decision = limiter.take(client, ctx.deps.clock.nowMs());
   if (!decision.allowed) {
     throw tooManyRequests('Too many requests from this client; retry later', decision.retryAfterSeconds, {
@@ -289,7 +280,6 @@ const handlers = {
     const suggestions = await fromGeocoder(
       ctx.deps.geocoder.suggest({ query, near: { lon: ctx.query.lon, lat: ctx.query.lat }, limit: cfg.searchMaxResults, lang: ctx.lang }),
     );
-    ctx.res.vary('Accept-Language');
     return { status: 200, body: suggestions };
   },
 
@@ -318,7 +308,6 @@ const handlers = {
         lang: ctx.lang,
       }),
     );
-    ctx.res.vary('Accept-Language');
     return { status: 200, body: { address } };
   },
 
@@ -333,7 +322,6 @@ const handlers = {
     const point = { lon: ctx.body.lon, lat: ctx.body.lat };
     const [choice] = await servingChoices(ctx.deps.db, [point], ctx.log);
     if (!choice) throw notFound('We do not deliver to this address yet', 'LOCATION_NOT_SERVED');
-    ctx.res.vary('Accept-Language');
     return { status: 200, body: { store: servingStoreOutput(choice, ctx.lang), location: point, distance_km: roundKm(choice.distanceKm) } };
   },
 
@@ -352,7 +340,6 @@ const handlers = {
       items.map((i) => i.location),
       ctx.log,
     );
-    ctx.res.vary('Accept-Language');
     const results = items.map((item, i) => {
       const choice = choices[i];
       const location = { lon: item.location.lon, lat: item.location.lat };
@@ -395,7 +382,6 @@ const handlers = {
   // GET /api/logistics/stores/delivery/zones
   listDeliveryZones: async (ctx) => {
     const zones = await listActiveDeliveryZones(ctx.deps.db);
-    ctx.res.vary('Accept-Language');
     return { status: 200, body: zones.map((z) => zoneOutput(z, ctx.lang)) };
   },
 
@@ -405,7 +391,6 @@ const handlers = {
     const stores = (await listPickupStores(ctx.deps.db))
       .map((s) => pickupStoreOutput(s, ctx.lang))
       .sort((a, b) => collator.compare(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    ctx.res.vary('Accept-Language');
     return { status: 200, body: stores };
   },
 
@@ -450,9 +435,23 @@ const handlers = {
   getPickupStore: async (ctx) => {
     const store = await findPickupStore(ctx.deps.db, ctx.path.store_id);
     if (!store) throw notFound('No active store that offers pickup has this id', 'STORE_NOT_FOUND');
-    ctx.res.vary('Accept-Language');
     return { status: 200, body: pickupStoreDetail(store, ctx.lang) };
   },
 } satisfies Partial<HandlerMap>;
 
 export const logisticsHandlers = withRequestBudget(handlers);
+
+/** What the runtime does around these operations (server/handler-types.ts OperationSteps). */
+export const logisticsSteps: StepsMap = {
+  listAddressSuggestions: { varyBy: ['Accept-Language'] },
+  reverseGeocodeLocation: { varyBy: ['Accept-Language'] },
+  checkDeliveryLocation: { varyBy: ['Accept-Language'] },
+  checkMultipleDeliveryLocations: { varyBy: ['Accept-Language'] },
+  listDeliveryZones: { varyBy: ['Accept-Language'] },
+  listPickupStores: { varyBy: ['Accept-Language'] },
+  getPickupStore: { varyBy: ['Accept-Language'] },
+  getDeliveryOrderPreferences: { varyBy: ['X-Store-Id', 'Accept-Language'] },
+  listDeliverySlots: { varyBy: ['X-Store-Id', 'Accept-Language'] },
+  getPickupOrderPreferences: { varyBy: ['X-Store-Id', 'Accept-Language'] },
+  listPickupSlots: { varyBy: ['X-Store-Id', 'Accept-Language'] },
+};

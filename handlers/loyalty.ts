@@ -4,7 +4,7 @@
 // while holding the customer's loyalty lock (so commands on one wallet are serialized).
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import type { HandlerMap } from '../server/handler-types.js';
+import type { HandlerMap, StepsMap } from '../server/handler-types.js';
 import type { components } from '../generated/api.test.js';
 import {
   cartLineFacts,
@@ -33,11 +33,11 @@ import type { DB } from '../db/schema.js';
 import type { StoredPosition } from '../db/tables/loyalty.js';
 import { loadItems } from '../db/queries/picking/items.js';
 import { findLatestSessionOfOrder } from '../db/queries/picking/sessions.js';
-import { toPickingResult } from './presenters/picking.js';
+import { toPickingResult } from '../services/presenters/picking.js';
 import type { ResultPosition } from '../domain/picking/result.js';
-import { conflict, notFound, unauthorized, unprocessable } from '../server/errors.js';
-import { fingerprintOf, withIdempotency } from '../server/idempotency.js';
-import { LoyaltyProviderError, type ProviderProgram } from '../server/providers/loyalty/index.js';
+import { conflict, notFound, unauthorized, unprocessable } from '../services/errors.js';
+import { fingerprintOf, withIdempotency } from '../services/idempotency.js';
+import { LoyaltyProviderError, type ProviderProgram } from '../platform/providers/loyalty/index.js';
 import { declaredHeader, type RequestContext } from '../server/handler-types.js';
 import type { OperationId } from '../generated/operations.js';
 import { parseRequestedQuantity, quantityUnit } from '../domain/catalog/availability.js';
@@ -46,7 +46,7 @@ import { formatMoney, previewCart } from '../domain/loyalty/accrual.js';
 import { BLOCK_REASONS, baseAccrualName, linkPreviewMessage, transactionDescription, type Lang } from '../domain/texts/loyalty.js';
 import { decideCardLink, maskCardNumber, normalizeCardNumber, unblockable, type LinkMode } from '../domain/loyalty/wallet.js';
 import { hasNextPage, pageWindow } from '../server/http/paging.js';
-import { assertUnderLimit, recordRateEvent } from './services/limits.js';
+import { assertUnderLimit, recordRateEvent } from '../services/limits.js';
 import {
   applyCommand,
   cardRefusal,
@@ -56,9 +56,9 @@ import {
   providerUnavailable,
   walletBody,
   wrapperBody,
-} from './services/loyalty.js';
+} from '../services/loyalty.js';
 import { customerIdOf } from './support/principal.js';
-import { findActiveStoreCached } from './support/store.js';
+import { findActiveStoreCached } from '../services/stores.js';
 
 type Schemas = components['schemas'];
 type Ctx<K extends OperationId> = RequestContext<K>;
@@ -144,7 +144,6 @@ async function previewLink(ctx: Ctx<'previewLoyaltyCardLink' | 'previewLoyaltyPh
   const showsBalance = card !== null && (d.ownerMatch === true || card.holder_id === null);
   const activeBalance = wallet?.accounts.find((a) => a.id === wallet.active_account_id)?.balance ?? '0';
   const transfer = mode === 'physical' && d.canLink ? normalizeDecimal(wallet && isLinked(wallet) ? activeBalance : '0', 2) : null;
-  ctx.res.vary('Accept-Language');
   return {
     status: 200 as const,
     body: {
@@ -166,7 +165,6 @@ async function link(ctx: Ctx<'linkLoyaltyCard' | 'linkLoyaltyPhysicalCard'>, mod
   const number = cardNumberOf(ctx.body.card_number);
   await countCardLookup(ctx, customerId);
   const phone = await phoneOf(ctx, customerId);
-  ctx.res.vary('Accept-Language');
   return underLock(ctx, customerId, async (trx) => {
     const wallet = (await findWallet(trx, customerId)) ?? null;
     if (wallet?.status === 'pending') throw syncInProgress();
@@ -312,8 +310,6 @@ export const loyaltyHandlers = {
     if (!storeId) throw unprocessable('STORE_REQUIRED', 'Give the store in store_id or the X-Store-Id header');
     const store = await findActiveStoreCached(ctx.deps, storeId);
     if (!store) throw unprocessable('STORE_NOT_FOUND', 'No active store has this id');
-    ctx.res.vary('X-Store-Id');
-    ctx.res.vary('Accept-Language');
 
     // Ids in lower case, as checkout reads them (an app may send UUIDs upper-cased).
     const items = ctx.body.items.map((item) => ({
@@ -406,14 +402,12 @@ export const loyaltyHandlers = {
     if (stale && !recentlyFailed && wallet.status !== 'pending' && isLinked(wallet) && !(await hasQueuedSync(ctx.deps.db, wallet.id))) {
       await enqueueJob(ctx.deps.db, wallet.id, 'sync');
     }
-    ctx.res.vary('Accept-Language');
     return { status: 200, body: walletBody(wallet, ctx.lang) };
   },
 
   // POST /api/loaylty/wallet/create/
   createLoyaltyWallet: async (ctx) => {
     const customerId = customerIdOf(ctx);
-    ctx.res.vary('Accept-Language');
     return underLock(ctx, customerId, async (trx) => {
       const { wallet, created } = await insertWalletIfAbsent(trx, { customer_id: customerId, status: 'pending' });
       if (created) {
@@ -431,7 +425,6 @@ export const loyaltyHandlers = {
   // POST /api/loaylty/wallet/accounts/switch/
   switchLoyaltyAccount: async (ctx) => {
     const customerId = customerIdOf(ctx);
-    ctx.res.vary('Accept-Language');
     return underLock(ctx, customerId, async (trx) => {
       const wallet = await requireWallet(trx, customerId);
       const account = wallet.accounts.find((a) => a.id === ctx.body.account_id);
@@ -446,7 +439,6 @@ export const loyaltyHandlers = {
 
   // GET /api/loaylty/wallet/block-reasons/
   listLoyaltyBlockReasons: async (ctx) => {
-    ctx.res.vary('Accept-Language');
     return { status: 200, body: BLOCK_REASONS.map((r) => ({ key: r.key, label: r.label[ctx.lang] })) };
   },
 
@@ -454,7 +446,6 @@ export const loyaltyHandlers = {
   blockLoyaltyCard: async (ctx) => {
     const customerId = customerIdOf(ctx);
     const reason = ctx.body.reason ?? null;
-    ctx.res.vary('Accept-Language');
     const phone = await phoneOf(ctx, customerId);
     return underLock(ctx, customerId, async (trx) => {
       const wallet = await requireWallet(trx, customerId);
@@ -480,7 +471,6 @@ export const loyaltyHandlers = {
   // POST /api/loaylty/wallet/unblock/
   unblockLoyaltyCard: async (ctx) => {
     const customerId = customerIdOf(ctx);
-    ctx.res.vary('Accept-Language');
     const phone = await phoneOf(ctx, customerId);
     return underLock(ctx, customerId, async (trx) => {
       const wallet = await requireWallet(trx, customerId);
@@ -517,7 +507,6 @@ export const loyaltyHandlers = {
   replaceLoyaltyCard: async (ctx) => {
     const customerId = customerIdOf(ctx);
     const idempotencyKey = declaredHeader(ctx, 'idempotency-key')?.trim() || null;
-    ctx.res.vary('Accept-Language');
     const phone = await phoneOf(ctx, customerId);
     const replace = async (trx: Transaction<DB>) => {
       await lockCustomerLoyalty(trx, customerId);
@@ -543,8 +532,7 @@ export const loyaltyHandlers = {
 
   // GET /api/loaylty/wallet/purchases/
   listLoyaltyPurchases: async (ctx) => {
-    const customerId = customerIdOf(ctx);
-    ctx.res.vary('Accept-Language'); // an online purchase's shop name is in the caller's language
+    const customerId = customerIdOf(ctx); // an online purchase's shop name is in the caller's language
     const window = pageWindow(ctx.query.page, ctx.query.page_size);
     const wallet = await findWallet(ctx.deps.db, customerId);
     if (!wallet || !isLinked(wallet)) return { status: 200, body: emptyPage };
@@ -567,8 +555,7 @@ export const loyaltyHandlers = {
 
   // GET /api/loaylty/wallet/purchases/{purchase_id}/
   getLoyaltyPurchase: async (ctx) => {
-    const customerId = customerIdOf(ctx);
-    ctx.res.vary('Accept-Language'); // shop and product names of an online purchase
+    const customerId = customerIdOf(ctx); // shop and product names of an online purchase
     const id = ctx.path.purchase_id;
     const wallet = await findWallet(ctx.deps.db, customerId);
     if (!wallet || !isLinked(wallet)) throw notFound('Your loyalty card is not set up', 'WALLET_NOT_LINKED');
@@ -621,7 +608,6 @@ export const loyaltyHandlers = {
   listLoyaltyTransactions: async (ctx) => {
     const customerId = customerIdOf(ctx);
     const window = pageWindow(ctx.query.page, ctx.query.page_size);
-    ctx.res.vary('Accept-Language');
     const wallet = await findWallet(ctx.deps.db, customerId);
     if (!wallet || !isLinked(wallet)) return { status: 200, body: emptyPage };
     try {
@@ -663,3 +649,22 @@ export const loyaltyHandlers = {
     }
   },
 } satisfies Partial<HandlerMap>;
+
+/** What the runtime does around these operations (server/handler-types.ts OperationSteps). */
+export const loyaltySteps: StepsMap = {
+  previewLoyaltyCardLink: { varyBy: ['Accept-Language'] },
+  linkLoyaltyCard: { varyBy: ['Accept-Language'] },
+  previewLoyaltyPhysicalCardLink: { varyBy: ['Accept-Language'] },
+  linkLoyaltyPhysicalCard: { varyBy: ['Accept-Language'] },
+  getLoyaltyWallet: { varyBy: ['Accept-Language'] },
+  createLoyaltyWallet: { varyBy: ['Accept-Language'] },
+  switchLoyaltyAccount: { varyBy: ['Accept-Language'] },
+  listLoyaltyBlockReasons: { varyBy: ['Accept-Language'] },
+  blockLoyaltyCard: { varyBy: ['Accept-Language'] },
+  unblockLoyaltyCard: { varyBy: ['Accept-Language'] },
+  replaceLoyaltyCard: { varyBy: ['Accept-Language'] },
+  listLoyaltyPurchases: { varyBy: ['Accept-Language'] },
+  getLoyaltyPurchase: { varyBy: ['Accept-Language'] },
+  listLoyaltyTransactions: { varyBy: ['Accept-Language'] },
+  previewLoyaltyDiscount: { varyBy: ['X-Store-Id', 'Accept-Language'] },
+};

@@ -13,17 +13,17 @@ import {
 import { findPaidInvoices } from '../db/queries/payments.js';
 import { loadItems } from '../db/queries/picking/items.js';
 import { findLatestSessionOfOrder } from '../db/queries/picking/sessions.js';
-import { toPickingResult } from './presenters/picking.js';
+import { toPickingResult } from '../services/presenters/picking.js';
 import type { Executor } from '../db/executor.js';
 import { transactionWithGenericPlans } from '../db/generic-plans.js';
-import { notFound, unprocessable } from '../server/errors.js';
-import { declaredHeader, type HandlerMap, type OperationsWithHeader, type RequestContext } from '../server/handler-types.js';
-import { fingerprintOf, storeRefusal } from '../server/idempotency.js';
-import { amountDue } from '../domain/money/bank-invoice.js';
+import { notFound, unprocessable } from '../services/errors.js';
+import { declaredHeader, type HandlerMap, type OperationsWithHeader, type RequestContext, type StepsMap } from '../server/handler-types.js';
+import { fingerprintOf, storeRefusal } from '../services/idempotency.js';
+import { amountDue } from '../domain/orders/bank-invoice.js';
 import { changeViolation, orderInputViolation } from '../domain/orders/checkout.js';
 import type { Lang } from '../domain/texts/orders.js';
-import { estimateDelivery, placeOrder, placeOrderOnce } from './services/checkout.js';
-import { cancelByCustomer } from './services/order-lifecycle.js';
+import { estimateDelivery, placeOrder, placeOrderOnce } from '../services/checkout.js';
+import { cancelByCustomer } from '../services/order-lifecycle.js';
 import {
   emptyPickingResult,
   historyEntries,
@@ -33,7 +33,7 @@ import {
   orderRoadmapView,
   paymentFacts,
   type PickingResult,
-} from './presenters/orders.js';
+} from '../services/presenters/orders.js';
 import { customerIdOf } from './support/principal.js';
 import { requireStore } from './support/store.js';
 
@@ -44,11 +44,6 @@ function headerOf<N extends string, K extends OperationsWithHeader<N>>(ctx: Requ
 }
 
 const orderNotFound = () => notFound('No order with this id');
-
-/** Order views differ by language (and by the caller, who is in Authorization). */
-function varyByLanguage(ctx: Pick<RequestContext<OperationId>, 'res'>): void {
-  ctx.res.vary('Accept-Language');
-}
 
 /** What the picker collected so far (issue 7's session), or the empty result before picking starts. */
 async function pickingResultOf(db: Executor, o: OrderRow, lang: Lang): Promise<PickingResult> {
@@ -78,7 +73,6 @@ export const ordersHandlers = {
     const pageSize = ctx.query.page_size ?? 20;
     const active = ctx.query.active ?? null;
     const { rows, count } = await listCustomerOrders(ctx.deps.db, customerId, active, page, pageSize);
-    varyByLanguage(ctx);
     return { status: 200, body: { items: rows.map((r) => orderListingView(r, ctx.lang)), count, has_next: page * pageSize < count } };
   },
 
@@ -124,7 +118,6 @@ export const ordersHandlers = {
   estimateDeliveryPrice: async (ctx) => {
     customerIdOf(ctx);
     const estimate = await estimateDelivery(ctx.deps.db, ctx.deps, headerOf(ctx, 'x-store-id'), ctx.body);
-    ctx.res.vary('X-Store-Id');
     return { status: 200, body: estimate };
   },
 
@@ -132,7 +125,6 @@ export const ordersHandlers = {
   getOrder: async (ctx) => {
     const o = await findCustomerOrder(ctx.deps.db, ctx.path.order_id.toLowerCase(), customerIdOf(ctx));
     if (!o) throw orderNotFound();
-    varyByLanguage(ctx);
     return { status: 200, body: await orderDetail(ctx.deps.db, o, ctx) };
   },
 
@@ -147,7 +139,6 @@ export const ordersHandlers = {
       // The answer is the order as committed by this command.
       return orderDetail(trx, (await findCustomerOrder(trx, orderId, customerId))!, ctx);
     });
-    varyByLanguage(ctx);
     return { status: 200, body: detail };
   },
 
@@ -155,7 +146,6 @@ export const ordersHandlers = {
   getOrderRoadmap: async (ctx) => {
     const o = await findCustomerOrder(ctx.deps.db, ctx.path.order_id.toLowerCase(), customerIdOf(ctx));
     if (!o) throw orderNotFound();
-    varyByLanguage(ctx);
     return { status: 200, body: orderRoadmapView(o, ctx.lang) };
   },
 
@@ -167,7 +157,17 @@ export const ordersHandlers = {
     // What was paid matters only while a payment is awaited (the order's, or a difference's).
     const paid = o.payment_status === 'awaiting' ? await findPaidInvoices(ctx.deps.db, o.id) : [];
     const due = amountDue(paymentFacts(o), paid);
-    varyByLanguage(ctx);
     return { status: 200, body: orderRoadmapDetailView(o, history, due, ctx.lang, ctx.deps.config.orders.trackingRefreshSeconds) };
   },
 } satisfies Partial<HandlerMap>;
+
+/** What the runtime does around these operations (server/handler-types.ts OperationSteps). */
+export const ordersSteps: StepsMap = {
+  listOrders: { varyBy: ['Accept-Language'] },
+  getOrder: { varyBy: ['Accept-Language'] },
+  cancelOrder: { varyBy: ['Accept-Language'] },
+  getOrderRoadmap: { varyBy: ['Accept-Language'] },
+  getOrderRoadmapDetail: { varyBy: ['Accept-Language'] },
+  createOrder: { varyBy: ['X-Store-Id', 'Accept-Language'] },
+  estimateDeliveryPrice: { varyBy: ['X-Store-Id'] },
+};

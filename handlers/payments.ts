@@ -2,16 +2,16 @@
 // of an order - the open one, or a new one issued at the bank. Payment itself is the bank's word
 // (its notification; in TEST the sandbox's QA operation), never the client's.
 import { randomUUID } from 'node:crypto';
-import type { HandlerMap } from '../server/handler-types.js';
+import type { HandlerMap, StepsMap } from '../server/handler-types.js';
 import { recordOrderChange } from '../db/queries/order-events.js';
 import { lockCustomerOrder, setOrderStatus } from '../db/queries/orders.js';
 import { findOpenInvoice, findPaidInvoices, insertInvoice } from '../db/queries/payments.js';
-import { badGateway, conflict, notFound } from '../server/errors.js';
-import { BankRefusedError, BankUnavailableError } from '../server/providers/bank/index.js';
-import { amountToInvoice, decideInvoice, invoiceExpiry, payabilityProblem, type PayabilityProblem } from '../domain/money/bank-invoice.js';
+import { badGateway, conflict, notFound } from '../services/errors.js';
+import { BankRefusedError, BankUnavailableError } from '../platform/providers/bank/index.js';
+import { amountToInvoice, decideInvoice, invoiceExpiry, payabilityProblem, type PayabilityProblem } from '../domain/orders/bank-invoice.js';
 import { invoiceDescription, onlinePaymentDisabledMessage } from '../domain/texts/orders.js';
-import { withdrawInvoice } from './services/order-lifecycle.js';
-import { payableTotal } from './presenters/orders.js';
+import { withdrawInvoice } from '../services/order-lifecycle.js';
+import { payableTotal } from '../services/presenters/orders.js';
 import { customerIdOf } from './support/principal.js';
 
 const PROBLEMS: Record<PayabilityProblem, string> = {
@@ -26,7 +26,6 @@ export const paymentsHandlers = {
   getBankPreferences: async (ctx) => {
     customerIdOf(ctx);
     const bank = ctx.deps.config.orders.bank;
-    ctx.res.vary('Accept-Language');
     return {
       status: 200,
       body: {
@@ -109,3 +108,9 @@ export const paymentsHandlers = {
     };
   },
 } satisfies Partial<HandlerMap>;
+
+/** What the runtime does around these operations (server/handler-types.ts OperationSteps). */
+export const paymentsSteps: StepsMap = {
+  getBankPreferences: { varyBy: ['Accept-Language'] },
+  getBankInvoice: { noStore: true },
+};

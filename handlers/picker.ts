@@ -2,7 +2,7 @@
 // their commands, product search, history and the picker channel's parameters. The item state
 // machine is domain/picking/items.ts; the common command path is handlers/services/picking.ts.
 import { createHash } from 'node:crypto';
-import type { HandlerMap } from '../server/handler-types.js';
+import type { HandlerMap, StepsMap } from '../server/handler-types.js';
 import { findPicker, findPickerByLogin, pickerStores } from '../db/queries/accounts.js';
 import type { Executor } from '../db/executor.js';
 import { recordOrderChange } from '../db/queries/order-events.js';
@@ -30,12 +30,19 @@ import {
   type PickerSearch,
 } from '../db/queries/picking/catalog.js';
 import { findClosedSession, listClosedSessions, summariseClosedSessions, type HistoryPeriod } from '../db/queries/picking/history.js';
-import { durationSeconds, toHistoryItem, toHistorySession, toPickerSlot, toPickerStore, toQueueCard } from './presenters/picking.js';
+import {
+  durationSeconds,
+  toHistoryItem,
+  toHistorySession,
+  toPickerSlot,
+  toPickerStore,
+  toQueueCard,
+} from '../services/presenters/picking.js';
 import { hashSecret, verifySecret } from '../domain/codes/passwords.js';
-import type { TokenService } from '../server/auth/tokens.js';
-import { AppError, forbidden, notFound, unauthorized, unprocessable, validationFailed } from '../server/errors.js';
-import { fingerprintOf, withIdempotency } from '../server/idempotency.js';
-import { PICKER_CHANNEL_PATH } from '../server/realtime/picker.js';
+import type { TokenService } from '../platform/tokens.js';
+import { AppError, forbidden, notFound, unauthorized, unprocessable, validationFailed } from '../services/errors.js';
+import { fingerprintOf, withIdempotency } from '../services/idempotency.js';
+import { PICKER_CHANNEL_PATH } from '../platform/socket-paths.js';
 import { formatDecimal, normalizeDecimal, parseDecimal } from '../domain/money/decimal.js';
 import { parseDateTime } from '../domain/time/date-time.js';
 import { labelWeight, readScannedCode } from '../domain/codes/scale-label.js';
@@ -54,10 +61,9 @@ import {
   assertUnderLimit,
   clearRateEvents,
   countAgainstLimit,
-  limitClientIp,
   oneAttemptAtATime,
   recordRateEvent,
-} from './services/limits.js';
+} from '../services/limits.js';
 import {
   actionAnswer,
   actionOutput,
@@ -76,9 +82,9 @@ import {
   scanMatch,
   scannedPlu,
   sessionView,
-} from './services/picking.js';
+} from '../services/picking.js';
 import { pickerIdOf } from './support/principal.js';
-import { invalidRefresh, rotateRefreshToken, startSession } from './services/sessions.js';
+import { invalidRefresh, rotateRefreshToken, startSession } from '../services/sessions.js';
 import { requireStore } from './support/store.js';
 
 /** Page size of picker search and history when `limit` is absent (the contract's default). */
@@ -173,13 +179,13 @@ export const pickerHandlers = {
   loginPicker: async (ctx) => {
     const { db, config, tokens } = ctx.deps;
     const { login, password } = ctx.body;
-    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute, ctx.deps.clock.now());
     // Failed attempts, per login and per address (one device trying many logins): TOO_MANY_ATTEMPTS.
     // The login as the lookup compares it: "Picker1 " is the same login as "picker1".
     const subject = `picker:${login.trim().toLowerCase()}`;
-    const address = `picker-ip:${ctx.req.ip ?? 'unknown'}`;
+    const address = `picker-ip:${ctx.clientIp ?? 'unknown'}`;
     const picker = await oneAttemptAtATime(
       db,
+      ctx.deps.caches.signInQueues,
       [subject, address],
       { code: 'TOO_MANY_ATTEMPTS', detail: 'Too many sign-ins for this login at once; retry in a second' },
       async (trx) => {
@@ -219,7 +225,6 @@ export const pickerHandlers = {
       throw new AppError(401, 'INVALID_CREDENTIALS', 'Login or password is not correct', { headers: { 'WWW-Authenticate': 'Bearer' } });
     if (!picker.is_active) throw forbidden('PICKER_INACTIVE', 'This picker account is disabled');
     const pair = await startSession(db, tokens, { kind: 'picker', pickerId: picker.id }, ctx.deps.clock.now());
-    ctx.res.setHeader('Cache-Control', 'no-store');
     return {
       status: 200,
       body: {
@@ -235,7 +240,6 @@ export const pickerHandlers = {
   // POST /api/picker/auth/refresh
   refreshPickerToken: async (ctx) => {
     const { db, config, tokens } = ctx.deps;
-    await limitClientIp(db, ctx.operationId, ctx.req.ip, config.auth.ipRequestsPerMinute, ctx.deps.clock.now());
     // A token family refreshing in a loop (an app bug) is stopped: 30 a minute (TOO_MANY_REQUESTS).
     const family = refreshFamilyOf(tokens, ctx.body.refresh);
     if (family) {
@@ -266,7 +270,6 @@ export const pickerHandlers = {
       );
     if (outcome === 'reused') throw invalidRefresh('REFRESH_TOKEN_REUSED', 'Refresh token already used; the session was ended');
     if (outcome === 'invalid') throw invalidRefresh('INVALID_REFRESH_TOKEN');
-    ctx.res.setHeader('Cache-Control', 'no-store');
     return {
       status: 200,
       body: {
@@ -287,7 +290,6 @@ export const pickerHandlers = {
     const offset = ctx.query.offset ?? 0;
     const search = await pickerSearch(ctx.deps.db, pickerId, ctx.lang, ctx.query.query, ctx.query.barcode);
     const { rows, total } = await searchStoreProducts(ctx.deps.db, search, limit, offset);
-    ctx.res.vary('Accept-Language');
     return {
       status: 200,
       body: { items: rows.map((r) => toPickerCatalogProduct(r, ctx.lang)), total, limit, offset, has_more: offset + rows.length < total },
@@ -307,7 +309,6 @@ export const pickerHandlers = {
       after = decoded.key;
     }
     const page = await searchStoreProductsAfter(ctx.deps.db, search, limit, after);
-    ctx.res.vary('Accept-Language');
     return {
       status: 200,
       body: {
@@ -496,8 +497,8 @@ export const pickerHandlers = {
   getPickerRealtimeMetadata: async (ctx) => {
     const pickerId = pickerIdOf(ctx);
     const stores = await pickerStores(ctx.deps.db, pickerId);
-    const scheme = ctx.req.protocol === 'https' ? 'wss' : 'ws';
-    const host = ctx.req.get('host') ?? `localhost:${ctx.deps.config.port}`;
+    const scheme = ctx.origin.secure ? 'wss' : 'ws';
+    const host = ctx.origin.host ?? `localhost:${ctx.deps.config.port}`;
     return {
       status: 200,
       body: {
@@ -665,3 +666,12 @@ export const pickerHandlers = {
     }));
   },
 } satisfies Partial<HandlerMap>;
+
+/** What the runtime does around these operations (server/handler-types.ts OperationSteps). */
+export const pickerSteps: StepsMap = {
+  loginPicker: { limitPerClientIp: true, noStore: true },
+  refreshPickerToken: { limitPerClientIp: true, noStore: true },
+  searchPickerProducts: { varyBy: ['Accept-Language'] },
+  searchPickerProductsByCursor: { varyBy: ['Accept-Language'] },
+  listPickerOrders: { varyBy: ['X-Store-Id', 'Accept-Language'] },
+};

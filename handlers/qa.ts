@@ -1,14 +1,14 @@
 // Handlers of the QA tag, keyed by operationId.
-import type { HandlerMap } from '../server/handler-types.js';
+import type { HandlerMap, StepsMap } from '../server/handler-types.js';
 import { latestOtpCode } from '../db/queries/auth.js';
 import { findCustomerOrder, lockCustomerOrder } from '../db/queries/orders.js';
 import { findInvoice, findOpenInvoice } from '../db/queries/payments.js';
-import { conflict, notFound } from '../server/errors.js';
-import { simulatedCourier, simulatedEta } from '../server/providers/courier/index.js';
+import { conflict, notFound } from '../services/errors.js';
+import { simulatedCourier, simulatedEta } from '../platform/providers/courier/index.js';
 import { isTestPhone, otpState } from '../domain/codes/otp.js';
 import type { TrackingState } from '../db/tables/orders.js';
-import { applyCourierEvent, settleInvoice, type CourierEvent } from './services/order-lifecycle.js';
-import { deliveryView, orderStatusView } from './presenters/orders.js';
+import { applyCourierEvent, settleInvoice, type CourierEvent } from '../services/order-lifecycle.js';
+import { deliveryView, orderStatusView } from '../services/presenters/orders.js';
 import { customerIdOf } from './support/principal.js';
 
 /** Where the simulated courier is on the way, for its arrival estimate. */
@@ -96,7 +96,6 @@ export const qaHandlers = {
       await applyCourierEvent(trx, o, event, ctx.deps.clock.now());
       return deliveryView((await findCustomerOrder(trx, orderId, customerId))!, ctx.lang, config.orders.trackingRefreshSeconds);
     });
-    ctx.res.vary('Accept-Language');
     return { status: 200, body: delivery! };
   },
 
@@ -119,7 +118,6 @@ export const qaHandlers = {
       return { invoice: invoice!, order: after! };
     });
     const { invoice, order } = result;
-    ctx.res.vary('Accept-Language');
     return {
       status: 200,
       body: {
@@ -139,3 +137,9 @@ export const qaHandlers = {
     };
   },
 } satisfies Partial<HandlerMap>;
+
+/** What the runtime does around these operations (server/handler-types.ts OperationSteps). */
+export const qaSteps: StepsMap = {
+  simulateDeliveryTracking: { varyBy: ['Accept-Language'] },
+  settleSandboxBankInvoice: { varyBy: ['Accept-Language'] },
+};

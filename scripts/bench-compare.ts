@@ -9,7 +9,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { projectRoot } from '../server/config.js';
+import { projectRoot } from '../platform/config.js';
 
 /** The figures read off each side's output (older benches print some only as text). */
 const FIGURES: { name: string; pattern: RegExp }[] = [

@@ -19,7 +19,7 @@ import { recordOrderChange } from '../db/queries/order-events.js';
 import { insertConfirmedOrder } from '../db/seed/picking.js';
 import { seedDemoData } from '../db/seed/demo.js';
 import { DEMO_STORES } from '../db/seed/stores.js';
-import { loadConfig } from '../server/config.js';
+import { loadConfig } from '../platform/config.js';
 import { runOrderWorkerOnce, startOrderWorker } from '../server/jobs/order-worker.js';
 import { startService } from '../server/runtime.js';
 import { openBenchDatabase } from './lib/bench-database.js';

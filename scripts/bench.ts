@@ -8,19 +8,20 @@
 // Then scripts/bench-orders.ts measures order creation (and its floor) and the tracking sockets
 // (BENCH_ORDERS=0 skips), and scripts/bench-picking.ts the picking scenario (and the item command's
 // floor; BENCH_PICKING=0 skips).
+import { createInstanceCaches } from '../services/caches.js';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import { connect } from '../db/connection.js';
 import { createApp } from '../server/app.js';
-import { TokenService } from '../server/auth/tokens.js';
-import { loadConfig } from '../server/config.js';
+import { TokenService } from '../platform/tokens.js';
+import { loadConfig } from '../platform/config.js';
 import { loadSpec } from '../server/contract.js';
-import { createLogger } from '../server/logger.js';
-import { createProviders } from '../server/providers/index.js';
-import { systemClock } from '../server/clock.js';
-import { noTelemetry } from '../server/telemetry.js';
+import { createLogger } from '../platform/logger.js';
+import { createProviders } from '../platform/providers/index.js';
+import { systemClock } from '../platform/clock.js';
+import { noTelemetry } from '../platform/telemetry.js';
 import { benchOrdersAndSockets } from './bench-orders.js';
 import { benchPicking } from './bench-picking.js';
 
@@ -57,7 +58,13 @@ async function serve(variant: Variant): Promise<void> {
     // The trivial operation touches no database; the pool is created but never connects.
     const handle = connect('postgres://bench@127.0.0.1:1/bench', { max: 1 });
     const base = { config, db: handle.db, pool: handle.pool, log: createLogger('silent'), clock: systemClock };
-    const deps = { ...base, tokens: new TokenService(config.jwt), ...createProviders(base), telemetry: noTelemetry };
+    const deps = {
+      ...base,
+      tokens: new TokenService(config.jwt),
+      ...createProviders(base),
+      telemetry: noTelemetry,
+      caches: createInstanceCaches(0),
+    };
     const t0 = performance.now();
     const app = await createApp({ deps, document, handlers: { getMapConfig: () => ({ status: 200, body: BODY }) } });
     timings.init_ms = performance.now() - t0;

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { gitCommit } from '../server/config.js';
+import { gitCommit } from '../platform/config.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const outFlag = process.argv.indexOf('--out');

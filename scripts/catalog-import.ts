@@ -11,7 +11,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { CatalogImportError, importCatalog } from '../db/catalog-import/write.js';
 import { publishCatalogVersion } from '../db/queries/catalog-snapshot.js';
 import { demoCatalogFile } from '../db/seed/catalog.js';
-import { loadConfig } from '../server/config.js';
+import { loadConfig } from '../platform/config.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(name);

@@ -5,7 +5,7 @@
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { publishCatalogVersion } from '../db/queries/catalog-snapshot.js';
-import { loadConfig } from '../server/config.js';
+import { loadConfig } from '../platform/config.js';
 
 const config = loadConfig();
 const database = await openDatabase({

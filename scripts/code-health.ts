@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../server/config.js';
+import { projectRoot } from '../platform/config.js';
 
 function files(dir: string): string[] {
   const full = path.join(projectRoot, dir);
@@ -40,7 +40,7 @@ function count(
   return { total, where };
 }
 
-const service = ['domain', 'db', 'handlers', 'server'].flatMap(files);
+const service = ['domain', 'db', 'platform', 'services', 'handlers', 'server'].flatMap(files);
 const tests = files('test');
 
 const cruise = JSON.parse(

@@ -2,7 +2,7 @@
 // take locks), else DATABASE_URL, else the embedded database.
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { loadConfig } from '../server/config.js';
+import { loadConfig } from '../platform/config.js';
 
 const config = loadConfig();
 const database = await openDatabase({

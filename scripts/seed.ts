@@ -2,7 +2,7 @@
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { seedDemoData } from '../db/seed/demo.js';
-import { loadConfig } from '../server/config.js';
+import { loadConfig } from '../platform/config.js';
 
 const config = loadConfig();
 const database = await openDatabase({

@@ -4,8 +4,8 @@
 // Only configuration and logging are imported statically: with OTEL_EXPORTER_OTLP_ENDPOINT set,
 // tracing must be in place before the modules it instruments (pg, express over node:http) load,
 // so the service itself is imported after it.
-import { loadConfig, type Config } from '../server/config.js';
-import { createLogger, type Logger } from '../server/logger.js';
+import { loadConfig, type Config } from '../platform/config.js';
+import { createLogger, type Logger } from '../platform/logger.js';
 import type { RunningService } from '../server/runtime.js';
 import { startFailureLine } from '../server/startup-failure.js';
 
@@ -66,7 +66,7 @@ for (const [signal, handler] of handlers) process.on(signal, handler);
 
 try {
   const telemetry = config.tracing.otlpEndpoint
-    ? (await import('../server/telemetry-otel.js')).startOpenTelemetry(config.tracing.serviceName, config.buildCommit)
+    ? (await import('../platform/telemetry-otel.js')).startOpenTelemetry(config.tracing.serviceName, config.buildCommit)
     : undefined;
   if (telemetry) log.info('tracing', { endpoint: config.tracing.otlpEndpoint });
   const { startService } = await import('../server/runtime.js');

@@ -28,7 +28,7 @@ import { connect } from '../db/connection.js';
 import { startEmbeddedPostgres, type EmbeddedCluster } from '../db/embedded.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { seedDemoData } from '../db/seed/demo.js';
-import { projectRoot } from '../server/config.js';
+import { projectRoot } from '../platform/config.js';
 
 const INSTANCES = 3;
 const POOL_MAX = 10;

@@ -8,34 +8,44 @@ import YAML from 'yaml';
 import { OPERATIONS, type OperationId } from '../generated/operations.js';
 import { ifNoneMatchMatches } from './http/conditional.js';
 import { requestValidationAjv } from './ajv.js';
-import { activePrincipal } from './auth/principal.js';
-import { bearerToken, TokenError, type Principal } from './auth/tokens.js';
+import { activePrincipal } from '../services/principal.js';
+import { bearerToken, TokenError, type Principal } from '../platform/tokens.js';
 import { isOperation, loadSpec, ResponseValidator, stampSpec, type OpenApiDocument } from './contract.js';
-import type { AppDeps } from './deps.js';
+import type { AppDeps } from '../services/deps.js';
 import { docsHandler } from './docs.js';
-import type { EventLoopWatch } from './event-loop.js';
+import type { EventLoopWatch } from '../platform/event-loop.js';
 import { faviconHandler } from './favicon.js';
-import { AppError, notFound, unauthorized, validationFailed, type ErrorCode, type StatusOf } from './errors.js';
-import { isNotImplemented, type HandlerMap, type PathParams, type RequestBody, type RequestContext } from './handler-types.js';
+import { AppError, notFound, unauthorized, validationFailed, type ErrorCode, type StatusOf } from '../services/errors.js';
+import {
+  isNotImplemented,
+  type HandlerMap,
+  type PathParams,
+  type RequestBody,
+  type RequestContext,
+  type StepsMap,
+} from './handler-types.js';
+import { limitClientIp } from '../services/limits.js';
 import {
   errorReply,
   isDatabaseUnavailable,
   nulCharacterIssues,
   preferredLanguage,
   send,
-  serializeBody,
   requestValidationFailed,
   type HttpReply,
 } from './http/responses.js';
+import { serializeBody } from '../services/stored-body.js';
 import { hasBody, jsonBody } from './http/json-body.js';
-import { redactUrl } from './logger.js';
-import { createMetrics, metricsHandler, type Metrics } from './metrics.js';
+import { redactUrl } from '../platform/logger.js';
+import { createMetrics, metricsHandler, type Metrics } from '../platform/metrics.js';
 import { installCompiledRouting, routeTableFor, type RouteTable } from './router.js';
 import { trimFields, trimmedBodyFields } from './trim.js';
 
 export interface CreateAppOptions {
   deps: AppDeps;
   handlers: Partial<HandlerMap>;
+  /** What the runtime does around each operation's handler (IP limit, Vary, no-store). */
+  steps?: StepsMap;
   /** Override of the served document (the router benchmark serves a one-operation spec). */
   document?: OpenApiDocument;
   /** The event loop's delay, for readiness and metrics (none: not judged, not reported). */
@@ -65,7 +75,7 @@ type Reply = HttpReply;
 /** openapi-backend's context with its request typed as this service reads it (its defaults are `any`). */
 type RoutedContext = Context<unknown, Record<string, string>, Record<string, unknown>, IncomingHttpHeaders>;
 
-export async function createApp({ deps, handlers, document, eventLoop }: CreateAppOptions): Promise<App> {
+export async function createApp({ deps, handlers, steps = {}, document, eventLoop }: CreateAppOptions): Promise<App> {
   const { config, log } = deps;
   installCompiledRouting();
   const source = document ?? loadSpec(config.env);
@@ -193,6 +203,10 @@ export async function createApp({ deps, handlers, document, eventLoop }: CreateA
       if (nul.length) throw validationFailed(nul);
       const loose = looseIntegerIssues(c.operation, req.path);
       if (loose.length) throw validationFailed(loose);
+      const declared = steps[id];
+      if (declared?.varyBy) for (const header of declared.varyBy) res.vary(header);
+      if (declared?.noStore) res.setHeader('Cache-Control', 'no-store');
+      if (declared?.limitPerClientIp) await limitClientIp(deps.db, id, req.ip, config.auth.ipRequestsPerMinute, deps.clock.now());
       const ctx: RequestContext<typeof id> = {
         operationId: id,
         body: c.request.requestBody as RequestBody<typeof id>,
@@ -206,8 +220,8 @@ export async function createApp({ deps, handlers, document, eventLoop }: CreateA
         requestId: res.locals.requestId,
         log: res.locals.log,
         deps,
-        req,
-        res,
+        clientIp: req.ip ?? req.socket.remoteAddress,
+        origin: { secure: req.protocol === 'https', host: req.get('host') },
       };
       return (handler as (x: typeof ctx) => unknown)(ctx);
     });

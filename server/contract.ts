@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { createAjv } from './ajv.js';
-import { generatedDir, type AppEnv } from './config.js';
+import { generatedDir, type AppEnv } from '../platform/config.js';
 
 // The parts of an OpenAPI 3.1 document the service reads; everything else is kept as it is
 // (`unknown` members), since the bundled spec is generated and checked by its own linter.

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type express from 'express';
 import { acceptsGzip } from './http/conditional.js';
-import { generatedDir, type AppEnv } from './config.js';
+import { generatedDir, type AppEnv } from '../platform/config.js';
 
 const gzipAsync = promisify(gzip);
 

@@ -1,11 +1,10 @@
 // Types that tie handlers to the contract. All of them derive from generated/ (openapi-typescript
 // output), so a change to the spec shows up as a compile error in every handler it touches.
-import type express from 'express';
 import type { operations } from '../generated/api.test.js';
 import type { OperationId } from '../generated/operations.js';
-import type { Principal } from './auth/tokens.js';
-import type { AppDeps } from './deps.js';
-import type { Logger } from './logger.js';
+import type { Principal } from '../platform/tokens.js';
+import type { AppDeps } from '../services/deps.js';
+import type { Logger } from '../platform/logger.js';
 
 type Op<K extends OperationId> = operations[K];
 type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : undefined;
@@ -62,8 +61,16 @@ export type Reply<K extends OperationId> = {
     status: S;
     body: JsonContent<Responses<K>[S]>;
     headers?: Record<string, string>;
+    /** JSON already written and stored (a catalog snapshot): sent as these bytes, never re-serialised. */
+    storedJson?: StoredJson;
   };
 }[keyof Responses<K>];
+
+/** Stored JSON bytes, gzipped or not; the reply's `body` is then parsed only if someone reads it. */
+export interface StoredJson {
+  bytes: Buffer;
+  gzip: boolean;
+}
 
 /** Successful replies only (2xx and 304); errors are thrown as AppError. */
 export type SuccessReply<K extends OperationId> = Extract<Reply<K>, { status: 200 | 201 | 202 | 204 | 304 }>;
@@ -84,8 +91,10 @@ export interface RequestContext<K extends OperationId> {
   requestId: string;
   log: Logger;
   deps: AppDeps;
-  req: express.Request;
-  res: express.Response;
+  /** The client's address (behind trusted proxies, the one they report). */
+  clientIp: string | undefined;
+  /** Scheme and Host the client used, for links back to this service (the picker socket's URL). */
+  origin: { secure: boolean; host: string | undefined };
 }
 
 export type OperationHandler<K extends OperationId> = (ctx: RequestContext<K>) => Promise<SuccessReply<K>> | SuccessReply<K>;
@@ -102,6 +111,25 @@ export const notImplemented = (issue: number): NotImplemented => ({ notImplement
 export function isNotImplemented(h: unknown): h is NotImplemented {
   return typeof h === 'object' && h !== null && (h as NotImplemented).notImplemented === true;
 }
+
+/** Request headers an answer may depend on, as `Vary` names them. */
+export type VaryHeader = 'Accept-Language' | 'X-Store-Id' | 'Authorization' | 'Accept-Encoding';
+
+/**
+ * What the runtime does around an operation's handler, declared beside it rather than written in
+ * it: the same rule for every reply of the operation, errors included.
+ */
+export interface OperationSteps {
+  /** Counts the call against the client address's per-minute budget of sign-in operations (429 RATE_LIMITED). */
+  limitPerClientIp?: true;
+  /** The request headers every answer depends on, sent as `Vary` (in this order). */
+  varyBy?: readonly VaryHeader[];
+  /** `Cache-Control: no-store`: answers that carry credentials. */
+  noStore?: true;
+}
+
+/** The steps of each operation that has any. */
+export type StepsMap = { readonly [K in OperationId]?: OperationSteps };
 
 /** A handler for every TEST operation: a missing one is a compile error. */
 export type HandlerMap = { [K in OperationId]: OperationHandler<K> | NotImplemented };

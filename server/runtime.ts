@@ -6,24 +6,25 @@ import { connect, type DatabaseHandle } from '../db/connection.js';
 import { openDatabase, type OpenedDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { seedDemoData } from '../db/seed/demo.js';
-import { handlers as defaultHandlers } from '../handlers/index.js';
+import { handlers as defaultHandlers, steps } from '../handlers/index.js';
+import { createInstanceCaches } from '../services/caches.js';
 import type { HandlerMap } from './handler-types.js';
 import { createApp, type App } from './app.js';
-import { TokenService } from './auth/tokens.js';
-import { systemClock, type Clock } from './clock.js';
-import { developmentProvidersIn, type Config } from './config.js';
-import type { AppDeps } from './deps.js';
-import { watchEventLoop } from './event-loop.js';
+import { TokenService } from '../platform/tokens.js';
+import { systemClock, type Clock } from '../platform/clock.js';
+import { developmentProvidersIn, type Config } from '../platform/config.js';
+import type { AppDeps } from '../services/deps.js';
+import { watchEventLoop } from '../platform/event-loop.js';
 import { startHousekeeping } from './jobs/housekeeping.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, type Logger } from '../platform/logger.js';
 import { startOrderWorker } from './jobs/order-worker.js';
 import { startLoyaltyWorker } from './jobs/loyalty-worker.js';
-import { createProviders, type Providers } from './providers/index.js';
+import { createProviders, type Providers } from '../platform/providers/index.js';
 import { startOutboxFeed } from './realtime/outbox-feed.js';
 import { attachPickerRealtime, type PickerRealtime } from './realtime/picker.js';
 import { startPickingExpiry } from './jobs/picking-expiry.js';
 import { attachRealtime, type Realtime } from './realtime/order-tracking.js';
-import { noTelemetry, type Telemetry } from './telemetry.js';
+import { noTelemetry, type Telemetry } from '../platform/telemetry.js';
 
 /** Longest a client may take to send a request's headers. */
 const HEADERS_TIMEOUT_MS = 20_000;
@@ -127,11 +128,12 @@ export async function startService({
     tokens: new TokenService(config.jwt),
     ...createProviders(base, providers),
     telemetry,
+    caches: createInstanceCaches(config.logistics.requestsPerMinute),
   };
 
   t = performance.now();
   const eventLoop = watchEventLoop({ limitMs: config.readinessMaxEventLoopDelayMs });
-  const app = await createApp({ deps, handlers: handlers ?? defaultHandlers, eventLoop });
+  const app = await createApp({ deps, handlers: handlers ?? defaultHandlers, steps, eventLoop });
   mark('app_init', t);
 
   // A request (headers and body) must arrive within REQUEST_TIMEOUT_MS, checked every second:

@@ -179,7 +179,7 @@ export function findIdempotencyRecord(db: Executor, s: IdempotencyScope) {
     .executeTakeFirst();
 }
 
-/** An answer as stored: its JSON text, or (from GZIP_FROM_CHARS on, server/http/responses.ts) that text gzipped. */
+/** An answer as stored: its JSON text, or (from GZIP_FROM_CHARS on, services/stored-body.ts) that text gzipped. */
 export interface StoredAnswer {
   text: string;
   gzip: Buffer | null;

@@ -5,7 +5,7 @@
 // products (the first in-stock ones by code), dates relative to today.
 import { sql, type Transaction } from 'kysely';
 import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
-import { lineTotal } from '../../domain/orders/pricing.js';
+import { lineTotal } from '../../domain/money/money.js';
 import type { DB } from '../schema.js';
 import type { OrderStatus, TrackingState } from '../tables/orders.js';
 import { DEMO_CUSTOMER } from './accounts.js';

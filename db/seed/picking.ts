@@ -5,7 +5,8 @@
 import { sql, type Transaction } from 'kysely';
 import { reserveDeliverySlot, reservePickupSlot } from '../queries/logistics.js';
 import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
-import { lineTotal } from '../../domain/picking/items.js';
+import {} from '../../domain/picking/items.js';
+import { lineTotal } from '../../domain/money/money.js';
 import type { DB } from '../schema.js';
 import { DEMO_CUSTOMER } from './accounts.js';
 import { DEMO_STORES } from './stores.js';

@@ -2,6 +2,7 @@
 // status (LoyaltyStatusSchema) drawn from the program's full level list (`cdp`) or, when that list
 // could not be loaded, rebuilt from the customer's own current and next tier (`cdp_fallback`).
 import { formatDecimal, parseDecimal } from '../money/decimal.js';
+import { kopecks } from '../money/money.js';
 
 export interface ProgramLevel {
   id: number | null;
@@ -41,12 +42,6 @@ export interface TierStatus {
     description: string;
   }[];
 }
-
-const kopecks = (v: string): bigint => {
-  const k = parseDecimal(v, 2);
-  if (k === null) throw new RangeError(`"${v}" is not an amount`);
-  return k;
-};
 
 const byOrder = <T extends { order: number }>(levels: T[]) => [...levels].sort((a, b) => a.order - b.order);
 

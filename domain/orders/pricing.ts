@@ -1,24 +1,6 @@
-// Prices of an order in exact decimals (bigint kopecks and thousandths, see decimal.ts): line
-// totals, the goods total, and the delivery rule shared by checkout and the price estimate.
-import { formatDecimal, parseDecimal } from '../money/decimal.js';
-
-export const MONEY_SCALE = 2;
-export const QUANTITY_SCALE = 3;
-
-/** Kopecks of a decimal money string read from PostgreSQL; throws on anything else (a data bug). */
-export function kopecks(value: string): bigint {
-  const units = parseDecimal(value, MONEY_SCALE);
-  if (units === null) throw new RangeError(`"${value}" is not an amount of money`);
-  return units;
-}
-
-export const money = (units: bigint): string => formatDecimal(units, MONEY_SCALE);
-
-/** quantity x unit price, rounded half up to kopecks (quantities are thousandths, so /1000). */
-export function lineTotal(quantityThousandths: bigint, unitPriceKopecks: bigint): bigint {
-  const exact = quantityThousandths * unitPriceKopecks; // in 1/1000 kopeck
-  return (exact + 500n) / 1000n;
-}
+// The delivery rule of an order's price, shared by checkout and the price estimate (amounts in
+// bigint kopecks, see money/money.ts).
+import { kopecks } from '../money/money.js';
 
 export interface DeliveryTerms {
   /** Zone terms: cost of standard delivery, goods total from which it is free, minimum goods total. */

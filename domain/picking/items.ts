@@ -18,6 +18,7 @@
 //     need the item (above ordered, confirmed value missing, value differs): the table's row order.
 
 import type { ErrorCode } from '../errors.js';
+import { lineTotal } from '../money/money.js';
 
 export type ItemState = 'pending' | 'awaiting_quantity' | 'picked' | 'missing' | 'clarified';
 export type ClarificationKind = 'removed' | 'quantity_mismatch' | 'weight_mismatch' | 'store_transfer_shortage';
@@ -115,11 +116,6 @@ export function toleranceFor(ordered: bigint, percentTenths: bigint): Tolerance 
 }
 
 export const withinTolerance = (weight: bigint, t: Tolerance): boolean => weight >= t.min && weight <= t.max;
-
-/** quantity (thousandths) x price (kopecks), rounded half-up to kopecks. */
-export function lineTotal(quantity: bigint, priceKopecks: bigint): bigint {
-  return (quantity * priceKopecks + 500n) / UNIT;
-}
 
 /**
  * The item's contribution to the session's current total (PaymentSummarySchema): the actual

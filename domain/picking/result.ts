@@ -12,7 +12,8 @@
 //   - an item the picker added is `changed` with `added`; one added and then removed never
 //     reached the order and is not shown.
 import { formatDecimal } from '../money/decimal.js';
-import { isResolved, lineTotal, stateKey, type ItemFacts } from './items.js';
+import { isResolved, stateKey, type ItemFacts } from './items.js';
+import { lineTotal } from '../money/money.js';
 
 export type ResultGroup = 'removed' | 'changed' | 'unchanged';
 export type ResultChange = 'quantity' | 'weight' | 'price' | 'product' | 'added' | 'removed';

@@ -1,7 +1,7 @@
 // The caller of an operation whose security already ran (openapi-backend refuses the request
 // before the handler otherwise); these only narrow the type.
 import type { OperationId } from '../../generated/operations.js';
-import { unauthorized } from '../../server/errors.js';
+import { unauthorized } from '../../services/errors.js';
 import type { RequestContext } from '../../server/handler-types.js';
 
 export function customerIdOf<K extends OperationId>(ctx: RequestContext<K>): string {

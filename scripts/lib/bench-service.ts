@@ -91,7 +91,7 @@ export async function startBenchService(databaseUrl: string, env: Record<string,
 async function serveInChild(): Promise<void> {
   const roundTrips = await countRoundTrips();
   const { startService } = await import('../../server/runtime.js');
-  const { loadConfig } = await import('../../server/config.js');
+  const { loadConfig } = await import('../../platform/config.js');
   const service = await startService({ config: loadConfig(process.env) });
   await service.app.warmValidators();
   process.on('message', (m: { type: string }) => {

@@ -23,8 +23,8 @@ import { sql } from 'kysely';
 import { connect } from '../../db/connection.js';
 import { freePort } from '../../db/embedded.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
-import { TokenService } from '../../server/auth/tokens.js';
-import { loadConfig, projectRoot } from '../../server/config.js';
+import { TokenService } from '../../platform/tokens.js';
+import { loadConfig, projectRoot } from '../../platform/config.js';
 
 const STORE = DEMO_STORES.find((s) => s.code === 'MSK-TVERSKAYA')!.id;
 const ADDRESS = { lon: 37.6106, lat: 55.7579 };

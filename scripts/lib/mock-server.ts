@@ -19,7 +19,7 @@ import { OpenAPIBackend, type Context, type Document, type Request as BackendReq
 import YAML from 'yaml';
 import type { ErrorCode } from '../../domain/errors.js';
 import { requestValidationAjv } from '../../server/ajv.js';
-import { projectRoot, type AppEnv } from '../../server/config.js';
+import { projectRoot, type AppEnv } from '../../platform/config.js';
 import {
   loadSpec,
   ResponseValidator,

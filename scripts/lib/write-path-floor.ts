@@ -23,15 +23,16 @@ import { isSessionActive } from '../../db/queries/auth.js';
 import { changedItemColumns, readItemCommand, writeItemCommand } from '../../db/queries/picking/commands.js';
 import { itemFacts, type ItemRow } from '../../db/queries/picking/items.js';
 import { applyItemCommand, UNIT } from '../../domain/picking/items.js';
-import { chargedPrice } from '../../handlers/presenters/picking.js';
-import { placeOrderOnce, type CheckoutRequest } from '../../handlers/services/checkout.js';
+import { chargedPrice } from '../../services/presenters/picking.js';
+import { placeOrderOnce, type CheckoutRequest } from '../../services/checkout.js';
 import { transactionWithGenericPlans } from '../../db/generic-plans.js';
-import { customerView, itemChange } from '../../handlers/services/picking.js';
-import { findActiveStoreCached } from '../../handlers/support/store.js';
-import { TokenService } from '../../server/auth/tokens.js';
-import { systemClock } from '../../server/clock.js';
-import { loadConfig } from '../../server/config.js';
-import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS } from '../../server/idempotency.js';
+import { customerView, itemChange } from '../../services/picking.js';
+import { findActiveStoreCached } from '../../services/stores.js';
+import { createInstanceCaches } from '../../services/caches.js';
+import { TokenService } from '../../platform/tokens.js';
+import { systemClock } from '../../platform/clock.js';
+import { loadConfig } from '../../platform/config.js';
+import { fingerprintOf, IDEMPOTENCY_TTL_SECONDS } from '../../services/idempotency.js';
 import { askRoundTrips, countRoundTrips, type RoundTrips } from './round-trips.js';
 import { BENCH_JWT_SECRET } from './bench-service.js';
 
@@ -76,7 +77,7 @@ async function serveFloor(databaseUrl: string): Promise<void> {
   const config = loadConfig({ ...process.env, APP_ENV: 'TEST', DATABASE_URL: databaseUrl, JWT_SECRET: BENCH_JWT_SECRET });
   const { db } = connect(databaseUrl, { max: 20 });
   const tokens = new TokenService(config.jwt);
-  const deps = { db, config, clock: systemClock };
+  const deps = { db, config, clock: systemClock, caches: createInstanceCaches(config.logistics.requestsPerMinute) };
 
   /** The picker's piece-quantity command: 3 round trips (auth, read, write), retried on a moved session as the service does. */
   const pieceQuantity = async (pickerId: number, orderId: string, itemId: number, key: string, quantity: number): Promise<Buffer> => {

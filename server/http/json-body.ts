@@ -8,8 +8,8 @@ import type express from 'express';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
-import { AppError, badRequest } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { AppError, badRequest } from '../../services/errors.js';
+import type { Logger } from '../../platform/logger.js';
 import { errorReply, send } from './responses.js';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];

@@ -2,58 +2,19 @@
 import type { ErrorObject } from 'ajv';
 import type express from 'express';
 import Negotiator from 'negotiator';
-import { promisify } from 'node:util';
-import { constants, gunzipSync, gzip, gzipSync } from 'node:zlib';
+import { constants } from 'node:zlib';
 import { acceptsGzip } from './conditional.js';
 import { OMITTED_ERRORS_KEYWORD, omittedErrorCount } from '../ajv.js';
-import { AppError, serviceUnavailable, validationFailed, type ErrorCode, type ValidationIssue } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { AppError, serviceUnavailable, validationFailed, type ErrorCode, type ValidationIssue } from '../../services/errors.js';
+import type { Logger } from '../../platform/logger.js';
+import { GZIP_FROM_CHARS, gzipText, serializedFormOf } from '../../services/stored-body.js';
 
 export interface HttpReply {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
-}
-
-/** JSON bodies from this length (about 1 KB) are gzipped when the client accepts it; below, gzip saves too little. */
-export const GZIP_FROM_CHARS = 1024;
-
-/**
- * Bodies already written as JSON (and gzipped when large): answers of retry-safe commands,
- * which are stored in that form (server/idempotency.ts). send() reuses the text and the gzip
- * rather than writing and compressing them again. Keyed by the body object, so an entry lives
- * exactly as long as its reply.
- */
-const serializedBodies = new WeakMap<object, { text: string; gzip: Buffer | null }>();
-const remember = (body: unknown, serialized: { text: string; gzip: Buffer | null }) => {
-  if (body !== null && typeof body === 'object') serializedBodies.set(body, serialized);
-};
-const gzipAsync = promisify(gzip);
-/**
- * Texts up to this length are gzipped on the event loop: handing a few KB to zlib's thread pool
- * and back cost twice the compression itself (27 us against 63 for a picker command's 1.8 KB
- * answer; 52 against 81 at 33 KB), and a command's answer is compressed once per command.
- */
-const GZIP_INLINE_MAX_CHARS = 32 * 1024;
-const gzipText = (text: string, level: number): Promise<Buffer> | Buffer =>
-  text.length <= GZIP_INLINE_MAX_CHARS ? gzipSync(text, { level }) : gzipAsync(text, { level });
-/** The fastest level: JSON answers are repetitive, and level 1 already takes a session to a sixth. */
-const gzipFast = (text: string) => gzipText(text, 1);
-
-/** A body as JSON text, gzipped from GZIP_FROM_CHARS on; send() will reuse both for this body. */
-export async function serializeBody(body: unknown): Promise<{ text: string; gzip: Buffer | null }> {
-  const text = JSON.stringify(body);
-  const serialized = { text, gzip: text.length >= GZIP_FROM_CHARS ? await gzipFast(text) : null };
-  remember(body, serialized);
-  return serialized;
-}
-
-/** The body of gzipped JSON (a stored answer); send() will reuse the text and the gzip. */
-export function gunzipBody(gzipped: Buffer): unknown {
-  const text = gunzipSync(gzipped).toString('utf8');
-  const body: unknown = JSON.parse(text);
-  remember(body, { text, gzip: gzipped });
-  return body;
+  /** Stored JSON sent as it is (see StoredJson in server/handler-types.ts). */
+  storedJson?: { bytes: Buffer; gzip: boolean };
 }
 
 export function send(res: express.Response, reply: HttpReply): void {
@@ -64,10 +25,17 @@ export function send(res: express.Response, reply: HttpReply): void {
     res.end();
     return;
   }
+  if (reply.storedJson) {
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    if (reply.storedJson.gzip) res.setHeader('Content-Encoding', 'gzip');
+    res.setHeader('Content-Length', String(reply.storedJson.bytes.length));
+    res.end(reply.storedJson.bytes);
+    return;
+  }
   // Written directly rather than through express's res.json/res.send, which copy the text into
   // a Buffer and check request freshness on every reply: node sets Content-Length from the body.
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  const serialized = reply.body !== null && typeof reply.body === 'object' ? serializedBodies.get(reply.body) : undefined;
+  const serialized = serializedFormOf(reply.body);
   const text = serialized?.text ?? JSON.stringify(reply.body);
   if (text.length < GZIP_FROM_CHARS) {
     res.end(text);

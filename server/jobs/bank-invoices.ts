@@ -8,9 +8,9 @@ import {
   recordBankWord,
   scheduleInvoiceCheck,
 } from '../../db/queries/payments.js';
-import { settleInvoice, takeLatePayment } from '../../handlers/services/order-lifecycle.js';
-import type { AppDeps } from '../deps.js';
-import type { InvoiceOutcome } from '../providers/bank/types.js';
+import { settleInvoice, takeLatePayment } from '../../services/order-lifecycle.js';
+import type { AppDeps } from '../../services/deps.js';
+import type { InvoiceOutcome } from '../../platform/providers/bank/types.js';
 
 /** How long after its expiry a closed invoice waits for the bank's final word (then: support). */
 const BANK_WORD_WAIT_MS = 24 * 3600 * 1000;

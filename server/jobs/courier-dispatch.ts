@@ -1,8 +1,8 @@
 // Courier dispatch (order worker, job 6): deliveries whose courier should be requested now, by
 // COURIER_DISPATCH_LEAD_MINUTES before their slot.
 import { claimDeliveriesDueForCourier, lockOrder } from '../../db/queries/orders.js';
-import { requestCourier } from '../../handlers/services/order-lifecycle.js';
-import type { AppDeps } from '../deps.js';
+import { requestCourier } from '../../services/order-lifecycle.js';
+import type { AppDeps } from '../../services/deps.js';
 
 export async function dispatchCouriers(deps: AppDeps): Promise<number> {
   return deps.db.transaction().execute(async (trx) => {

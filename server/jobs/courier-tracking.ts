@@ -1,8 +1,8 @@
 // Deliveries under way at a real courier service (order worker, job 7): asked where they are,
 // tracking moved by the answer.
 import { claimDeliveriesForStatusCheck, lockOrder } from '../../db/queries/orders.js';
-import { followCourierStatus } from '../../handlers/services/order-lifecycle.js';
-import type { AppDeps } from '../deps.js';
+import { followCourierStatus } from '../../services/order-lifecycle.js';
+import type { AppDeps } from '../../services/deps.js';
 
 /** How many courier status questions are open at once (each waits up to COURIER_TIMEOUT_MS). */
 const COURIER_QUESTIONS_AT_ONCE = 8;

@@ -7,9 +7,9 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../../db/connection.js';
 import { deleteExpiredIdempotencyKeys } from '../../db/queries/idempotency.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../platform/logger.js';
 import { scheduleJob, type ScheduledJob } from './scheduler.js';
-import { noTelemetry, type Telemetry } from '../telemetry.js';
+import { noTelemetry, type Telemetry } from '../../platform/telemetry.js';
 
 const EVERY_MS = 10 * 60_000;
 /** Rows deleted per statement from the tables that grow with traffic. */

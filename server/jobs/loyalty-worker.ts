@@ -31,10 +31,10 @@ import {
 import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
 import { loyaltyAccrualFor } from '../../domain/loyalty/accrual.js';
 import { MAX_SYNC_ATTEMPTS, retryDelaySeconds } from '../../domain/loyalty/wallet.js';
-import { isLinked, memberOf, sendCommand, writeSnapshotIfCurrent, type WalletCommand } from '../../handlers/services/loyalty.js';
-import type { AppDeps } from '../deps.js';
+import { isLinked, memberOf, sendCommand, writeSnapshotIfCurrent, type WalletCommand } from '../../services/loyalty.js';
+import type { AppDeps } from '../../services/deps.js';
 import { scheduleJob, type ScheduledJob } from './scheduler.js';
-import { LoyaltyProviderError } from '../providers/loyalty/index.js';
+import { LoyaltyProviderError } from '../../platform/providers/loyalty/index.js';
 
 const JOBS_PER_ROUND = 10;
 const ORDERS_PER_ROUND = 50;

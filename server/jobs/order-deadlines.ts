@@ -2,8 +2,8 @@
 // pickup orders not collected a day after their slot ended are cancelled (and refunded when paid).
 import { claimOrdersPastPaymentWindow, claimUncollectedPickups, lockOrder } from '../../db/queries/orders.js';
 import { PICKUP_COLLECTION_HOURS } from '../../domain/orders/status.js';
-import { cancelUncollected, cancelUnpaid } from '../../handlers/services/order-lifecycle.js';
-import type { AppDeps } from '../deps.js';
+import { cancelUncollected, cancelUnpaid } from '../../services/order-lifecycle.js';
+import type { AppDeps } from '../../services/deps.js';
 
 export async function cancelUnpaidOrders(deps: AppDeps): Promise<number> {
   return deps.db.transaction().execute(async (trx) => {

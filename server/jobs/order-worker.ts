@@ -9,7 +9,7 @@
 //   5. order-deadlines.ts    unpaid online orders and uncollected pickups cancelled;
 //   6. courier-dispatch.ts   deliveries whose courier should be requested now;
 //   7. courier-tracking.ts   deliveries under way at a real courier service, followed.
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../../services/deps.js';
 import { scheduleJob, type ScheduledJob } from './scheduler.js';
 import { checkBankInvoices } from './bank-invoices.js';
 import { dispatchCouriers } from './courier-dispatch.js';

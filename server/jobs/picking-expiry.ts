@@ -9,9 +9,9 @@ import type { Database } from '../../db/connection.js';
 import { loadItems } from '../../db/queries/picking/items.js';
 import { announceOrdersEnteringQueue } from '../../db/queries/picking/queue.js';
 import { findIdleSessions, lockCommandSession, lockOrder } from '../../db/queries/picking/sessions.js';
-import { releaseSession } from '../../handlers/services/picking.js';
-import type { Clock } from '../clock.js';
-import type { AppDeps } from '../deps.js';
+import { releaseSession } from '../../services/picking.js';
+import type { Clock } from '../../platform/clock.js';
+import type { AppDeps } from '../../services/deps.js';
 import { scheduleJob, type ScheduledJob } from './scheduler.js';
 
 /** Expires the idle sessions now; returns how many were closed. */

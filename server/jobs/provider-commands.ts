@@ -15,11 +15,11 @@ import {
 } from '../../db/queries/payments.js';
 import { setReconciliationStatus } from '../../db/queries/picking/sessions.js';
 import type { Executor } from '../../db/executor.js';
-import { wholeRefunds } from '../../domain/money/bank-invoice.js';
+import { wholeRefunds } from '../../domain/orders/bank-invoice.js';
 import { afterFailure } from '../../domain/time/retry-schedule.js';
-import type { AppDeps } from '../deps.js';
-import { BankRefusedError } from '../providers/bank/index.js';
-import { CourierRefusedError } from '../providers/courier/index.js';
+import type { AppDeps } from '../../services/deps.js';
+import { BankRefusedError } from '../../platform/providers/bank/index.js';
+import { CourierRefusedError } from '../../platform/providers/courier/index.js';
 
 /** Provider commands are retried for about a day (backoff capped at an hour) before giving up. */
 const COMMAND_MAX_ATTEMPTS = 30;

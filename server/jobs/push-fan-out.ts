@@ -16,7 +16,7 @@ import type { Executor } from '../../db/executor.js';
 import type { OrderStatus, TrackingState } from '../../db/tables/orders.js';
 import { pushNotice } from '../../domain/texts/orders.js';
 import { pickerPushNotice } from '../../domain/picking/messages.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../../services/deps.js';
 
 interface Envelope {
   type: 'order.changed' | 'delivery.tracking.changed';

@@ -3,7 +3,7 @@
 // dropped; dead tokens forget their device.
 import { claimDuePushDeliveries, finishPushDeliveries, forgetPushDevice, type PushDeliveryOutcome } from '../../db/queries/push.js';
 import { afterFailure } from '../../domain/time/retry-schedule.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../../services/deps.js';
 
 /** One batch of due deliveries: how many it took (a full batch: more may be due) and how many went out. */
 export async function sendPushes(deps: AppDeps): Promise<{ taken: number; sent: number }> {

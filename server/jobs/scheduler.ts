@@ -4,8 +4,8 @@
 // the pace of the work, not of the interval. Each pass is traced and a failing one is logged and
 // retried at the next interval. Timers are unref'd, so a job never keeps the process alive; stop()
 // waits for the pass in progress (before the pool closes).
-import type { Logger } from '../logger.js';
-import type { Telemetry } from '../telemetry.js';
+import type { Logger } from '../../platform/logger.js';
+import type { Telemetry } from '../../platform/telemetry.js';
 
 export interface ScheduledJob {
   /** Stops scheduling and waits for the running pass to finish. */

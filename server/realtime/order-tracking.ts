@@ -4,11 +4,11 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { activePrincipal } from '../auth/principal.js';
-import type { Principal } from '../auth/tokens.js';
-import type { AppDeps } from '../deps.js';
+import { activePrincipal } from '../../services/principal.js';
+import type { Principal } from '../../platform/tokens.js';
+import type { AppDeps } from '../../services/deps.js';
 import { isDatabaseUnavailable, preferredLanguage } from '../http/responses.js';
-import { redactUrl } from '../logger.js';
+import { redactUrl } from '../../platform/logger.js';
 import { isTrackingEvent, trackingMessage } from '../../db/queries/outbox.js';
 import type { OutboxFeed, OutboxRow } from './outbox-feed.js';
 import { isPickerChannel } from './picker.js';
@@ -24,8 +24,8 @@ import {
   socketsByAccount,
   upgradeToken,
 } from './socket-channel.js';
+import { TRACKING_PATH } from '../../platform/socket-paths.js';
 
-export const TRACKING_PATH = '/ws/orders/tracking/';
 const PING_INTERVAL_MS = 30_000;
 
 export interface Realtime {

@@ -22,7 +22,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { OutboxEvent } from '../../db/queries/outbox.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../../services/deps.js';
 
 /**
  * An outbox row as subscribers get it: its `type` decides its `payload` (db/queries/outbox.ts,

@@ -9,10 +9,10 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { findPicker, pickerStores } from '../../db/queries/accounts.js';
-import { activePrincipal } from '../auth/principal.js';
-import type { AppDeps } from '../deps.js';
+import { activePrincipal } from '../../services/principal.js';
+import type { AppDeps } from '../../services/deps.js';
 import { isDatabaseUnavailable } from '../http/responses.js';
-import { redactUrl } from '../logger.js';
+import { redactUrl } from '../../platform/logger.js';
 import { isPickerOutboxEvent } from '../../db/queries/outbox.js';
 import type { OutboxFeed, OutboxRow } from './outbox-feed.js';
 import {
@@ -27,8 +27,8 @@ import {
   socketsByAccount,
   upgradeToken,
 } from './socket-channel.js';
+import { PICKER_CHANNEL_PATH } from '../../platform/socket-paths.js';
 
-export const PICKER_CHANNEL_PATH = '/ws/picker/';
 export interface PickerRealtime {
   connections(): number;
   /** Closes every socket with 1001 and stops listening. */

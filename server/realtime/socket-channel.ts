@@ -6,7 +6,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { SESSIONS_REVOKED_EVENT, type OutboxEvent } from '../../db/queries/outbox.js';
-import { bearerToken } from '../auth/tokens.js';
+import { bearerToken } from '../../platform/tokens.js';
 
 /** The access token of an upgrade request: the bearer header, else the `access_token` query. */
 export function upgradeToken(req: IncomingMessage, url: URL): string | null {

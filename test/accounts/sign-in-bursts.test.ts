@@ -2,7 +2,7 @@
 // attempts waiting their turn hold no database connection: the rest of the instance is served as
 // usual meanwhile, and attempts beyond the few that may wait are refused at once with 429.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_WAITING_ATTEMPTS } from '../../handlers/services/limits.js';
+import { MAX_WAITING_ATTEMPTS } from '../../services/limits.js';
 import { randomTestPhone, signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 

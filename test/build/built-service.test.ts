@@ -6,7 +6,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../server/config.js';
+import { projectRoot } from '../../platform/config.js';
 import { loadSpec } from '../../server/contract.js';
 import { ContractClient, type CheckedResponse } from '../support/client.js';
 import { createTestDatabase } from '../support/db.js';

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '../../server/config.js';
+import { projectRoot } from '../../platform/config.js';
 
 const read = (file: string) => readFileSync(path.join(projectRoot, file), 'utf8');
 const pkg = JSON.parse(read('package.json'));

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CatalogImportError, importCatalog } from '../../db/catalog-import/write.js';
 import { demoCatalogFile } from '../../db/seed/catalog.js';
 import { isValidGtin } from '../../domain/codes/barcode.js';
-import { projectRoot } from '../../server/config.js';
+import { projectRoot } from '../../platform/config.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { fixtureCatalog, P, STORE_A, storeHeaders } from './fixture.js';
 

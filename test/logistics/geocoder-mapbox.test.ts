@@ -4,9 +4,9 @@
 import { delay, http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../server/config.js';
-import { createLogger } from '../../server/logger.js';
-import { GeocoderUnavailableError, MapboxGeocoder } from '../../server/providers/geocoder/index.js';
+import { loadConfig } from '../../platform/config.js';
+import { createLogger } from '../../platform/logger.js';
+import { GeocoderUnavailableError, MapboxGeocoder } from '../../platform/providers/geocoder/index.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 const PROVIDER = 'https://geocoder.example.test';

@@ -2,10 +2,10 @@
 // the API and the worker, and a factory of orders written straight into the orders tables (the
 // loyalty worker only reads them, whatever code wrote them).
 import { sql } from 'kysely';
-import { startSession } from '../../handlers/services/sessions.js';
+import { startSession } from '../../services/sessions.js';
 import { DEMO_CUSTOMER } from '../../db/seed/accounts.js';
 import { DEMO_STORES } from '../../db/seed/stores.js';
-import { TokenService } from '../../server/auth/tokens.js';
+import { TokenService } from '../../platform/tokens.js';
 import { runLoyaltyWorkerOnce } from '../../server/jobs/loyalty-worker.js';
 import type { TestService } from '../support/service.js';
 

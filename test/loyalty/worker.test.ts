@@ -4,8 +4,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLoyaltyWorkerOnce, startLoyaltyWorker } from '../../server/jobs/loyalty-worker.js';
-import type { AppDeps } from '../../server/deps.js';
-import { createLoyalty } from '../../server/providers/loyalty/index.js';
+import type { AppDeps } from '../../services/deps.js';
+import { createLoyalty } from '../../platform/providers/loyalty/index.js';
 import { signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { bearer, completeOrder, createOrder, readyWallet, storeLines } from './helpers.js';

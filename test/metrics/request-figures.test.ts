@@ -1,7 +1,7 @@
 // The request histogram and status counter: Prometheus semantics (cumulative `le` buckets, an
 // observation equal to a bound counts in that bucket, +Inf equals _count) and escaping.
 import { describe, expect, it } from 'vitest';
-import { RequestFigures } from '../../server/metrics.js';
+import { RequestFigures } from '../../platform/metrics.js';
 
 describe('RequestFigures', () => {
   it('renders cumulative buckets, sum, count and per-status counters', () => {

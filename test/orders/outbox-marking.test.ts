@@ -4,7 +4,7 @@
 // week of events rather than all of it.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OUTBOX_FIGURES_SQL } from '../../server/metrics.js';
+import { OUTBOX_FIGURES_SQL } from '../../platform/metrics.js';
 import { outboxCatchUpQuery } from '../../server/realtime/outbox-feed.js';
 import { startTestService, type TestService } from '../support/service.js';
 

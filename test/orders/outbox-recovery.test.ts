@@ -4,8 +4,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createLogger } from '../../server/logger.js';
-import type { RecordingPushSender } from '../../server/providers/push/index.js';
+import { createLogger } from '../../platform/logger.js';
+import type { RecordingPushSender } from '../../platform/providers/push/index.js';
 import { startService } from '../../server/runtime.js';
 import { signInCustomer } from '../support/accounts.js';
 import { trackingMessage } from '../support/realtime.js';

@@ -8,7 +8,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { lockOrder } from '../../db/queries/orders.js';
 import { findOpenInvoice } from '../../db/queries/payments.js';
-import { settleInvoice } from '../../handlers/services/order-lifecycle.js';
+import { settleInvoice } from '../../services/order-lifecycle.js';
 import { runOrderWorkerOnce } from '../../server/jobs/order-worker.js';
 import { registerPushDevice, signInCustomer } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';

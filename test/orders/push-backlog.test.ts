@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { PUSH_BATCHES_PER_PASS, runOrderWorkerOnce } from '../../server/jobs/order-worker.js';
 import { fanOutPushes } from '../../server/jobs/push-fan-out.js';
-import { RecordingPushSender } from '../../server/providers/push/index.js';
+import { RecordingPushSender } from '../../platform/providers/push/index.js';
 import { countRoundTrips, queriesMadeBy } from '../../scripts/lib/round-trips.js';
 import { registerPushDevice, signInCustomer } from '../support/accounts.js';
 import { assertMatchesSchema } from '../support/client.js';

@@ -4,9 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runOrderWorkerOnce } from '../../server/jobs/order-worker.js';
-import { RecordingPushSender } from '../../server/providers/push/index.js';
+import { RecordingPushSender } from '../../platform/providers/push/index.js';
 import { startService } from '../../server/runtime.js';
-import { createLogger } from '../../server/logger.js';
+import { createLogger } from '../../platform/logger.js';
 import { signInCustomer } from '../support/accounts.js';
 import { assertMatchesSchema } from '../support/client.js';
 import { startTestService, type TestService } from '../support/service.js';

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runOrderWorkerOnce } from '../../server/jobs/order-worker.js';
-import { SandboxBank } from '../../server/providers/bank/index.js';
+import { SandboxBank } from '../../platform/providers/bank/index.js';
 import { registerPushDevice, signInCustomer, signInPicker } from '../support/accounts.js';
 import { command } from '../support/orders.js';
 import { createPicker, itemCommand, sessionCommand, startPicking } from '../support/picking.js';

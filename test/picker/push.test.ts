@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import { runOrderWorkerOnce } from '../../server/jobs/order-worker.js';
 import { sweepPicking } from '../../server/jobs/picking-expiry.js';
-import { RecordingPushSender } from '../../server/providers/push/index.js';
+import { RecordingPushSender } from '../../platform/providers/push/index.js';
 import { registerPushDevice } from '../support/accounts.js';
 import { assertMatchesSchema } from '../support/client.js';
 import { createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TokenKind } from '../../server/auth/tokens.js';
+import type { TokenKind } from '../../platform/tokens.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { signInCustomer, signInPicker } from '../support/accounts.js';
 import { tokensFor } from '../support/tokens.js';

@@ -4,7 +4,7 @@ import http from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_STORES } from '../../db/seed/stores.js';
-import { GZIP_FROM_CHARS } from '../../server/http/responses.js';
+import { GZIP_FROM_CHARS } from '../../services/stored-body.js';
 import { createConfirmedOrder, stockedProducts } from '../support/orders.js';
 import { createPicker } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';

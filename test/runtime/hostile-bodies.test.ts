@@ -5,7 +5,7 @@
 // time, while the instance keeps answering /healthz.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VALIDATION_ISSUES_SHOWN } from '../../server/errors.js';
+import { VALIDATION_ISSUES_SHOWN } from '../../services/errors.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { headersFor, operations, plausible, resolve, urlOf, type Operation, type Schema } from '../support/spec-operations.js';
 

@@ -3,7 +3,7 @@
 // place a client can put one, or a whole phone number.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createLogger, redactUrl } from '../../server/logger.js';
+import { createLogger, redactUrl } from '../../platform/logger.js';
 import { signInPicker } from '../support/accounts.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { tokensFor } from '../support/tokens.js';

@@ -3,7 +3,7 @@
 // the loop has caught up; /healthz (liveness) stays 200, and /metrics shows the delay. The test
 // runs in the service's own process, so blocking the test's thread blocks the service's loop.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { watchEventLoop } from '../../server/event-loop.js';
+import { watchEventLoop } from '../../platform/event-loop.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;

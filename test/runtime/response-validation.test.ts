@@ -2,7 +2,7 @@
 // not spend the time. The contract client fails the test on the same violation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandlerMap } from '../../server/handler-types.js';
-import { createLogger } from '../../server/logger.js';
+import { createLogger } from '../../platform/logger.js';
 import { ContractViolation } from '../support/client.js';
 import { startTestService, type TestService } from '../support/service.js';
 

@@ -8,7 +8,7 @@ import { lstatSync, mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } f
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../server/config.js';
+import { projectRoot } from '../../platform/config.js';
 
 const asRoot = process.getuid?.() === 0;
 const root = mkdtempSync(path.join(os.tmpdir(), 'grocery-private-')); // mode 0700

@@ -1,8 +1,8 @@
 // Signed-in principals for tests, made through the same query functions as the service.
 import { randomInt, randomUUID } from 'node:crypto';
 import { createCustomer, findPickerByLogin } from '../../db/queries/accounts.js';
-import { TokenService } from '../../server/auth/tokens.js';
-import { startSession } from '../../handlers/services/sessions.js';
+import { TokenService } from '../../platform/tokens.js';
+import { startSession } from '../../services/sessions.js';
 import type { components } from '../../generated/api.test.js';
 import type { TestService } from './service.js';
 

@@ -5,7 +5,7 @@
 import createClient, { type Client, type MaybeOptionalInit, type Middleware } from 'openapi-fetch';
 import type { HttpMethod, PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
 import type { paths } from '../../generated/api.test.js';
-import type { AppEnv } from '../../server/config.js';
+import type { AppEnv } from '../../platform/config.js';
 import { loadSpec, ResponseValidator } from '../../server/contract.js';
 import { RouteTable } from '../../server/router.js';
 import { recordExercised } from './coverage.js';

@@ -3,7 +3,7 @@
 // when an implemented operation has no test of a success status.
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../../server/config.js';
+import { projectRoot } from '../../platform/config.js';
 
 // One folder per run (the run id of global-setup), so runs side by side do not mix or wipe records.
 const dirOf = (runId: string) => path.join(projectRoot, '.tmp', 'contract-coverage', runId);

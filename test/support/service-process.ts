@@ -2,7 +2,7 @@
 // everything it prints is collected, and the URL comes from its "listening" log line.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { projectRoot } from '../../server/config.js';
+import { projectRoot } from '../../platform/config.js';
 import { TEST_JWT_SECRET } from './service.js';
 
 export interface ServiceProcess {

@@ -1,10 +1,10 @@
 // A running service on its own database and a free port, as a test file uses it.
 import type { HandlerMap } from '../../server/handler-types.js';
 import { handlers as defaultHandlers } from '../../handlers/index.js';
-import { TestClock } from '../../server/clock.js';
-import { loadConfig, type Config } from '../../server/config.js';
-import { createLogger, type Logger } from '../../server/logger.js';
-import type { Providers } from '../../server/providers/index.js';
+import { TestClock } from '../../platform/clock.js';
+import { loadConfig, type Config } from '../../platform/config.js';
+import { createLogger, type Logger } from '../../platform/logger.js';
+import type { Providers } from '../../platform/providers/index.js';
 import { startService, type RunningService } from '../../server/runtime.js';
 import { ContractClient } from './client.js';
 import { createTestDatabase } from './db.js';

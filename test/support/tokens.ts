@@ -1,8 +1,8 @@
 // Tokens for tests, signed the way the service signs them (and some the way an attacker would).
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { TokenService, type TokenKind } from '../../server/auth/tokens.js';
-import type { Config } from '../../server/config.js';
+import { TokenService, type TokenKind } from '../../platform/tokens.js';
+import type { Config } from '../../platform/config.js';
 
 export function tokensFor(config: Config) {
   const service = new TokenService(config.jwt);

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BREAKING_MARKER, commitMessagesSay, compareSpecs, type Change } from '../../scripts/lib/api-diff.js';
-import { projectRoot } from '../../server/config.js';
+import { projectRoot } from '../../platform/config.js';
 import { loadSpec } from '../../server/contract.js';
 
 const prod = loadSpec('PROD');

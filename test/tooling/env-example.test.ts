@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configurationTable, renderEnvExample } from '../../scripts/lib/env-example.js';
-import { loadConfig, projectRoot } from '../../server/config.js';
+import { loadConfig, projectRoot } from '../../platform/config.js';
 
 const readme = readFileSync(path.join(projectRoot, 'README.md'), 'utf8');
 const table = configurationTable(readme);

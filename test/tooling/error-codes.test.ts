@@ -2,7 +2,7 @@
 // table (server/errors.ts ERROR_STATUS): the table, the enum and the tables the docs show agree.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AppError, appError, conflict, ERROR_STATUS, notFound, statusOf, unprocessable, type ErrorCode } from '../../server/errors.js';
+import { AppError, appError, conflict, ERROR_STATUS, notFound, statusOf, unprocessable, type ErrorCode } from '../../services/errors.js';
 
 const specOf = (env: 'test' | 'prod') => JSON.parse(readFileSync(new URL(`../../generated/openapi.${env}.json`, import.meta.url), 'utf8'));
 const statusesOf = (code: ErrorCode): number[] => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../generated/operations.js';
 import { sampleSchema, resolveRef } from '../../scripts/lib/examples.js';
 import { createMockApp, type MockApp } from '../../scripts/lib/mock-server.js';
-import { projectRoot, type AppEnv } from '../../server/config.js';
+import { projectRoot, type AppEnv } from '../../platform/config.js';
 import { loadSpec } from '../../server/contract.js';
 import { ContractClient } from '../support/client.js';
 

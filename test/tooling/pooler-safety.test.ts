@@ -7,7 +7,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '../../server/config.js';
+import { projectRoot } from '../../platform/config.js';
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -17,7 +17,7 @@ function sources(dir: string): string[] {
   });
 }
 
-const files = ['domain', 'server', 'db', 'handlers'].flatMap((d) => sources(path.join(projectRoot, d)));
+const files = ['domain', 'db', 'platform', 'services', 'handlers', 'server'].flatMap((d) => sources(path.join(projectRoot, d)));
 
 const SESSION_STATE: [string, RegExp][] = [
   ['a session-level advisory lock (use pg_advisory_xact_lock)', /pg_(try_)?advisory_lock(_shared)?\s*\(/i],

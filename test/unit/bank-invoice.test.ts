@@ -7,7 +7,7 @@ import {
   invoiceExpiry,
   payabilityProblem,
   wholeRefunds,
-} from '../../domain/money/bank-invoice.js';
+} from '../../domain/orders/bank-invoice.js';
 import { afterFailure, retryDelaySeconds } from '../../domain/time/retry-schedule.js';
 
 const now = new Date('2025-03-14T07:30:00Z');

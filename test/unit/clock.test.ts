@@ -1,12 +1,12 @@
 // The business clock of server/clock.ts, and the providers AppDeps is built with
 // (server/providers/index.ts): what a test hands in is what the service uses.
 import { describe, expect, it } from 'vitest';
-import { systemClock, TestClock } from '../../server/clock.js';
-import { loadConfig } from '../../server/config.js';
-import { createLogger } from '../../server/logger.js';
-import { createProviders } from '../../server/providers/index.js';
-import { RecordingPushSender } from '../../server/providers/push/index.js';
-import type { Loyalty } from '../../server/providers/loyalty/index.js';
+import { systemClock, TestClock } from '../../platform/clock.js';
+import { loadConfig } from '../../platform/config.js';
+import { createLogger } from '../../platform/logger.js';
+import { createProviders } from '../../platform/providers/index.js';
+import { RecordingPushSender } from '../../platform/providers/push/index.js';
+import type { Loyalty } from '../../platform/providers/loyalty/index.js';
 import type { Database } from '../../db/connection.js';
 import type pg from 'pg';
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { developmentProvidersIn, loadConfig } from '../../server/config.js';
+import { developmentProvidersIn, loadConfig } from '../../platform/config.js';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'grocery-config-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

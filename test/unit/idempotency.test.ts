@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedDatabase } from '../../db/database.js';
-import { systemClock } from '../../server/clock.js';
-import { unprocessable } from '../../server/errors.js';
-import { fingerprintOf, withIdempotency } from '../../server/idempotency.js';
+import { systemClock } from '../../platform/clock.js';
+import { unprocessable } from '../../services/errors.js';
+import { fingerprintOf, withIdempotency } from '../../services/idempotency.js';
 import { createTestDatabase } from '../support/db.js';
 
 let database: OpenedDatabase;

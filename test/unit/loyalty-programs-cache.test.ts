@@ -2,8 +2,8 @@
 // from memory within its lifetime, re-read after it, and never covering a failure with old data.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedDatabase } from '../../db/database.js';
-import { systemClock, TestClock } from '../../server/clock.js';
-import { LocalLoyaltyLedger, ProgramsCache } from '../../server/providers/loyalty/index.js';
+import { systemClock, TestClock } from '../../platform/clock.js';
+import { LocalLoyaltyLedger, ProgramsCache } from '../../platform/providers/loyalty/index.js';
 import { createTestDatabase } from '../support/db.js';
 
 let database: OpenedDatabase;

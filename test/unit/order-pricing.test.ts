@@ -1,6 +1,7 @@
 // Exact prices: line totals in kopecks and the delivery rule of checkout and the estimate.
 import { describe, expect, it } from 'vitest';
-import { kopecks, lineTotal, money, priceDelivery } from '../../domain/orders/pricing.js';
+import { priceDelivery } from '../../domain/orders/pricing.js';
+import { kopecks, lineTotal, money } from '../../domain/money/money.js';
 
 const zone = { deliveryCost: '199.00', freeAmountThreshold: '3000.00', minOrderAmount: '1000.00' };
 

@@ -15,7 +15,6 @@ import {
   currentItemIndex,
   currentLineTotal,
   isResolved,
-  lineTotal,
   openSessionStatus,
   differenceToCollect,
   differenceToRefund,
@@ -26,7 +25,8 @@ import {
   type ItemFacts,
   type StateKey,
 } from '../../domain/picking/items.js';
-import { statusOf } from '../../server/errors.js';
+import { lineTotal } from '../../domain/money/money.js';
+import { statusOf } from '../../services/errors.js';
 
 const kg = (s: string) => BigInt(Math.round(Number(s) * 1000));
 const pcs = (n: number) => BigInt(n) * 1000n;

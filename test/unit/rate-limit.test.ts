@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TokenBucketLimiter } from '../../server/http/rate-limit.js';
+import { TokenBucketLimiter } from '../../platform/token-bucket.js';
 
 describe('TokenBucketLimiter', () => {
   it('allows a burst of perMinute, then refuses with the wait until the next token', () => {

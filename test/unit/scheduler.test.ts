@@ -3,8 +3,8 @@
 // followed by the next at once; a failed pass always waits the interval.
 import { describe, expect, it } from 'vitest';
 import { scheduleJob } from '../../server/jobs/scheduler.js';
-import { createLogger } from '../../server/logger.js';
-import { noTelemetry } from '../../server/telemetry.js';
+import { createLogger } from '../../platform/logger.js';
+import { noTelemetry } from '../../platform/telemetry.js';
 
 const deps = { log: createLogger('silent'), telemetry: noTelemetry };
 const INTERVAL_MS = 1000;

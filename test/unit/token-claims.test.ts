@@ -3,8 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { describe, expect, it } from 'vitest';
-import { AUDIENCE, TokenError, type TokenKind } from '../../server/auth/tokens.js';
-import { loadConfig } from '../../server/config.js';
+import { AUDIENCE, TokenError, type TokenKind } from '../../platform/tokens.js';
+import { loadConfig } from '../../platform/config.js';
 import { tokensFor } from '../support/tokens.js';
 
 const config = loadConfig({

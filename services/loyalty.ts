@@ -1,7 +1,7 @@
 // The loyalty wallet as the handlers and the background worker share it: the row-to-API mapper,
 // applying a provider snapshot to the wallet, sending card commands (now or again later), and
 // turning provider failures into the contract's answers.
-import type { components } from '../../generated/api.test.js';
+import type { components } from '../generated/api.test.js';
 import {
   enqueueJob,
   findWalletById,
@@ -9,22 +9,22 @@ import {
   lockCustomerLoyalty,
   updateWallet,
   type WalletRow,
-} from '../../db/queries/loyalty.js';
-import type { Executor } from '../../db/executor.js';
-import type { DB } from '../../db/schema.js';
-import type { MirroredAccount, MirroredCard } from '../../db/tables/loyalty.js';
-import type { AppDeps } from '../../server/deps.js';
-import { badGateway, conflict, unprocessable } from '../../server/errors.js';
+} from '../db/queries/loyalty.js';
+import type { Executor } from '../db/executor.js';
+import type { DB } from '../db/schema.js';
+import type { MirroredAccount, MirroredCard } from '../db/tables/loyalty.js';
+import type { AppDeps } from './deps.js';
+import { badGateway, conflict, unprocessable } from './errors.js';
 import {
   LoyaltyProviderError,
   type LoyaltyProvider,
   type ProviderCustomer,
   type ProviderProgram,
-} from '../../server/providers/loyalty/index.js';
-import type { LoyaltyMember } from '../../domain/loyalty/accrual.js';
-import { blockReasonLabel, message, syncErrorMessage, type Lang, type MessageKey } from '../../domain/texts/loyalty.js';
-import { tierStatusFor } from '../../domain/loyalty/tiers.js';
-import { orderCards, pollAfterSeconds, walletControls } from '../../domain/loyalty/wallet.js';
+} from '../platform/providers/loyalty/index.js';
+import type { LoyaltyMember } from '../domain/loyalty/accrual.js';
+import { blockReasonLabel, message, syncErrorMessage, type Lang, type MessageKey } from '../domain/texts/loyalty.js';
+import { tierStatusFor } from '../domain/loyalty/tiers.js';
+import { orderCards, pollAfterSeconds, walletControls } from '../domain/loyalty/wallet.js';
 import type { Updateable } from 'kysely';
 
 type Schemas = components['schemas'];

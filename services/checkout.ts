@@ -14,10 +14,10 @@ import {
   type DeliveryTermsRow,
   type ServingZoneRow,
   type SlotHoldResult,
-} from '../../db/queries/logistics.js';
-import { claimIdempotencyKeyWith, type IdempotencyScope } from '../../db/queries/idempotency.js';
-import type { DB } from '../../db/schema.js';
-import { IDEMPOTENCY_TTL_SECONDS, settleTakenKey } from '../../server/idempotency.js';
+} from '../db/queries/logistics.js';
+import { claimIdempotencyKeyWith, type IdempotencyScope } from '../db/queries/idempotency.js';
+import type { DB } from '../db/schema.js';
+import { IDEMPOTENCY_TTL_SECONDS, settleTakenKey } from './idempotency.js';
 import {
   cartLineFacts,
   findStoreForOrder,
@@ -25,31 +25,25 @@ import {
   insertPlacedOrder,
   lockCheckout,
   type CartLineFacts,
-} from '../../db/queries/orders.js';
-import { serializeBody } from '../../server/http/responses.js';
-import { findActiveStoreCached } from '../support/store.js';
-import type { Executor } from '../../db/executor.js';
-import type { components } from '../../generated/api.test.js';
-import type { AppDeps } from '../../server/deps.js';
-import { AppError, appError, badGateway, conflict, unauthorized, unprocessable } from '../../server/errors.js';
-import { CourierRefusedError, CourierUnavailableError } from '../../server/providers/courier/index.js';
-import { EDGE_TOLERANCE_DEG, parseArea, type Point } from '../../domain/geo/geometry.js';
-import { quantityUnit } from '../../domain/catalog/availability.js';
-import {
-  deliveryModeOf,
-  duplicateLine,
-  judgeLines,
-  parseLineQuantities,
-  unsoldLines,
-  type LineFacts,
-} from '../../domain/orders/checkout.js';
-import { formatDecimal } from '../../domain/money/decimal.js';
-import { localMoment } from '../../domain/time/local-time.js';
-import { kopecks, lineTotal, money, priceDelivery } from '../../domain/orders/pricing.js';
-import { cutoffOf, slotAvailability } from '../../domain/orders/slot-availability.js';
-import { chooseServingZone, type ZoneCandidate } from '../../domain/geo/serving-store.js';
-import { isExpressAvailableAt } from '../../domain/time/store-hours.js';
-import type { Lang } from '../../domain/texts/orders.js';
+} from '../db/queries/orders.js';
+import { serializeBody } from './stored-body.js';
+import { findActiveStoreCached } from './stores.js';
+import type { Executor } from '../db/executor.js';
+import type { components } from '../generated/api.test.js';
+import type { AppDeps } from './deps.js';
+import { AppError, appError, badGateway, conflict, unauthorized, unprocessable } from './errors.js';
+import { CourierRefusedError, CourierUnavailableError } from '../platform/providers/courier/index.js';
+import { EDGE_TOLERANCE_DEG, parseArea, type Point } from '../domain/geo/geometry.js';
+import { quantityUnit } from '../domain/catalog/availability.js';
+import { deliveryModeOf, duplicateLine, judgeLines, parseLineQuantities, unsoldLines, type LineFacts } from '../domain/orders/checkout.js';
+import { formatDecimal } from '../domain/money/decimal.js';
+import { localMoment } from '../domain/time/local-time.js';
+import { priceDelivery } from '../domain/orders/pricing.js';
+import { kopecks, lineTotal, money } from '../domain/money/money.js';
+import { cutoffOf, slotAvailability } from '../domain/orders/slot-availability.js';
+import { chooseServingZone, type ZoneCandidate } from '../domain/geo/serving-store.js';
+import { isExpressAvailableAt } from '../domain/time/store-hours.js';
+import type { Lang } from '../domain/texts/orders.js';
 
 type Schemas = components['schemas'];
 type OrderInput = Schemas['OrderInput'];
@@ -406,7 +400,7 @@ export async function estimateDelivery(db: Executor, deps: AppDeps, storeHeader:
 
   let storeId: string | null = null;
   if (storeHeader !== null) {
-    const store = await findActiveStoreCached({ db, config: deps.config, clock: deps.clock }, storeHeader);
+    const store = await findActiveStoreCached({ ...deps, db }, storeHeader);
     if (!store) throw unprocessable('STORE_NOT_FOUND', 'No active store has this X-Store-Id');
     storeId = store.id;
   }

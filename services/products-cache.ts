@@ -17,11 +17,11 @@
 //   and product descriptions say so);
 // - a customer's favourites page (`is_favorite=true`) is never kept: it is theirs alone; nor is
 //   a product that was not found (a new one is served at once).
-import type { ProductCard, ProductDetail } from '../../db/queries/catalog.js';
-import { favoriteIdsAmong } from '../../db/queries/catalog.js';
-import type { Executor } from '../../db/executor.js';
-import type { Clock } from '../../server/clock.js';
-import { expiringCache, type ExpiringCache } from './expiring-cache.js';
+import type { ProductCard, ProductDetail } from '../db/queries/catalog.js';
+import { favoriteIdsAmong } from '../db/queries/catalog.js';
+import type { Executor } from '../db/executor.js';
+import type { Clock } from '../platform/clock.js';
+import type { ExpiringCache } from '../platform/expiring-cache.js';
 
 export interface ListingPage {
   items: ProductCard[];
@@ -83,10 +83,6 @@ export function keptHeaders(readAt: number, ttlSeconds: number, now: number): Re
   };
 }
 
-// A page of 20 cards is about 12 KB of objects, a product about 2 KB: at most about 35 MB.
-const pages = expiringCache<Kept<ListingPage>>(2000);
-const products = expiringCache<Kept<ProductDetail>>(5000);
-
 /**
  * The kept answer of `key` for `customerId` (null: anonymous) when a live one is kept, else
  * `read()` (which reads it for that customer, `is_favorite` included), keeping an anonymous copy
@@ -103,7 +99,7 @@ async function readKept<T>(
   clock: Clock,
 ): Promise<Kept<T | null>> {
   if (ttlSeconds <= 0) return { value: await read(), readAt: clock.nowMs() };
-  const kept = cache.get(db, key, clock.nowMs());
+  const kept = cache.get(key, clock.nowMs());
   if (kept) {
     const ids = favouritesOf.productIds(kept.value);
     if (customerId === null || ids.length === 0) return kept;
@@ -112,13 +108,14 @@ async function readKept<T>(
   const readAt = clock.nowMs();
   const fresh = await read();
   if (fresh !== null)
-    cache.set(db, key, { value: favouritesOf.withFavourites(fresh, NONE), readAt }, readAt + ttlSeconds * 1000, clock.nowMs());
+    cache.set(key, { value: favouritesOf.withFavourites(fresh, NONE), readAt }, readAt + ttlSeconds * 1000, clock.nowMs());
   return { value: fresh, readAt };
 }
 
 /** A listing page (see readKept); `read` reads it for `customerId`. */
 export async function readListingPage(
   db: Executor,
+  pages: ExpiringCache<Kept<ListingPage>>,
   key: ListingPageKey,
   customerId: string | null,
   ttlSeconds: number,
@@ -144,6 +141,7 @@ export async function readListingPage(
 /** A product card of a store in a language (see readKept); a null value: no active product. */
 export function readProductDetail(
   db: Executor,
+  products: ExpiringCache<Kept<ProductDetail>>,
   key: { storeId: string; lang: string; productId: string },
   customerId: string | null,
   ttlSeconds: number,

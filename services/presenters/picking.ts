@@ -3,7 +3,8 @@
 // customer sees it.
 import type { components } from '../../generated/api.test.js';
 import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
-import { currentItemIndex, currentLineTotal, isResolved, lineTotal, stateKey, type ItemFacts } from '../../domain/picking/items.js';
+import { currentItemIndex, currentLineTotal, isResolved, stateKey, type ItemFacts } from '../../domain/picking/items.js';
+import { lineTotal } from '../../domain/money/money.js';
 import { pickingResult, type PickingResultView, type ResultItemInput } from '../../domain/picking/result.js';
 import type { HistoryRow } from '../../db/queries/picking/history.js';
 import { itemFacts, type ItemFactsRow, type ItemRow, type ReplacementOption } from '../../db/queries/picking/items.js';

@@ -1,10 +1,10 @@
 // Starting and rotating sign-in sessions. A session is one refresh-token family; its id is the
 // `sid` of every token it issues, which is how revocation reaches access tokens too.
 import { randomUUID } from 'node:crypto';
-import { insertSession, isSessionActive, lockSession, revokeSessions, rotateSession, type SessionOwner } from '../../db/queries/auth.js';
-import type { Executor } from '../../db/executor.js';
-import { TokenError, type TokenClaims, type TokenService } from '../../server/auth/tokens.js';
-import { AppError, type CodeWithStatus } from '../../server/errors.js';
+import { insertSession, isSessionActive, lockSession, revokeSessions, rotateSession, type SessionOwner } from '../db/queries/auth.js';
+import type { Executor } from '../db/executor.js';
+import { TokenError, type TokenClaims, type TokenService } from '../platform/tokens.js';
+import { AppError, type CodeWithStatus } from './errors.js';
 
 export interface TokenPair {
   access: string;

@@ -2,8 +2,8 @@
 // another is expected; the algorithm is pinned, so `alg: none` and key-confusion tokens fail.
 import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { systemClock } from '../clock.js';
-import type { Config } from '../config.js';
+import { systemClock } from './clock.js';
+import type { Config } from './config.js';
 
 export type TokenKind = 'customer_access' | 'customer_refresh' | 'picker_access' | 'picker_refresh' | 'recovery';
 

@@ -1,12 +1,13 @@
 // Counted limits kept in PostgreSQL (so every instance enforces the same count): per client IP
 // on sign-in operations, and lockouts after failed sign-ins.
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { clearRateEvents, rateEventsSince, recordRateEvent } from '../../db/queries/auth.js';
-import type { Executor } from '../../db/executor.js';
-import { waitingLongerForLock } from '../../db/lock-wait.js';
-import type { DB } from '../../db/schema.js';
-import { rateLimited, type CodeWithStatus } from '../../server/errors.js';
-import { secondsUntil } from '../../domain/codes/otp.js';
+import { clearRateEvents, rateEventsSince, recordRateEvent } from '../db/queries/auth.js';
+import type { Executor } from '../db/executor.js';
+import { waitingLongerForLock } from '../db/lock-wait.js';
+import type { DB } from '../db/schema.js';
+import { rateLimited, type CodeWithStatus } from './errors.js';
+import type { AttemptQueue } from './caches.js';
+import { secondsUntil } from '../domain/codes/otp.js';
 
 /** Throws 429 when `subject` already has `max` events inside the window. */
 export async function assertUnderLimit(
@@ -89,7 +90,6 @@ const SUBJECT_LOCK_WAIT_MS = 5000;
  * secrets, and starve every other request of connections.
  */
 export const MAX_WAITING_ATTEMPTS = 8;
-const waitingAttempts = new Map<string, { waiting: number; last: Promise<void> }>();
 
 /**
  * Runs one sign-in attempt at a time for each of `subjects` (a phone, a login, an address): the
@@ -102,6 +102,7 @@ const waitingAttempts = new Map<string, { waiting: number; last: Promise<void> }
  */
 export async function oneAttemptAtATime<T>(
   db: Kysely<DB>,
+  waitingAttempts: Map<string, AttemptQueue>,
   subjects: readonly string[],
   busy: { code: CodeWithStatus<429>; detail: string },
   attempt: (trx: Transaction<DB>) => Promise<T>,

@@ -17,9 +17,9 @@ import {
   type IdempotencyScope,
 } from '../db/queries/idempotency.js';
 import type { DB } from '../db/schema.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../platform/clock.js';
 import { AppError, conflict, type ErrorCode, type ErrorStatus, type ValidationIssue } from './errors.js';
-import { gunzipBody, serializeBody } from './http/responses.js';
+import { gunzipBody, serializeBody } from './stored-body.js';
 
 export interface StoredReply {
   status: number;

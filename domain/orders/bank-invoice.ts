@@ -1,7 +1,7 @@
 // Online payment of an order: whether it can be paid now, whether the open invoice is reused or
 // a new one is issued, and how long a new invoice lives.
-import type { OrderStatus, PaymentStatus, BankInvoiceStatus } from '../orders/vocabulary.js';
-import { kopecks, money } from '../orders/pricing.js';
+import type { OrderStatus, PaymentStatus, BankInvoiceStatus } from './vocabulary.js';
+import { kopecks, money } from '../money/money.js';
 
 export type PayabilityProblem = 'ONLINE_PAYMENT_DISABLED' | 'ORDER_NOT_PAYABLE_ONLINE' | 'ORDER_ALREADY_PAID' | 'ORDER_NOT_PAYABLE';
 

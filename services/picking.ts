@@ -5,11 +5,11 @@
 // All of it in one transaction that holds the order's and the session's row locks, so two
 // commands on one session run one after the other and the second sees the first's result.
 import type { Transaction } from 'kysely';
-import type { Database } from '../../db/connection.js';
-import { recordOrderChange } from '../../db/queries/order-events.js';
-import { lockInventoryRows, lockOrder as lockOrderRow, updateOrder } from '../../db/queries/orders.js';
-import { enqueueProviderCommand } from '../../db/queries/payments.js';
-import { recordSessionChanged } from '../../db/queries/picking/events.js';
+import type { Database } from '../db/connection.js';
+import { recordOrderChange } from '../db/queries/order-events.js';
+import { lockInventoryRows, lockOrder as lockOrderRow, updateOrder } from '../db/queries/orders.js';
+import { enqueueProviderCommand } from '../db/queries/payments.js';
+import { recordSessionChanged } from '../db/queries/picking/events.js';
 import {
   itemFacts,
   loadItems,
@@ -20,8 +20,8 @@ import {
   type OrderLineForPicking,
   type ReplacementData,
   type ReplacementOption,
-} from '../../db/queries/picking/items.js';
-import { adjustStock, setOrderPickingStatus } from '../../db/queries/picking/order-effects.js';
+} from '../db/queries/picking/items.js';
+import { adjustStock, setOrderPickingStatus } from '../db/queries/picking/order-effects.js';
 import {
   bumpSession,
   closeSession,
@@ -30,14 +30,14 @@ import {
   lockOrderOfPicker,
   type LockedOrder,
   type SessionHead,
-} from '../../db/queries/picking/sessions.js';
+} from '../db/queries/picking/sessions.js';
 import {
   findStoreProductByCode,
   pricePerKg,
   toPickerCatalogProduct,
   type PickerCatalogProduct,
   type StoreProductRow,
-} from '../../db/queries/picking/catalog.js';
+} from '../db/queries/picking/catalog.js';
 import {
   chargedPrice,
   itemsWantingOptions,
@@ -46,11 +46,11 @@ import {
   toPickingSession,
   toPickingSessionHeader,
   type PickingSessionView,
-} from '../presenters/picking.js';
-import type { DB } from '../../db/schema.js';
-import type { components } from '../../generated/api.test.js';
-import { AppError, notFound, statusOf, unprocessable, type CodeWithStatus, type StatusOf } from '../../server/errors.js';
-import { declaredHeader, type OperationsWithHeader, type RequestContext } from '../../server/handler-types.js';
+} from './presenters/picking.js';
+import type { DB } from '../db/schema.js';
+import type { components } from '../generated/api.test.js';
+import { AppError, notFound, statusOf, unprocessable, type CodeWithStatus, type StatusOf } from './errors.js';
+import { declaredHeader, type OperationsWithHeader, type RequestContext } from '../server/handler-types.js';
 import {
   fingerprintOf,
   IDEMPOTENCY_TTL_SECONDS,
@@ -58,24 +58,24 @@ import {
   settleTakenKey,
   storeRefusal,
   withIdempotency,
-} from '../../server/idempotency.js';
-import { serializeBody } from '../../server/http/responses.js';
+} from './idempotency.js';
+import { serializeBody } from './stored-body.js';
 import {
   changedItemColumns,
   readItemCommand,
   writeItemCommand,
   type CommandRead,
   type ItemCommandWrite,
-} from '../../db/queries/picking/commands.js';
-import type { IdempotencyScope } from '../../db/queries/idempotency.js';
-import type { Executor } from '../../db/executor.js';
-import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
-import { labelWeight, readScannedCode, type ScannedCode } from '../../domain/codes/scale-label.js';
+} from '../db/queries/picking/commands.js';
+import type { IdempotencyScope } from '../db/queries/idempotency.js';
+import type { Executor } from '../db/executor.js';
+import { formatDecimal, parseDecimal } from '../domain/money/decimal.js';
+import { lineTotal } from '../domain/money/money.js';
+import { labelWeight, readScannedCode, type ScannedCode } from '../domain/codes/scale-label.js';
 import {
   applyItemCommand,
   currentLineTotal,
   isResolved,
-  lineTotal,
   openSessionStatus,
   differenceToCollect,
   takenQuantity,
@@ -87,10 +87,10 @@ import {
   type ItemOutcome,
   type RefusalCode,
   type ScanMatch,
-} from '../../domain/picking/items.js';
-import { actionMessage, type MessageFacts } from '../../domain/picking/messages.js';
+} from '../domain/picking/items.js';
+import { actionMessage, type MessageFacts } from '../domain/picking/messages.js';
 import { enterCancelled, type CancelEffects } from './order-lifecycle.js';
-import { pickerIdOf } from '../support/principal.js';
+import { pickerIdOf } from '../handlers/support/principal.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,6 +1,6 @@
 // A token bucket per client: `perMinute` requests a minute on average, bursts up to `perMinute`.
 // Kept in memory: it protects one instance's CPU and the geocoder from a client hammering public
-// read operations; it is not a quota (those live in PostgreSQL, see handlers/services/limits.ts).
+// read operations; it is not a quota (those live in PostgreSQL, see services/limits.ts).
 
 export interface RateDecision {
   allowed: boolean;

@@ -3,8 +3,8 @@
 // bank settlement, the payment deadline and the courier request. Each function runs inside the
 // caller's transaction on a locked order row, applies the state machines of domain/, writes
 // the follow-up provider commands, and records exactly one event for the change.
-import { releaseDeliverySlot, releasePickupSlot } from '../../db/queries/logistics.js';
-import { recordOrderChange, type OrderChange, type TrackingChange } from '../../db/queries/order-events.js';
+import { releaseDeliverySlot, releasePickupSlot } from '../db/queries/logistics.js';
+import { recordOrderChange, type OrderChange, type TrackingChange } from '../db/queries/order-events.js';
 import {
   lockOrder,
   moveCourier,
@@ -14,7 +14,7 @@ import {
   updateOrder,
   wasEverPicked,
   type OrderRow,
-} from '../../db/queries/orders.js';
+} from '../db/queries/orders.js';
 import {
   closeInvoice,
   enqueueProviderCommand,
@@ -22,15 +22,15 @@ import {
   findPaidInvoices,
   recordBankWord,
   type InvoiceRow,
-} from '../../db/queries/payments.js';
-import { returnPickedStock, settleCollectedDifference } from '../../db/queries/picking/order-effects.js';
+} from '../db/queries/payments.js';
+import { returnPickedStock, settleCollectedDifference } from '../db/queries/picking/order-effects.js';
 import type { Updateable } from 'kysely';
-import type { Executor } from '../../db/executor.js';
-import type { DB } from '../../db/schema.js';
-import type { OrderStatus, TrackingState } from '../../db/tables/orders.js';
-import { conflict } from '../../server/errors.js';
-import type { CourierStatus } from '../../server/providers/courier/types.js';
-import { amountDue } from '../../domain/money/bank-invoice.js';
+import type { Executor } from '../db/executor.js';
+import type { DB } from '../db/schema.js';
+import type { OrderStatus, TrackingState } from '../db/tables/orders.js';
+import { conflict } from './errors.js';
+import type { CourierStatus } from '../platform/providers/courier/types.js';
+import { amountDue } from '../domain/orders/bank-invoice.js';
 import {
   decideTrackingMove,
   deliveryEta,
@@ -38,11 +38,11 @@ import {
   hasLiveMarker,
   planStatusReplay,
   type TrackingDecision,
-} from '../../domain/orders/delivery-tracking.js';
-import { kopecks } from '../../domain/orders/pricing.js';
-import { canMove, decideCancellation } from '../../domain/orders/status.js';
-import { trackingDisplayTexts, type StatusReason } from '../../domain/texts/orders.js';
-import { paymentFacts } from '../presenters/orders.js';
+} from '../domain/orders/delivery-tracking.js';
+import { kopecks } from '../domain/money/money.js';
+import { canMove, decideCancellation } from '../domain/orders/status.js';
+import { trackingDisplayTexts, type StatusReason } from '../domain/texts/orders.js';
+import { paymentFacts } from './presenters/orders.js';
 
 /** A programming error, not a client's: the state machines were bypassed. */
 function assertMove(from: OrderStatus, to: OrderStatus): void {

@@ -1,9 +1,9 @@
 // From an access token to the caller: the signature, kind and expiry are checked by the token
 // service; the session is checked in the database on every request, so sign-out, PIN change,
 // refresh-token reuse and account deletion take effect at once.
-import { isSessionActive } from '../../db/queries/auth.js';
-import type { AppDeps } from '../deps.js';
-import { TokenError, type Principal } from './tokens.js';
+import { isSessionActive } from '../db/queries/auth.js';
+import type { AppDeps } from './deps.js';
+import { TokenError, type Principal } from '../platform/tokens.js';
 
 export async function activePrincipal(
   deps: Pick<AppDeps, 'db' | 'tokens'>,

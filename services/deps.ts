@@ -1,12 +1,13 @@
 // What handlers may use. Built once by server/runtime.ts; tests build it the same way.
 import type pg from 'pg';
 import type { Database } from '../db/connection.js';
-import type { TokenService } from './auth/tokens.js';
-import type { Clock } from './clock.js';
-import type { Config } from './config.js';
-import type { Logger } from './logger.js';
-import type { Providers } from './providers/index.js';
-import type { Telemetry } from './telemetry.js';
+import type { TokenService } from '../platform/tokens.js';
+import type { Clock } from '../platform/clock.js';
+import type { Config } from '../platform/config.js';
+import type { Logger } from '../platform/logger.js';
+import type { Providers } from '../platform/providers/index.js';
+import type { Telemetry } from '../platform/telemetry.js';
+import type { InstanceCaches } from './caches.js';
 
 /** The providers (server/providers/index.ts: sms, bank, courier, push, geocoder, loyalty), built once with the deps. */
 export interface AppDeps extends Providers {
@@ -19,4 +20,6 @@ export interface AppDeps extends Providers {
   clock: Clock;
   /** Tracing (server/telemetry.ts): `noTelemetry` unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */
   telemetry: Telemetry;
+  /** What this instance keeps in memory between requests (services/caches.ts). */
+  caches: InstanceCaches;
 }

@@ -14,7 +14,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type express from 'express';
 import client from 'prom-client';
 import type pg from 'pg';
-import { bearerToken } from './auth/tokens.js';
+import { bearerToken } from './tokens.js';
 import type { Config } from './config.js';
 import type { EventLoopWatch } from './event-loop.js';
 import type { Logger } from './logger.js';
