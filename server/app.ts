@@ -38,7 +38,7 @@ import { serializeBody } from '../services/stored-body.js';
 import { hasBody, jsonBody } from './http/json-body.js';
 import { redactUrl } from '../platform/logger.js';
 import { createMetrics, metricsHandler, type Metrics } from '../platform/metrics.js';
-import { installCompiledRouting, routeTableFor, type RouteTable } from './router.js';
+import { installCompiledRouting, routeTableFor, validatedParams, type RouteTable } from './router.js';
 import { trimFields, trimmedBodyFields } from './trim.js';
 
 export interface CreateAppOptions {
@@ -210,8 +210,7 @@ export async function createApp({ deps, handlers, steps = {}, document, eventLoo
       const ctx: RequestContext<typeof id> = {
         operationId: id,
         body: c.request.requestBody as RequestBody<typeof id>,
-        // Validated (and coerced) against this operation's parameters just before.
-        path: c.request.params as unknown as PathParams<typeof id>,
+        path: validatedParams<PathParams<typeof id>>(c.request.params),
         query: c.request.query,
         headers: declaredHeaders(c.operation, req),
         transport: { acceptEncoding: headerText(req.headers['accept-encoding']), recoveryKey: headerText(req.headers['x-recovery-key']) },

@@ -179,3 +179,9 @@ export function requestPath(req: Pick<Request, 'path'>): string {
   if (q >= 0) path = path.slice(0, q);
   return path.startsWith('/') ? path : `/${path}`;
 }
+
+/**
+ * The path parameters of a request openapi-backend has validated (and coerced) against its
+ * operation just before: typed as the operation declares them.
+ */
+export const validatedParams = <P>(params: Record<string, string>): P => params as unknown as P;
