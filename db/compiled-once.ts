@@ -1,6 +1,6 @@
-// Statements whose SQL text Kysely builds once per process, not on every call. Building the item
-// command's read (forty columns, five joins, its CTEs) cost more CPU than parsing its answer
-// (issue 23, the CPU profile of `npm run bench`), yet its text never changes - only its values do.
+// Statements whose SQL text Kysely builds once per process, not on every call: building a large
+// statement (the item command's read: forty columns, five joins, its CTEs) costs more CPU than
+// parsing its answer, yet its text never changes - only its values do.
 // The same text each time also lets the pool find its named prepared statement without hashing
 // the text anew (db/connection.ts).
 import { CompiledQuery, type QueryResult, type RawBuilder } from 'kysely';

@@ -25,8 +25,7 @@ export type Database = Kysely<DB>;
 
 // Named (server-side prepared) statements. Kysely sends every query as an unnamed statement, so
 // PostgreSQL parses and plans it again on every execution; named, each connection parses a text
-// once and reuses the plan (checkout went from about 200 to 250 orders/s in the benchmark). The
-// name is a hash of the text, so equal texts share one statement and different texts never clash.
+// once and reuses the plan. The name is a hash of the text, so equal texts share one statement and different texts never clash.
 // Texts that vary with their input (multi-row VALUES, IN lists) would each become a statement, so
 // only the first PREPARED_TEXTS_MAX texts of the process are considered; the rest go unnamed. And
 // a list longer than LONG_LIST is left unnamed at once: a list's length follows its input, and
@@ -95,10 +94,10 @@ const ROLLBACK = /^\s*rollback\s*;?\s*$/i;
 const WAKE_RETRY_MS = 1000;
 
 /**
- * Wakes the outbox feeds of every instance after this pool commits a write (issue 23 item 3): the
- * outbox rows are written in the writing transaction, but the NOTIFY that tells the feeds is sent
- * after it, on its own (autocommit, through the pool: fine behind a transaction-mode pooler), so
- * writers no longer queue for the lock a notifying transaction holds at commit. Wake-ups coalesce:
+ * Wakes the outbox feeds of every instance after this pool commits a write: the outbox rows are
+ * written in the writing transaction, but the NOTIFY that tells the feeds is sent after it, on its
+ * own (autocommit, through the pool: fine behind a transaction-mode pooler), so writers do not
+ * queue for the database-wide lock a notifying transaction holds at commit. Wake-ups coalesce:
  * at most one NOTIFY is in flight per pool, and writes committed meanwhile send one more after it.
  * The feeds read the outbox by id, so a wake-up needs no payload and one covers any number of rows.
  */
@@ -137,7 +136,7 @@ function wakeOutboxAfterCommit(pool: pg.Pool): void {
           () => {
             // Pool exhausted or database away: tried again in a second (the feeds also poll, slowly).
             inFlight = false;
-            if (!(pool as unknown as { ending: boolean }).ending) setTimeout(wake, WAKE_RETRY_MS).unref();
+            if (!pool.ending) setTimeout(wake, WAKE_RETRY_MS).unref();
           },
         ),
     );
@@ -178,7 +177,7 @@ export interface DatabaseHandle {
 /**
  * Time limits of the service's connections (0: none). They are sent as startup options of each
  * connection (`-c name=value`), never as session `SET`s: behind PgBouncer in transaction mode a
- * session setting would stay on whichever server connection ran it (issue 21). When one fires,
+ * session setting would stay on whichever server connection ran it. When one fires,
  * the request answers 503 DATABASE_UNAVAILABLE (server/http/responses.ts isDatabaseUnavailable).
  */
 export interface ConnectionLimits {

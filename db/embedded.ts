@@ -9,8 +9,8 @@
 //     When that user cannot reach the package's binaries or the data folder (a clone in a 0700
 //     folder, /root/app), the binaries are copied to, and the cluster kept in, a place it can
 //     reach (/var/lib/grocery-embedded-postgres), the data folder pointing there by a symlink;
-//   - the superuser password goes to initdb in a private folder removed right after (the package
-//     left a world-readable /tmp/pg-password-* behind when initdb failed).
+//   - the superuser password goes to initdb in a private folder removed right after (the package's
+//     class leaves a world-readable /tmp/pg-password-* behind when initdb fails).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {

@@ -4,21 +4,16 @@
 // PostgreSQL's default plan_cache_mode (`auto`) keeps planning a statement for its parameters
 // whenever the generic plan looks dearer than the custom ones - and it always does for statements
 // that take their rows from `unnest($1)` (a generic plan assumes 100 elements, a custom one sees
-// the one or two given). Checkout's statements were planned afresh on every order: planning was
-// 45 % of lockCheckout's time in PostgreSQL and 17 % of the order's write (pg_stat_statements with
-// track_planning), and in an interleaved run (`force_generic_plan` on and off every 5 s, issue 23)
-// order creation made 14 % more orders per second with PostgreSQL's CPU per order 13 % lower.
+// the one or two given), so checkout's statements would be planned afresh on every order, and
+// planning would be a large part of the order's write.
 //
 // A generic plan is made once per connection, for the table sizes of that moment, and kept until
 // ANALYZE changes the table's statistics - and the plans of the foreign-key checks the writes fire
-// (five lookups of the new order per order) are made under the same setting. Made while a table
-// was small (a new database, a table that grew since its last ANALYZE) such a plan reads the whole
-// table for every lookup, and the cost grows with every row: in the order-creation benchmark's
-// fresh database, 12 M rows of `orders` (5 sequential scans per order) and 3 M of `slot_holds` were
-// read in 10 s, and PostgreSQL spent 3.5 ms of CPU per order. So the transaction also turns
-// sequential scans off: its statements are key lookups and index joins, and every table they read
-// has the index for them, so the plans made at any size read by index (no sequential scan left
-// in the transaction; one run each: 264 -> 398 orders/s, PostgreSQL 3.48 -> 2.18 ms per order).
+// are made under the same setting. Made while a table was small (a new database, a table that
+// grew since its last ANALYZE) such a plan reads the whole table for every lookup, and the cost
+// grows with every row. So the transaction also turns sequential scans off: its statements are
+// key lookups and index joins, and every table they read has the index for them, so the plans
+// made at any size read by index.
 //
 // Both settings are the transaction's own (SET LOCAL), sent with BEGIN in one round trip (the simple
 // protocol takes the three statements in one message), so they hold behind a transaction-mode

@@ -91,7 +91,7 @@ export interface Config {
   /** Check every response against the spec and log violations (TEST default). */
   validateResponses: boolean;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
-  /** OpenTelemetry traces (server/telemetry-otel.ts); off while `otlpEndpoint` is null. */
+  /** OpenTelemetry traces (platform/telemetry-otel.ts); off while `otlpEndpoint` is null. */
   tracing: { otlpEndpoint: string | null; serviceName: string };
   /** Seed demo data into an empty database on start (embedded default). */
   seedDemoData: boolean;
@@ -212,7 +212,7 @@ function logisticsConfig(env: NodeJS.ProcessEnv): LogisticsConfig {
   };
 }
 
-/** The versioned catalog snapshot and the mobile app version check (issue 4). */
+/** The versioned catalog snapshot and the mobile app version check. */
 export interface CatalogConfig {
   /** Hours a replaced catalog version stays loadable through GET /api/catalog/bootstrap/{version}. */
   previousVersionTtlHours: number;
@@ -226,7 +226,7 @@ export interface CatalogConfig {
   /**
    * How long an instance keeps a product listing page or product card it read (anonymous;
    * favourites are laid over it per request), so stock and prices on it may be this old; 0:
-   * every one is read (handlers/support/products-cache.ts).
+   * every one is read (services/products-cache.ts).
    */
   productsCacheSeconds: number;
 }
@@ -254,7 +254,7 @@ function catalogConfig(env: NodeJS.ProcessEnv): CatalogConfig {
   };
 }
 
-/** GET /metrics (issue 9). */
+/** GET /metrics. */
 export interface MetricsConfig {
   /** Serve GET /metrics at all. */
   enabled: boolean;
@@ -268,7 +268,7 @@ function metricsConfig(env: NodeJS.ProcessEnv): MetricsConfig {
   return { enabled: bool(env, 'METRICS_ENABLED', true), bearerToken };
 }
 
-/** Checkout, online payment, push notifications and courier delivery (issue 6). */
+/** Checkout, online payment, push notifications and courier delivery. */
 export interface OrdersConfig {
   /** Whether POST /api/orders/ refuses a request without Idempotency-Key (422 IDEMPOTENCY_KEY_REQUIRED). */
   idempotencyKeyRequired: boolean;
@@ -373,7 +373,7 @@ function ordersConfig(env: NodeJS.ProcessEnv): OrdersConfig {
   };
 }
 
-/** Picking sessions, the picker queue and the picker channel (issue 7). */
+/** Picking sessions, the picker queue and the picker channel. */
 export interface PickingConfig {
   /** Allowed deviation of a weight item from its ordered weight, percent with at most one decimal ("10.0"). */
   weightTolerancePercent: string;
@@ -413,7 +413,7 @@ function pickingConfig(env: NodeJS.ProcessEnv): PickingConfig {
   };
 }
 
-/** The loyalty wallet (issue 8): which provider, its deadlines, caches and the background worker. */
+/** The loyalty wallet: which provider, its deadlines, caches and the background worker. */
 export interface LoyaltyConfig {
   /** `local`: the ledger kept in PostgreSQL (works offline); `cdp`: a customer data platform over HTTP. */
   provider: 'local' | 'cdp';
@@ -462,7 +462,7 @@ function loyaltyConfig(env: NodeJS.ProcessEnv): LoyaltyConfig {
 
 /**
  * The folder of package.json: the checkout when run from source, the installed application when
- * run built (dist/server/config.js sits one folder deeper than server/config.ts).
+ * run built (dist/platform/config.js sits one folder deeper than platform/config.ts).
  */
 export const projectRoot = packageRoot(import.meta.dirname);
 /** What the build derives from spec/ and ships beside the code: generated/ here, dist/generated/ built. */

@@ -1,6 +1,6 @@
 // What the service asks of tracing, so that nothing of OpenTelemetry loads unless it is wanted:
 // without OTEL_EXPORTER_OTLP_ENDPOINT the service runs with `noTelemetry`; with it, scripts/serve.ts
-// loads server/telemetry-otel.ts (the SDK and its instrumentations) before anything it instruments.
+// loads platform/telemetry-otel.ts (the SDK and its instrumentations) before anything it instruments.
 
 export interface Telemetry {
   /** Names the current HTTP request's span after its operation (`createOrder`) and route template. */

@@ -12,7 +12,7 @@
 //   search       GET /api/catalog/products/?search=... over typed, misspelt and Latin queries
 // Throughput is reported as a ratio to `trivial` of the same round (targets: listing and detail
 // 0.50, bootstrap304 0.80, search 0.35). The service keeps listing pages and product cards for a
-// few seconds (CATALOG_PRODUCTS_CACHE_SECONDS, handlers/support/products-cache.ts), so listing,
+// few seconds (CATALOG_PRODUCTS_CACHE_SECONDS, services/products-cache.ts), so listing,
 // detail and search in the default configuration are answered from kept ones; each round also
 // measures them on a second service that keeps nothing (every answer read from PostgreSQL) and
 // reports that apart.

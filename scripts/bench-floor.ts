@@ -3,8 +3,8 @@
 // tables. The floors of the service's own write paths - its statements on its schema, bare - are
 // scripts/lib/write-path-floor.ts, which npm run bench measures beside the service.
 //
-// The picking target (issue 7: an item command at 0.30 of the trivial operation) is far from what
-// the service does. To tell this project's costs from the stack's, this measures stripped
+// The picking target (an item command at 0.30 of the trivial operation's throughput) is far from
+// what the service does. To tell this project's costs from the stack's, this measures stripped
 // commands on a bare node:http server with pg - no Express, no openapi-backend, no validation, no
 // Kysely - pinned to core 0 like the service, on an embedded PostgreSQL with the same settings,
 // 32 clients, each on its own session of 40 items. Every variant verifies a JWT and does the
@@ -84,8 +84,8 @@ const OPTIMISTIC_WRITE = `
 function serveVariant(variant: Variant, url: string): void {
   const pool = new pg.Pool({ connectionString: url, max: 20 });
   // A session-sized answer: 40 items of about the size (800 bytes of JSON, 30 fields) of the
-  // service's PickingItemSchema objects, varied enough to gzip about as well (37 KB to 5). Built
-  // from numbers, not random UUIDs: generating 400 of them per answer cost more than the rest.
+  // service's PickingItemSchema objects, varied enough to gzip about as well. Built from numbers,
+  // not random UUIDs: generating 400 of them per answer would cost more than the rest.
   const sessionItems = (version: number) =>
     Array.from({ length: ITEMS }, (_, n) => {
       const item: Record<string, string> = {};

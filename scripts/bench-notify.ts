@@ -1,14 +1,13 @@
-// Issue 23 item 3: what the outbox trigger's NOTIFY costs order creation (not a test; run with
+// What the outbox trigger's NOTIFY would cost order creation (not a test; run with
 // `npx --no-install tsx scripts/bench-notify.ts`). A transaction that issued NOTIFY takes a
 // database-wide lock at commit (PreCommit_Notify) and holds it until its commit is done, so
 // committing notifiers run one at a time. Order creation (POST /api/orders/, as in
-// scripts/bench-orders.ts) at 32 and 128 clients, old and new side by side in alternating rounds
+// scripts/bench-orders.ts) at 32 and 128 clients, both ways side by side in alternating rounds
 // on one service: `notify` - the insert trigger's NOTIFY in the writing transaction (migration
 // 0001's trigger, put back for the round); `none` - no trigger: the wake-up after the commit, on
-// the pool (db/connection.ts, since migration 2101; it runs in both rounds, so `notify` is the old
-// commit path plus the new wake-up's small cost). On a throwaway
-// cluster (fsync and synchronous commit off, as every benchmark) and on a durable one (on, as
-// `npm start` and production). Medians of BENCH_ROUNDS rounds (3) of BENCH_SECONDS (5) each.
+// the pool (db/connection.ts; it runs in both rounds, so `notify` also pays the wake-up's small
+// cost). On a throwaway cluster (fsync and synchronous commit off, as every benchmark) and on a
+// durable one (on, as `npm start` and production). Medians of BENCH_ROUNDS rounds (3) of BENCH_SECONDS (5) each.
 // BENCH_DURABLE=0 / =1 runs only one of the two clusters.
 import { connect } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';

@@ -1,11 +1,12 @@
-// npm run bench, the picking scenario (issue 7), on a real PostgreSQL (BENCH_DATABASE_URL, or an
+// npm run bench, the picking scenario, on a real PostgreSQL (BENCH_DATABASE_URL, or an
 // embedded one in a temporary folder). Not a test. 32 pickers, each with an order of 40 lines:
 //   start   - POST .../start of every order (latency per start);
 //   items   - item commands for BENCH_SECONDS from 32 concurrent pickers (each on its own session:
 //             the command path, not lock contention), every one a real change with a new
 //             Idempotency-Key (piece-quantity alternating between the ordered count and one
-//             less), asking for gzip as the apps do, reported as commands/s and as a ratio to the trivial operation
-//             (GET /api/logistics/map/config) measured on the same service in the same run.
+//             less), asking for gzip as the apps do, reported as commands/s and as a ratio to
+//             the trivial operation (GET /api/logistics/map/config) measured on the same
+//             service in the same run.
 //             Target: ratio >= 0.30;
 //   finish  - every item picked, then POST .../finish (latency per finish).
 // The service runs in a child process pinned to core 0 (scripts/lib/bench-service.ts); the load
@@ -213,7 +214,7 @@ export async function benchPicking(): Promise<{ commandsPerSecond: number; floor
     if (trivial.non2xx || trivial.errors) throw new Error(`trivial: ${trivial.non2xx} non-2xx, ${trivial.errors} errors`);
 
     // The answer of one item command on a 40-line order, as sent to a client without gzip: the
-    // delta, and the whole session (Prefer: return=representation, the answer before issue 23).
+    // delta, and the whole session (Prefer: return=representation).
     const sample = lanes[0];
     const sampleItem = sample!.items[0];
     const answerSize = async (quantity: number, prefer: Record<string, string>) => {

@@ -3,12 +3,13 @@
 // the clock, who imports handlers, who writes outbox events, comments citing what a reader of the
 // repository cannot open, the largest handler file, and double casts.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../platform/config.js';
 
 function files(dir: string): string[] {
   const full = path.join(projectRoot, dir);
+  if (!existsSync(full)) return [];
   return readdirSync(full).flatMap((name) => {
     const rel = path.join(dir, name);
     if (statSync(path.join(projectRoot, rel)).isDirectory())

@@ -1,4 +1,4 @@
-// npm run check:consumers: the contract from the mobile teams' side (issue 20 item 15; CI runs it).
+// npm run check:consumers: the contract from the mobile teams' side (CI runs it).
 //
 //   1. Clients. For each bundled spec (generated/openapi.{test,prod}.json) and each generator the
 //      mobile teams use - @hey-api/openapi-ts (fetch client + SDK) and orval (fetch client), both

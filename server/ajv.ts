@@ -1,10 +1,11 @@
 // The one Ajv configuration of the service: JSON Schema 2020-12 (OpenAPI 3.1) with formats.
 // openapi-backend's own Ajv is draft-07, under which `prefixItems`/`unevaluatedProperties`
-// misbehave silently and formats go unchecked (DESIGN.md §3).
+// misbehave silently and formats go unchecked.
 import { Ajv2020, type ErrorObject, type Options, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import ajvFormats from 'ajv-formats';
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+// A CommonJS module: from ESM its default import is `module.exports`, whose `default` is the plugin.
+const addFormats = ajvFormats.default;
 
 // `time` in the interface spec is a wall-clock time of a store ("09:00:00", or with the store's
 // offset "09:00:00+03:00"); ajv-formats' `time` demands the offset, so it is made optional here.

@@ -99,14 +99,14 @@ export interface RequestContext<K extends OperationId> {
 
 export type OperationHandler<K extends OperationId> = (ctx: RequestContext<K>) => Promise<SuccessReply<K>> | SuccessReply<K>;
 
-/** Marks an operation whose issue is still open: it answers 501 NOT_IMPLEMENTED. */
+/** Marks an operation in the contract that this build does not serve yet: it answers 501 NOT_IMPLEMENTED. */
 export interface NotImplemented {
   readonly notImplemented: true;
-  /** Which issue will implement it. */
-  readonly issue: number;
+  /** What it is waiting for, for the reader of the handler map. */
+  readonly waitingFor: string;
 }
 
-export const notImplemented = (issue: number): NotImplemented => ({ notImplemented: true, issue });
+export const notImplemented = (waitingFor: string): NotImplemented => ({ notImplemented: true, waitingFor });
 
 export function isNotImplemented(h: unknown): h is NotImplemented {
   return typeof h === 'object' && h !== null && (h as NotImplemented).notImplemented === true;

@@ -1,10 +1,10 @@
 // Routing that does not slow down as the spec grows.
 //
 // openapi-backend's OpenAPIRouter rebuilds its whole operation list with lodash on every
-// getOperations()/getOperation() call and builds a `new RegExp` per templated path per request
-// (DESIGN.md §3: 446-684 req/s with 105 operations against 3,200-4,500 with one). Here the list is
-// built once per dereferenced definition and requests are matched through a table compiled once:
-// exact paths in a Map, templated paths as regexes ordered by specificity.
+// getOperations()/getOperation() call and builds a `new RegExp` per templated path per request, so
+// every request costs more with every operation of the spec. Here the list is built once per
+// dereferenced definition and requests are matched through a table compiled once: exact paths in a
+// Map, templated paths as regexes ordered by specificity.
 import { createRequire } from 'node:module';
 import { OpenAPIRouter, type Operation, type Request } from 'openapi-backend';
 

@@ -194,7 +194,7 @@ export async function startService({
       await orderWorker.stop();
       step('order worker stopped');
       // Requests are still served (and sockets kept) while the load balancer notices /readyz
-      // and stops sending: closing the listener at once refused its last requests. Idle
+      // and stops sending: closing the listener at once would refuse its last requests. Idle
       // keep-alive connections are let go sooner than usual meanwhile.
       if (readinessDelayMs > 0) {
         server.keepAliveTimeout = Math.min(server.keepAliveTimeout, 1000);

@@ -2,7 +2,7 @@
 // placeOrder runs inside ONE transaction opened by the caller: it locks the stock rows of the
 // cart and holds one unit of the slot (one statement), judges the lines, the zone or pickup store,
 // express, the minimum order and the slot, then takes the stock with guarded updates and records
-// the order, its event and the key's answer (one statement). Any failure throws and the
+// the order and its event (one statement, with the answer of a key taken over). Any failure throws and the
 // transaction leaves no order, no stock taken and no slot held.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -198,7 +198,7 @@ export interface PlaceOptions {
  * claimed with the read of the delivery zones (one statement), its answer (the id the order is
  * about to get) written with the claim. The claim is part of the transaction: a duplicate sent
  * meanwhile waits at the key and then replays, and a crash or a refusal rolls the claim back with
- * the order, so no key is ever left in progress (issue 19). A key that already has an answer
+ * the order, so no key is ever left in progress. A key that already has an answer
  * replays it; an expired or abandoned one is taken over, and then placeOrder stores the answer.
  * `attempt.acting` says, when this throws, whether the error is the action's own outcome (to store
  * for replay after the rollback: storeRefusal) rather than the key's.

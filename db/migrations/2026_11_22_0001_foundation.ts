@@ -2,7 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  // Search (issue 4/5) needs trigram and accent-free matching; slot capacity uses exclusion
+  // Search needs trigram and accent-free matching; slot capacity uses exclusion
   // constraints. All three ship with PostgreSQL's contrib and exist on the embedded server.
   await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`.execute(db);
   await sql`CREATE EXTENSION IF NOT EXISTS unaccent`.execute(db);

@@ -245,8 +245,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await sql`CREATE INDEX store_slots_calendar ON store_slots (store_id, kind, slot_date, starts_at)`.execute(db);
 
-  // One hold per order: the order (issue 6) takes it in its own transaction and gives it back on
-  // cancel. No foreign key to orders yet; the orders migration may add one.
+  // One hold per order: the order takes it in its own transaction and gives it back on cancel.
+  // There is no foreign key to orders.
   await db.schema
     .createTable('slot_holds')
     .addColumn('order_id', 'uuid', (c) => c.primaryKey())

@@ -1,5 +1,5 @@
 // Frozen migration: never edit after it has landed; add a new one instead.
-// Picking (issue 7): sessions of pickers on orders, their items (the item state machine's
+// Picking: sessions of pickers on orders, their items (the item state machine's
 // persisted state), the scan log, and the trigger that keeps the picker queue and the sessions in
 // step with the order's status, whoever changes it (checkout, payment, customer cancel, picking).
 import { sql, type Kysely } from 'kysely';

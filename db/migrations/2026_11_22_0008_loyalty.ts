@@ -2,7 +2,7 @@
 // Loyalty, in two parts that never share a row:
 //   1. loyalty_ledger_*: the local loyalty ledger, i.e. what a customer data platform (CDP) holds:
 //      programs and levels, loyalty customers, accounts, cards, point operations and in-store
-//      receipts. Only the local provider implementation (server/providers/loyalty/local.ts) reads
+//      receipts. Only the local provider implementation (platform/providers/loyalty/local.ts) reads
 //      and writes them; with the HTTP provider they stay empty.
 //   2. loyalty_wallets and what hangs off it: this service's own record of each customer's wallet
 //      (a mirror of the provider kept in step by background jobs), the job queue, the mirrors of

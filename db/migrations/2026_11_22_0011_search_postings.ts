@@ -3,17 +3,15 @@
 // inventory), one row carrying what a search page is ordered by (in stock first, catalog rank).
 // A word search then reads its matches from one index, without visiting a product or an
 // inventory row per match, and visits products and inventories only for the page it returns
-// (db/queries/catalog.ts). Before, each match cost a product page and an inventory probe, so a
-// search matching 1,500 products of a 50,000-product catalog spent 8 ms where its 60 matches in
-// the 2,000-product demo spent 0.2.
+// (db/queries/catalog.ts). Otherwise each match would cost a product page and an inventory probe,
+// and a search would grow with its matches, not with its page.
 //
-// The price is space: about ten rows per product and store, in three indexes. The 50,000-product
-// bench catalog in 3 stores takes 360 MB here against 64 MB for its products and inventories,
-// and a catalog import writes them too (the bench's 50,000 products load in about 40 s instead
-// of 18). This migration fills the table for the catalog already there, in its transaction and
-// after creating the triggers (so no change slips between the two): about 12 s for that catalog,
-// during which writes to inventories and products wait - checkouts taking stock included -
-// while reads go on. On a catalog that size, deploy it in a quiet hour.
+// The price is space: about ten rows per product and store, in three indexes (several times what
+// the products and inventories take), and a catalog import writes them too. This migration fills
+// the table for the catalog already there, in its transaction and after creating the triggers (so
+// no change slips between the two): seconds for a catalog of tens of thousands of products, during
+// which writes to inventories and products wait - checkouts taking stock included - while reads
+// go on. On a catalog that size, deploy it in a quiet hour.
 //
 // The table is derived, like the vocabulary: triggers on inventories and products keep it equal
 // to their join, and nothing else writes it. It has no foreign keys (a store's or product's
@@ -46,8 +44,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   // A search's candidate words as rows (db/queries/catalog.ts). unnest() would do, but the
   // planner sizes unnest() of a known array exactly and of a prepared statement's parameter as
-  // ten rows, so the reusable generic plan always looked dearer than one made for the actual
-  // words and every search was planned again (0.3 ms, more than running it). A PL/pgSQL function
+  // ten rows, so the reusable generic plan would always look dearer than one made for the actual
+  // words and every search would be planned again (which costs more than running it). A PL/pgSQL function
   // is sized by its ROWS, the same for both, and the generic plan is kept.
   await sql`
     CREATE FUNCTION catalog_search_candidates(terms int[], words text[], scores float8[])

@@ -1,6 +1,6 @@
 // Frozen migration: never edit after it has landed; add a new one instead.
 // Stored answers of retry-safe commands of 1 KB and more (a picker command's answer is its whole
-// session: 33 KB of JSON for 40 items) are kept gzipped, about a sixth of the size, and they are
+// session, tens of kilobytes of JSON) are kept gzipped, about a sixth of the size, and they are
 // the bytes sent to a client that accepts gzip (server/http/responses.ts): compressed once for both. Every
 // picker command writes one and keeps it 24 hours, so the table, its WAL and its TOAST writes
 // shrink by as much. The bytes are already compressed: EXTERNAL storage keeps PostgreSQL from

@@ -1,9 +1,8 @@
 // Frozen migration: never edit after it has landed; add a new one instead.
-// The outbox's wake-up leaves the writing transaction (issue 23 item 3). A transaction that issued
-// NOTIFY takes a database-wide lock at commit and holds it until its commit is flushed, so every
-// committing writer of an event ran one at a time (order creation at 32 clients on a durable
-// cluster: 83 orders/s with it, 110 without, scripts/bench-notify.ts). The rows stay in the transaction; the insert trigger's
-// NOTIFY goes. Every pool of the service wakes the feeds after a commit instead, with a short
+// The outbox's wake-up leaves the writing transaction. A transaction that issued NOTIFY takes a
+// database-wide lock at commit and holds it until its commit is flushed, so every committing
+// writer of an event ran one at a time (scripts/bench-notify.ts measures it). The rows stay in
+// the transaction; the insert trigger's NOTIFY goes. Every pool of the service wakes the feeds after a commit instead, with a short
 // NOTIFY of its own outside the writing transaction (db/connection.ts), and the feeds read the
 // outbox by id (server/realtime/outbox-feed.ts).
 import { sql, type Kysely } from 'kysely';

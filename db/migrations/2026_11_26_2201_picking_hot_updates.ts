@@ -1,6 +1,5 @@
 // Frozen migration: never edit after it has landed; add a new one instead.
-// Every picker item command updates one session row and one item row (issue 23: write paths as
-// lean as the database allows). Those updates can be heap-only (HOT: no index entries written, the
+// Every picker item command updates one session row and one item row. Those updates can be heap-only (HOT: no index entries written, the
 // old version pruned in place) when no indexed column changes and the row's page has room:
 //   - picking_sessions_idle indexed `updated_at`, which every command changes, so no session update
 //     was ever HOT. The idle-expiry sweep finds open sessions through the partial index of open

@@ -3,9 +3,9 @@
 // worker (ORDER_WORKER_INTERVAL_MS, 500 ms), which delivery orders need a courier now. It found
 // them through order_deliveries_pending - every delivery not yet handed to a courier, that is every
 // scheduled order of the days ahead - each joined to its order to be judged: a pass grew with the
-// orders booked ahead (9-68 ms with 2,000-6,000 of them in the order-creation benchmark, issue 23),
-// taken from the same PostgreSQL that places orders. The orders that can be due are the confirmed,
-// picking or picked ones whose slot starts within the lead, and express ones (no slot) under way:
+// orders booked ahead, taken from the same PostgreSQL that places orders. The orders that can be
+// due are the confirmed, picking or picked ones whose slot starts within the lead, and express
+// ones (no slot) under way:
 // one index of those orders by slot start answers both with a range (NULLs for express). It
 // replaces orders_confirmed_slot_start, whose readers (the picker queue's horizon sweep) read
 // confirmed orders by slot start from it as before; order_deliveries_pending, read by nothing

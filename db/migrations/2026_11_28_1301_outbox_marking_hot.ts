@@ -3,14 +3,13 @@
 // written: with outbox_events_unpublished (id WHERE published_at IS NULL) that update could never
 // be heap-only (a column of an index's predicate changes), so each event was written three times
 // over - its row, the row's new version, and new entries in every index of the table - and each
-// insert wrote one more entry to the partial index. Order creation writes two events per order:
-// with the index dropped, 12 % more orders/s at 11 % less PostgreSQL CPU per order (issue 23,
-// interleaved run). Its two readers no longer need it:
+// insert wrote one more entry to the partial index, and order creation writes two events per
+// order. Its two readers no longer need it:
 //   - the feed's catch-up after a (re)connect reads the last hour's events by their creation time,
 //     now through a BRIN index of created_at (rows are written in time order; the index is a few
 //     pages, written once per 128 pages of events, and never stands in the way of a heap-only
 //     update);
-//   - the backlog metric counts among the newest events by id (server/metrics.ts).
+//   - the backlog metric counts among the newest events by id (platform/metrics.ts).
 // Pages keep a quarter free from here on, so that the marked version fits beside the row.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,12 +1,11 @@
 // What changed between two bundled OpenAPI 3.1 documents, and which changes break existing
 // clients. Used by `npm run api-diff` (scripts/api-diff.ts) in CI.
 //
-// Why not a maintained tool: none installs from the npm registry and handles 3.1 correctly here.
-// openapi-diff 0.24.1 rejects 3.1 documents ("Swagger Parser only supports versions 3.0.x");
-// api-smart-diff 1.0.6 reads them but, run on this contract, classified a response field changing
-// from string to integer, an optional request field becoming required and a new required query
-// parameter (on an operation without parameters) as non-breaking, and a renamed operationId as a
-// mere annotation. oasdiff and @pb33f/openapi-changes are Go binaries downloaded at install.
+// Why not a maintained tool: none installs from the npm registry and handles 3.1 correctly.
+// openapi-diff rejects 3.1 documents; api-smart-diff reads them but takes breaking changes (a
+// response field's type changed, an optional request field made required, a new required query
+// parameter) for non-breaking ones; oasdiff and @pb33f/openapi-changes are Go binaries
+// downloaded at install.
 //
 // The rules, from a client's point of view (a client built from the old document keeps working):
 // - request side (what the client sends): narrowing what the server accepts is breaking (a new

@@ -2,8 +2,7 @@
 // PostgreSQL started in a temporary folder. `close()` drops it and stops what it started.
 //
 // BENCH_PG_STATEMENTS=1 (embedded only) loads pg_stat_statements, and a scenario prints the
-// statements that cost PostgreSQL most during its measured phase (topStatements): how the
-// per-statement costs in the closing notes were found.
+// statements that cost PostgreSQL most during its measured phase (topStatements).
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -26,7 +25,7 @@ export async function openBenchDatabase(
   if (!adminUrl) {
     dir = mkdtempSync(path.join(os.tmpdir(), 'grocery-bench-pg-'));
     chmodSync(dir, 0o755); // the unprivileged PostgreSQL user must enter it
-    // A throwaway cluster: durability off, as in every earlier measurement (unless `durable`:
+    // A throwaway cluster: durability off, as every benchmark runs (unless `durable`:
     // fsync and synchronous commit on, as `npm start` and production run).
     cluster = await startEmbeddedPostgres(
       path.join(dir, 'data'),

@@ -3,8 +3,8 @@
 // no request log), on a database the scenario prepared. The load generator stays in the parent.
 //
 // The child answers two IPC messages: `rss` (its RSS after a GC, and its tracking sockets) and
-// `exit`. BENCH_CPU_PROF=<dir> makes the child write a V8 CPU profile there when it ends, which
-// is how the per-request costs reported in the closing notes were found.
+// `exit`. BENCH_CPU_PROF=<dir> makes the child write a V8 CPU profile there when it ends, to see
+// where a request's CPU goes.
 import { fork, type ChildProcess } from 'node:child_process';
 import { askRoundTrips, countRoundTrips } from './round-trips.js';
 

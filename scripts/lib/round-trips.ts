@@ -1,6 +1,6 @@
-// PostgreSQL round trips per request, counted at the pg client (issue 23: "count them through the
-// pool, not by hand"). Used by the benchmark's service (scripts/lib/bench-service.ts) and by the
-// test that keeps the write paths within their budget (test/runtime/round-trips.test.ts).
+// PostgreSQL round trips per request, counted at the pg client (through the pool, not by hand).
+// Used by the benchmark's service (scripts/lib/bench-service.ts) and by the test that keeps the
+// write paths within their budget (test/runtime/round-trips.test.ts).
 //
 // Every pg Client query made within a request's async context counts - Kysely's statements,
 // BEGIN and COMMIT alike, whatever connection of the pool runs them; queries outside any request
@@ -29,7 +29,7 @@ export async function countRoundTrips(): Promise<() => RoundTrips> {
   if (installed) return installed;
   const routes = new Map<string, { requests: number; queries: number }>();
   // The originals are kept as plain functions, called with the instance as `this`.
-  const client = pg.Client.prototype as unknown as { query: (this: unknown, ...a: unknown[]) => unknown };
+  const client: { query: (this: unknown, ...a: unknown[]) => unknown } = pg.Client.prototype;
   const query = client.query;
   client.query = function (this: unknown, ...args: unknown[]) {
     const request = current.getStore();

@@ -1,7 +1,7 @@
 // Reading a JSON request body within the service's limit. body-parser reads the whole of a body
 // over the limit before it answers (to keep the connection usable), so a client that declares
-// 100 MB and sends 10 bytes held a request open until the request timeout, and one that sends
-// fast made the instance read all of it. Here a body over the limit is refused the moment it is
+// 100 MB and sends 10 bytes would hold a request open until the request timeout, and one that
+// sends fast would make the instance read all of it. Here a body over the limit is refused the moment it is
 // known to be (its Content-Length, or the bytes of a chunked body passing the limit) and the
 // connection is closed.
 import type express from 'express';

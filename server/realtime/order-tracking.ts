@@ -1,6 +1,6 @@
 // The order tracking channel, a WebSocket at /ws/orders/tracking/: each customer's sockets get
-// the outbox events of their orders (server/realtime/outbox-feed.ts brings every committed event to every
-// instance, so N instances behind a load balancer behave as one; DESIGN.md §5).
+// the outbox events of their orders (server/realtime/outbox-feed.ts brings every committed event
+// to every instance, so N instances behind a load balancer behave as one).
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';

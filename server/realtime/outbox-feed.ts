@@ -1,10 +1,10 @@
-// The outbox as a live feed for this instance's WebSocket channels (DESIGN.md §5). Events are
-// written to `outbox_events` in the transaction that changes state; after the commit, the writer's
-// pool sends a NOTIFY of its own (db/connection.ts: not in the writing transaction, whose commit
-// would otherwise take the database-wide notify lock, issue 23 item 3); this feed LISTENs on one
-// dedicated connection and, woken (or every POLL_MS regardless), reads the rows after the last id
-// it read, and hands every row, once, to each subscriber (order tracking, the picker channel). So
-// N instances behind a load balancer behave as one.
+// The outbox as a live feed for this instance's WebSocket channels. Events are written to
+// `outbox_events` in the transaction that changes state; after the commit, the writer's pool sends
+// a NOTIFY of its own (db/connection.ts: not in the writing transaction, whose commit would
+// otherwise take the database-wide notify lock); this feed LISTENs on one dedicated connection and,
+// woken (or every POLL_MS regardless), reads the rows after the last id it read, and hands every
+// row, once, to each subscriber (order tracking, the picker channel). So N instances behind a load
+// balancer behave as one.
 //
 // Ids are taken at insert and commits come in another order: a row with a lower id may become
 // visible after a higher one was read. Ids skipped by a read are gaps, asked for again by every

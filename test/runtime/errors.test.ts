@@ -17,7 +17,7 @@ beforeAll(async () => {
         throw new Error('syntax error at or near "SELEC" in SELECT secret FROM customers');
       },
       // Stands for an operation whose issue is still open, whichever that is when this runs.
-      listPickupStores: notImplemented(0),
+      listPickupStores: notImplemented('a test of the 501 answer'),
       // A database that went away (restart, failover): the pool's real error, connection refused.
       getBanner: async () => {
         const gone = new pg.Pool({ connectionString: 'postgres://grocery@127.0.0.1:1/grocery', connectionTimeoutMillis: 500 });

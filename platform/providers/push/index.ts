@@ -1,5 +1,6 @@
 // Push notifications behind a small interface: `recording` (default, recording.ts) or `http`,
-// a JSON push gateway (http.ts). The dispatcher (server/jobs/order-worker.ts) decides what to send.
+// a JSON push gateway (http.ts). The order worker's push fan-out (server/jobs/push-fan-out.ts)
+// decides what to send.
 import type { OrdersConfig } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { HttpPushSender } from './http.js';
