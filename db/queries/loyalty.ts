@@ -3,12 +3,25 @@
 // purchases and transactions, and the cart facts of the discount preview.
 import { sql, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../executor.js';
+import { isUuid } from '../../domain/ids.js';
 import type { ProviderTransaction } from '../../domain/loyalty/ledger.js';
 import type { DB } from '../schema.js';
-import type { AccrualOutcome, LoyaltyJobKind, StoredDiscount, StoredPosition } from '../tables/loyalty.js';
+import type { AccrualOutcome, LoyaltyJobKind, LoyaltyJobPayloads, StoredDiscount, StoredPosition } from '../tables/loyalty.js';
 
 export type WalletRow = Selectable<DB['loyalty_wallets']>;
-export type JobRow = Selectable<DB['loyalty_jobs']>;
+
+/** A job of one kind, its payload typed by that kind. */
+type JobOf<K extends LoyaltyJobKind> = Omit<Selectable<DB['loyalty_jobs']>, 'kind' | 'payload'> & {
+  kind: K;
+  payload: LoyaltyJobPayloads[K];
+};
+/** A claimed job: switching on `kind` narrows `payload`. */
+export type JobRow = { [K in LoyaltyJobKind]: JobOf<K> }[LoyaltyJobKind];
+
+/** The kind of a job with what it carries; provisioning and re-syncs carry nothing. */
+export type NewJob = {
+  [K in LoyaltyJobKind]: LoyaltyJobPayloads[K] extends Record<string, never> ? [kind: K] : [kind: K, payload: LoyaltyJobPayloads[K]];
+}[LoyaltyJobKind];
 
 // ---- wallets ----------------------------------------------------------------------------------
 
@@ -107,15 +120,8 @@ export async function customerPhone(db: Executor, customerId: string): Promise<s
  * Queues work for the worker. Provisioning and re-syncs collapse into the wallet's open one (a
  * partial unique index), so repeated triggers never pile up; returns false when one was open.
  */
-export async function enqueueJob(
-  db: Executor,
-  walletId: string,
-  kind: LoyaltyJobKind,
-  payload: Record<string, unknown> = {},
-  runAt: Date | null = null,
-): Promise<boolean> {
-  const at = sql`COALESCE(${runAt}::timestamptz, now())`;
-  const values = sql`(${walletId}, ${kind}, ${JSON.stringify(payload)}::jsonb, ${at})`;
+export async function enqueueJob(db: Executor, walletId: string, ...[kind, payload]: NewJob): Promise<boolean> {
+  const values = sql`(${walletId}, ${kind}, ${JSON.stringify(payload ?? {})}::jsonb, now())`;
   const { rows } =
     kind === 'provision' || kind === 'sync'
       ? await sql<{ id: number }>`
@@ -401,15 +407,13 @@ export interface TransactionRow extends Omit<ReportedTransaction, 'created_at' |
   order_no: number | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Keeps what the provider reported, for when it cannot be reached. */
 export async function mirrorTransactions(db: Executor, walletId: string, items: ReportedTransaction[]): Promise<void> {
   if (!items.length) return;
   await db
     .insertInto('loyalty_transaction_mirror')
     // An order id the provider reports that is not one of ours (not a uuid) is not an order link.
-    .values(items.map((t) => ({ wallet_id: walletId, ...t, order_id: t.order_id && UUID.test(t.order_id) ? t.order_id : null })))
+    .values(items.map((t) => ({ wallet_id: walletId, ...t, order_id: t.order_id && isUuid(t.order_id) ? t.order_id : null })))
     .onConflict((oc) =>
       oc.columns(['wallet_id', 'id']).doUpdateSet((eb) => ({
         type: eb.ref('excluded.type'),
@@ -429,7 +433,7 @@ export async function mirrorTransactions(db: Executor, walletId: string, items: 
 
 /** Numbers of the given orders (for descriptions such as "Points for order No. …"). */
 export async function orderNumbers(db: Executor, orderIds: string[]): Promise<Map<string, number>> {
-  const ids = orderIds.filter((id) => UUID.test(id));
+  const ids = orderIds.filter(isUuid);
   if (!ids.length) return new Map();
   const rows = await db.selectFrom('orders').select(['id', 'no']).where('id', 'in', ids).execute();
   return new Map(rows.map((r) => [r.id, r.no]));

@@ -1,4 +1,4 @@
-// Tables of the loyalty migration (0008): the local ledger (loyalty_ledger_*, provider side) and
+// Tables of the loyalty migrations: the local ledger (loyalty_ledger_*, provider side) and
 // this service's wallets, jobs, mirrors and accruals. Numeric columns are decimal strings.
 import type { ColumnType, Generated } from 'kysely';
 import type { TierStatus } from '../../domain/loyalty/tiers.js';
@@ -50,6 +50,24 @@ export interface StoredPosition {
 export interface StoredDiscount {
   name: string;
   amount: string;
+}
+
+/** A card command as sent to the provider, kept on its job so it can be re-sent with the same key. */
+export type StoredWalletCommand =
+  | { type: 'block'; card_id: string; reason: string | null; key: string }
+  | { type: 'unblock'; card_id: string; key: string }
+  | { type: 'link'; card_number: string; key: string }
+  | { type: 'link_physical'; card_number: string; key: string }
+  | { type: 'replace'; card_id: string; key: string };
+
+/** What loyalty_jobs.payload holds for each kind of job. */
+export interface LoyaltyJobPayloads {
+  provision: Record<string, never>;
+  sync: Record<string, never>;
+  command: StoredWalletCommand;
+  /** Without `completed_at` the provider is given the time the accrual was recorded. */
+  accrual: { order_id: string; completed_at?: string };
+  erase: { provider_customer_id: string };
 }
 
 // ---- the local ledger -------------------------------------------------------------------------
@@ -163,7 +181,7 @@ export interface LoyaltyJobsTable {
   id: ColumnType<number, never, never>;
   wallet_id: string;
   kind: LoyaltyJobKind;
-  payload: JsonWithDefault<Record<string, unknown>>;
+  payload: JsonWithDefault<LoyaltyJobPayloads[LoyaltyJobKind]>;
   state: ColumnType<'queued' | 'done' | 'failed', 'queued' | 'done' | 'failed' | undefined, 'queued' | 'done' | 'failed'>;
   attempts: Generated<number>;
   run_at: Timestamp;

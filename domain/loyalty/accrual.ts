@@ -37,7 +37,8 @@ export interface AccrualResult {
   accrualPercent: string | null;
 }
 
-function money(value: string, what: string): bigint {
+/** Kopecks of `value`, a non-negative amount with at most two decimals; throws naming `what` otherwise. */
+function nonNegativeKopecks(value: string, what: string): bigint {
   const units = parseDecimal(value, MONEY_SCALE);
   if (units === null || units < 0n) throw new RangeError(`${what} "${value}" is not a non-negative amount with at most 2 decimals`);
   return units;
@@ -54,7 +55,7 @@ function rateOf(member: LoyaltyMember): bigint {
  * wallet, so nothing accrues (as at a till without a card).
  */
 export function loyaltyAccrualFor(goodsTotal: string, member: LoyaltyMember | null): AccrualResult {
-  const kopecks = money(goodsTotal, 'goods total');
+  const kopecks = nonNegativeKopecks(goodsTotal, 'goods total');
   if (!member) return { outcome: 'no_wallet', points: 0n, accrualPercent: null };
   if (member.mainCardBlocked) return { outcome: 'card_blocked', points: 0n, accrualPercent: null };
   const rate = rateOf(member);
@@ -87,7 +88,7 @@ export function lineAmountKopecks(quantityThousandths: bigint, unitPriceKopecks:
 }
 
 export const formatMoney = (kopecks: bigint): string => formatDecimal(kopecks, MONEY_SCALE);
-export const parseMoney = (value: string): bigint => money(value, 'amount');
+export const parseMoney = (value: string): bigint => nonNegativeKopecks(value, 'amount');
 
 export interface PreviewLineInput {
   quantityThousandths: bigint;
@@ -111,7 +112,7 @@ export interface CartPreview {
 
 /** The loyalty estimate of a cart priced at shelf prices (see the module comment). */
 export function previewCart(lines: PreviewLineInput[], member: LoyaltyMember | null): CartPreview {
-  const subtotals = lines.map((l) => lineAmountKopecks(l.quantityThousandths, money(l.unitPrice, 'unit price')));
+  const subtotals = lines.map((l) => lineAmountKopecks(l.quantityThousandths, nonNegativeKopecks(l.unitPrice, 'unit price')));
   const subtotal = subtotals.reduce((a, b) => a + b, 0n);
   // The program gives no price discounts (see the module comment): totals equal subtotals.
   const accrual = loyaltyAccrualFor(formatMoney(subtotal), member);

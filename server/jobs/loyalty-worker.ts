@@ -28,10 +28,11 @@ import {
   type JobRow,
   type WalletRow,
 } from '../../db/queries/loyalty.js';
-import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
+import { formatDecimal } from '../../domain/money/decimal.js';
+import { kopecks, money } from '../../domain/money/money.js';
 import { loyaltyAccrualFor } from '../../domain/loyalty/accrual.js';
 import { MAX_SYNC_ATTEMPTS, retryDelaySeconds } from '../../domain/loyalty/wallet.js';
-import { isLinked, memberOf, sendCommand, writeSnapshotIfCurrent, type WalletCommand } from '../../services/loyalty.js';
+import { isLinked, memberOf, sendCommand, writeSnapshotIfCurrent } from '../../services/loyalty/wallet.js';
 import type { AppDeps } from '../../services/deps.js';
 import { scheduleJob, type ScheduledJob } from './scheduler.js';
 import { LoyaltyProviderError } from '../../platform/providers/loyalty/index.js';
@@ -48,9 +49,9 @@ export async function creditCompletedOrders(deps: AppDeps): Promise<number> {
   const orders = await completedOrdersWithoutAccrual(deps.db, ORDERS_PER_ROUND);
   let recorded = 0;
   for (const order of orders) {
-    const delivery = parseDecimal(order.delivery_cost, 2) ?? 0n;
-    const paid = parseDecimal(order.final_total, 2) ?? 0n;
-    const base = formatDecimal(paid > delivery ? paid - delivery : 0n, 2);
+    const delivery = kopecks(order.delivery_cost);
+    const paid = kopecks(order.final_total);
+    const base = money(paid > delivery ? paid - delivery : 0n);
     await deps.db.transaction().execute(async (trx) => {
       const wallet = await findWallet(trx, order.customer_id);
       const member = memberOf(wallet);
@@ -61,6 +62,7 @@ export async function creditCompletedOrders(deps: AppDeps): Promise<number> {
         wallet_id: wallet?.id ?? null,
         outcome: result.outcome,
         base_amount: base,
+        // Whole points, written with the column's two decimals.
         points: formatDecimal(result.points * 100n, 2),
         accrual_percent: result.accrualPercent,
         tier_label: member?.tierLabel ?? null,
@@ -108,12 +110,12 @@ async function runJob(deps: AppDeps, job: JobRow): Promise<void> {
       }
       case 'command': {
         const phone = (await customerPhone(deps.db, wallet.customer_id)) ?? '';
-        const customer = await sendCommand(provider, job.payload as unknown as WalletCommand, wallet.provider_customer_id, phone);
+        const customer = await sendCommand(provider, job.payload, wallet.provider_customer_id, phone);
         await writeSnapshotIfCurrent(deps, wallet.id, wallet.customer_id, wallet.revision, customer);
         break;
       }
       case 'accrual': {
-        const orderId = String(job.payload.order_id);
+        const orderId = job.payload.order_id;
         const accrual = await findAccrual(deps.db, orderId);
         if (!accrual || accrual.posted_at) break;
         if (!wallet.provider_customer_id) return finishJob(deps.db, job.id, 'failed', 'wallet not linked');
@@ -122,7 +124,7 @@ async function runJob(deps: AppDeps, job: JobRow): Promise<void> {
           orderId,
           purchaseAmount: accrual.base_amount,
           points: accrual.points,
-          occurredAt: typeof job.payload.completed_at === 'string' ? job.payload.completed_at : accrual.created_at.toISOString(),
+          occurredAt: job.payload.completed_at ?? accrual.created_at.toISOString(),
           idempotencyKey: `accrual:${orderId}`,
         });
         await markAccrualPosted(deps.db, orderId, operation_id);
@@ -134,7 +136,7 @@ async function runJob(deps: AppDeps, job: JobRow): Promise<void> {
       }
       case 'erase': {
         // The account was deleted (unlinkDeletedCustomerWallet): its data goes at the provider too.
-        await provider.eraseCustomer({ customerId: String(job.payload.provider_customer_id), idempotencyKey: `erase:${job.wallet_id}` });
+        await provider.eraseCustomer({ customerId: job.payload.provider_customer_id, idempotencyKey: `erase:${job.wallet_id}` });
         break;
       }
     }
@@ -152,7 +154,8 @@ async function jobFailed(deps: AppDeps, job: JobRow, wallet: WalletRow, err: unk
   if (job.kind === 'accrual' || job.kind === 'erase') {
     // Points and an erasure must reach the provider eventually: retried until done (or refused).
     if (permanent) {
-      deps.log.error(`loyalty provider refused an ${job.kind}`, { job_id: job.id, order_id: job.payload.order_id, reason });
+      const orderId = job.kind === 'accrual' ? job.payload.order_id : undefined;
+      deps.log.error(`loyalty provider refused an ${job.kind}`, { job_id: job.id, order_id: orderId, reason });
       return finishJob(deps.db, job.id, 'failed', reason);
     }
     const wait = Math.min(retryDelaySeconds(job.attempts, base), MAX_ACCRUAL_RETRY_SECONDS);

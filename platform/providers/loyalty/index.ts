@@ -16,7 +16,14 @@ export { LocalLoyaltyLedger } from './local.js';
 /** Connections of the local ledger's own pool. */
 const LEDGER_POOL_MAX = 5;
 
-export function createLoyaltyProvider(deps: { config: Config; pool: pg.Pool; log: Logger }): LoyaltyProvider {
+/**
+ * The configured provider. The local ledger connects to `ledgerDatabaseUrl`, by default the
+ * database of the service pool.
+ */
+export function createLoyaltyProvider(
+  deps: { config: Config; pool: pg.Pool; log: Logger },
+  ledgerDatabaseUrl: string | undefined = deps.pool.options.connectionString,
+): LoyaltyProvider {
   const cfg = deps.config.loyalty;
   if (cfg.provider === 'cdp') {
     return new CdpHttpLoyaltyProvider(
@@ -27,9 +34,8 @@ export function createLoyaltyProvider(deps: { config: Config; pool: pg.Pool; log
   // The ledger stands in for an outside system, so it gets a pool of its own: a card command holds
   // a request connection (under the customer's lock) while it calls the provider, and must never
   // wait for a second connection from the same pool (a burst of commands would starve them all).
-  const { connectionString } = (deps.pool as unknown as { options: pg.PoolConfig }).options;
-  if (!connectionString) throw new Error('the local loyalty ledger needs the connection string of the service pool');
-  const ledger = connect(connectionString, { max: LEDGER_POOL_MAX, applicationName: 'grocery-loyalty-ledger' });
+  if (!ledgerDatabaseUrl) throw new Error('the local loyalty ledger needs the connection string of the service pool');
+  const ledger = connect(ledgerDatabaseUrl, { max: LEDGER_POOL_MAX, applicationName: 'grocery-loyalty-ledger' });
   return new LocalLoyaltyLedger(ledger.db, cfg.qrBaseUrl, () => ledger.close());
 }
 
@@ -69,7 +75,10 @@ export interface Loyalty {
 }
 
 /** The provider and its programs cache, one per running service (built with its AppDeps). */
-export function createLoyalty(deps: { config: Config; pool: pg.Pool; log: Logger; clock: Clock }): Loyalty {
-  const provider = createLoyaltyProvider(deps);
+export function createLoyalty(
+  deps: { config: Config; pool: pg.Pool; log: Logger; clock: Clock },
+  ledgerDatabaseUrl: string | undefined = deps.pool.options.connectionString,
+): Loyalty {
+  const provider = createLoyaltyProvider(deps, ledgerDatabaseUrl);
   return { provider, programs: new ProgramsCache(provider, deps.config.loyalty.programsCacheSeconds, deps.clock) };
 }

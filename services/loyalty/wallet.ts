@@ -1,92 +1,36 @@
-// The loyalty wallet as the handlers and the background worker share it: the row-to-API mapper,
-// applying a provider snapshot to the wallet, sending card commands (now or again later), and
-// turning provider failures into the contract's answers.
-import type { components } from '../generated/api.test.js';
+// The loyalty wallet as the card use cases and the background worker share it: applying a provider
+// snapshot to the wallet, sending card commands (now or again later), the customer's lock and
+// look-up budget, and turning provider failures into the contract's answers.
+import type { Transaction, Updateable } from 'kysely';
 import {
+  customerPhone,
   enqueueJob,
+  findWallet,
   findWalletById,
   insertWalletIfAbsent,
   lockCustomerLoyalty,
   updateWallet,
   type WalletRow,
-} from '../db/queries/loyalty.js';
-import type { Executor } from '../db/executor.js';
-import type { DB } from '../db/schema.js';
-import type { MirroredAccount, MirroredCard } from '../db/tables/loyalty.js';
-import type { AppDeps } from './deps.js';
-import { badGateway, conflict, unprocessable } from './errors.js';
+} from '../../db/queries/loyalty.js';
+import type { Executor } from '../../db/executor.js';
+import type { DB } from '../../db/schema.js';
+import type { MirroredAccount, MirroredCard, StoredWalletCommand } from '../../db/tables/loyalty.js';
+import type { AppDeps } from '../deps.js';
+import { badGateway, conflict, notFound, unauthorized, unprocessable } from '../errors.js';
+import { assertUnderLimit, recordRateEvent } from '../limits.js';
 import {
   LoyaltyProviderError,
   type LoyaltyProvider,
   type ProviderCustomer,
   type ProviderProgram,
-} from '../platform/providers/loyalty/index.js';
-import type { LoyaltyMember } from '../domain/loyalty/accrual.js';
-import { blockReasonLabel, message, syncErrorMessage, type Lang, type MessageKey } from '../domain/texts/loyalty.js';
-import { tierStatusFor } from '../domain/loyalty/tiers.js';
-import { orderCards, pollAfterSeconds, walletControls } from '../domain/loyalty/wallet.js';
-import type { Updateable } from 'kysely';
-
-type Schemas = components['schemas'];
-export type WalletBody = Schemas['WalletSchema'];
-export type Outcome = 'applied' | 'accepted' | 'unchanged';
-
-// ---- the API view -----------------------------------------------------------------------------
-
-const mainCardOf = (w: WalletRow): MirroredCard | null => w.cards.find((c) => c.id === w.main_card_id) ?? null;
-
-/** The one mapper of a wallet row to WalletSchema. */
-export function walletBody(w: WalletRow, lang: Lang): WalletBody {
-  const main = mainCardOf(w);
-  const controls = walletControls({
-    status: w.status,
-    providerCustomerId: w.provider_customer_id,
-    mainCard: main,
-    cardsCount: w.cards.length,
-  });
-  const active = w.accounts.find((a) => a.id === w.active_account_id);
-  return {
-    id: w.id,
-    status: w.status,
-    ...controls,
-    block_reason:
-      main?.is_blocked && main.block_reason ? { key: main.block_reason, label: blockReasonLabel(main.block_reason, lang) } : null,
-    balance: active?.balance ?? '0',
-    active_account_id: w.active_account_id,
-    main_card_id: w.main_card_id,
-    accounts: w.accounts.map((a) => ({ id: a.id, title: a.title, description: a.description, balance: a.balance, is_active: a.is_active })),
-    cards: orderCards(w.cards, w.main_card_id).map((c) => ({
-      id: c.id,
-      title: c.title,
-      card_number: c.card_number,
-      is_virtual: c.is_virtual,
-      is_active: c.is_active,
-      is_blocked: c.is_blocked,
-      // Nothing to scan on a blocked or retired card.
-      qrcode: c.is_active && !c.is_blocked ? c.qrcode : null,
-    })),
-    loyalty_status: w.loyalty_status,
-    last_synced_at: w.last_synced_at?.toISOString() ?? null,
-    last_error:
-      w.status === 'error' && w.last_error_code
-        ? {
-            code: w.last_error_code,
-            message: syncErrorMessage(w.last_error_code, lang),
-            occurred_at: (w.last_error_at ?? w.updated_at).toISOString(),
-            attempts: Math.max(1, w.last_error_attempts ?? 1),
-          }
-        : null,
-    poll_after_seconds: w.status === 'pending' ? pollAfterSeconds(w.sync_attempts) : null,
-    created_at: w.created_at.toISOString(),
-    updated_at: w.updated_at.toISOString(),
-  };
-}
-
-export function wrapperBody(outcome: Outcome, key: MessageKey | null, w: WalletRow, lang: Lang): Schemas['WalletWrapperSchema'] {
-  return { outcome, message: key ? message(key, lang) : null, wallet: walletBody(w, lang) };
-}
+} from '../../platform/providers/loyalty/index.js';
+import type { LoyaltyMember } from '../../domain/loyalty/accrual.js';
+import { tierStatusFor } from '../../domain/loyalty/tiers.js';
+import { normalizeCardNumber } from '../../domain/loyalty/wallet.js';
 
 export const isLinked = (w: WalletRow): boolean => w.provider_customer_id !== null && w.cards.length > 0;
+
+export const mainCardOf = (w: WalletRow): MirroredCard | null => w.cards.find((c) => c.id === w.main_card_id) ?? null;
 
 /** The wallet as the accrual rule sees it: null without a linked wallet. */
 export function memberOf(w: WalletRow | undefined | null): LoyaltyMember | null {
@@ -98,10 +42,66 @@ export function memberOf(w: WalletRow | undefined | null): LoyaltyMember | null 
   };
 }
 
+// ---- the customer's wallet under lock ---------------------------------------------------------
+
+export const walletNotFound = () => notFound('You do not have a loyalty card yet', 'WALLET_NOT_FOUND');
+export const walletNotLinked = () => conflict('WALLET_NOT_LINKED', 'The loyalty card is not set up yet; wait until the wallet is ready');
+export const syncInProgress = () => conflict('WALLET_SYNC_IN_PROGRESS', 'The loyalty card is being set up; re-read the wallet');
+
+/** Runs `work` holding the customer's loyalty lock, in one transaction. */
+export function underLock<T>(deps: Pick<AppDeps, 'db'>, customerId: string, work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  return deps.db.transaction().execute(async (trx) => {
+    await lockCustomerLoyalty(trx, customerId);
+    return work(trx);
+  });
+}
+
+export async function requireWallet(trx: Executor, customerId: string): Promise<WalletRow> {
+  const wallet = await findWallet(trx, customerId);
+  if (!wallet) throw walletNotFound();
+  return wallet;
+}
+
+/** Counts one card look-up against the customer's budget (10 in 10 minutes by default); 429 past it. */
+export async function countCardLookup(deps: Pick<AppDeps, 'db' | 'config' | 'clock'>, customerId: string): Promise<void> {
+  const { cardLookupsPerWindow, cardLookupWindowSeconds } = deps.config.loyalty;
+  const subject = `loyalty-card-lookup:${customerId}`;
+  // Its own committed transaction: the look-up counts even when the command then fails.
+  await deps.db.transaction().execute(async (trx) => {
+    await lockCustomerLoyalty(trx, customerId);
+    await assertUnderLimit(
+      trx,
+      subject,
+      cardLookupsPerWindow,
+      cardLookupWindowSeconds,
+      {
+        code: 'RATE_LIMITED',
+        detail: 'Too many card look-ups; try again later',
+      },
+      deps.clock.now(),
+    );
+    await recordRateEvent(trx, subject);
+  });
+}
+
+/** The digits of a card number as the customer typed it; 422 when it is not one. */
+export function cardNumberOf(raw: string): string {
+  const digits = normalizeCardNumber(raw);
+  if (!digits) throw unprocessable('CARD_NUMBER_INVALID', 'A card number has 6 to 19 digits');
+  return digits;
+}
+
+/** The customer's phone, the provider's key of the customer; 401 once the account is gone. */
+export async function phoneOf(db: Executor, customerId: string): Promise<string> {
+  const phone = await customerPhone(db, customerId);
+  if (!phone) throw unauthorized();
+  return phone;
+}
+
 // ---- provider snapshots -----------------------------------------------------------------------
 
 /** The programs for the tier scale, or null when the provider cannot give them now. */
-export async function programsOrNull(deps: AppDeps): Promise<ProviderProgram[] | null> {
+export async function programsOrNull(deps: Pick<AppDeps, 'loyalty'>): Promise<ProviderProgram[] | null> {
   try {
     return await deps.loyalty.programs.get();
   } catch (err) {
@@ -165,7 +165,7 @@ export function snapshotChanges(
  * wallet meanwhile (a command wrote newer data): then the older snapshot is dropped.
  */
 export async function writeSnapshotIfCurrent(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'loyalty' | 'clock'>,
   walletId: string,
   customerId: string,
   seenRevision: number,
@@ -183,13 +183,8 @@ export async function writeSnapshotIfCurrent(
 
 // ---- card commands ----------------------------------------------------------------------------
 
-/** A card command as sent to the provider, kept so it can be re-sent with the same key. */
-export type WalletCommand =
-  | { type: 'block'; card_id: string; reason: string | null; key: string }
-  | { type: 'unblock'; card_id: string; key: string }
-  | { type: 'link'; card_number: string; key: string }
-  | { type: 'link_physical'; card_number: string; key: string }
-  | { type: 'replace'; card_id: string; key: string };
+/** A card command as sent to the provider, kept on its job so it can be re-sent with the same key. */
+export type WalletCommand = StoredWalletCommand;
 
 export function sendCommand(
   provider: LoyaltyProvider,
@@ -258,7 +253,7 @@ export function providerUnavailable() {
  * queued to be re-sent with the same key (`accepted`). A refusal or failure changes nothing.
  */
 export async function applyCommand(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'loyalty' | 'clock' | 'log'>,
   trx: Executor,
   customerId: string,
   wallet: WalletRow | null,
