@@ -1,9 +1,11 @@
-// The layering of the service, checked in CI by `npm run lint:layers` (issue 22):
+// The layering of the service, checked in CI by `npm run lint:layers`, lowest first:
 //   domain/    pure rules and vocabulary: imports only domain/ and generated types
-//   db/        tables, queries, migrations, seed: imports domain/ and generated/, never handlers/ or server/
+//   db/        tables, queries, migrations, seed: imports domain/ and generated/ only
 //   generated/ output of `npm run generate`: imports nothing hand-written
-//   handlers/  operations, services, presenters: may use db/, domain/, server/ (its runtime types)
-//   server/    runtime assembly, HTTP, sockets, jobs, providers
+//   platform/  config, logger, metrics, clock, tokens, providers: knows no use case
+//   services/  the use cases, their errors, deps, idempotency and presenters: no HTTP
+//   handlers/  one module per spec tag: parse, call a use case, reply; sees only the HTTP seam of server/
+//   server/    the process: app, router, http, sockets, jobs; runtime.ts is the composition root
 // and nothing anywhere imports in a circle.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -9,16 +9,16 @@ import type { Providers } from '../platform/providers/index.js';
 import type { Telemetry } from '../platform/telemetry.js';
 import type { InstanceCaches } from './caches.js';
 
-/** The providers (server/providers/index.ts: sms, bank, courier, push, geocoder, loyalty), built once with the deps. */
+/** The providers (platform/providers/index.ts: sms, bank, courier, push, geocoder, loyalty), built once with the deps. */
 export interface AppDeps extends Providers {
   config: Config;
   db: Database;
   pool: pg.Pool;
   log: Logger;
   tokens: TokenService;
-  /** Business time (server/clock.ts): `systemClock`, or a TestClock in tests. */
+  /** Business time (platform/clock.ts): `systemClock`, or a TestClock in tests. */
   clock: Clock;
-  /** Tracing (server/telemetry.ts): `noTelemetry` unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+  /** Tracing (platform/telemetry.ts): `noTelemetry` unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */
   telemetry: Telemetry;
   /** What this instance keeps in memory between requests (services/caches.ts). */
   caches: InstanceCaches;
