@@ -11,9 +11,6 @@ import {
   type OrderRow,
 } from '../db/queries/orders.js';
 import { findPaidInvoices } from '../db/queries/payments.js';
-import { loadItems } from '../db/queries/picking/items.js';
-import { findLatestSessionOfOrder } from '../db/queries/picking/sessions.js';
-import { toPickingResult } from '../services/presenters/picking.js';
 import type { Executor } from '../db/executor.js';
 import { transactionWithGenericPlans } from '../db/generic-plans.js';
 import { notFound, unprocessable } from '../services/errors.js';
@@ -21,18 +18,16 @@ import { declaredHeader, type HandlerMap, type OperationsWithHeader, type Reques
 import { fingerprintOf, storeRefusal } from '../services/idempotency.js';
 import { amountDue } from '../domain/orders/bank-invoice.js';
 import { changeViolation, orderInputViolation } from '../domain/orders/checkout.js';
-import type { Lang } from '../domain/texts/orders.js';
 import { estimateDelivery, placeOrder, placeOrderOnce } from '../services/checkout.js';
 import { cancelByCustomer } from '../services/order-lifecycle.js';
+import { latestPickingResult } from '../services/picking/reads.js';
 import {
-  emptyPickingResult,
   historyEntries,
   orderDetailView,
   orderListingView,
   orderRoadmapDetailView,
   orderRoadmapView,
   paymentFacts,
-  type PickingResult,
 } from '../services/presenters/orders.js';
 import { customerIdOf } from './support/principal.js';
 import { requireStore } from './support/store.js';
@@ -45,23 +40,8 @@ function headerOf<N extends string, K extends OperationsWithHeader<N>>(ctx: Requ
 
 const orderNotFound = () => notFound('No order with this id');
 
-/** What the picker collected so far (issue 7's session), or the empty result before picking starts. */
-async function pickingResultOf(db: Executor, o: OrderRow, lang: Lang): Promise<PickingResult> {
-  if (o.picking_result_state === 'pending') return emptyPickingResult('pending');
-  const session = await findLatestSessionOfOrder(db, o.id);
-  if (!session) return emptyPickingResult(o.picking_result_state);
-  const { summary, items } = toPickingResult(await loadItems(db, session.id), lang, o.picking_result_state === 'completed');
-  // Only the schema's fields: the view's internal `hasChanges` is the order's `has_picking_changes`.
-  return {
-    state: o.picking_result_state,
-    summary,
-    items,
-    completed_at: o.picking_completed_at ? o.picking_completed_at.toISOString() : null,
-  };
-}
-
 async function orderDetail(db: Executor, o: OrderRow, ctx: Pick<RequestContext<OperationId>, 'lang' | 'deps'>) {
-  const [items, picking] = await Promise.all([listOrderItems(db, o.id), pickingResultOf(db, o, ctx.lang)]);
+  const [items, picking] = await Promise.all([listOrderItems(db, o.id), latestPickingResult(db, o, ctx.lang)]);
   return orderDetailView(o, items, picking, ctx.lang, ctx.deps.config.orders.trackingRefreshSeconds);
 }
 
@@ -93,7 +73,7 @@ export const ordersHandlers = {
     if (!key) {
       orderId = await transactionWithGenericPlans(db, (trx) => placeOrder(trx, ctx.deps, request));
     } else {
-      // Retry-safe (server/idempotency.ts), in fewer round trips: the key is claimed with the read
+      // Retry-safe (services/idempotency.ts), in fewer round trips: the key is claimed with the read
       // of the delivery zones and with its answer (the order id), committed with the order or not at all.
       const scope = { principal: `customer:${customerId}`, operationId: 'createOrder', key };
       const fingerprint = fingerprintOf(store.id, ctx.body);
@@ -110,8 +90,7 @@ export const ordersHandlers = {
         throw err;
       }
     }
-    const reply = { body: orderId };
-    return { status: 201, body: reply.body, headers: { Location: `/api/orders/${reply.body}` } };
+    return { status: 201, body: orderId, headers: { Location: `/api/orders/${orderId}` } };
   },
 
   // POST /api/orders/delivery/price-estimate

@@ -1,16 +1,17 @@
-// The floors of the service's two write paths (issue 23 item 4): the same checks and writes as the
-// service, on bare node:http + pg, so that `npm run bench` prints each service figure as a ratio to
-// its floor measured in the same run, on the same database and load.
+// The floors of the service's two write paths: the same checks and writes as the service, on bare
+// node:http + pg, so that `npm run bench` prints each service figure as a ratio to its floor
+// measured in the same run, on the same database and load.
 //
 // "The same checks and writes" is kept true by construction: the floor calls the service's own
 // query functions and rules - the auth session check (isSessionActive), the item command's read and
 // write (db/queries/picking/commands.ts) with the state machine's transition, order creation's
 // placeOrderOnce (the key's claim with the zones, then placeOrder) - through the same pool
-// (db/connection.ts: named prepared statements, the outbox wake-up after commit). What it leaves out is what the floor is there to
-// price: Express, openapi-backend's routing and request validation, the handler layer (principal,
-// headers, errors as responses, idempotency plumbing), the presenters (the answer here is the rows
-// read, of about the delta answer's size), logging and metrics. Its round trips are counted as the
-// service's are (scripts/lib/round-trips.ts), so the bench shows the floor's work is the service's.
+// (db/connection.ts: named prepared statements, the outbox wake-up after commit). What it leaves
+// out is what the floor is there to price: Express, openapi-backend's routing and request
+// validation, the handler layer (principal, headers, errors as responses, idempotency plumbing),
+// the presenters (the answer here is the rows read, of about the delta answer's size), logging and
+// metrics. Its round trips are counted as the service's are (scripts/lib/round-trips.ts), so the
+// bench shows the floor's work is the service's.
 //
 // Like the service, it runs in a child process pinned to core 0 (scripts/lib/bench-service.ts).
 import { fork, type ChildProcess } from 'node:child_process';
@@ -26,7 +27,7 @@ import { applyItemCommand, UNIT } from '../../domain/picking/items.js';
 import { chargedPrice } from '../../services/presenters/picking.js';
 import { placeOrderOnce, type CheckoutRequest } from '../../services/checkout.js';
 import { transactionWithGenericPlans } from '../../db/generic-plans.js';
-import { customerView, itemChange } from '../../services/picking.js';
+import { customerView, itemChange } from '../../services/picking/item-command.js';
 import { findActiveStoreCached } from '../../services/stores.js';
 import { createInstanceCaches } from '../../services/caches.js';
 import { TokenService } from '../../platform/tokens.js';

@@ -9,7 +9,7 @@ import type { Database } from '../../db/connection.js';
 import { loadItems } from '../../db/queries/picking/items.js';
 import { announceOrdersEnteringQueue } from '../../db/queries/picking/queue.js';
 import { findIdleSessions, lockCommandSession, lockOrder } from '../../db/queries/picking/sessions.js';
-import { releaseSession } from '../../services/picking.js';
+import { releaseSession } from '../../services/picking/lifecycle.js';
 import type { Clock } from '../../platform/clock.js';
 import type { AppDeps } from '../../services/deps.js';
 import { scheduleJob, type ScheduledJob } from './scheduler.js';

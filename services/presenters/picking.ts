@@ -1,12 +1,13 @@
-// The one mapper of each picking resource from its rows to the contract's shape: sessions,
-// items, stores and slots as the picker app sees them, and the order's picking result as the
-// customer sees it.
+// The one mapper of each picking resource from its rows to the contract's shape: the signed-in
+// picker, sessions, items, stores, slots, queue cards and history as the picker app sees them, and
+// the order's picking result as the customer sees it.
 import type { components } from '../../generated/api.test.js';
-import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
+import { formatDecimal } from '../../domain/money/decimal.js';
 import { currentItemIndex, currentLineTotal, isResolved, stateKey, type ItemFacts } from '../../domain/picking/items.js';
-import { lineTotal } from '../../domain/money/money.js';
+import { kopecks, lineTotal, money, normalizeMoney } from '../../domain/money/money.js';
 import { pickingResult, type PickingResultView, type ResultItemInput } from '../../domain/picking/result.js';
-import type { HistoryRow } from '../../db/queries/picking/history.js';
+import { summaryRates } from '../../domain/picking/stats.js';
+import type { HistoryRow, HistoryTotals } from '../../db/queries/picking/history.js';
 import { itemFacts, type ItemFactsRow, type ItemRow, type ReplacementOption } from '../../db/queries/picking/items.js';
 import { type QueueRow } from '../../db/queries/picking/queue.js';
 import { type SessionHead } from '../../db/queries/picking/sessions.js';
@@ -19,9 +20,7 @@ export type PickerStoreView = Schemas['PickerStoreSchema'];
 export type PickerSlotView = Schemas['PickerSlotSchema'];
 type Lang = 'ru' | 'en';
 
-const money = (k: bigint) => formatDecimal(k, 2);
 const quantity = (q: bigint) => formatDecimal(q, 3);
-const kopecksOf = (v: string) => parseDecimal(v, 2)!;
 
 export function toPickerStore(
   s: { id: string; name_ru: string; name_en: string; address_ru: string | null; address_en: string | null; timezone: string },
@@ -34,6 +33,29 @@ export function toPickerStore(
     timezone: s.timezone,
   };
 }
+
+/** The columns of a row that joins its store. */
+interface StoreColumns {
+  store_id: string;
+  store_name_ru: string;
+  store_name_en: string;
+  store_address_ru: string | null;
+  store_address_en: string | null;
+  store_timezone: string;
+}
+
+const storeOf = (r: StoreColumns, lang: Lang): PickerStoreView =>
+  toPickerStore(
+    {
+      id: r.store_id,
+      name_ru: r.store_name_ru,
+      name_en: r.store_name_en,
+      address_ru: r.store_address_ru,
+      address_en: r.store_address_en,
+      timezone: r.store_timezone,
+    },
+    lang,
+  );
 
 /** The order's slot; null for express orders and orders without one. */
 export function toPickerSlot(o: {
@@ -57,7 +79,7 @@ export function toPickerSlot(o: {
 }
 
 /** Price the item is charged at: the replacement's once one is chosen. */
-export const chargedPrice = (r: ItemRow): bigint => kopecksOf(r.replacement_unit_price ?? r.unit_price);
+export const chargedPrice = (r: ItemRow): bigint => kopecks(r.replacement_unit_price ?? r.unit_price);
 
 /** The item's contribution to the current total (what `current_line_total` stores). */
 export const itemLineTotal = (r: ItemRow, f: ItemFacts = itemFacts(r)): bigint => currentLineTotal(f, chargedPrice(r));
@@ -79,9 +101,9 @@ export function toPickingItem(r: ItemRow, lang: Lang, options: readonly Replacem
     ordered_quantity: quantity(f.ordered),
     actual_quantity: f.actual === null ? null : quantity(f.actual),
     confirmed_quantity: f.confirmed === null ? null : quantity(f.confirmed),
-    unit_price: money(kopecksOf(r.unit_price)),
-    ordered_line_total: r.is_added ? '0.00' : money(lineTotal(f.ordered, kopecksOf(r.unit_price))),
-    current_line_total: money(kopecksOf(r.current_line_total)),
+    unit_price: normalizeMoney(r.unit_price),
+    ordered_line_total: r.is_added ? '0.00' : money(lineTotal(f.ordered, kopecks(r.unit_price))),
+    current_line_total: normalizeMoney(r.current_line_total),
     state: r.state,
     clarification_kind: r.clarification_kind,
     is_resolved: isResolved(f),
@@ -107,7 +129,7 @@ export function toPickingItem(r: ItemRow, lang: Lang, options: readonly Replacem
             plu_code: r.replacement_plu_code,
             image_url: r.replacement_image_url,
             unit: (lang === 'ru' ? r.replacement_unit_ru : r.replacement_unit_en) ?? unit,
-            unit_price: money(kopecksOf(r.replacement_unit_price)),
+            unit_price: normalizeMoney(r.replacement_unit_price),
             is_weight_based: r.is_weight_based,
             chosen_at: r.replacement_chosen_at.toISOString(),
           }
@@ -130,8 +152,8 @@ export function toPickingSessionHeader(
   lang: Lang,
 ): PickingSessionHeaderView {
   const closed = head.status === 'completed' || head.status === 'cancelled';
-  const original = kopecksOf(head.original_total);
-  const current = kopecksOf(head.final_total ?? head.current_total);
+  const original = kopecks(head.original_total);
+  const current = kopecks(head.final_total ?? head.current_total);
   return {
     session_id: head.id,
     order_id: head.order_id,
@@ -156,17 +178,7 @@ export function toPickingSessionHeader(
       difference: money(current - original),
       reconciliation_status: head.reconciliation_status,
     },
-    store: toPickerStore(
-      {
-        id: head.store_id,
-        name_ru: head.store_name_ru,
-        name_en: head.store_name_en,
-        address_ru: head.store_address_ru,
-        address_en: head.store_address_en,
-        timezone: head.store_timezone,
-      },
-      lang,
-    ),
+    store: storeOf(head, lang),
     fulfillment_type: head.fulfillment_type,
     cancellation_reason: head.cancellation_reason,
     cancel_after_resolved_items: head.cancel_after_resolved_items,
@@ -188,6 +200,20 @@ export function toPickingSession(
   };
 }
 
+export type OrderPickingResultView = Schemas['PickingResultSchema'];
+
+/** The picking result an order's detail shows once picking has started (PickingResultSchema). */
+export function toOrderPickingResult(
+  state: OrderPickingResultView['state'],
+  items: readonly ItemRow[],
+  completedAt: Date | null,
+  lang: Lang,
+): OrderPickingResultView {
+  const result = toPickingResult(items, lang, state === 'completed');
+  // Only the schema's fields: the view's internal `hasChanges` is the order's `has_picking_changes`.
+  return { state, summary: result.summary, items: result.items, completed_at: completedAt ? completedAt.toISOString() : null };
+}
+
 /** The customer's picking result from the items of the order's session. */
 export function toPickingResult(items: readonly ItemRow[], lang: Lang, completed: boolean): PickingResultView {
   const inputs: ResultItemInput[] = items.map((r) => ({
@@ -203,7 +229,7 @@ export function toPickingResult(items: readonly ItemRow[], lang: Lang, completed
       barcode: r.barcode,
       pluCode: r.plu_code,
       unit: lang === 'ru' ? r.unit_ru : r.unit_en,
-      priceKopecks: kopecksOf(r.unit_price),
+      priceKopecks: kopecks(r.unit_price),
     },
     replacement:
       r.replacement_product_id && r.replacement_unit_price
@@ -215,11 +241,50 @@ export function toPickingResult(items: readonly ItemRow[], lang: Lang, completed
             barcode: r.replacement_barcode,
             pluCode: r.replacement_plu_code,
             unit: (lang === 'ru' ? r.replacement_unit_ru : r.replacement_unit_en) ?? (lang === 'ru' ? r.unit_ru : r.unit_en),
-            priceKopecks: kopecksOf(r.replacement_unit_price),
+            priceKopecks: kopecks(r.replacement_unit_price),
           }
         : null,
   }));
   return pickingResult(inputs, lang, completed);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The signed-in picker
+
+export type PickerUserView = Schemas['PickerUserSchema'];
+export type PickerRefreshView = Schemas['PickerRefreshOutput'];
+
+/** The picker with the stores they work in and their current session, if any. */
+export function toPickerUser(
+  picker: { id: number; login: string; display_name: string; is_active: boolean; default_store_id: string | null },
+  stores: readonly Parameters<typeof toPickerStore>[0][],
+  current: { id: number; order_id: string } | undefined,
+  lang: Lang,
+): PickerUserView {
+  return {
+    id: picker.id,
+    login: picker.login,
+    display_name: picker.display_name,
+    is_active: picker.is_active,
+    stores: stores.map((s) => toPickerStore(s, lang)),
+    default_store_id: picker.default_store_id,
+    active_session_id: current?.id ?? null,
+    active_order_id: current?.order_id ?? null,
+  };
+}
+
+/** A token pair as the picker app receives it, with the lifetimes of its tokens in seconds. */
+export function toPickerTokens(
+  pair: { access: string; refresh: string },
+  expiresIn: { access: number; refresh: number },
+): PickerRefreshView {
+  return {
+    access: pair.access,
+    refresh: pair.refresh,
+    token_type: 'Bearer',
+    access_expires_in: expiresIn.access,
+    refresh_expires_in: expiresIn.refresh,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -259,7 +324,7 @@ export function toHistoryItem(r: ItemRow, lang: Lang, settled: boolean): PickerH
     state: key,
     required_quantity: quantity(f.ordered),
     actual_quantity: quantity(f.actual ?? 0n),
-    original_unit_price: money(kopecksOf(r.unit_price)),
+    original_unit_price: normalizeMoney(r.unit_price),
     final_unit_price: money(chargedPrice(r)),
     is_added: r.is_added,
     is_removed: key === 'clarified/removed' || key === 'clarified/store_transfer_shortage',
@@ -289,25 +354,59 @@ export function toHistorySession(r: HistoryRow, lang: Lang): PickerHistorySessio
     duration_seconds: durationSeconds(r),
     is_express: r.is_express,
     fulfillment_type: r.fulfillment_type,
-    store: toPickerStore(
-      {
-        id: r.store_id,
-        name_ru: r.store_name_ru,
-        name_en: r.store_name_en,
-        address_ru: r.store_address_ru,
-        address_en: r.store_address_en,
-        timezone: r.store_timezone,
-      },
-      lang,
-    ),
+    store: storeOf(r, lang),
     slot: toPickerSlot(r),
     items_count: r.items_count,
     picked_items_count: r.picked_items_count,
     changed_items_count: r.changed_items_count,
     removed_items_count: r.removed_items_count,
     added_items_count: r.added_items_count,
-    original_total: money(kopecksOf(r.original_total)),
-    final_total: money(kopecksOf(r.final_total)),
+    original_total: normalizeMoney(r.original_total),
+    final_total: normalizeMoney(r.final_total),
+  };
+}
+
+export type PickerHistorySessionDetailView = Schemas['PickerHistorySessionDetailSchema'];
+
+/** A closed session of the picker with its items (settled only when the session completed). */
+export function toHistorySessionDetail(row: HistoryRow, items: readonly ItemRow[], lang: Lang): PickerHistorySessionDetailView {
+  const settled = row.status === 'completed';
+  return {
+    session_id: row.session_id,
+    order_id: row.order_id,
+    order_number: String(row.order_no),
+    session_status: row.status,
+    completed_at: row.closed_at.toISOString(),
+    duration_seconds: durationSeconds(row),
+    items: items.map((i) => toHistoryItem(i, lang, settled)),
+    store: storeOf(row, lang),
+    fulfillment_type: row.fulfillment_type,
+    slot: toPickerSlot(row),
+  };
+}
+
+export type PickerHistorySummaryView = Schemas['PickerHistorySummarySchema'];
+
+/** The totals of the picker's closed sessions in a period, echoing the period as it was asked for. */
+export function toHistorySummary(
+  t: HistoryTotals,
+  period: { started_at: string | null; ended_at: string | null },
+): PickerHistorySummaryView {
+  return {
+    started_at: period.started_at,
+    ended_at: period.ended_at,
+    sessions_count: t.sessions_count,
+    completed_sessions_count: t.completed_sessions_count,
+    cancelled_sessions_count: t.cancelled_sessions_count,
+    items_count: t.items_count,
+    picked_items_count: t.picked_items_count,
+    changed_items_count: t.changed_items_count,
+    replaced_items_count: t.replaced_items_count,
+    removed_items_count: t.removed_items_count,
+    added_items_count: t.added_items_count,
+    total_duration_seconds: t.total_duration_seconds,
+    ...summaryRates(t),
+    completed_total: normalizeMoney(t.completed_total),
   };
 }
 
@@ -333,20 +432,10 @@ export function toQueueCard(r: QueueRow, viewerId: number, viewerCurrentSessionI
     pick_deadline: r.pick_deadline.toISOString(),
     items_count: r.items_count,
     has_weight_items: r.has_weight_items,
-    total: money(kopecksOf(r.goods_total)),
+    total: normalizeMoney(r.goods_total),
     customer_comment: r.comment ?? '',
     absence_preference: r.absence_action,
-    store: toPickerStore(
-      {
-        id: r.store_id,
-        name_ru: r.store_name_ru,
-        name_en: r.store_name_en,
-        address_ru: r.store_address_ru,
-        address_en: r.store_address_en,
-        timezone: r.store_timezone,
-      },
-      lang,
-    ),
+    store: storeOf(r, lang),
     queue_status: inProgress ? 'in_progress' : 'waiting',
     session_id: r.session_id,
     picker: inProgress && r.picker_id !== null ? { id: r.picker_id, display_name: r.picker_display_name ?? '' } : null,
