@@ -22,3 +22,11 @@ export const normalizeMoney = (amount: string): string => normalizeDecimal(amoun
 export function lineTotal(quantityThousandths: bigint, unitPriceKopecks: bigint): bigint {
   return (quantityThousandths * unitPriceKopecks + 500n) / 1000n;
 }
+
+/** Price per kg (kopecks) of goods priced per `unitRatio` kg ("0.100" for 100 g), rounded half up. */
+export function pricePerKg(unitPrice: string, unitRatio: string): bigint {
+  const ratio = parseDecimal(unitRatio, QUANTITY_SCALE);
+  if (ratio === null || ratio <= 0n) throw new RangeError(`"${unitRatio}" is not a positive weight in kg`);
+  // price / ratio: (price * 1000 * 2 + ratio) / (2 * ratio).
+  return (kopecks(unitPrice) * 2000n + ratio) / (2n * ratio);
+}

@@ -2,7 +2,8 @@
 // (domain/picking/items.ts) decide, write the change with its answer in one statement, and start
 // again when the session moved on in between. No transaction stays open while the command is
 // decided: the write applies only if the session is still at the version that was read.
-import { findStoreProductByCode, toPickerCatalogProduct, type StoreProductRow } from '../../db/queries/picking/catalog.js';
+import { findStoreProductByCode, type StoreProductRow } from '../../db/queries/picking/catalog.js';
+import { toPickerCatalogProduct } from '../presenters/picker-catalog.js';
 import {
   changedItemColumns,
   readItemCommand,

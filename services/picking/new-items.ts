@@ -1,7 +1,8 @@
 // Rows picking writes for products: an order line as a session's item, a product the picker adds,
 // and a product chosen as a replacement. Weight products are picked in kg at the price per kg,
 // whatever unit the catalog sells them in.
-import { pricePerKg, type StoreProductRow } from '../../db/queries/picking/catalog.js';
+import type { StoreProductRow } from '../../db/queries/picking/catalog.js';
+import { pricePerKg } from '../../domain/money/money.js';
 import type { NewItem, OrderLineForPicking, ReplacementData } from '../../db/queries/picking/items.js';
 import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
 import { kopecks, lineTotal, money } from '../../domain/money/money.js';

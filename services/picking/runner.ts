@@ -23,7 +23,7 @@ import {
   type LockedOrder,
   type SessionHead,
 } from '../../db/queries/picking/sessions.js';
-import type { PickerCatalogProduct } from '../../db/queries/picking/catalog.js';
+import type { PickerCatalogProduct } from '../presenters/picker-catalog.js';
 import type { DB } from '../../db/schema.js';
 import type { components, operations } from '../../generated/api.test.js';
 import type { OperationId } from '../../generated/operations.js';

@@ -2,14 +2,8 @@
 // default store. Pages by offset, or by keyset after the last row of the previous page.
 import { findPicker } from '../../db/queries/accounts.js';
 import type { Executor } from '../../db/executor.js';
-import {
-  searchStoreProducts,
-  searchStoreProductsAfter,
-  toPickerCatalogProduct,
-  type PickerCatalogProduct,
-  type PickerSearch,
-  type SearchKey,
-} from '../../db/queries/picking/catalog.js';
+import { searchStoreProducts, searchStoreProductsAfter, type PickerSearch, type SearchKey } from '../../db/queries/picking/catalog.js';
+import { toPickerCatalogProduct, type PickerCatalogProduct } from '../presenters/picker-catalog.js';
 import { findCurrentSessionRef } from '../../db/queries/picking/sessions.js';
 import { readScannedCode } from '../../domain/codes/scale-label.js';
 import { unprocessable } from '../errors.js';

@@ -1,7 +1,7 @@
 // Exact prices: line totals in kopecks and the delivery rule of checkout and the estimate.
 import { describe, expect, it } from 'vitest';
 import { priceDelivery } from '../../domain/orders/pricing.js';
-import { kopecks, lineTotal, money } from '../../domain/money/money.js';
+import { kopecks, lineTotal, money, pricePerKg } from '../../domain/money/money.js';
 
 const zone = { deliveryCost: '199.00', freeAmountThreshold: '3000.00', minOrderAmount: '1000.00' };
 
@@ -39,5 +39,19 @@ describe('priceDelivery', () => {
       amountToMinimum: kopecks('360.00'),
       minOrderAmount: kopecks('1000.00'),
     });
+  });
+});
+
+describe('pricePerKg', () => {
+  it('divides the price by the kilograms it is for, rounding half up to kopecks', () => {
+    expect(pricePerKg('50.00', '0.100')).toBe(50000n);
+    expect(pricePerKg('100.00', '1')).toBe(10000n);
+    expect(pricePerKg('10.00', '0.300')).toBe(3333n);
+    expect(pricePerKg('0.05', '0.300')).toBe(17n);
+  });
+
+  it('refuses a ratio that is no positive weight', () => {
+    expect(() => pricePerKg('10.00', '0')).toThrow(RangeError);
+    expect(() => pricePerKg('10.00', 'x')).toThrow(RangeError);
   });
 });

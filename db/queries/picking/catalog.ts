@@ -3,12 +3,9 @@
 // Text matching reuses the catalog's search (db/queries/catalog-search.ts).
 import { sql, type RawBuilder } from 'kysely';
 import { parseSearch } from '../../../domain/catalog/search.js';
-import { formatDecimal, normalizeDecimal, parseDecimal } from '../../../domain/money/decimal.js';
 import type { ScannedCode } from '../../../domain/codes/scale-label.js';
 import { planProductSearch } from '../catalog-search.js';
 import type { Executor } from '../../executor.js';
-
-export type Lang = 'ru' | 'en';
 
 /** One inventory row of a store with its product, as the picker screens show it. */
 export interface StoreProductRow {
@@ -30,37 +27,6 @@ export interface StoreProductRow {
   unit_ratio: string;
   unit_price: string;
   stock: string | null;
-}
-
-export interface PickerCatalogProduct {
-  inventory_id: string;
-  product_id: string;
-  name: string;
-  barcode: string;
-  description: string;
-  unit: string;
-  kind: 'piece' | 'weight';
-  price: string;
-  available_quantity: string;
-  plu_code: string | null;
-  image_url: string | null;
-}
-
-/** The one mapper of a store product to PickerCatalogProductSchema. */
-export function toPickerCatalogProduct(r: StoreProductRow, lang: Lang): PickerCatalogProduct {
-  return {
-    inventory_id: r.inventory_id,
-    product_id: r.product_id,
-    name: lang === 'ru' ? r.name_ru : r.name_en,
-    barcode: r.barcode ?? '',
-    description: (lang === 'ru' ? r.description_ru : r.description_en) ?? '',
-    unit: lang === 'ru' ? r.unit_ru : r.unit_en,
-    kind: r.weight_based ? 'weight' : 'piece',
-    price: normalizeDecimal(r.unit_price, 2),
-    available_quantity: r.stock === null ? '0.000' : normalizeDecimal(r.stock, 3),
-    plu_code: r.plu,
-    image_url: r.image_listing,
-  };
 }
 
 /** The main barcode of a product: the smallest of its barcodes (the catalog file lists it first). */
@@ -127,7 +93,7 @@ export async function findStoreProducts(db: Executor, storeId: string, productId
 
 export interface PickerSearch {
   storeId: string;
-  lang: Lang;
+  lang: 'ru' | 'en';
   query: string | null;
   /** A code from the `barcode` parameter, already read; null when absent. */
   code: ScannedCode | null;
@@ -221,14 +187,3 @@ export async function searchStoreProductsAfter(
 function stripSearchColumns({ in_stock: _s, relevance: _r, sort_name: _n, total: _t, ...row }: SearchRow): StoreProductRow {
   return row;
 }
-
-/** Price per kg of a weight inventory row priced per `unit_ratio` kg (kopecks). */
-export function pricePerKg(unitPrice: string, unitRatio: string): bigint {
-  const price = parseDecimal(unitPrice, 2)!;
-  const ratio = parseDecimal(unitRatio, 3)!;
-  // price / ratio, half-up to kopecks: (price * 1000 * 2 + ratio) / (2 * ratio).
-  return (price * 2000n + ratio) / (2n * ratio);
-}
-
-export const kopecks = (value: string): bigint => parseDecimal(value, 2)!;
-export const money = (k: bigint): string => formatDecimal(k, 2);
