@@ -1,4 +1,4 @@
-// npm run bench, part two (issue 6): order creation and the tracking sockets, on a real
+// npm run bench, part two: order creation and the tracking sockets, on a real
 // PostgreSQL (BENCH_DATABASE_URL, or an embedded one in a temporary folder). Not a test.
 //   orders  - POST /api/orders/ from 32 concurrent clients (each its own customer, product and
 //             slot: the pipeline, not lock contention), reported as orders/s and as a ratio to the
@@ -14,6 +14,7 @@ import { sql } from 'kysely';
 import WebSocket from 'ws';
 import { connect } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
+import { insertOutboxEvents, type OutboxEnvelope } from '../db/queries/outbox.js';
 import { seedDemoData } from '../db/seed/demo.js';
 import { DEMO_STORES } from '../db/seed/stores.js';
 import { TokenService } from '../platform/tokens.js';
@@ -196,7 +197,7 @@ async function benchSockets(
   while (sent < total) {
     const due = Math.min(total, Math.floor(((Date.now() - started) / 1000) * eventsPerSecond) + perTick);
     if (due > sent) {
-      const rows = [];
+      const rows: OutboxEnvelope<'order.changed'>[] = [];
       for (; sent < due; sent++) {
         const c = customers[Math.floor(Math.random() * customers.length)];
         const eventId = randomUUID();
@@ -205,17 +206,18 @@ async function benchSockets(
           event_id: eventId,
           type: 'order.changed',
           customer_id: c!.customerId,
+          store_id: null,
           order_id: orderId,
-          payload: JSON.stringify({
+          payload: {
             type: 'order.changed',
             event_id: eventId,
             notification_id: null,
             occurred_at: new Date().toISOString(),
             data: { event_id: eventId, order_id: orderId, order_version: 2, status: 'confirmed', changes: ['status'] },
-          }),
+          },
         });
       }
-      await db.insertInto('outbox_events').values(rows).execute();
+      await insertOutboxEvents(db, rows);
     }
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -281,7 +283,7 @@ export async function benchOrdersAndSockets(): Promise<{ ordersPerSecond: number
       console.log(`figure order-creation/floor ${(o.orders / floor).toFixed(2)}`);
     }
     console.log('');
-    // Issue 23 item 3: what the outbox trigger's NOTIFY costs order creation. A transaction that
+    // What the outbox trigger's NOTIFY costs order creation. A transaction that
     // issued NOTIFY takes a database-wide lock at commit, so committing notifiers run one at a
     // time. Order creation at 32 and 128 clients with the trigger (put back: migration 2101 dropped
     // it) and without it (the wake-up after commit, as the service runs now). BENCH_NOTIFY=0 skips;

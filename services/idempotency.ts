@@ -1,4 +1,4 @@
-// Retry-safe commands (DESIGN.md §7). One key is one action of one principal on one operation:
+// Retry-safe commands. One key is one action of one principal on one operation:
 //   - same key, same body            -> the stored answer again (same status and body)
 //   - same key, another body         -> 409 IDEMPOTENCY_CONFLICT (stop retrying)
 //   - same key while the first runs  -> 409 IDEMPOTENCY_IN_PROGRESS with Retry-After, no second effect

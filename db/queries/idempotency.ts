@@ -1,5 +1,5 @@
 // Idempotency records (table idempotency_keys of the foundation migration).
-import { sql, type Expression } from 'kysely';
+import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { Executor } from '../executor.js';
 
 export interface IdempotencyScope {
@@ -10,13 +10,73 @@ export interface IdempotencyScope {
 
 const scoped = (s: IdempotencyScope) => ({ principal: s.principal, operation_id: s.operationId, key: s.key });
 
-/** A completed record's answer columns: the JSON text, or (when it was gzipped) the gzip only. */
+/**
+ * A completed record's answer columns: the JSON text, or (when it was gzipped) the gzip only. The
+ * one list every completion writes, with Kysely (`.set(...)`) or in SQL (completeIdempotencyKeySql).
+ */
 export const storedAnswerColumns = (status: number, answer: StoredAnswer | null) => ({
   state: 'completed' as const,
   response_status: status,
   response_body: answer && !answer.gzip ? answer.text : null,
   response_gzip: answer?.gzip ?? null,
 });
+type AnswerColumn = keyof ReturnType<typeof storedAnswerColumns>;
+/** Casts a parameter needs where SQL cannot take its type from the column (`INSERT ... SELECT`). */
+const ANSWER_CASTS: Record<AnswerColumn, string | null> = {
+  state: null,
+  response_status: null,
+  response_body: 'json',
+  response_gzip: null,
+};
+
+/** The answer columns' values as SQL, each with its cast, in the order of storedAnswerColumns. */
+function answerValuesSql(status: number, answer: StoredAnswer | null) {
+  return Object.entries(storedAnswerColumns(status, answer)).map(([column, value]) => {
+    const cast = ANSWER_CASTS[column as AnswerColumn];
+    return { column, value: cast ? sql`${value}::${sql.raw(cast)}` : sql`${value}` };
+  });
+}
+
+/** The key's row: its primary key. */
+const keyWhereSql = (s: IdempotencyScope) => sql`principal = ${s.principal} AND operation_id = ${s.operationId} AND key = ${s.key}`;
+
+/**
+ * The UPDATE completing the key's record with its answer, for a data-modifying CTE of a write
+ * that stores the answer with its effect in one statement: only when `when` holds (the effect
+ * happened), with `RETURNING 1` when asked. completeIdempotencyKey is the same in Kysely.
+ */
+export function completeIdempotencyKeySql(
+  s: IdempotencyScope,
+  status: number,
+  answer: StoredAnswer | null,
+  opts: { when?: Expression<boolean>; returning?: boolean } = {},
+): RawBuilder<unknown> {
+  const set = sql.join(answerValuesSql(status, answer).map(({ column, value }) => sql`${sql.ref(column)} = ${value}`));
+  return sql`UPDATE idempotency_keys SET ${set}
+    WHERE ${keyWhereSql(s)}${opts.when ? sql` AND ${opts.when}` : sql``}${opts.returning ? sql` RETURNING 1` : sql``}`;
+}
+
+/**
+ * The INSERT of a completed record with its answer, for a statement that writes it with the
+ * action's effect: only when `when` holds; on a conflict with an existing record, either nothing
+ * (`onConflict` 'nothing') or the whole statement fails (23505 on idempotency_keys_pk). RETURNING 1.
+ */
+export function insertCompletedIdempotencyKeySql(
+  s: IdempotencyScope,
+  fingerprint: string,
+  ttlSeconds: number,
+  status: number,
+  answer: StoredAnswer | null,
+  opts: { when?: Expression<boolean>; onConflict: 'nothing' | 'fail' },
+): RawBuilder<unknown> {
+  const values = answerValuesSql(status, answer);
+  return sql`INSERT INTO idempotency_keys (principal, operation_id, key, fingerprint, ${sql.join(values.map((v) => sql.ref(v.column)))}, expires_at)
+    SELECT ${s.principal}, ${s.operationId}, ${s.key}, ${fingerprint}, ${sql.join(values.map((v) => v.value))},
+           now() + make_interval(secs => ${ttlSeconds})
+    ${opts.when ? sql`WHERE ${opts.when}` : sql``}
+    ${opts.onConflict === 'nothing' ? sql`ON CONFLICT (principal, operation_id, key) DO NOTHING` : sql``}
+    RETURNING 1`;
+}
 
 /**
  * Takes the key's in-flight lock for the rest of the transaction, or answers false at once when
@@ -66,7 +126,7 @@ export async function saveIdempotencyAnswer(
 // their one write inserts the key's record with the effect (db/queries/picking/commands.ts). So
 // neither leaves a record in progress behind a dead process. A record still `in_progress` (only
 // takeOverIdempotencyKey writes one, completed by the action's write) after
-// IdempotencyOptions.staleSeconds is taken over; withIdempotency (server/idempotency.ts) keeps
+// IdempotencyOptions.staleSeconds is taken over; withIdempotency (services/idempotency.ts) keeps
 // nothing in flight either: a transaction lock.
 
 /**
@@ -85,15 +145,9 @@ export async function claimIdempotencyKeyWith<Row>(
   answer: { status: number; stored: StoredAnswer },
   read: { query: Expression<unknown>; columns: readonly string[] } | null,
 ): Promise<{ claimed: boolean; rows: Row[] }> {
-  const record = storedAnswerColumns(answer.status, answer.stored);
+  const insert = insertCompletedIdempotencyKeySql(s, fingerprint, ttlSeconds, answer.status, answer.stored, { onConflict: 'nothing' });
   const { rows } = await sql<{ claimed: boolean } & Record<string, unknown>>`
-    WITH k AS (
-      INSERT INTO idempotency_keys (principal, operation_id, key, fingerprint, state, response_status, response_body, response_gzip, expires_at)
-      VALUES (${s.principal}, ${s.operationId}, ${s.key}, ${fingerprint}, ${record.state}, ${record.response_status},
-              ${record.response_body}::json, ${record.response_gzip}, now() + make_interval(secs => ${ttlSeconds}))
-      ON CONFLICT (principal, operation_id, key) DO NOTHING
-      RETURNING 1
-    )
+    WITH k AS (${insert})
     SELECT EXISTS (SELECT 1 FROM k) AS claimed${read ? sql`, ${sql.join(read.columns.map((c) => sql.ref(`r.${c}`)))}` : sql``}
     FROM (SELECT 1) one${read ? sql` LEFT JOIN (${read.query}) r ON true` : sql``}`.execute(db);
   const first = read?.columns[0];
@@ -141,8 +195,9 @@ export async function takeOverIdempotencyKey(
 }
 
 /**
- * Records the answer of a completed action (null: no body). A large answer is kept gzipped only
- * (migration 2026_11_22_0014): a picker command's (its session) is 33 KB of JSON, 5 KB gzipped.
+ * Records the answer of a completed action (null: no body): completeIdempotencyKeySql in Kysely,
+ * from the same columns. A large answer is kept gzipped only (migration 2026_11_22_0014): a picker
+ * command's (its session) is 33 KB of JSON, 5 KB gzipped.
  */
 export async function completeIdempotencyKey(
   db: Executor,

@@ -3,10 +3,10 @@
 // the event exists if and only if the change committed. Push delivery and the WebSocket fan-out
 // both read the outbox.
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../executor.js';
 import type { TrackingState } from '../tables/orders.js';
-import type { OrderChange, TrackingEnvelope, TrackingEventType } from './outbox.js';
+import { outboxInsertSql, type OrderChange, type OutboxPayload, type TrackingEnvelope, type TrackingEventType } from './outbox.js';
 
 export type { OrderChange } from './outbox.js';
 
@@ -93,17 +93,37 @@ export async function recordOrderChange(
           occurred_at: occurredAt,
           order_id: orderId,
         };
-        return sql`, announced AS (
-            INSERT INTO outbox_events (event_id, type, customer_id, store_id, order_id, payload)
-            SELECT ${id}, 'order.changed', o.customer_id, o.store_id, ${orderId},
-                   ${JSON.stringify(head)}::jsonb
+        const insert = outboxInsertSql(
+          {
+            type: 'order.changed',
+            event_id: sql`${id}`,
+            customer_id: sql`o.customer_id`,
+            store_id: sql`o.store_id`,
+            order_id: sql`${orderId}`,
+            payload: sql<TrackingEnvelope<'order.changed'>>`${JSON.stringify(head)}::jsonb
                    || jsonb_build_object('order_version', o.order_version,
-                        'data', ${JSON.stringify(announced)}::jsonb || jsonb_build_object('order_version', o.order_version, 'status', o.status))
-            FROM o
-            RETURNING id
-          )`;
+                        'data', ${JSON.stringify(announced)}::jsonb || jsonb_build_object('order_version', o.order_version, 'status', o.status))`,
+          },
+          sql`FROM o RETURNING id`,
+        );
+        return sql`, announced AS (${insert})`;
       })()
     : sql``;
+  const written = outboxInsertSql(
+    {
+      type,
+      event_id: sql`${eventId}`,
+      customer_id: sql`o.customer_id`,
+      store_id: sql`o.store_id`,
+      order_id: sql`${orderId}`,
+      payload: sql<OutboxPayload<TrackingEventType>>`jsonb_set(
+          jsonb_set(${JSON.stringify(envelope)}::jsonb, '{data}', ${JSON.stringify(data)}::jsonb || ${bumped}),
+          '{notification_id}', coalesce(to_jsonb((SELECT notification_id FROM pushed)), 'null'::jsonb))
+        || jsonb_build_object('order_id', ${orderId}::text, 'order_version', o.order_version)`,
+    },
+    sql`FROM o${options.tracking ? sql`, (SELECT count(*) FROM announced) AS first_announced` : sql``}
+      RETURNING (payload #>> '{data,order_version}')::int AS order_version, payload ->> 'notification_id' AS notification_id`,
+  );
   // The envelope's notification_id is the push's, so it is set only when a push will go out:
   // the customer has an installation of the app and has not turned order updates off.
   const { rows } = await sql<{ order_version: number; notification_id: string | null }>`
@@ -116,14 +136,7 @@ export async function recordOrderChange(
         AND EXISTS (SELECT 1 FROM push_devices d WHERE d.customer_id = o.customer_id AND d.app_kind = 'customer')
         AND coalesce((SELECT p.push_order_updates FROM customer_preferences p WHERE p.customer_id = o.customer_id), true)
     )${announcement}
-    INSERT INTO outbox_events (event_id, type, customer_id, store_id, order_id, payload)
-    SELECT ${eventId}, ${type}, o.customer_id, o.store_id, ${orderId},
-           jsonb_set(
-             jsonb_set(${JSON.stringify(envelope)}::jsonb, '{data}', ${JSON.stringify(data)}::jsonb || ${bumped}),
-             '{notification_id}', coalesce(to_jsonb((SELECT notification_id FROM pushed)), 'null'::jsonb))
-           || jsonb_build_object('order_id', ${orderId}::text, 'order_version', o.order_version)
-    FROM o${options.tracking ? sql`, (SELECT count(*) FROM announced) AS first_announced` : sql``}
-    RETURNING (payload #>> '{data,order_version}')::int AS order_version, payload ->> 'notification_id' AS notification_id`.execute(db);
+    ${written}`.execute(db);
   if (!rows.length) throw new Error(`recordOrderChange: no order ${orderId}`);
   return { event_id: eventId, notification_id: rows[0]!.notification_id, order_version: rows[0]!.order_version };
 }
@@ -145,4 +158,26 @@ export function orderChangedEvent(orderId: string, changes: OrderChange[], now: 
     data,
   };
   return { eventId, envelope: JSON.stringify(envelope), data: JSON.stringify(data) };
+}
+
+/**
+ * The INSERT of an `order.changed` without a push (orderChangedEvent) inside a statement that
+ * raises the order's version itself: `row` names the CTE that returns the changed order's
+ * order_version, customer_id, store_id and status. One row when `row` has one, else none.
+ */
+export function orderChangedInsertSql(orderId: string, changes: OrderChange[], now: Date, row: string): RawBuilder<unknown> {
+  const e = orderChangedEvent(orderId, changes, now);
+  const column = (c: string) => sql.ref(`${row}.${c}`);
+  return outboxInsertSql(
+    {
+      type: 'order.changed',
+      event_id: sql`${e.eventId}::uuid`,
+      customer_id: column('customer_id'),
+      store_id: column('store_id'),
+      order_id: sql`${orderId}::uuid`,
+      payload: sql<TrackingEnvelope<'order.changed'>>`jsonb_set(${e.envelope}::jsonb, '{data}',
+        ${e.data}::jsonb || jsonb_build_object('order_version', ${column('order_version')}, 'status', ${column('status')}))`,
+    },
+    sql`FROM ${sql.table(row)}`,
+  );
 }

@@ -8,8 +8,8 @@ import type { Insertable, Updateable } from 'kysely';
 import type { DB } from '../schema.js';
 import { notOnClosedDay, SLOT_TAKE_COLUMNS, slotTakeCtes, type SlotHoldRequest, type SlotTakeRow } from './logistics.js';
 import type { SlotKind } from '../tables/logistics.js';
-import { orderChangedEvent } from './order-events.js';
-import { storedAnswerColumns, type IdempotencyScope, type StoredAnswer } from './idempotency.js';
+import { orderChangedInsertSql } from './order-events.js';
+import { completeIdempotencyKeySql, type IdempotencyScope, type StoredAnswer } from './idempotency.js';
 
 // ------------------------------------------------------------------------------------------------
 // Checkout: the store's facts about the cart
@@ -266,19 +266,12 @@ export async function insertPlacedOrder(
   const o = { ...n.order, order_version: 2 };
   const columns = (Object.keys(o) as (keyof typeof o)[]).filter((c) => o[c] !== undefined);
   const items = Object.keys(ITEM_COLUMNS) as (keyof typeof ITEM_COLUMNS)[];
-  const placed = sql`EXISTS (SELECT 1 FROM o)`;
-  const event = orderChangedEvent(o.id, ['status'], n.placedAt);
+  const placed = sql<boolean>`EXISTS (SELECT 1 FROM o)`;
   const delivery = n.withDelivery
     ? sql`, d AS (INSERT INTO order_deliveries (order_id, tracking_state) SELECT ${o.id}, 'pending' WHERE ${placed}),
           t AS (INSERT INTO order_tracking_history (order_id, state) SELECT ${o.id}, 'pending' WHERE ${placed})`
     : sql``;
-  const record = answer ? { scope: answer.scope, ...storedAnswerColumns(answer.status, answer.stored) } : null;
-  const key = record
-    ? sql`, k AS (
-        UPDATE idempotency_keys SET state = 'completed', response_status = ${record.response_status},
-          response_body = ${record.response_body}::json, response_gzip = ${record.response_gzip}
-        WHERE principal = ${record.scope.principal} AND operation_id = ${record.scope.operationId} AND key = ${record.scope.key} AND ${placed})`
-    : sql``;
+  const key = answer ? sql`, k AS (${completeIdempotencyKeySql(answer.scope, answer.status, answer.stored, { when: placed })})` : sql``;
   const { rows } = await sql<{ stocked: boolean }>`
     WITH st AS (
       UPDATE inventories i SET stock = i.stock - l.quantity, updated_at = now()
@@ -300,11 +293,7 @@ export async function insertPlacedOrder(
       INSERT INTO order_status_history (order_id, status)
       SELECT ${o.id}, s.status FROM unnest(${n.statuses}::text[]) WITH ORDINALITY AS s(status, n) WHERE ${placed} ORDER BY s.n
     ), e AS (
-      -- order.changed (db/queries/outbox.ts), held to the spec by test/runtime/outbox-events.test.ts
-      INSERT INTO outbox_events (event_id, type, customer_id, store_id, order_id, payload)
-      SELECT ${event.eventId}::uuid, 'order.changed', o.customer_id, o.store_id, o.id,
-             jsonb_set(${event.envelope}::jsonb, '{data}', ${event.data}::jsonb || jsonb_build_object('order_version', o.order_version, 'status', o.status))
-      FROM o
+      ${orderChangedInsertSql(o.id, ['status'], n.placedAt, 'o')}
     )${delivery}${key}
     SELECT ${placed} AS stocked`.execute(db);
   return { stocked: rows[0]!.stocked };

@@ -17,6 +17,7 @@ export interface StoresTable {
   created_at: Timestamp;
 }
 
+/** Written only through db/queries/outbox.ts (and outbox_emit, its SQL side, for triggers). */
 export interface OutboxEventsTable {
   id: Generated<number>;
   event_id: Generated<string>;

@@ -13,18 +13,10 @@ import {
   type PushDeliveryInput,
 } from '../../db/queries/push.js';
 import type { Executor } from '../../db/executor.js';
-import type { OrderStatus, TrackingState } from '../../db/tables/orders.js';
+import type { PickerOutboxPayload, StoredTrackingEnvelope } from '../../db/queries/outbox.js';
 import { pushNotice } from '../../domain/texts/orders.js';
 import { pickerPushNotice } from '../../domain/picking/messages.js';
 import type { AppDeps } from '../../services/deps.js';
-
-interface Envelope {
-  type: 'order.changed' | 'delivery.tracking.changed';
-  event_id: string;
-  notification_id: string | null;
-  /** `status` and `changes` of a tracking event: absent from envelopes of older builds. */
-  data: { order_id: string; order_version: number; status?: OrderStatus; changes?: string[]; state?: TrackingState };
-}
 
 type UnpushedEvent = Awaited<ReturnType<typeof claimUnpushedEvents>>[number];
 
@@ -87,11 +79,11 @@ async function audiencesOf(trx: Executor, events: UnpushedEvent[], horizonHours:
 }
 
 /** The picker a cancellation is for (the one whose session the order had). */
-const audiencePickerOf = (e: UnpushedEvent) => (e.payload as { audience?: { picker_id?: number } }).audience?.picker_id;
+const audiencePickerOf = (e: UnpushedEvent) => (e.payload as Partial<PickerOutboxPayload<'order.cancelled'>>).audience?.picker_id;
 
 /** A customer's order event, to the installations of the customer's app that want order news. */
 function customerDeliveries(e: UnpushedEvent, audiences: Audiences, now: Date): PushDeliveryInput[] {
-  const env = e.payload as Envelope;
+  const env = e.payload as StoredTrackingEnvelope;
   if (!e.customer_id || !e.order_id || !env.notification_id) return [];
   const devices = audiences.customerDevices.get(e.customer_id) ?? [];
   const order = audiences.orders.get(e.order_id);
@@ -100,7 +92,7 @@ function customerDeliveries(e: UnpushedEvent, audiences: Audiences, now: Date): 
   const { status = order.status, changes = ['delivery'] } = env.data;
   const notice = pushNotice(
     env.type === 'delivery.tracking.changed'
-      ? { type: env.type, state: env.data.state!, status, changes, reason: order.status_reason }
+      ? { type: env.type, state: env.data.state, status, changes, reason: order.status_reason }
       : { type: env.type, status, changes, orderType: order.type, paymentStatus: order.payment_status, reason: order.status_reason },
     order.no,
     devices[0]!.language,

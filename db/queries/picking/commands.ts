@@ -1,4 +1,5 @@
-// The item command's two statements (issue 23: at most 3 round trips with the auth session check).
+// The item command's two statements, so that a command costs at most three round trips with the
+// auth session check:
 //
 //   1. readItemCommand: reads the session the command addresses and whether its Idempotency-Key
 //      already has a record, in one statement that writes and locks nothing.
@@ -17,14 +18,15 @@
 // the record and replays it.
 import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
-import { storedAnswerColumns, type StoredAnswer, type IdempotencyScope } from '../idempotency.js';
+import { completeIdempotencyKeySql, insertCompletedIdempotencyKeySql, type StoredAnswer, type IdempotencyScope } from '../idempotency.js';
+import { outboxInsertSql, pickerPayloadSql } from '../outbox.js';
 import { compiledOnce } from '../../compiled-once.js';
 import { isUniqueViolationOf } from '../../errors.js';
 import type { Executor } from '../../executor.js';
 import { PICKING_ITEM_COLUMNS, PICKING_SESSION_COLUMNS } from '../../columns.js';
 import type { SessionStatus } from '../../tables/picking.js';
 import type { ItemFacts } from '../../../domain/picking/items.js';
-import { orderChangedEvent } from '../order-events.js';
+import { orderChangedInsertSql } from '../order-events.js';
 import { ITEM_FACT_COLUMNS, itemChangeColumns, quantityText, type ItemFactsRow, type ItemRow, type ReplacementData } from './items.js';
 import { isOpen, isPickersOrder, sessionHeads, type SessionHead } from './sessions.js';
 
@@ -237,11 +239,10 @@ export function changedItemColumns(change: NonNullable<ItemCommandWrite['change'
  */
 export async function writeItemCommand(db: Executor, w: ItemCommandWrite): Promise<boolean> {
   const { scope, status, stored, fingerprint, ttlSeconds } = w.answer;
-  const { response_body: body, response_gzip: gzip } = storedAnswerColumns(status, stored);
   const ctes: RawBuilder<unknown>[] = [];
   // Every write below waits for `s`: nothing happens when the session is not as it was read.
   const applied = w.change !== null;
-  const guard = applied ? sql`EXISTS (SELECT 1 FROM s)` : sql`true`;
+  const guard = applied ? sql<boolean>`EXISTS (SELECT 1 FROM s)` : sql<boolean>`true`;
   if (w.change) {
     const c = w.change;
     const columns = changedItemColumns(c, w.at);
@@ -255,28 +256,39 @@ export async function writeItemCommand(db: Executor, w: ItemCommandWrite): Promi
       UPDATE picking_items SET ${sql.join(Object.entries(columns).map(([k, v]) => sql`${sql.ref(k)} = ${v}`))}
       WHERE id = ${c.itemId} AND session_id = ${w.session.id} AND ${guard}
       RETURNING id)`);
-    // picker.session.changed (db/queries/outbox.ts), built in SQL from the updated session; held to
-    // PickerSessionChangedEvent by test/runtime/outbox-events.test.ts.
-    ctes.push(sql`event AS (
-      INSERT INTO outbox_events (event_id, type, store_id, order_id, payload)
-      SELECT ${eventId}::uuid, 'picker.session.changed', ${w.session.storeId}::uuid, ${w.orderId}::uuid, jsonb_build_object(
-        'audience', jsonb_build_object('picker_id', ${w.session.pickerId}::int),
-        'event', jsonb_build_object('event_id', ${eventId}::uuid, 'kind', 'session.changed', 'occurred_at', now(),
-          'store_id', ${w.session.storeId}::uuid, 'session_id', ${w.session.id}::int, 'order_id', ${w.orderId}::uuid,
-          'picker_id', ${w.session.pickerId}::int, 'version', s.version, 'session_status', s.status))
-      FROM s)`);
+    // picker.session.changed, built from the updated session: its new version and status.
+    const session = w.session;
+    const event = outboxInsertSql(
+      {
+        type: 'picker.session.changed',
+        event_id: sql`${eventId}::uuid`,
+        store_id: sql`${session.storeId}::uuid`,
+        order_id: sql`${w.orderId}::uuid`,
+        payload: pickerPayloadSql(
+          'session.changed',
+          { picker_id: sql`${session.pickerId}::int` },
+          {
+            event_id: sql`${eventId}::uuid`,
+            occurred_at: sql`now()`,
+            store_id: sql`${session.storeId}::uuid`,
+            session_id: sql`${session.id}::int`,
+            order_id: sql`${w.orderId}::uuid`,
+            picker_id: sql`${session.pickerId}::int`,
+            version: sql`s.version`,
+            session_status: sql`s.status`,
+          },
+        ),
+      },
+      sql`FROM s`,
+    );
+    ctes.push(sql`event AS (${event})`);
     if (w.orderChanged) {
       // recordOrderChange's `order.changed` (db/queries/order-events.ts) without a push: the order's
       // version + 1 and the envelope with the new version and status.
-      const e = orderChangedEvent(w.orderId, ['picking_result'], w.at);
       ctes.push(sql`oc AS (
         UPDATE orders SET order_version = order_version + 1, updated_at = now() WHERE id = ${w.orderId} AND ${guard}
         RETURNING order_version, customer_id, store_id, status)`);
-      ctes.push(sql`order_event AS (
-        INSERT INTO outbox_events (event_id, type, customer_id, store_id, order_id, payload)
-        SELECT ${e.eventId}::uuid, 'order.changed', oc.customer_id, oc.store_id, ${w.orderId}::uuid,
-               jsonb_set(${e.envelope}::jsonb, '{data}', ${e.data}::jsonb || jsonb_build_object('order_version', oc.order_version, 'status', oc.status))
-        FROM oc)`);
+      ctes.push(sql`order_event AS (${orderChangedInsertSql(w.orderId, ['picking_result'], w.at, 'oc')})`);
     }
   }
   if (w.scan) {
@@ -288,19 +300,13 @@ export async function writeItemCommand(db: Executor, w: ItemCommandWrite): Promi
       WHERE ${guard})`);
   }
   ctes.push(
-    w.answer.held
-      ? sql`answer AS (
-          UPDATE idempotency_keys SET state = 'completed', response_status = ${status}, response_body = ${body}::json, response_gzip = ${gzip}
-          WHERE principal = ${scope.principal} AND operation_id = ${scope.operationId} AND key = ${scope.key} AND ${guard}
-          RETURNING 1)`
-      : // No ON CONFLICT: a record written meanwhile by another request of the key fails the
-        // whole statement (23505), so none of the effects above are kept.
-        sql`answer AS (
-          INSERT INTO idempotency_keys (principal, operation_id, key, fingerprint, state, response_status, response_body, response_gzip, expires_at)
-          SELECT ${scope.principal}, ${scope.operationId}, ${scope.key}, ${fingerprint}, 'completed', ${status}, ${body}::json, ${gzip},
-                 now() + make_interval(secs => ${ttlSeconds})
-          WHERE ${guard}
-          RETURNING 1)`,
+    sql`answer AS (${
+      w.answer.held
+        ? completeIdempotencyKeySql(scope, status, stored, { when: guard, returning: true })
+        : // No ON CONFLICT: a record written meanwhile by another request of the key fails the
+          // whole statement (23505), so none of the effects above are kept.
+          insertCompletedIdempotencyKeySql(scope, fingerprint, ttlSeconds, status, stored, { when: guard, onConflict: 'fail' })
+    })`,
   );
   try {
     const { rows } = await sql<{ applied: boolean }>`

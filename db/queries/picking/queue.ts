@@ -3,6 +3,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../executor.js';
 import { OPEN_STATUSES } from './sessions.js';
+import { outboxInsertSql, pickerPayloadSql } from '../outbox.js';
 
 export interface QueueOptions {
   storeId: string;
@@ -95,6 +96,21 @@ export async function announceOrdersEnteringQueue(trx: Executor, horizonHours: n
   }
   const { swept_until: from, horizon_end: to } = rows[0]!;
   if (to <= from) return 0;
+  // picker.queue.changed `order_added` for each order entering the horizon, as the status trigger writes it.
+  const announcement = outboxInsertSql(
+    {
+      type: 'picker.queue.changed',
+      event_id: sql`e.event_id`,
+      store_id: sql`e.store_id`,
+      order_id: sql`e.id`,
+      payload: pickerPayloadSql(
+        'queue.changed',
+        { store_id: sql`e.store_id` },
+        { event_id: sql`e.event_id`, occurred_at: sql`now()`, store_id: sql`e.store_id`, order_id: sql`e.id`, reason: sql`'order_added'` },
+      ),
+    },
+    sql`FROM entering e RETURNING 1`,
+  );
   const announced = await sql<{ count: string }>`
     WITH entering AS (
       SELECT gen_random_uuid() AS event_id, o.id, o.store_id FROM orders o
@@ -102,16 +118,7 @@ export async function announceOrdersEnteringQueue(trx: Executor, horizonHours: n
         -- Confirmed with its slot already within the horizon: the trigger announced it then.
         AND NOT EXISTS (SELECT 1 FROM order_status_history h WHERE h.order_id = o.id AND h.status = 'confirmed'
           AND h.occurred_at > o.slot_starts_at - make_interval(hours => ${horizonHours}))
-    ), inserted AS (
-      -- picker.queue.changed (db/queries/outbox.ts), held to the spec by test/runtime/outbox-events.test.ts
-      INSERT INTO outbox_events (event_id, type, store_id, order_id, payload)
-      SELECT e.event_id, 'picker.queue.changed', e.store_id, e.id, jsonb_build_object(
-        'audience', jsonb_build_object('store_id', e.store_id),
-        'event', jsonb_build_object('event_id', e.event_id, 'kind', 'queue.changed', 'occurred_at', now(),
-          'store_id', e.store_id, 'order_id', e.id, 'reason', 'order_added'))
-      FROM entering e
-      RETURNING 1
-    )
+    ), inserted AS (${announcement})
     SELECT count(*) FROM inserted`.execute(trx);
   await trx.updateTable('picker_queue_horizon').set({ swept_until: to }).where('id', '=', 1).execute();
   return Number(announced.rows[0]!.count);
