@@ -1,63 +1,36 @@
-// Handlers of the Content tag, keyed by operationId. Content does not depend on a store; texts
-// and pictures follow Accept-Language.
-import {
-  findMainPageTitles,
-  findSupportContact,
-  findUpdateMessage,
-  listActiveBanners,
-  listActiveStories,
-  listPublishedPages,
-} from '../db/queries/content.js';
+// Handlers of the Content tag, keyed by operationId; the use cases are services/content.ts's.
 import type { HandlerMap, StepsMap } from '../server/handler-types.js';
-import { notFound } from '../services/errors.js';
-import { updateKind } from '../domain/accounts/mobile-version.js';
-
-/** Used only when the content team has not stored a message for the kind and language. */
-const BUILT_IN_UPDATE_MESSAGES = {
-  required: {
-    ru: 'Эта версия приложения больше не поддерживается. Обновите приложение.',
-    en: 'This version of the app is no longer supported. Please update the app.',
-  },
-  available: { ru: 'Доступна новая версия приложения.', en: 'A new version of the app is available.' },
-} as const;
+import { activeStories, checkMobileVersion, mainBanner, mainPageTitles, publishedPages, supportContact } from '../services/content.js';
 
 export const contentHandlers = {
   // GET /api/core/banners/
   getBanner: async (ctx) => {
-    const [main] = await listActiveBanners(ctx.deps.db, ctx.lang, 1);
-    if (!main) throw notFound('No banner is active now');
-    return { status: 200, body: main };
+    return { status: 200, body: await mainBanner(ctx.deps, ctx.lang) };
   },
 
   // POST /api/core/mobile-version/check/
   checkMobileVersion: async (ctx) => {
-    const { platform, version } = ctx.body;
-    const kind = updateKind(version, ctx.deps.config.catalog.mobileVersions[platform]);
-    const message =
-      kind === 'none' ? null : ((await findUpdateMessage(ctx.deps.db, kind, ctx.lang)) ?? BUILT_IN_UPDATE_MESSAGES[kind][ctx.lang]);
-    return { status: 200, body: { update_required: kind === 'required', can_update: kind !== 'none', message } };
+    return { status: 200, body: await checkMobileVersion(ctx.deps, ctx.body.platform, ctx.body.version, ctx.lang) };
   },
 
   // GET /api/core/pages/
   listPages: async (ctx) => {
-    return { status: 200, body: await listPublishedPages(ctx.deps.db, ctx.lang) };
+    return { status: 200, body: await publishedPages(ctx.deps, ctx.lang) };
   },
 
   // GET /api/core/pages/main-page/products-titles
   getMainPageProductsTitles: async (ctx) => {
-    const titles = await findMainPageTitles(ctx.deps.db, ctx.lang);
-    if (!titles) throw notFound(`Main-page titles are not configured for language ${ctx.lang}`);
-    return { status: 200, body: titles };
+    return { status: 200, body: await mainPageTitles(ctx.deps, ctx.lang) };
   },
 
   // GET /api/core/stories/
   listStories: async (ctx) => {
-    return { status: 200, body: await listActiveStories(ctx.deps.db, ctx.lang) };
+    return { status: 200, body: await activeStories(ctx.deps, ctx.lang) };
   },
 
   // GET /api/core/support-contact/
   getSupportContact: async (ctx) => {
-    return { status: 200, body: await findSupportContact(ctx.deps.db, ctx.lang) };
+    return { status: 200, body: await supportContact(ctx.deps, ctx.lang) };
   },
 } satisfies Partial<HandlerMap>;
 

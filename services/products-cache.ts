@@ -17,8 +17,8 @@
 //   and product descriptions say so);
 // - a customer's favourites page (`is_favorite=true`) is never kept: it is theirs alone; nor is
 //   a product that was not found (a new one is served at once).
-import type { ProductCard, ProductDetail } from '../db/queries/catalog.js';
 import { favoriteIdsAmong } from '../db/queries/catalog.js';
+import type { ProductCard, ProductDetail } from './presenters/catalog.js';
 import type { Executor } from '../db/executor.js';
 import type { Clock } from '../platform/clock.js';
 import type { ExpiringCache } from '../platform/expiring-cache.js';
@@ -64,23 +64,10 @@ const productFavourites: Favourites<ProductDetail> = {
   withFavourites: (product, favourites) => marked(product, favourites),
 };
 
-/** An answer as this instance read it, and when (epoch ms): its `Age` and freshness headers. */
+/** An answer as this instance read it, and when (epoch ms): the handler's `Age` and freshness headers. */
 export interface Kept<T> {
   value: T;
   readAt: number;
-}
-
-/**
- * The caching headers of a listing page or product card read at `readAt`: `Age`, how many seconds
- * ago this instance read its stock and prices, and `Cache-Control: private, max-age=<ttl>`, how
- * long such an answer is kept (and may be reused by the app's own HTTP cache): an app can tell
- * why it saw old stock. `private`: a signed-in customer's answer carries their favourites.
- */
-export function keptHeaders(readAt: number, ttlSeconds: number, now: number): Record<string, string> {
-  return {
-    'Cache-Control': `private, max-age=${Math.max(0, ttlSeconds)}`,
-    Age: String(Math.max(0, Math.floor((now - readAt) / 1000))),
-  };
 }
 
 /**

@@ -1,9 +1,8 @@
 // The store a request names, as this instance last read it.
 import { findActiveStore } from '../db/queries/stores.js';
+import { isUuid } from '../domain/ids.js';
 import type { StoreRow } from './caches.js';
 import type { AppDeps } from './deps.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The active store with this id (a UUID, any case), from the short-lived cache or the database.
@@ -14,7 +13,7 @@ export async function findActiveStoreCached(
   deps: Pick<AppDeps, 'db' | 'config' | 'clock' | 'caches'>,
   id: string,
 ): Promise<StoreRow | undefined> {
-  if (!UUID.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   const key = id.toLowerCase();
   const { activeStores } = deps.caches;
   const cached = activeStores.get(key, deps.clock.nowMs());

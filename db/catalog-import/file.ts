@@ -3,6 +3,7 @@
 // parsed JSON and what the database already knows (stores, units) and returns either the complete
 // plan or every problem found, each naming its row, so a bad file changes nothing.
 import { isValidGtin, isPlu } from '../../domain/codes/barcode.js';
+import { isUuid } from '../../domain/ids.js';
 import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
 
 export interface LocalizedText {
@@ -181,7 +182,6 @@ export interface CatalogImportPlan {
 }
 
 export const MAX_CATEGORY_LEVEL = 32;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CODE = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$/;
 const COLOR = /^#([0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$/;
 const URL_TEXT = /^https?:\/\/\S{1,2040}$/;
@@ -348,7 +348,7 @@ export function planCatalogImport(
     if (code !== null && categoryByCode.has(code)) check.fail('code', 'is used by an earlier category');
     let id: string | null = null;
     if (r.id !== undefined && r.id !== null) {
-      if (typeof r.id !== 'string' || !UUID.test(r.id)) check.fail('id', 'must be a UUID');
+      if (typeof r.id !== 'string' || !isUuid(r.id)) check.fail('id', 'must be a UUID');
       else if (ids.has(r.id.toLowerCase())) check.fail('id', 'is used by an earlier row');
       else id = r.id.toLowerCase();
     }
@@ -464,7 +464,7 @@ export function planCatalogImport(
     if (code !== null && productCodes.has(code)) check.fail('code', 'is used by an earlier product');
     let id: string | null = null;
     if (r.id !== undefined && r.id !== null) {
-      if (typeof r.id !== 'string' || !UUID.test(r.id)) check.fail('id', 'must be a UUID');
+      if (typeof r.id !== 'string' || !isUuid(r.id)) check.fail('id', 'must be a UUID');
       else if (ids.has(r.id.toLowerCase())) check.fail('id', 'is used by an earlier row');
       else id = r.id.toLowerCase();
     }

@@ -1,9 +1,12 @@
 // Catalog reads: units, the category tree per store, product cards and screens, availability
 // facts, recommendations and favorites. Every query is bounded by an index or by the small
-// category table; none runs per row of a result (no N+1).
+// category table; none runs per row of a result (no N+1). They return rows; the API shapes are
+// services/presenters/catalog.ts's, except the two the stored snapshot is built from here
+// (catalog-snapshot.ts, which db/seed publishes): the product card and the category tree's cards.
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { components } from '../../generated/api.test.js';
 import { normalizeDecimal } from '../../domain/money/decimal.js';
+import { normalizeMoney, QUANTITY_SCALE } from '../../domain/money/money.js';
 import type { Executor } from '../executor.js';
 import type { DB } from '../schema.js';
 import { productSearchCondition, type SearchPlan } from './catalog-search.js';
@@ -12,23 +15,23 @@ type Schemas = components['schemas'];
 export type Language = 'ru' | 'en';
 export type CategoryCard = Schemas['CategorySchema'];
 export type ProductCard = Schemas['ProductListingSchema'];
+/** The product screen (services/presenters/catalog.ts maps it; services/caches.ts names the kept ones by it). */
 export type ProductDetail = Schemas['ProductDetailSchema'];
-export type MeasurementUnit = Schemas['MeasurementUnitSchema'];
 
-const money = (v: string) => normalizeDecimal(v, 2);
-const quantity = (v: string) => normalizeDecimal(v, 3);
+const quantity = (v: string) => normalizeDecimal(v, QUANTITY_SCALE);
 
 // ---- units --------------------------------------------------------------------------------------
 
-export async function listUnits(db: Executor, lang: Language): Promise<MeasurementUnit[]> {
-  const rows = await db
+export function listUnits(db: Executor, lang: Language) {
+  return db
     .selectFrom('measurement_units')
     .select(['id', 'ratio', `name_${lang} as name`, `full_name_${lang} as full_name`])
     .orderBy(`name_${lang}`)
     .orderBy('id')
     .execute();
-  return rows.map((r) => ({ id: r.id, name: r.name, full_name: r.full_name, ratio: quantity(r.ratio) }));
 }
+
+export type UnitRow = Awaited<ReturnType<typeof listUnits>>[number];
 
 // ---- categories ---------------------------------------------------------------------------------
 
@@ -159,7 +162,7 @@ export async function countInStockProducts(db: Executor, storeId: string, catego
 
 // ---- product cards ------------------------------------------------------------------------------
 
-interface CardRow {
+export interface CardRow {
   id: string;
   name: string;
   unit_id: string;
@@ -174,20 +177,24 @@ interface CardRow {
   is_favorite: boolean;
 }
 
-/** The one mapper of product cards (listing, recommendations, snapshot). */
+/**
+ * The one mapper of product cards (listing, recommendations, snapshot). It lives beside its rows
+ * rather than in services/presenters/catalog.ts (which hands it out as `productCard`) because the
+ * snapshot, written in this layer, is built from it.
+ */
 export function toProductCard(r: CardRow): ProductCard {
   return {
     id: r.id,
     name: r.name,
     unit_id: r.unit_id,
     stock: r.stock === null ? '0.000' : quantity(r.stock),
-    unit_price: money(r.unit_price),
+    unit_price: normalizeMoney(r.unit_price),
     category_id: r.category_id,
     category_uuid: r.category_id,
     user_order_quantity_limit: r.order_quantity_limit === null ? '0.000' : quantity(r.order_quantity_limit),
     is_user_order_quantity_limit_enabled: r.order_quantity_limit !== null,
-    old_price: r.old_price === null ? null : money(r.old_price),
-    discount_percent: r.discount_percent === null ? null : money(r.discount_percent),
+    old_price: r.old_price === null ? null : normalizeMoney(r.old_price),
+    discount_percent: r.discount_percent === null ? null : normalizeMoney(r.discount_percent),
     image: r.image_original && r.image_listing ? { original: r.image_original, listing: r.image_listing } : null,
     is_favorite: r.is_favorite,
   };
@@ -339,7 +346,7 @@ async function searchPageFromPostings(
   db: Executor,
   q: ProductPageQuery,
   words: NonNullable<SearchPlan['words']>,
-): Promise<{ items: ProductCard[]; count: number }> {
+): Promise<ProductPageRows> {
   // A text without a word to look for (only signs) matches nothing.
   if (words.terms === 0) return { items: [], count: 0 };
   const f = q.filters;
@@ -417,14 +424,20 @@ async function searchPageFromPostings(
     JOIN products p ON p.id = f.product_id
     JOIN inventories i ON i.store_id = ${q.storeId} AND i.product_id = f.product_id AND i.is_default
     ORDER BY ${order}`.execute(db);
-  if (rows.length > 0) return { items: rows.map(toProductCard), count: rows[0]!.total };
+  if (rows.length > 0) return { items: rows, count: rows[0]!.total };
   if (q.offset === 0) return { items: [], count: 0 };
   const { rows: counted } = await sql<{ total: number }>`WITH ${matchCtes} ${found} SELECT count(*)::int AS total FROM found`.execute(db);
   return { items: [], count: counted[0]!.total };
 }
 
-/** One page of cards and the total, in the spec's order (in stock first, then the sort). */
-export async function listProductPage(db: Executor, q: ProductPageQuery): Promise<{ items: ProductCard[]; count: number }> {
+/** The card rows of a page and the total (each row carries it too). */
+export interface ProductPageRows {
+  items: CardRow[];
+  count: number;
+}
+
+/** One page of card rows and the total, in the spec's order (in stock first, then the sort). */
+export async function listProductPage(db: Executor, q: ProductPageQuery): Promise<ProductPageRows> {
   // Word searches read their matches from the search postings; a text that is also a barcode
   // or PLU (whose exact hits only the products know) takes the statement below.
   if (q.filters.search?.words) return searchPageFromPostings(db, q, q.filters.search.words);
@@ -456,7 +469,7 @@ export async function listProductPage(db: Executor, q: ProductPageQuery): Promis
     WHERE ${where}
     ORDER BY i.in_stock DESC, ${sortKey} ${relevance} ${rank}
     ${pageBounds(q)}`.execute(db);
-  if (rows.length > 0) return { items: rows.map(toProductCard), count: rows[0]!.total };
+  if (rows.length > 0) return { items: rows, count: rows[0]!.total };
   if (q.offset === 0) return { items: [], count: 0 };
   // Past the last page there is no row to carry the total.
   const { rows: counted } = await sql<{ total: number }>`SELECT count(*)::int AS total FROM ${from} WHERE ${where}`.execute(db);
@@ -480,7 +493,7 @@ export async function listAllStoreCards(
 // ---- product screen -----------------------------------------------------------------------------
 
 /** The product columns the detail reads as they are, and those it renames per language. */
-interface ProductDetailRow extends Pick<
+export interface ProductDetailRow extends Pick<
   Selectable<DB['products']>,
   | 'id'
   | 'category_id'
@@ -506,7 +519,7 @@ interface ProductDetailRow extends Pick<
   inventories: InventoryJson[];
 }
 
-interface InventoryJson {
+export interface InventoryJson {
   id: string;
   unit_id: string;
   stock: string | null;
@@ -523,7 +536,7 @@ export async function findProductDetail(
   storeId: string,
   lang: Language,
   customerId: string | null,
-): Promise<ProductDetail | null> {
+): Promise<ProductDetailRow | null> {
   const favorite =
     customerId === null
       ? sql<boolean>`false`
@@ -547,45 +560,7 @@ export async function findProductDetail(
            p.calories, p.protein, p.fats, p.carbohydrates, ${favorite} AS is_favorite, ${inventoriesJson} AS inventories
     FROM products p LEFT JOIN categories c ON c.id = p.category_id
     WHERE p.id = ${productId} AND p.is_active`.execute(db);
-  const product = rows[0];
-  if (!product) return null;
-  const inventories = product.inventories;
-  const limit = inventories.find((i) => i.is_default)?.order_quantity_limit ?? null;
-  const nutrient = (v: string | null) => (v === null ? null : money(v));
-  const p = product;
-  return {
-    id: p.id,
-    name: p.name,
-    inventories: inventories.map((i) => ({
-      id: i.id,
-      unit_id: i.unit_id,
-      stock: i.stock === null ? null : quantity(i.stock),
-      unit_price: money(i.unit_price),
-      old_price: i.old_price === null ? null : money(i.old_price),
-      discount_percent: i.discount_percent === null ? null : money(i.discount_percent),
-    })),
-    category_id: p.category_id,
-    category_uuid: p.category_id,
-    category_name: p.category_name,
-    description: p.description,
-    composition: p.composition,
-    manufacturer: p.manufacturer,
-    made_country: p.made_country,
-    brand: p.brand,
-    image:
-      p.image_original && p.image_detail && p.image_listing && p.image_thumbnail
-        ? { original: p.image_original, detail: p.image_detail, listing: p.image_listing, thumbnail: p.image_thumbnail }
-        : null,
-    is_favorite: p.is_favorite,
-    weight_based: p.weight_based,
-    weight: quantity(p.weight),
-    is_user_order_quantity_limit_enabled: limit !== null,
-    user_order_quantity_limit: limit === null ? '0.000' : quantity(limit),
-    calories: nutrient(p.calories),
-    protein: nutrient(p.protein),
-    fats: nutrient(p.fats),
-    carbohydrates: nutrient(p.carbohydrates),
-  };
+  return rows[0] ?? null;
 }
 
 // ---- availability -------------------------------------------------------------------------------
@@ -636,7 +611,7 @@ export async function listRecommendations(
   lang: Language,
   customerId: string | null,
   productIds: string[],
-): Promise<ProductCard[]> {
+): Promise<CardRow[]> {
   const inStock = sql`CROSS JOIN LATERAL (
     SELECT * FROM inventories i0 WHERE i0.product_id = p.id AND i0.store_id = ${storeId} AND i0.is_default AND i0.in_stock LIMIT 1) i`;
   const { rows } = await sql<CardRow>`
@@ -657,7 +632,7 @@ export async function listRecommendations(
     ) ranked
     ORDER BY tier, popularity DESC, id
     LIMIT ${RECOMMENDATIONS_LIMIT}`.execute(db);
-  return rows.map(toProductCard);
+  return rows;
 }
 
 // ---- favorites ----------------------------------------------------------------------------------

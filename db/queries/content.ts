@@ -1,14 +1,13 @@
 // Content reads: banners, stories, pages, main-page titles, support contacts, update messages.
-// Pictures and texts exist per language; the request's language picks the column.
+// Pictures and texts exist per language; the request's language picks the column. Rows out;
+// services/presenters/content.ts gives stories and the support contact their API shape (banners,
+// pages and titles are selected in it already, and the catalog snapshot stores them so).
 import { sql } from 'kysely';
-import type { components } from '../../generated/api.test.js';
 import type { Executor } from '../executor.js';
 import type { Language } from './catalog.js';
 
-type Schemas = components['schemas'];
-
 /** Banners inside their display window now, highest priority first, then newest. */
-export async function listActiveBanners(db: Executor, lang: Language, limit?: number): Promise<Schemas['BannerSchema'][]> {
+export function listActiveBanners(db: Executor, lang: Language, limit?: number) {
   let q = db
     .selectFrom('banners')
     .select([`image_${lang} as image`, 'reference_type', 'reference_id'])
@@ -18,13 +17,15 @@ export async function listActiveBanners(db: Executor, lang: Language, limit?: nu
     .orderBy('published_at', 'desc')
     .orderBy('id');
   if (limit !== undefined) q = q.limit(limit);
-  const rows = await q.execute();
-  return rows.map((r) => ({ image: r.image, reference_type: r.reference_type, reference_id: r.reference_id }));
+  return q.execute();
 }
 
-/** Stories inside their display window now that have slides, in the content team's order, then newest. */
-export async function listActiveStories(db: Executor, lang: Language): Promise<Schemas['StorySchema'][]> {
-  const rows = await db
+/**
+ * The slides of the stories inside their display window now (a story without slides has no row),
+ * stories in the content team's order, then newest; each story's slides in their order.
+ */
+export function listActiveStorySlides(db: Executor, lang: Language) {
+  return db
     .selectFrom('stories as s')
     .innerJoin('story_slides as sl', 'sl.story_id', 's.id')
     .select([
@@ -43,19 +44,11 @@ export async function listActiveStories(db: Executor, lang: Language): Promise<S
     .orderBy('s.id')
     .orderBy('sl.position')
     .execute();
-  const stories = new Map<string, Schemas['StorySchema']>();
-  for (const r of rows) {
-    let story = stories.get(r.id);
-    if (!story) {
-      story = { image: r.cover, created_at: r.created_at.toISOString(), items: [] };
-      stories.set(r.id, story);
-    }
-    story.items.push({ image: r.slide_image, type: r.type, reference_id: r.reference_id });
-  }
-  return [...stories.values()];
 }
 
-export async function listPublishedPages(db: Executor, lang: Language): Promise<Schemas['PageResponse'][]> {
+export type StorySlideRow = Awaited<ReturnType<typeof listActiveStorySlides>>[number];
+
+export function listPublishedPages(db: Executor, lang: Language) {
   return db
     .selectFrom('content_pages')
     .select([`title_${lang} as title`, `content_${lang} as content`])
@@ -65,7 +58,7 @@ export async function listPublishedPages(db: Executor, lang: Language): Promise<
     .execute();
 }
 
-export async function findMainPageTitles(db: Executor, lang: Language): Promise<Schemas['MainPageProductsTitlesSchema'] | null> {
+export async function findMainPageTitles(db: Executor, lang: Language) {
   const row = await db
     .selectFrom('main_page_titles as t')
     // A category withdrawn from the catalog is not offered as the section's target.
@@ -76,19 +69,12 @@ export async function findMainPageTitles(db: Executor, lang: Language): Promise<
   return row ?? null;
 }
 
-export async function findSupportContact(db: Executor, lang: Language): Promise<Schemas['SupportContactSchema']> {
-  const row = await db.selectFrom('support_contacts').selectAll().where('id', '=', 1).executeTakeFirst();
-  return {
-    chat_enabled_android: row?.chat_enabled_android ?? false,
-    chat_enabled_ios: row?.chat_enabled_ios ?? false,
-    chat_channel_id: row?.chat_channel_id ?? null,
-    chat_android_app_key: row?.chat_android_app_key ?? null,
-    chat_ios_app_key: row?.chat_ios_app_key ?? null,
-    support_phone: row?.support_phone ?? null,
-    email: row?.email ?? null,
-    site: (lang === 'ru' ? row?.site_ru : row?.site_en) ?? null,
-  };
+/** The one row of support contacts, or undefined while none is stored. */
+export function findSupportContact(db: Executor) {
+  return db.selectFrom('support_contacts').selectAll().where('id', '=', 1).executeTakeFirst();
 }
+
+export type SupportContactRow = NonNullable<Awaited<ReturnType<typeof findSupportContact>>>;
 
 export async function findUpdateMessage(db: Executor, kind: 'required' | 'available', lang: Language): Promise<string | null> {
   const row = await db
