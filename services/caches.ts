@@ -2,7 +2,7 @@
 // service in a process (tests run several, each on its own database) has its own, and no module
 // holds state of its own.
 import type { findActiveStore } from '../db/queries/stores.js';
-import type { ProductDetail } from '../db/queries/catalog.js';
+import type { ProductDetail } from './presenters/catalog.js';
 import type { SearchPlan } from '../db/queries/catalog-search.js';
 import { expiringCache, type ExpiringCache } from '../platform/expiring-cache.js';
 import { TokenBucketLimiter } from '../platform/token-bucket.js';

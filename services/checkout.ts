@@ -42,7 +42,7 @@ import { priceDelivery } from '../domain/orders/pricing.js';
 import { kopecks, lineTotal, money } from '../domain/money/money.js';
 import { cutoffOf, slotAvailability } from '../domain/orders/slot-availability.js';
 import { chooseServingZone, type ZoneCandidate } from '../domain/geo/serving-store.js';
-import { isExpressAvailableAt } from '../domain/time/store-hours.js';
+import { expressDeliveryView } from './presenters/logistics.js';
 import type { Lang } from '../domain/texts/orders.js';
 
 type Schemas = components['schemas'];
@@ -138,15 +138,8 @@ const outsideZone = () => unprocessable('OUTSIDE_DELIVERY_ZONE', 'The address is
 
 /** The store's express offer if it can be ordered now, else why not. */
 function expressOffer(terms: DeliveryTermsRow | undefined, now: Date): { minutes: number; cost: string; maxItems: number | null } | null {
-  if (!terms || terms.express_minutes === null || terms.express_cost === null) return null;
-  const schedule = terms.express_schedule.map((w) => ({
-    weekday: w.weekday,
-    startTime: w.start_time,
-    endTime: w.end_time,
-    isActive: w.is_active,
-  }));
-  if (!isExpressAvailableAt(schedule, terms.express_is_accepting === true, localMoment(now, terms.timezone))) return null;
-  return { minutes: terms.express_minutes, cost: terms.express_cost, maxItems: terms.express_max_items_count };
+  const view = terms ? expressDeliveryView(terms, now) : null;
+  return view?.is_available ? { minutes: view.minutes, cost: view.cost, maxItems: view.max_items_count } : null;
 }
 
 const expressItemsLimit = (max: number) => unprocessable('EXPRESS_ITEMS_LIMIT', `Express delivery takes at most ${max} lines`);

@@ -2,7 +2,7 @@
 // written as one table of rows - state, trigger, condition, next state, also - that reads against
 // the spec's table (ITEM_TABLE below). The handlers apply it; a test walks every row and every
 // state x trigger the table leaves out. Pure: values in, values out; a refusal is a domain
-// outcome (its code), whose HTTP status server/errors.ts chooses.
+// outcome (its code), whose HTTP status services/errors.ts chooses.
 //
 // Quantities are bigint thousandths: pieces x 1000 ("2.000" is 2000n) and kilograms in grams
 // ("0.930" is 930n). Money is bigint kopecks. No value passes through a JS float.
@@ -89,7 +89,7 @@ export type RefusalCode = Extract<
   | 'CONFIRMED_QUANTITY_REQUIRED'
 >;
 
-/** A command the item's state, kind or values do not allow: a domain outcome (server/errors.ts ERROR_STATUS gives its HTTP status). */
+/** A command the item's state, kind or values do not allow: a domain outcome (services/errors.ts ERROR_STATUS gives its HTTP status). */
 export type Refusal = { ok: false; code: RefusalCode };
 
 /** What happens to the chosen replacement: kept, cleared, or set to the scanned substitute. */

@@ -4,6 +4,7 @@
 import type { components } from '../../generated/api.test.js';
 import type { OrderItemRow, OrderListRow, OrderRow } from '../../db/queries/orders.js';
 import { normalizeDecimal } from '../../domain/money/decimal.js';
+import { normalizeMoney, QUANTITY_SCALE } from '../../domain/money/money.js';
 import { courierCallable, deliveryEta, hasCourier, hasLiveMarker } from '../../domain/orders/delivery-tracking.js';
 import { localMoment } from '../../domain/time/local-time.js';
 import { canCancel, roadmapSteps, type StatusEntry } from '../../domain/orders/status.js';
@@ -14,8 +15,8 @@ export type OrderDetail = Schemas['OrderDetailSchema'];
 export type DeliveryInfo = Schemas['DeliveryInfoSchema'];
 export type PickingResult = Schemas['PickingResultSchema'];
 
-const money = (v: string) => normalizeDecimal(v, 2);
-const quantity = (v: string) => normalizeDecimal(v, 3);
+const money = normalizeMoney;
+const quantity = (v: string) => normalizeDecimal(v, QUANTITY_SCALE);
 
 /** The amount to pay: the ordered total until picking completes, then the picked total. */
 export const payableTotal = (o: { total_price: string; final_total: string | null }) => money(o.final_total ?? o.total_price);

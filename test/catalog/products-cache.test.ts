@@ -1,5 +1,5 @@
 // Listing pages and product cards kept for CATALOG_PRODUCTS_CACHE_SECONDS
-// (handlers/support/products-cache.ts): a kept answer serves stock and prices up to that old, never
+// (services/products-cache.ts): a kept answer serves stock and prices up to that old, never
 // mixes stores, languages, filters, sorts, pages or products, and always shows the signed-in
 // customer's current favourites; a favourites page and a product not found are never kept. On the
 // hand-made fixture catalog (test/catalog/fixture.ts).

@@ -1,5 +1,5 @@
 // The error codes are one list, the spec's ErrorCode enum, and each has its HTTP status in one
-// table (server/errors.ts ERROR_STATUS): the table, the enum and the tables the docs show agree.
+// table (services/errors.ts ERROR_STATUS): the table, the enum and the tables the docs show agree.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { AppError, appError, conflict, ERROR_STATUS, notFound, statusOf, unprocessable, type ErrorCode } from '../../services/errors.js';

@@ -1,5 +1,5 @@
-// The business clock of server/clock.ts, and the providers AppDeps is built with
-// (server/providers/index.ts): what a test hands in is what the service uses.
+// The business clock of platform/clock.ts, and the providers AppDeps is built with
+// (platform/providers/index.ts): what a test hands in is what the service uses.
 import { describe, expect, it } from 'vitest';
 import { systemClock, TestClock } from '../../platform/clock.js';
 import { loadConfig } from '../../platform/config.js';

@@ -87,7 +87,7 @@ function commandHead(db: Executor, orderId: string, pickerId: number) {
 }
 
 export interface CommandRead {
-  /** Whether the key already has a record (a replay, a conflict or a takeover: server/idempotency.ts). */
+  /** Whether the key already has a record (a replay, a conflict or a takeover: services/idempotency.ts). */
   taken: boolean;
   head: CommandHead | null;
   /** The item the command addresses, whole; null when the session has no item of that id. */
