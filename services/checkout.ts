@@ -138,8 +138,9 @@ const outsideZone = () => unprocessable('OUTSIDE_DELIVERY_ZONE', 'The address is
 
 /** The store's express offer if it can be ordered now, else why not. */
 function expressOffer(terms: DeliveryTermsRow | undefined, now: Date): { minutes: number; cost: string; maxItems: number | null } | null {
-  const view = terms ? expressDeliveryView(terms, now) : null;
-  return view?.is_available ? { minutes: view.minutes, cost: view.cost, maxItems: view.max_items_count } : null;
+  if (!terms || terms.express_minutes === null || terms.express_cost === null) return null;
+  if (!expressDeliveryView(terms, now)?.is_available) return null;
+  return { minutes: terms.express_minutes, cost: terms.express_cost, maxItems: terms.express_max_items_count };
 }
 
 const expressItemsLimit = (max: number) => unprocessable('EXPRESS_ITEMS_LIMIT', `Express delivery takes at most ${max} lines`);
