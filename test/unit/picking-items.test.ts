@@ -80,7 +80,7 @@ interface Expected {
   missingAction?: 'call' | 'remove' | null;
   hasReplacement?: boolean;
   code?: string;
-  /** The HTTP status the refusal answers with (through server/errors.ts ERROR_STATUS); 409 unless said. */
+  /** The HTTP status the refusal answers with (through services/errors.ts ERROR_STATUS); 409 unless said. */
   status?: number;
 }
 
