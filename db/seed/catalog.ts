@@ -844,7 +844,7 @@ function latinBrand(brand: string): string {
     .replace(/[«»]/g, '"');
 }
 
-const money = (rubles: number) => formatDecimal(BigInt(Math.round(rubles * 100)), 2);
+const rublesText = (rubles: number) => formatDecimal(BigInt(Math.round(rubles * 100)), 2);
 const kilos = (grams: number) => formatDecimal(BigInt(Math.round(grams)), 3);
 
 function productRow(rng: Rng, leaf: Leaf, index: number, ordinal: number): ProductRow {
@@ -859,7 +859,7 @@ function productRow(rng: Rng, leaf: Leaf, index: number, ordinal: number): Produ
   const seriesEn = round > 0 ? ` No. ${round + 1}` : '';
   const weightBased = leaf.weightBased ?? false;
   const [kcal, protein, fats, carbs] = leaf.nutrition;
-  const vary = (v: number) => money(Math.max(0, v * (0.85 + rng.next() * 0.3)));
+  const vary = (v: number) => rublesText(Math.max(0, v * (0.85 + rng.next() * 0.3)));
   const basePrice = leaf.price[0] + rng.next() * (leaf.price[1] - leaf.price[0]);
   const country = rng.pick(COUNTRIES);
   const popularity = rng.int(0, 5000);
@@ -880,8 +880,8 @@ function productRow(rng: Rng, leaf: Leaf, index: number, ordinal: number): Produ
         unit: 'kg',
         default: true,
         stock: stock === null ? null : kilos(stock),
-        price: money(price),
-        old_price: oldPrice === null ? null : money(oldPrice),
+        price: rublesText(price),
+        old_price: oldPrice === null ? null : rublesText(oldPrice),
         order_limit: limited ? '3.000' : null,
       });
       if (ordinal % 4 === 0) {
@@ -889,8 +889,8 @@ function productRow(rng: Rng, leaf: Leaf, index: number, ordinal: number): Produ
           store: store.code,
           unit: 'g100',
           stock: stock === null ? null : kilos(stock * 10),
-          price: money(price / 10),
-          old_price: oldPrice === null ? null : money(oldPrice / 10),
+          price: rublesText(price / 10),
+          old_price: oldPrice === null ? null : rublesText(oldPrice / 10),
           order_limit: null,
         });
       }
@@ -900,8 +900,8 @@ function productRow(rng: Rng, leaf: Leaf, index: number, ordinal: number): Produ
         unit: 'pc',
         default: true,
         stock,
-        price: money(price),
-        old_price: oldPrice === null ? null : money(oldPrice),
+        price: rublesText(price),
+        old_price: oldPrice === null ? null : rublesText(oldPrice),
         order_limit: limited ? 5 : null,
       });
       if (leaf.packs && stock !== null && stock >= 6) {
@@ -909,7 +909,7 @@ function productRow(rng: Rng, leaf: Leaf, index: number, ordinal: number): Produ
           store: store.code,
           unit: 'pack6',
           stock: Math.floor(stock / 6),
-          price: money(price * 6 * 0.95),
+          price: rublesText(price * 6 * 0.95),
           old_price: null,
           order_limit: null,
         });

@@ -95,7 +95,7 @@ const GOODS: { name: string; code: string; price: number }[] = [
   { name: 'Шоколад тёмный 90 г', code: '4601234500097', price: 15990 },
 ];
 
-const money = (kopecks: number) => (kopecks / 100).toFixed(2);
+const kopecksText = (kopecks: number) => (kopecks / 100).toFixed(2);
 
 interface Receipt {
   id: string;
@@ -125,7 +125,14 @@ function receipts(
       const g = GOODS[Math.floor(random() * GOODS.length)];
       const quantity = (1 + Math.floor(random() * 2)) * scale;
       const amount = g!.price * quantity;
-      positions.push({ name: g!.name, code: g!.code, quantity, price: money(g!.price), amount: money(amount), discount: '0.00' });
+      positions.push({
+        name: g!.name,
+        code: g!.code,
+        quantity,
+        price: kopecksText(g!.price),
+        amount: kopecksText(amount),
+        discount: '0.00',
+      });
     }
     out.push({
       id: `${idPrefix}-${String(i + 1).padStart(4, '0')}`,
@@ -253,8 +260,8 @@ export async function seedLoyalty(trx: Transaction<DB>): Promise<void> {
           customer_id: m.customer,
           account_id: 'bonus-000001',
           type: 'redemption',
-          amount: money(-m.amount),
-          balance_after: money(left),
+          amount: kopecksText(-m.amount),
+          balance_after: kopecksText(left),
           shop_name: SHOPS[0],
           created_at: ago(m.daysAgo),
           idempotency_key: 'seed:redemption:1',
@@ -267,7 +274,8 @@ export async function seedLoyalty(trx: Transaction<DB>): Promise<void> {
     const level = [...p.levels].reverse().find((l) => Number(l.boundary) * 100 <= reached)!;
     // The same rule as online orders (domain/loyalty/accrual.ts).
     const points = Number(
-      loyaltyAccrualFor(money(r.total), { tierLabel: level.name, accrualPercent: level.accrual_percent, mainCardBlocked: false }).points,
+      loyaltyAccrualFor(kopecksText(r.total), { tierLabel: level.name, accrualPercent: level.accrual_percent, mainCardBlocked: false })
+        .points,
     );
     const balance = (balances.get(r.customer) ?? 0) + points * 100;
     balances.set(r.customer, balance);
@@ -281,8 +289,8 @@ export async function seedLoyalty(trx: Transaction<DB>): Promise<void> {
         card_id: r.card,
         shop_name: r.shop,
         occurred_at: ago(r.daysAgo),
-        total: money(r.total),
-        bonus_accrual: money(points * 100),
+        total: kopecksText(r.total),
+        bonus_accrual: kopecksText(points * 100),
         positions: JSON.stringify(r.positions),
         discounts: JSON.stringify([]),
       })
@@ -294,9 +302,9 @@ export async function seedLoyalty(trx: Transaction<DB>): Promise<void> {
         customer_id: r.customer,
         account_id: account,
         type: 'accrual',
-        amount: money(points * 100),
-        balance_after: money(balance),
-        purchase_amount: money(r.total),
+        amount: kopecksText(points * 100),
+        balance_after: kopecksText(balance),
+        purchase_amount: kopecksText(r.total),
         purchase_id: r.id,
         shop_name: r.shop,
         created_at: ago(r.daysAgo),
@@ -308,7 +316,7 @@ export async function seedLoyalty(trx: Transaction<DB>): Promise<void> {
   for (const [customer, balance] of balances) {
     await trx
       .updateTable('loyalty_ledger_accounts')
-      .set({ balance: money(balance) })
+      .set({ balance: kopecksText(balance) })
       .where('customer_id', '=', customer)
       .where('kind', '=', 'bonus')
       .execute();

@@ -10,9 +10,9 @@
 // lines add up to the total exactly. The program grants points only: prices are never discounted
 // by the loyalty program (checkout charges shelf prices), so the discount is always zero.
 import { formatDecimal, parseDecimal } from '../money/decimal.js';
+import { MONEY_SCALE, money } from '../money/money.js';
 
 /** Kopecks per rouble and hundredths of a percent: amounts are scale 2, rates scale 2. */
-const MONEY_SCALE = 2;
 const PERCENT_SCALE = 2;
 /** kopecks x rate-in-hundredths-of-a-percent / this = points. */
 const POINTS_DIVISOR = 100n * 100n * 100n;
@@ -87,7 +87,6 @@ export function lineAmountKopecks(quantityThousandths: bigint, unitPriceKopecks:
   return (quantityThousandths * unitPriceKopecks + 500n) / 1000n;
 }
 
-export const formatMoney = (kopecks: bigint): string => formatDecimal(kopecks, MONEY_SCALE);
 export const parseMoney = (value: string): bigint => nonNegativeKopecks(value, 'amount');
 
 export interface PreviewLineInput {
@@ -115,7 +114,7 @@ export function previewCart(lines: PreviewLineInput[], member: LoyaltyMember | n
   const subtotals = lines.map((l) => lineAmountKopecks(l.quantityThousandths, nonNegativeKopecks(l.unitPrice, 'unit price')));
   const subtotal = subtotals.reduce((a, b) => a + b, 0n);
   // The program gives no price discounts (see the module comment): totals equal subtotals.
-  const accrual = loyaltyAccrualFor(formatMoney(subtotal), member);
+  const accrual = loyaltyAccrualFor(money(subtotal), member);
   const shares = pointsShares(subtotals, accrual.points);
   return {
     lines: subtotals.map((s, i) => ({ subtotal: s, discount: 0n, total: s, points: shares[i]! })),

@@ -15,11 +15,10 @@ export type OrderDetail = Schemas['OrderDetailSchema'];
 export type DeliveryInfo = Schemas['DeliveryInfoSchema'];
 export type PickingResult = Schemas['PickingResultSchema'];
 
-const money = normalizeMoney;
 const quantity = (v: string) => normalizeDecimal(v, QUANTITY_SCALE);
 
 /** The amount to pay: the ordered total until picking completes, then the picked total. */
-export const payableTotal = (o: { total_price: string; final_total: string | null }) => money(o.final_total ?? o.total_price);
+export const payableTotal = (o: { total_price: string; final_total: string | null }) => normalizeMoney(o.final_total ?? o.total_price);
 
 /** What the payment rules (amountDue) read of an order. */
 export const paymentFacts = (o: OrderRow) => ({
@@ -91,7 +90,7 @@ export function deliveryView(o: OrderRow, lang: Lang, refreshSeconds: number): D
             end_time: localTime(o.slot_ends_at, o.store_timezone),
           }
         : null,
-    price: money(o.delivery_cost),
+    price: normalizeMoney(o.delivery_cost),
     eta: eta ? eta.toISOString() : null,
     tracking: {
       state,
@@ -119,12 +118,12 @@ export function orderItemView(i: OrderItemRow, lang: Lang): Schemas['OrderItemSc
     unit_name: lang === 'ru' ? i.unit_name_ru : i.unit_name_en,
     name: lang === 'ru' ? i.name_ru : i.name_en,
     weight: quantity(i.weight),
-    unit_price: money(i.unit_price),
+    unit_price: normalizeMoney(i.unit_price),
     quantity: quantity(i.quantity),
     product_id: i.product_id,
     unit_id: i.unit_id,
     image: i.image,
-    old_price: i.old_price === null ? null : money(i.old_price),
+    old_price: i.old_price === null ? null : normalizeMoney(i.old_price),
   };
 }
 
