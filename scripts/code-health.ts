@@ -127,7 +127,11 @@ const figures = {
     total: largestHandler?.lines ?? 0,
     where: largestHandler ? { [largestHandler.f]: largestHandler.lines } : {},
   },
-  'double-casts-outside-the-adapter': count([...service, ...scripts], /as unknown as/g, (f) => f === ADAPTER || f === path.join('scripts', 'code-health.ts')),
+  'double-casts-outside-the-adapter': count(
+    [...service, ...scripts],
+    /as unknown as/g,
+    (f) => f === ADAPTER || f === path.join('scripts', 'code-health.ts'),
+  ),
 };
 for (const [name, { total, where }] of Object.entries(figures)) {
   console.log(`figure ${name} ${total}`);

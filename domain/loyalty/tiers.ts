@@ -1,7 +1,7 @@
 // Tiers of a loyalty program: which level a purchase turnover reaches, and the customer's tier
 // status (LoyaltyStatusSchema) drawn from the program's full level list (`cdp`) or, when that list
 // could not be loaded, rebuilt from the customer's own current and next tier (`cdp_fallback`).
-import { formatDecimal, parseDecimal } from '../money/decimal.js';
+import { formatDecimal } from '../money/decimal.js';
 import { kopecks } from '../money/money.js';
 
 export interface ProgramLevel {
