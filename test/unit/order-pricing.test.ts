@@ -50,8 +50,8 @@ describe('pricePerKg', () => {
     expect(pricePerKg('0.05', '0.300')).toBe(17n);
   });
 
-  it('refuses a ratio that is no positive weight', () => {
-    expect(() => pricePerKg('10.00', '0')).toThrow(RangeError);
-    expect(() => pricePerKg('10.00', 'x')).toThrow(RangeError);
+  it('refuses a ratio that is no positive weight, by name', () => {
+    for (const ratio of ['0', '0.000', '-0.100', 'x', '0.0001'])
+      expect(() => pricePerKg('10.00', ratio)).toThrow(`"${ratio}" is not a positive weight in kg`);
   });
 });
