@@ -25,6 +25,7 @@ import {
   type StepsMap,
 } from './handler-types.js';
 import { limitClientIp } from '../services/limits.js';
+import { takeRequestBudget } from '../services/logistics.js';
 import {
   errorReply,
   isDatabaseUnavailable,
@@ -206,6 +207,7 @@ export async function createApp({ deps, handlers, steps = {}, document, eventLoo
       const declared = steps[id];
       if (declared?.varyBy) for (const header of declared.varyBy) res.vary(header);
       if (declared?.noStore) res.setHeader('Cache-Control', 'no-store');
+      if (declared?.perClientBudget) takeRequestBudget(deps, req.ip ?? req.socket.remoteAddress);
       if (declared?.limitPerClientIp) await limitClientIp(deps.db, id, req.ip, config.auth.ipRequestsPerMinute, deps.clock.now());
       const ctx: RequestContext<typeof id> = {
         operationId: id,

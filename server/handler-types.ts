@@ -122,6 +122,8 @@ export type VaryHeader = 'Accept-Language' | 'X-Store-Id' | 'Authorization' | 'A
 export interface OperationSteps {
   /** Counts the call against the client address's per-minute budget of sign-in operations (429 RATE_LIMITED). */
   limitPerClientIp?: true;
+  /** Takes a token from the client address's in-memory budget of public reads (429 TOO_MANY_REQUESTS). */
+  perClientBudget?: true;
   /** The request headers every answer depends on, sent as `Vary` (in this order). */
   varyBy?: readonly VaryHeader[];
   /** `Cache-Control: no-store`: answers that carry credentials. */
