@@ -45,7 +45,7 @@ import { trimFields, trimmedBodyFields } from './trim.js';
 export interface CreateAppOptions {
   deps: AppDeps;
   handlers: Partial<HandlerMap>;
-  /** What the runtime does around each operation's handler (IP limit, Vary, no-store). */
+  /** What the runtime does around each operation's handler (IP limit and budget, Vary, no-store). */
   steps?: StepsMap;
   /** Override of the served document (the router benchmark serves a one-operation spec). */
   document?: OpenApiDocument;
