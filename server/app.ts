@@ -204,11 +204,13 @@ export async function createApp({ deps, handlers, steps = {}, document, eventLoo
       if (nul.length) throw validationFailed(nul);
       const loose = looseIntegerIssues(c.operation, req.path);
       if (loose.length) throw validationFailed(loose);
+      // The address honours `trust proxy` (TRUST_PROXY_HOPS) behind a load balancer.
+      const clientIp = req.ip ?? req.socket.remoteAddress;
       const declared = steps[id];
       if (declared?.varyBy) for (const header of declared.varyBy) res.vary(header);
       if (declared?.noStore) res.setHeader('Cache-Control', 'no-store');
-      if (declared?.perClientBudget) takeRequestBudget(deps, req.ip ?? req.socket.remoteAddress);
-      if (declared?.limitPerClientIp) await limitClientIp(deps.db, id, req.ip, config.auth.ipRequestsPerMinute, deps.clock.now());
+      if (declared?.perClientBudget) takeRequestBudget(deps, clientIp);
+      if (declared?.limitPerClientIp) await limitClientIp(deps.db, id, clientIp, config.auth.ipRequestsPerMinute, deps.clock.now());
       const ctx: RequestContext<typeof id> = {
         operationId: id,
         body: c.request.requestBody as RequestBody<typeof id>,
@@ -221,7 +223,7 @@ export async function createApp({ deps, handlers, steps = {}, document, eventLoo
         requestId: res.locals.requestId,
         log: res.locals.log,
         deps,
-        clientIp: req.ip ?? req.socket.remoteAddress,
+        clientIp,
         origin: { secure: req.protocol === 'https', host: req.get('host') },
       };
       return (handler as (x: typeof ctx) => unknown)(ctx);

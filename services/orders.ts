@@ -1,7 +1,6 @@
 // The customer's orders: checkout (retry-safe under an Idempotency-Key), the list, the detail and
 // roadmaps, and cancellation. Another customer's order is not found: every read and command is
 // scoped to the caller.
-import type { Kysely } from 'kysely';
 import { transactionWithGenericPlans } from '../db/generic-plans.js';
 import type { Executor } from '../db/executor.js';
 import {
@@ -13,7 +12,6 @@ import {
   type OrderRow,
 } from '../db/queries/orders.js';
 import { findPaidInvoices } from '../db/queries/payments.js';
-import type { DB } from '../db/schema.js';
 import { amountDue } from '../domain/orders/bank-invoice.js';
 import { changeViolation, orderInputViolation } from '../domain/orders/checkout.js';
 import type { Lang } from '../domain/texts/orders.js';
@@ -57,7 +55,7 @@ export async function createOrder(
   const fingerprint = fingerprintOf(request.store.id, request.body);
   const attempt = { acting: false };
   try {
-    return await transactionWithGenericPlans(db, (trx: Kysely<DB>) => placeOrderOnce(trx, deps, request, { scope, fingerprint }, attempt));
+    return await transactionWithGenericPlans(db, (trx) => placeOrderOnce(trx, deps, request, { scope, fingerprint }, attempt));
   } catch (err) {
     if (attempt.acting) await storeRefusal(db, scope, fingerprint, err);
     throw err;

@@ -12,6 +12,7 @@ import type { AppDeps } from './deps.js';
 import { badGateway, conflict, notFound } from './errors.js';
 import { settleInvoice, withdrawInvoice } from './order-lifecycle.js';
 import { payableTotal } from './presenters/orders.js';
+import { onlyInTest } from './qa.js';
 
 const PROBLEMS: Record<PayabilityProblem, string> = {
   ONLINE_PAYMENT_DISABLED: 'Online payment is not available now',
@@ -96,7 +97,7 @@ export async function settleSandboxInvoice(
   orderId: string,
   outcome: Parameters<typeof settleInvoice>[3],
 ) {
-  if (deps.config.env !== 'TEST') throw notFound('Not available in this environment');
+  onlyInTest(deps);
   return deps.db.transaction().execute(async (trx) => {
     const o = await lockCustomerOrder(trx, orderId, customerId);
     if (!o) throw notFound('No order with this id');

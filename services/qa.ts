@@ -22,9 +22,10 @@ const ETA_STAGE: Partial<Record<TrackingState, 'to_store' | 'at_store' | 'to_cus
 /** Plain codes of test phones are served for a day, then treated as gone. */
 const QA_CODE_RETENTION_MS = 24 * 3600_000;
 
-const onlyInTest = (deps: Pick<AppDeps, 'config'>, detail: string) => {
-  if (deps.config.env !== 'TEST') throw notFound(detail);
-};
+/** The TEST-only operations are not found elsewhere, even if a PROD router were to route them. */
+export function onlyInTest(deps: Pick<AppDeps, 'config'>): void {
+  if (deps.config.env !== 'TEST') throw notFound('Not available in this environment');
+}
 
 /** The newest code sent to a configured test phone (for `purpose`, else either), within a day. */
 export async function lastTestCode(
@@ -56,7 +57,7 @@ export async function simulateCourierEvent(
   body: CourierReport,
   lang: Lang,
 ) {
-  onlyInTest(deps, 'Not available in this environment');
+  onlyInTest(deps);
   return deps.db.transaction().execute(async (trx) => {
     const o = await lockCustomerOrder(trx, orderId, customerId);
     if (!o) throw notFound('No order with this id');
