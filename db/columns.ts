@@ -46,7 +46,6 @@ export const PICKING_ITEM_COLUMNS = allColumnsOf<PickingItemsTable>()([
   'pick_source',
   'last_scanned_barcode',
   'label_plu',
-
   'is_added',
   'replacement_product_id',
   'replacement_inventory_id',
@@ -62,6 +61,12 @@ export const PICKING_ITEM_COLUMNS = allColumnsOf<PickingItemsTable>()([
   'replacement_chosen_at',
   'current_line_total',
   'updated_at',
+  'tote_id',
+  'location_aisle',
+  'location_section',
+  'location_shelf',
+  'location_sequence',
+  'temperature_class',
 ]);
 
 export const PICKING_SESSION_COLUMNS = allColumnsOf<PickingSessionsTable>()([
@@ -84,4 +89,5 @@ export const PICKING_SESSION_COLUMNS = allColumnsOf<PickingSessionsTable>()([
   'started_at',
   'updated_at',
   'closed_at',
+  'batch_id',
 ]);

@@ -2934,6 +2934,9 @@ export interface paths {
          *
          *     - 409 `NOT_READY_TO_FINISH`: an item is unresolved; `unresolved_item_ids` lists the items to
          *       show and `session` is the current session.
+         *     - 409 `ITEMS_NOT_IN_TOTES`: a session taken in a batch has a picked item not placed into a
+         *       tote (POST .../items/{item_id}/tote); `unresolved_item_ids` lists them. The finished
+         *       session's `totes` are the order's totes to hand off.
          *     - 409 `SESSION_CLOSED` / `order_cancelled`: see below. A timeout does not confirm completion:
          *       retry with the same key or read GET /api/picker/orders/{order_id}/session.
          *
@@ -4041,13 +4044,22 @@ export interface components {
          *     | `ADDED_ITEMS_LIMIT` | 409 | The session already has `max_added_items` added items |
          *     | `PRODUCT_ALREADY_IN_SESSION` | 409 | The product is already ordered, added or chosen as a replacement |
          *     | `NOT_READY_TO_FINISH` | 409 | An item is unresolved; `unresolved_item_ids` lists them |
+         *     | `ITEMS_NOT_IN_TOTES` | 409 | finish of a batch session while a picked item is not in a tote |
+         *     | `BATCH_TOO_LARGE` | 422 | A batch of more orders or lines than the store takes |
+         *     | `BATCH_STORES_DIFFER` | 422 | A batch's orders are of different stores |
+         *     | `TOTE_LABEL_IN_USE` | 409 | The tote label is bound to another open tote in the store |
+         *     | `TOTE_ALREADY_BOUND` | 409 | The tote already carries another label |
+         *     | `TOTE_OF_ANOTHER_ORDER` | 409 | The scanned tote holds another order's goods |
+         *     | `TOTE_TEMPERATURE_MISMATCH` | 409 | The scanned tote is for another temperature class |
+         *     | `TOTE_UNKNOWN` | 422 | No open tote of the store has the scanned label |
+         *     | `SESSION_NOT_IN_BATCH` | 409 | The session was not taken in a batch and has no totes |
          *     | `SESSION_NOT_CANCELLED` | 409 | cancelled/ack on a session not cancelled by the order's cancellation |
          *     | `INVALID_CURSOR` | 422 | The history cursor is malformed or belongs to another query |
          *     | `INVALID_PERIOD` | 422 | `ended_at` is earlier than `started_at` |
          * @example VALIDATION_ERROR
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "MALFORMED_JSON" | "BAD_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_IMPLEMENTED" | "RATE_LIMITED" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "STORE_REQUIRED" | "STORE_NOT_FOUND" | "STORE_MISMATCH" | "UNAUTHORIZED" | "TOKEN_INVALID" | "INVALID_REFRESH_TOKEN" | "REFRESH_TOKEN_REUSED" | "RECOVERY_TOKEN_INVALID" | "INVALID_CREDENTIALS" | "ACCOUNT_DISABLED" | "PICKER_INACTIVE" | "STORE_NOT_ASSIGNED" | "OTP_INVALID" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "OTP_RESEND_COOLDOWN" | "OTP_SEND_LIMIT" | "LOGIN_RATE_LIMITED" | "TOO_MANY_ATTEMPTS" | "SMS_DELIVERY_FAILED" | "SMS_PROVIDER_UNAVAILABLE" | "PIN_MISMATCH" | "PIN_TOO_WEAK" | "BIRTH_DATE_INVALID" | "ACCOUNT_HAS_ACTIVE_ORDERS" | "APP_KIND_MISMATCH" | "PUSH_ENVIRONMENT_MISMATCH" | "CATALOG_NOT_PUBLISHED" | "CATALOG_VERSION_NOT_FOUND" | "INVALID_QUANTITY" | "LOCATION_NOT_SERVED" | "QUERY_TOO_SHORT" | "DUPLICATE_LOCATION_UUID" | "GEOCODER_UNAVAILABLE" | "DELIVERY_CONTEXT_REQUIRED" | "PICKUP_CONTEXT_REQUIRED" | "DELIVERY_MODE_INVALID" | "CHANGE_NOT_ALLOWED" | "INVALID_CHANGE" | "ONLINE_PAYMENT_DISABLED" | "DUPLICATE_ITEM" | "UNKNOWN_PRODUCT" | "OUT_OF_STOCK" | "LIMIT_EXCEEDED" | "ITEM_UNAVAILABLE" | "BELOW_MINIMUM_ORDER" | "OUTSIDE_DELIVERY_ZONE" | "EXPRESS_UNAVAILABLE" | "EXPRESS_ITEMS_LIMIT" | "SLOT_NOT_FOUND" | "SLOT_UNAVAILABLE" | "SLOT_FULL" | "COURIER_PROVIDER_ERROR" | "ORDER_ALREADY_CANCELLED" | "ORDER_NOT_CANCELLABLE" | "ORDER_HAS_NO_DELIVERY" | "DELIVERY_TRANSITION_NOT_ALLOWED" | "ORDER_NOT_READY_FOR_COURIER" | "ORDER_CLOSED" | "ORDER_NOT_PAYABLE_ONLINE" | "ORDER_ALREADY_PAID" | "ORDER_NOT_PAYABLE" | "BANK_PROVIDER_ERROR" | "NO_OPEN_INVOICE" | "WALLET_NOT_FOUND" | "WALLET_NOT_LINKED" | "WALLET_SYNC_IN_PROGRESS" | "CARD_NUMBER_INVALID" | "CARD_NOT_FOUND" | "CARD_OWNED_BY_ANOTHER_CUSTOMER" | "CARD_BLOCKED" | "CARD_NOT_ISSUED" | "CARD_ALREADY_ISSUED" | "UNBLOCK_NOT_ALLOWED" | "BLOCK_REASON_INVALID" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_INACTIVE" | "PURCHASE_NOT_FOUND" | "QUANTITY_INVALID" | "LOYALTY_PROVIDER_UNAVAILABLE" | "order_cancelled" | "ORDER_BUSY" | "PICKER_HAS_ACTIVE_SESSION" | "ORDER_NOT_PICKABLE" | "SESSION_CLOSED" | "VERSION_CONFLICT" | "ITEM_STATE_CONFLICT" | "ITEM_NOT_WEIGHT_BASED" | "ITEM_IS_WEIGHT_BASED" | "CONFIRMED_QUANTITY_MISMATCH" | "CONFIRMED_QUANTITY_REQUIRED" | "QUANTITY_ABOVE_ORDERED" | "WEIGHT_INVALID" | "QUANTITY_NOT_INTEGER" | "INVENTORY_NOT_FOUND" | "ADDED_ITEMS_LIMIT" | "PRODUCT_ALREADY_IN_SESSION" | "NOT_READY_TO_FINISH" | "SESSION_NOT_CANCELLED" | "INVALID_CURSOR" | "INVALID_PERIOD";
+        ErrorCode: "VALIDATION_ERROR" | "MALFORMED_JSON" | "BAD_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_IMPLEMENTED" | "RATE_LIMITED" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "STORE_REQUIRED" | "STORE_NOT_FOUND" | "STORE_MISMATCH" | "UNAUTHORIZED" | "TOKEN_INVALID" | "INVALID_REFRESH_TOKEN" | "REFRESH_TOKEN_REUSED" | "RECOVERY_TOKEN_INVALID" | "INVALID_CREDENTIALS" | "ACCOUNT_DISABLED" | "PICKER_INACTIVE" | "STORE_NOT_ASSIGNED" | "OTP_INVALID" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "OTP_RESEND_COOLDOWN" | "OTP_SEND_LIMIT" | "LOGIN_RATE_LIMITED" | "TOO_MANY_ATTEMPTS" | "SMS_DELIVERY_FAILED" | "SMS_PROVIDER_UNAVAILABLE" | "PIN_MISMATCH" | "PIN_TOO_WEAK" | "BIRTH_DATE_INVALID" | "ACCOUNT_HAS_ACTIVE_ORDERS" | "APP_KIND_MISMATCH" | "PUSH_ENVIRONMENT_MISMATCH" | "CATALOG_NOT_PUBLISHED" | "CATALOG_VERSION_NOT_FOUND" | "INVALID_QUANTITY" | "LOCATION_NOT_SERVED" | "QUERY_TOO_SHORT" | "DUPLICATE_LOCATION_UUID" | "GEOCODER_UNAVAILABLE" | "DELIVERY_CONTEXT_REQUIRED" | "PICKUP_CONTEXT_REQUIRED" | "DELIVERY_MODE_INVALID" | "CHANGE_NOT_ALLOWED" | "INVALID_CHANGE" | "ONLINE_PAYMENT_DISABLED" | "DUPLICATE_ITEM" | "UNKNOWN_PRODUCT" | "OUT_OF_STOCK" | "LIMIT_EXCEEDED" | "ITEM_UNAVAILABLE" | "BELOW_MINIMUM_ORDER" | "OUTSIDE_DELIVERY_ZONE" | "EXPRESS_UNAVAILABLE" | "EXPRESS_ITEMS_LIMIT" | "SLOT_NOT_FOUND" | "SLOT_UNAVAILABLE" | "SLOT_FULL" | "COURIER_PROVIDER_ERROR" | "ORDER_ALREADY_CANCELLED" | "ORDER_NOT_CANCELLABLE" | "ORDER_HAS_NO_DELIVERY" | "DELIVERY_TRANSITION_NOT_ALLOWED" | "ORDER_NOT_READY_FOR_COURIER" | "ORDER_CLOSED" | "ORDER_NOT_PAYABLE_ONLINE" | "ORDER_ALREADY_PAID" | "ORDER_NOT_PAYABLE" | "BANK_PROVIDER_ERROR" | "NO_OPEN_INVOICE" | "WALLET_NOT_FOUND" | "WALLET_NOT_LINKED" | "WALLET_SYNC_IN_PROGRESS" | "CARD_NUMBER_INVALID" | "CARD_NOT_FOUND" | "CARD_OWNED_BY_ANOTHER_CUSTOMER" | "CARD_BLOCKED" | "CARD_NOT_ISSUED" | "CARD_ALREADY_ISSUED" | "UNBLOCK_NOT_ALLOWED" | "BLOCK_REASON_INVALID" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_INACTIVE" | "PURCHASE_NOT_FOUND" | "QUANTITY_INVALID" | "LOYALTY_PROVIDER_UNAVAILABLE" | "order_cancelled" | "ORDER_BUSY" | "PICKER_HAS_ACTIVE_SESSION" | "ORDER_NOT_PICKABLE" | "SESSION_CLOSED" | "VERSION_CONFLICT" | "ITEM_STATE_CONFLICT" | "ITEM_NOT_WEIGHT_BASED" | "ITEM_IS_WEIGHT_BASED" | "CONFIRMED_QUANTITY_MISMATCH" | "CONFIRMED_QUANTITY_REQUIRED" | "QUANTITY_ABOVE_ORDERED" | "WEIGHT_INVALID" | "QUANTITY_NOT_INTEGER" | "INVENTORY_NOT_FOUND" | "ADDED_ITEMS_LIMIT" | "PRODUCT_ALREADY_IN_SESSION" | "NOT_READY_TO_FINISH" | "ITEMS_NOT_IN_TOTES" | "BATCH_TOO_LARGE" | "BATCH_STORES_DIFFER" | "TOTE_LABEL_IN_USE" | "TOTE_ALREADY_BOUND" | "TOTE_OF_ANOTHER_ORDER" | "TOTE_TEMPERATURE_MISMATCH" | "TOTE_UNKNOWN" | "SESSION_NOT_IN_BATCH" | "SESSION_NOT_CANCELLED" | "INVALID_CURSOR" | "INVALID_PERIOD";
         /**
          * @description The signed-in customer's profile. The service always sends every field; empty text fields
          *     are `""`, unknown dates and choices are null.
@@ -8050,6 +8062,11 @@ export interface components {
              */
             picking_result_state: components["schemas"]["OrderPickingResultStateEnum"];
             /**
+             * @description How many totes the order is handed over in (orders picked in a batch put their goods into totes, one per temperature class); null when the order was not picked into totes or picking has not finished.
+             * @example 2
+             */
+            tote_count?: number | null;
+            /**
              * @description True when the picked order differs from the ordered one.
              * @default false
              */
@@ -10285,6 +10302,37 @@ export interface components {
             /** @description The order's slot; null for express orders. */
             slot?: components["schemas"]["PickerSlotSchema"] | null;
         };
+        PickerPickingRateSchema: {
+            /** @description Walks (single sessions, or batches) that ended in the period. */
+            walks_count: number;
+            /** @description Completed sessions of those walks. */
+            orders_count: number;
+            /** @description Items that ended `picked` in those sessions. */
+            items_count: number;
+            /** @description Picking time of those walks, seconds. */
+            picking_seconds: number;
+            /**
+             * @description `items_count` per hour of `picking_seconds`, 2 decimals; null without picking time.
+             * @example 96.40
+             */
+            items_per_hour: string | null;
+            /**
+             * @description `orders_count` per hour of `picking_seconds`, 2 decimals; null without picking time.
+             * @example 3.10
+             */
+            orders_per_hour: string | null;
+        };
+        /**
+         * @description How fast a picker (or a store) picks, from what the sessions recorded. A walk is one session
+         *     started on its own, or one batch; its picking time runs from its start to the last closure of
+         *     its sessions (time between walks is not counted). Items are the items that ended `picked` in
+         *     completed sessions; orders are the completed sessions.
+         */
+        PickerPickingRatesSchema: {
+            single: components["schemas"]["PickerPickingRateSchema"];
+            batch: components["schemas"]["PickerPickingRateSchema"];
+            all: components["schemas"]["PickerPickingRateSchema"];
+        };
         /**
          * @description Totals of the caller's closed sessions in a period (the same filters as the history list:
          *     sessions started at or after `started_at` and closed at or before `ended_at`).
@@ -10400,6 +10448,8 @@ export interface components {
              * @example 41870.35
              */
             completed_total: string | number;
+            /** @description Items and orders per hour of the period, for single orders and batches apart and together. */
+            rates?: components["schemas"]["PickerPickingRatesSchema"];
         };
         /** @description The picker who holds an order's open session, as shown on a queue card. */
         PickerOrderAssigneeSchema: {
@@ -10580,6 +10630,53 @@ export interface components {
             reconciliation_status?: "not_required" | "pending" | "completed" | "failed" | null;
         };
         /**
+         * @description How a product is kept and carried: `ambient` (room temperature), `chilled` (0-6 °C), `frozen` (-18 °C). Each needs its own tote.
+         * @example chilled
+         * @enum {string}
+         */
+        TemperatureClass: "ambient" | "chilled" | "frozen";
+        /**
+         * @description A tote of one order: the box its goods of one temperature class go into. A batch gives each
+         *     order one tote per temperature class its items need. The picker binds a physical tote by
+         *     scanning its label (POST .../totes/{tote_id}/bind) and then places each picked item into a tote
+         *     of its order and class. A label is in use by at most one open session's tote in a store; when
+         *     the session closes (finished, cancelled, expired, order cancelled) `released_at` is set and the
+         *     label may be bound again. At finish the totes listed in the session are the handoff.
+         */
+        PickingToteSchema: {
+            /**
+             * @description Tote identifier.
+             * @example 9012
+             */
+            tote_id: number;
+            /**
+             * Format: uuid
+             * @description The order whose goods the tote holds.
+             */
+            order_id: string;
+            temperature_class: components["schemas"]["TemperatureClass"];
+            /**
+             * @description The scanned label of the physical tote; null until bound.
+             * @example T-0042
+             */
+            label: string | null;
+            /**
+             * Format: date-time
+             * @description When the label was bound; null until bound.
+             */
+            bound_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the tote's session closed and its label became free; null while the session is open.
+             */
+            released_at: string | null;
+            /**
+             * @description Items of the session placed into this tote (picked, not since marked missing).
+             * @example 12
+             */
+            items_count: number;
+        };
+        /**
          * @description A picking session without its `items`: every other field of PickingSessionSchema (which is
          *     this header plus `items`), with the same meaning. A picker command's delta answer carries it
          *     (PickingActionOutput).
@@ -10676,6 +10773,10 @@ export interface components {
             cancel_after_resolved_items?: number | null;
             /** @description The order's slot; null for express orders. */
             slot?: components["schemas"]["PickerSlotSchema"] | null;
+            /** @description The batch the session was taken in (POST /api/picker/batches); null for a session started on its own. */
+            batch_id?: number | null;
+            /** @description The session's totes (batch sessions; empty otherwise). After finish, the totes to hand off with the order. */
+            totes?: components["schemas"]["PickingToteSchema"][];
         };
         /**
          * @description Accepted weight range of a weight item, in kg: a weight from `min_quantity` to `max_quantity`
@@ -10777,6 +10878,34 @@ export interface components {
              * @description When the replacement was chosen.
              */
             chosen_at: string;
+        };
+        /**
+         * @description Where a product stands in a store and how it is kept. `sequence` sorts in the order a picker
+         *     walks the store (the route from the entrance to the packing area); products without a location
+         *     have every part null and are walked last. Set by the catalog import per store inventory row.
+         */
+        ShelfLocationSchema: {
+            /**
+             * @description Aisle name or number as signed in the store; null when the product is not located.
+             * @example 07
+             */
+            aisle: string | null;
+            /**
+             * @description Section (rack) of the aisle; null when not located.
+             * @example B
+             */
+            section: string | null;
+            /**
+             * @description Shelf level within the section, from the floor up; null when not located.
+             * @example 3
+             */
+            shelf: string | null;
+            /**
+             * @description Sortable key of the store's route (compare as text); null when not located.
+             * @example 07-B-3
+             */
+            sequence: string | null;
+            temperature_class: components["schemas"]["TemperatureClass"];
         };
         /**
          * @description One item (order line, or a product added by the picker) of a picking session.
@@ -11008,6 +11137,10 @@ export interface components {
              * @description Time of the last change of this item.
              */
             updated_at: string;
+            /** @description Where the item's product stands in the session's store and how it is kept (items are listed in this walking order). */
+            location?: components["schemas"]["ShelfLocationSchema"];
+            /** @description The tote the picked item was placed into (batch sessions); null until placed, and for sessions without totes. */
+            tote_id?: number | null;
         };
         /**
          * @description One picker's work on one order. Created by POST /api/picker/orders/{order_id}/start; the session
@@ -11190,6 +11323,12 @@ export interface components {
          *     | 409 | `PRODUCT_ALREADY_IN_SESSION` | additional-items with a product already ordered, added or chosen as a replacement | current session |
          *     | 409 | `NOT_READY_TO_FINISH` | finish while an item is unresolved; `unresolved_item_ids` lists them | current session |
          *     | 409 | `SESSION_NOT_CANCELLED` | cancelled/ack on a session not cancelled by the order's cancellation | current session |
+         *     | 409 | `ITEMS_NOT_IN_TOTES` | finish of a batch session while a picked item is not in a tote; `unresolved_item_ids` lists them | current session |
+         *     | 409 | `TOTE_OF_ANOTHER_ORDER` | tote: the label belongs to another order's tote; `tote_order_id` names that order | current session |
+         *     | 409 | `TOTE_TEMPERATURE_MISMATCH` | tote: the order's tote of another temperature class | current session |
+         *     | 409 | `SESSION_NOT_IN_BATCH` | tote: the session was not taken in a batch | current session |
+         *     | 409 | `TOTE_LABEL_IN_USE`, `TOTE_ALREADY_BOUND` | bind: the label is on another open tote, or the tote has another label | null |
+         *     | 422 | `BATCH_TOO_LARGE`, `BATCH_STORES_DIFFER`, `TOTE_UNKNOWN` | Rules of batch picking (POST /api/picker/batches, tote) | null, or current session for tote |
          *     | 409 | `IDEMPOTENCY_CONFLICT` | The Idempotency-Key was used with another body; stop retrying | null |
          *     | 409 | `IDEMPOTENCY_IN_PROGRESS` | The first request with this key is still running; retry after `retry_after_seconds` | null |
          *     | 422 | `VALIDATION_ERROR` | The request does not satisfy the contract; `detail` is a list | null |
@@ -11222,8 +11361,18 @@ export interface components {
             session?: components["schemas"]["PickingSessionSchema"] | null;
             /** @description Seconds to wait before retrying the same request (also sent as `Retry-After`); null or absent when retrying the same request will not help. */
             retry_after_seconds?: number | null;
-            /** @description For `NOT_READY_TO_FINISH`, the `item_id`s of the unresolved items to show; null or absent otherwise. */
+            /** @description For `NOT_READY_TO_FINISH`, the `item_id`s of the unresolved items to show; for `ITEMS_NOT_IN_TOTES`, the picked items not yet placed into a tote; null or absent otherwise. */
             unresolved_item_ids?: number[] | null;
+            /**
+             * Format: uuid
+             * @description POST /api/picker/batches: the order that could not be taken (`ORDER_BUSY`, `ORDER_NOT_PICKABLE`, `order_cancelled`). Absent otherwise.
+             */
+            order_id?: string;
+            /**
+             * Format: uuid
+             * @description `TOTE_OF_ANOTHER_ORDER`: the order whose tote carries the scanned label. Absent otherwise.
+             */
+            tote_order_id?: string;
             /** @description Identifier of the request, as in the `X-Request-Id` header. */
             request_id?: string;
         };
@@ -16277,7 +16426,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            /** @description Not finished: `NOT_READY_TO_FINISH` (with `unresolved_item_ids`), `SESSION_CLOSED`, `order_cancelled`, `ORDER_BUSY`, `VERSION_CONFLICT`, `IDEMPOTENCY_CONFLICT`, `IDEMPOTENCY_IN_PROGRESS` (with `Retry-After`). */
+            /** @description Not finished: `NOT_READY_TO_FINISH`, `ITEMS_NOT_IN_TOTES` (with `unresolved_item_ids`), `SESSION_CLOSED`, `order_cancelled`, `ORDER_BUSY`, `VERSION_CONFLICT`, `IDEMPOTENCY_CONFLICT`, `IDEMPOTENCY_IN_PROGRESS` (with `Retry-After`). */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];

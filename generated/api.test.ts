@@ -2988,6 +2988,9 @@ export interface paths {
          *
          *     - 409 `NOT_READY_TO_FINISH`: an item is unresolved; `unresolved_item_ids` lists the items to
          *       show and `session` is the current session.
+         *     - 409 `ITEMS_NOT_IN_TOTES`: a session taken in a batch has a picked item not placed into a
+         *       tote (POST .../items/{item_id}/tote); `unresolved_item_ids` lists them. The finished
+         *       session's `totes` are the order's totes to hand off.
          *     - 409 `SESSION_CLOSED` / `order_cancelled`: see below. A timeout does not confirm completion:
          *       retry with the same key or read GET /api/picker/orders/{order_id}/session.
          *
@@ -3561,6 +3564,217 @@ export interface paths {
          *     - 404 `NOT_FOUND` when `item_id` is not an item of that session.
          */
         post: operations["confirmPickingItemClarification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/picker/batches/proposal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Propose a batch of orders to pick together
+         * @description Proposes the orders of the store (`X-Store-Id`) that one walk should pick together: the most
+         *     urgent order waiting for picking first (express orders, then by slot start; an urgent order
+         *     is never held back to fill a batch), then the orders due soon after it that share the most
+         *     shelf locations with it, within `max_orders` (at most `PICKING_BATCH_MAX_ORDERS`, 3 by
+         *     default) and `PICKING_BATCH_MAX_LINES` lines (120 by default). Nothing is reserved: take the
+         *     proposal with POST /api/picker/batches, or name other orders there. `stops_count` against
+         *     `separate_stops_count` shows the walking saved.
+         *
+         *     - 422 `STORE_REQUIRED` / `STORE_NOT_FOUND`: `X-Store-Id` absent, or no active store has that id.
+         *     - 403 `STORE_NOT_ASSIGNED`: the picker does not work in the store.
+         */
+        get: operations["proposePickingBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/picker/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take a batch of orders
+         * @description Starts picking several orders of one store in one walk. For each order, exactly as POST
+         *     /api/picker/orders/{order_id}/start: a picking session with its items, version 1, the order
+         *     in `picking`, `queue.changed`, `order.changed`. Each order also gets one tote per temperature
+         *     class its items need (bind them with POST .../totes/{tote_id}/bind). All or nothing: when one
+         *     order cannot be taken, none is.
+         *
+         *     Two pickers taking overlapping batches: each order ends in exactly one batch; the other
+         *     picker's request answers 409 `ORDER_BUSY` naming the order (`order_id`), and nothing of it
+         *     is kept.
+         *
+         *     - 404 `NOT_FOUND`: an order does not exist or is not in the caller's stores.
+         *     - 409 `ORDER_BUSY`: another picker holds an order's open session; `order_id` names it.
+         *     - 409 `PICKER_HAS_ACTIVE_SESSION`: the caller has a current session or an open batch.
+         *     - 409 `order_cancelled`, `ORDER_NOT_PICKABLE`: as for start; `order_id` names the order.
+         *     - 422 `BATCH_TOO_LARGE`: more orders than `PICKING_BATCH_MAX_ORDERS`, or more lines than
+         *       `PICKING_BATCH_MAX_LINES`.
+         *     - 422 `BATCH_STORES_DIFFER`: the orders are of different stores.
+         *
+         *     **Idempotency.** `Idempotency-Key` is required and must be a UUID; a replay returns the
+         *     stored response; the key reused for other orders answers 409 `IDEMPOTENCY_CONFLICT`.
+         */
+        post: operations["takePickingBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/picker/batches/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the picker's open batch
+         * @description The caller's open batch (one of its sessions is open). 404 `NOT_FOUND` when there is none. Call it at app start, beside GET /api/picker/session/active.
+         */
+        get: operations["getCurrentPickingBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/picker/batches/{batch_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a batch
+         * @description One of the caller's batches, open or closed. 404 `NOT_FOUND` for another picker's batch or an unknown id.
+         */
+        get: operations["getPickingBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/picker/batches/{batch_id}/pick-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a batch's whole walk
+         * @description Every stop of the batch's walk in the store's shelf order (`ShelfLocationSchema.sequence`;
+         *     products without a location last): one stop per product, with the line of every order that
+         *     asked for it and the tote each line goes into. Lines of orders that left the batch are not
+         *     listed. For the handheld's step-by-step use GET .../next, which answers one stop.
+         */
+        get: operations["getPickingBatchPickList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/picker/batches/{batch_id}/next": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the next stop of a batch's walk
+         * @description The first stop, in shelf order, with an item still to resolve or to place into its tote, and
+         *     the counts left. The handheld asks for it after each command; it is one stop, not the walk.
+         */
+        get: operations["getPickingBatchNextStop"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/picker/batches/{batch_id}/totes/{tote_id}/bind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bind a physical tote to an order's tote
+         * @description Binds the scanned label of a physical tote to one tote of an order of the batch. Binding the
+         *     same label again is a no-op (200, the tote as it is).
+         *
+         *     - 404 `NOT_FOUND`: not the caller's batch, or no such tote in it.
+         *     - 409 `TOTE_LABEL_IN_USE`: the label is bound to another open tote in the store (of this or
+         *       another order); scan another tote.
+         *     - 409 `TOTE_ALREADY_BOUND`: this tote already has another label.
+         *     - 409 `SESSION_CLOSED`: the tote's order has left the batch or is finished.
+         */
+        post: operations["bindPickingTote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/picker/orders/{order_id}/items/{item_id}/tote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Place a picked item into its order's tote
+         * @description Records that the picked item went into the tote with the scanned label. The tote must be one
+         *     of the item's own order, of the item's temperature class, and bound; otherwise the command
+         *     is refused and nothing is recorded. A command of the session like any other: the same checks
+         *     (404, `SESSION_CLOSED`, `order_cancelled`, `ORDER_BUSY`, `X-Expected-Version`), the version
+         *     rises by one, `session.changed` is published. Placing an item into the tote it is already in
+         *     answers 200 with `applied: false`. Only sessions of a batch have totes.
+         *
+         *     - 409 `TOTE_OF_ANOTHER_ORDER`: the label is bound to a tote of another order
+         *       (`tote_order_id` names it). Put the item into its own order's tote.
+         *     - 409 `TOTE_TEMPERATURE_MISMATCH`: the tote is the order's, but for another temperature class.
+         *     - 409 `ITEM_STATE_CONFLICT`: the item holds no goods to place (not picked, missing or removed).
+         *     - 409 `SESSION_NOT_IN_BATCH`: the session was not taken in a batch and has no totes.
+         *     - 422 `TOTE_UNKNOWN`: no open tote of the store has this label (bind it first).
+         */
+        post: operations["placePickingItemInTote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4205,13 +4419,22 @@ export interface components {
          *     | `ADDED_ITEMS_LIMIT` | 409 | The session already has `max_added_items` added items |
          *     | `PRODUCT_ALREADY_IN_SESSION` | 409 | The product is already ordered, added or chosen as a replacement |
          *     | `NOT_READY_TO_FINISH` | 409 | An item is unresolved; `unresolved_item_ids` lists them |
+         *     | `ITEMS_NOT_IN_TOTES` | 409 | finish of a batch session while a picked item is not in a tote |
+         *     | `BATCH_TOO_LARGE` | 422 | A batch of more orders or lines than the store takes |
+         *     | `BATCH_STORES_DIFFER` | 422 | A batch's orders are of different stores |
+         *     | `TOTE_LABEL_IN_USE` | 409 | The tote label is bound to another open tote in the store |
+         *     | `TOTE_ALREADY_BOUND` | 409 | The tote already carries another label |
+         *     | `TOTE_OF_ANOTHER_ORDER` | 409 | The scanned tote holds another order's goods |
+         *     | `TOTE_TEMPERATURE_MISMATCH` | 409 | The scanned tote is for another temperature class |
+         *     | `TOTE_UNKNOWN` | 422 | No open tote of the store has the scanned label |
+         *     | `SESSION_NOT_IN_BATCH` | 409 | The session was not taken in a batch and has no totes |
          *     | `SESSION_NOT_CANCELLED` | 409 | cancelled/ack on a session not cancelled by the order's cancellation |
          *     | `INVALID_CURSOR` | 422 | The history cursor is malformed or belongs to another query |
          *     | `INVALID_PERIOD` | 422 | `ended_at` is earlier than `started_at` |
          * @example VALIDATION_ERROR
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "MALFORMED_JSON" | "BAD_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_IMPLEMENTED" | "RATE_LIMITED" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "STORE_REQUIRED" | "STORE_NOT_FOUND" | "STORE_MISMATCH" | "UNAUTHORIZED" | "TOKEN_INVALID" | "INVALID_REFRESH_TOKEN" | "REFRESH_TOKEN_REUSED" | "RECOVERY_TOKEN_INVALID" | "INVALID_CREDENTIALS" | "ACCOUNT_DISABLED" | "PICKER_INACTIVE" | "STORE_NOT_ASSIGNED" | "OTP_INVALID" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "OTP_RESEND_COOLDOWN" | "OTP_SEND_LIMIT" | "LOGIN_RATE_LIMITED" | "TOO_MANY_ATTEMPTS" | "SMS_DELIVERY_FAILED" | "SMS_PROVIDER_UNAVAILABLE" | "PIN_MISMATCH" | "PIN_TOO_WEAK" | "BIRTH_DATE_INVALID" | "ACCOUNT_HAS_ACTIVE_ORDERS" | "APP_KIND_MISMATCH" | "PUSH_ENVIRONMENT_MISMATCH" | "CATALOG_NOT_PUBLISHED" | "CATALOG_VERSION_NOT_FOUND" | "INVALID_QUANTITY" | "LOCATION_NOT_SERVED" | "QUERY_TOO_SHORT" | "DUPLICATE_LOCATION_UUID" | "GEOCODER_UNAVAILABLE" | "DELIVERY_CONTEXT_REQUIRED" | "PICKUP_CONTEXT_REQUIRED" | "DELIVERY_MODE_INVALID" | "CHANGE_NOT_ALLOWED" | "INVALID_CHANGE" | "ONLINE_PAYMENT_DISABLED" | "DUPLICATE_ITEM" | "UNKNOWN_PRODUCT" | "OUT_OF_STOCK" | "LIMIT_EXCEEDED" | "ITEM_UNAVAILABLE" | "BELOW_MINIMUM_ORDER" | "OUTSIDE_DELIVERY_ZONE" | "EXPRESS_UNAVAILABLE" | "EXPRESS_ITEMS_LIMIT" | "SLOT_NOT_FOUND" | "SLOT_UNAVAILABLE" | "SLOT_FULL" | "COURIER_PROVIDER_ERROR" | "ORDER_ALREADY_CANCELLED" | "ORDER_NOT_CANCELLABLE" | "ORDER_HAS_NO_DELIVERY" | "DELIVERY_TRANSITION_NOT_ALLOWED" | "ORDER_NOT_READY_FOR_COURIER" | "ORDER_CLOSED" | "ORDER_NOT_PAYABLE_ONLINE" | "ORDER_ALREADY_PAID" | "ORDER_NOT_PAYABLE" | "BANK_PROVIDER_ERROR" | "NO_OPEN_INVOICE" | "WALLET_NOT_FOUND" | "WALLET_NOT_LINKED" | "WALLET_SYNC_IN_PROGRESS" | "CARD_NUMBER_INVALID" | "CARD_NOT_FOUND" | "CARD_OWNED_BY_ANOTHER_CUSTOMER" | "CARD_BLOCKED" | "CARD_NOT_ISSUED" | "CARD_ALREADY_ISSUED" | "UNBLOCK_NOT_ALLOWED" | "BLOCK_REASON_INVALID" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_INACTIVE" | "PURCHASE_NOT_FOUND" | "QUANTITY_INVALID" | "LOYALTY_PROVIDER_UNAVAILABLE" | "order_cancelled" | "ORDER_BUSY" | "PICKER_HAS_ACTIVE_SESSION" | "ORDER_NOT_PICKABLE" | "SESSION_CLOSED" | "VERSION_CONFLICT" | "ITEM_STATE_CONFLICT" | "ITEM_NOT_WEIGHT_BASED" | "ITEM_IS_WEIGHT_BASED" | "CONFIRMED_QUANTITY_MISMATCH" | "CONFIRMED_QUANTITY_REQUIRED" | "QUANTITY_ABOVE_ORDERED" | "WEIGHT_INVALID" | "QUANTITY_NOT_INTEGER" | "INVENTORY_NOT_FOUND" | "ADDED_ITEMS_LIMIT" | "PRODUCT_ALREADY_IN_SESSION" | "NOT_READY_TO_FINISH" | "SESSION_NOT_CANCELLED" | "INVALID_CURSOR" | "INVALID_PERIOD";
+        ErrorCode: "VALIDATION_ERROR" | "MALFORMED_JSON" | "BAD_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_IMPLEMENTED" | "RATE_LIMITED" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "STORE_REQUIRED" | "STORE_NOT_FOUND" | "STORE_MISMATCH" | "UNAUTHORIZED" | "TOKEN_INVALID" | "INVALID_REFRESH_TOKEN" | "REFRESH_TOKEN_REUSED" | "RECOVERY_TOKEN_INVALID" | "INVALID_CREDENTIALS" | "ACCOUNT_DISABLED" | "PICKER_INACTIVE" | "STORE_NOT_ASSIGNED" | "OTP_INVALID" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "OTP_RESEND_COOLDOWN" | "OTP_SEND_LIMIT" | "LOGIN_RATE_LIMITED" | "TOO_MANY_ATTEMPTS" | "SMS_DELIVERY_FAILED" | "SMS_PROVIDER_UNAVAILABLE" | "PIN_MISMATCH" | "PIN_TOO_WEAK" | "BIRTH_DATE_INVALID" | "ACCOUNT_HAS_ACTIVE_ORDERS" | "APP_KIND_MISMATCH" | "PUSH_ENVIRONMENT_MISMATCH" | "CATALOG_NOT_PUBLISHED" | "CATALOG_VERSION_NOT_FOUND" | "INVALID_QUANTITY" | "LOCATION_NOT_SERVED" | "QUERY_TOO_SHORT" | "DUPLICATE_LOCATION_UUID" | "GEOCODER_UNAVAILABLE" | "DELIVERY_CONTEXT_REQUIRED" | "PICKUP_CONTEXT_REQUIRED" | "DELIVERY_MODE_INVALID" | "CHANGE_NOT_ALLOWED" | "INVALID_CHANGE" | "ONLINE_PAYMENT_DISABLED" | "DUPLICATE_ITEM" | "UNKNOWN_PRODUCT" | "OUT_OF_STOCK" | "LIMIT_EXCEEDED" | "ITEM_UNAVAILABLE" | "BELOW_MINIMUM_ORDER" | "OUTSIDE_DELIVERY_ZONE" | "EXPRESS_UNAVAILABLE" | "EXPRESS_ITEMS_LIMIT" | "SLOT_NOT_FOUND" | "SLOT_UNAVAILABLE" | "SLOT_FULL" | "COURIER_PROVIDER_ERROR" | "ORDER_ALREADY_CANCELLED" | "ORDER_NOT_CANCELLABLE" | "ORDER_HAS_NO_DELIVERY" | "DELIVERY_TRANSITION_NOT_ALLOWED" | "ORDER_NOT_READY_FOR_COURIER" | "ORDER_CLOSED" | "ORDER_NOT_PAYABLE_ONLINE" | "ORDER_ALREADY_PAID" | "ORDER_NOT_PAYABLE" | "BANK_PROVIDER_ERROR" | "NO_OPEN_INVOICE" | "WALLET_NOT_FOUND" | "WALLET_NOT_LINKED" | "WALLET_SYNC_IN_PROGRESS" | "CARD_NUMBER_INVALID" | "CARD_NOT_FOUND" | "CARD_OWNED_BY_ANOTHER_CUSTOMER" | "CARD_BLOCKED" | "CARD_NOT_ISSUED" | "CARD_ALREADY_ISSUED" | "UNBLOCK_NOT_ALLOWED" | "BLOCK_REASON_INVALID" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_INACTIVE" | "PURCHASE_NOT_FOUND" | "QUANTITY_INVALID" | "LOYALTY_PROVIDER_UNAVAILABLE" | "order_cancelled" | "ORDER_BUSY" | "PICKER_HAS_ACTIVE_SESSION" | "ORDER_NOT_PICKABLE" | "SESSION_CLOSED" | "VERSION_CONFLICT" | "ITEM_STATE_CONFLICT" | "ITEM_NOT_WEIGHT_BASED" | "ITEM_IS_WEIGHT_BASED" | "CONFIRMED_QUANTITY_MISMATCH" | "CONFIRMED_QUANTITY_REQUIRED" | "QUANTITY_ABOVE_ORDERED" | "WEIGHT_INVALID" | "QUANTITY_NOT_INTEGER" | "INVENTORY_NOT_FOUND" | "ADDED_ITEMS_LIMIT" | "PRODUCT_ALREADY_IN_SESSION" | "NOT_READY_TO_FINISH" | "ITEMS_NOT_IN_TOTES" | "BATCH_TOO_LARGE" | "BATCH_STORES_DIFFER" | "TOTE_LABEL_IN_USE" | "TOTE_ALREADY_BOUND" | "TOTE_OF_ANOTHER_ORDER" | "TOTE_TEMPERATURE_MISMATCH" | "TOTE_UNKNOWN" | "SESSION_NOT_IN_BATCH" | "SESSION_NOT_CANCELLED" | "INVALID_CURSOR" | "INVALID_PERIOD";
         /**
          * @description The signed-in customer's profile. The service always sends every field; empty text fields
          *     are `""`, unknown dates and choices are null.
@@ -8214,6 +8437,11 @@ export interface components {
              */
             picking_result_state: components["schemas"]["OrderPickingResultStateEnum"];
             /**
+             * @description How many totes the order is handed over in (orders picked in a batch put their goods into totes, one per temperature class); null when the order was not picked into totes or picking has not finished.
+             * @example 2
+             */
+            tote_count?: number | null;
+            /**
              * @description True when the picked order differs from the ordered one.
              * @default false
              */
@@ -10482,6 +10710,37 @@ export interface components {
             /** @description The order's slot; null for express orders. */
             slot?: components["schemas"]["PickerSlotSchema"] | null;
         };
+        PickerPickingRateSchema: {
+            /** @description Walks (single sessions, or batches) that ended in the period. */
+            walks_count: number;
+            /** @description Completed sessions of those walks. */
+            orders_count: number;
+            /** @description Items that ended `picked` in those sessions. */
+            items_count: number;
+            /** @description Picking time of those walks, seconds. */
+            picking_seconds: number;
+            /**
+             * @description `items_count` per hour of `picking_seconds`, 2 decimals; null without picking time.
+             * @example 96.40
+             */
+            items_per_hour: string | null;
+            /**
+             * @description `orders_count` per hour of `picking_seconds`, 2 decimals; null without picking time.
+             * @example 3.10
+             */
+            orders_per_hour: string | null;
+        };
+        /**
+         * @description How fast a picker (or a store) picks, from what the sessions recorded. A walk is one session
+         *     started on its own, or one batch; its picking time runs from its start to the last closure of
+         *     its sessions (time between walks is not counted). Items are the items that ended `picked` in
+         *     completed sessions; orders are the completed sessions.
+         */
+        PickerPickingRatesSchema: {
+            single: components["schemas"]["PickerPickingRateSchema"];
+            batch: components["schemas"]["PickerPickingRateSchema"];
+            all: components["schemas"]["PickerPickingRateSchema"];
+        };
         /**
          * @description Totals of the caller's closed sessions in a period (the same filters as the history list:
          *     sessions started at or after `started_at` and closed at or before `ended_at`).
@@ -10597,6 +10856,8 @@ export interface components {
              * @example 41870.35
              */
             completed_total: string | number;
+            /** @description Items and orders per hour of the period, for single orders and batches apart and together. */
+            rates?: components["schemas"]["PickerPickingRatesSchema"];
         };
         /** @description The picker who holds an order's open session, as shown on a queue card. */
         PickerOrderAssigneeSchema: {
@@ -10777,6 +11038,53 @@ export interface components {
             reconciliation_status?: "not_required" | "pending" | "completed" | "failed" | null;
         };
         /**
+         * @description How a product is kept and carried: `ambient` (room temperature), `chilled` (0-6 °C), `frozen` (-18 °C). Each needs its own tote.
+         * @example chilled
+         * @enum {string}
+         */
+        TemperatureClass: "ambient" | "chilled" | "frozen";
+        /**
+         * @description A tote of one order: the box its goods of one temperature class go into. A batch gives each
+         *     order one tote per temperature class its items need. The picker binds a physical tote by
+         *     scanning its label (POST .../totes/{tote_id}/bind) and then places each picked item into a tote
+         *     of its order and class. A label is in use by at most one open session's tote in a store; when
+         *     the session closes (finished, cancelled, expired, order cancelled) `released_at` is set and the
+         *     label may be bound again. At finish the totes listed in the session are the handoff.
+         */
+        PickingToteSchema: {
+            /**
+             * @description Tote identifier.
+             * @example 9012
+             */
+            tote_id: number;
+            /**
+             * Format: uuid
+             * @description The order whose goods the tote holds.
+             */
+            order_id: string;
+            temperature_class: components["schemas"]["TemperatureClass"];
+            /**
+             * @description The scanned label of the physical tote; null until bound.
+             * @example T-0042
+             */
+            label: string | null;
+            /**
+             * Format: date-time
+             * @description When the label was bound; null until bound.
+             */
+            bound_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the tote's session closed and its label became free; null while the session is open.
+             */
+            released_at: string | null;
+            /**
+             * @description Items of the session placed into this tote (picked, not since marked missing).
+             * @example 12
+             */
+            items_count: number;
+        };
+        /**
          * @description A picking session without its `items`: every other field of PickingSessionSchema (which is
          *     this header plus `items`), with the same meaning. A picker command's delta answer carries it
          *     (PickingActionOutput).
@@ -10873,6 +11181,10 @@ export interface components {
             cancel_after_resolved_items?: number | null;
             /** @description The order's slot; null for express orders. */
             slot?: components["schemas"]["PickerSlotSchema"] | null;
+            /** @description The batch the session was taken in (POST /api/picker/batches); null for a session started on its own. */
+            batch_id?: number | null;
+            /** @description The session's totes (batch sessions; empty otherwise). After finish, the totes to hand off with the order. */
+            totes?: components["schemas"]["PickingToteSchema"][];
         };
         /**
          * @description Accepted weight range of a weight item, in kg: a weight from `min_quantity` to `max_quantity`
@@ -10974,6 +11286,34 @@ export interface components {
              * @description When the replacement was chosen.
              */
             chosen_at: string;
+        };
+        /**
+         * @description Where a product stands in a store and how it is kept. `sequence` sorts in the order a picker
+         *     walks the store (the route from the entrance to the packing area); products without a location
+         *     have every part null and are walked last. Set by the catalog import per store inventory row.
+         */
+        ShelfLocationSchema: {
+            /**
+             * @description Aisle name or number as signed in the store; null when the product is not located.
+             * @example 07
+             */
+            aisle: string | null;
+            /**
+             * @description Section (rack) of the aisle; null when not located.
+             * @example B
+             */
+            section: string | null;
+            /**
+             * @description Shelf level within the section, from the floor up; null when not located.
+             * @example 3
+             */
+            shelf: string | null;
+            /**
+             * @description Sortable key of the store's route (compare as text); null when not located.
+             * @example 07-B-3
+             */
+            sequence: string | null;
+            temperature_class: components["schemas"]["TemperatureClass"];
         };
         /**
          * @description One item (order line, or a product added by the picker) of a picking session.
@@ -11205,6 +11545,10 @@ export interface components {
              * @description Time of the last change of this item.
              */
             updated_at: string;
+            /** @description Where the item's product stands in the session's store and how it is kept (items are listed in this walking order). */
+            location?: components["schemas"]["ShelfLocationSchema"];
+            /** @description The tote the picked item was placed into (batch sessions); null until placed, and for sessions without totes. */
+            tote_id?: number | null;
         };
         /**
          * @description One picker's work on one order. Created by POST /api/picker/orders/{order_id}/start; the session
@@ -11387,6 +11731,12 @@ export interface components {
          *     | 409 | `PRODUCT_ALREADY_IN_SESSION` | additional-items with a product already ordered, added or chosen as a replacement | current session |
          *     | 409 | `NOT_READY_TO_FINISH` | finish while an item is unresolved; `unresolved_item_ids` lists them | current session |
          *     | 409 | `SESSION_NOT_CANCELLED` | cancelled/ack on a session not cancelled by the order's cancellation | current session |
+         *     | 409 | `ITEMS_NOT_IN_TOTES` | finish of a batch session while a picked item is not in a tote; `unresolved_item_ids` lists them | current session |
+         *     | 409 | `TOTE_OF_ANOTHER_ORDER` | tote: the label belongs to another order's tote; `tote_order_id` names that order | current session |
+         *     | 409 | `TOTE_TEMPERATURE_MISMATCH` | tote: the order's tote of another temperature class | current session |
+         *     | 409 | `SESSION_NOT_IN_BATCH` | tote: the session was not taken in a batch | current session |
+         *     | 409 | `TOTE_LABEL_IN_USE`, `TOTE_ALREADY_BOUND` | bind: the label is on another open tote, or the tote has another label | null |
+         *     | 422 | `BATCH_TOO_LARGE`, `BATCH_STORES_DIFFER`, `TOTE_UNKNOWN` | Rules of batch picking (POST /api/picker/batches, tote) | null, or current session for tote |
          *     | 409 | `IDEMPOTENCY_CONFLICT` | The Idempotency-Key was used with another body; stop retrying | null |
          *     | 409 | `IDEMPOTENCY_IN_PROGRESS` | The first request with this key is still running; retry after `retry_after_seconds` | null |
          *     | 422 | `VALIDATION_ERROR` | The request does not satisfy the contract; `detail` is a list | null |
@@ -11419,8 +11769,18 @@ export interface components {
             session?: components["schemas"]["PickingSessionSchema"] | null;
             /** @description Seconds to wait before retrying the same request (also sent as `Retry-After`); null or absent when retrying the same request will not help. */
             retry_after_seconds?: number | null;
-            /** @description For `NOT_READY_TO_FINISH`, the `item_id`s of the unresolved items to show; null or absent otherwise. */
+            /** @description For `NOT_READY_TO_FINISH`, the `item_id`s of the unresolved items to show; for `ITEMS_NOT_IN_TOTES`, the picked items not yet placed into a tote; null or absent otherwise. */
             unresolved_item_ids?: number[] | null;
+            /**
+             * Format: uuid
+             * @description POST /api/picker/batches: the order that could not be taken (`ORDER_BUSY`, `ORDER_NOT_PICKABLE`, `order_cancelled`). Absent otherwise.
+             */
+            order_id?: string;
+            /**
+             * Format: uuid
+             * @description `TOTE_OF_ANOTHER_ORDER`: the order whose tote carries the scanned label. Absent otherwise.
+             */
+            tote_order_id?: string;
             /** @description Identifier of the request, as in the `X-Request-Id` header. */
             request_id?: string;
         };
@@ -11887,6 +12247,201 @@ export interface components {
              * @example 1.260
              */
             quantity_kg?: string | number;
+        };
+        PickingBatchProposalOrderSchema: {
+            /** Format: uuid */
+            order_id: string;
+            order_number: string;
+            is_express: boolean;
+            /** Format: date-time */
+            due_at: string | null;
+            lines_count: number;
+            /** @description Shelf locations this order shares with the orders listed before it. */
+            shared_locations_count: number;
+        };
+        /**
+         * @description A batch the service proposes for the store (nothing is reserved: take it with POST
+         *     /api/picker/batches). The most urgent order waiting for picking comes first (express orders
+         *     first, then by slot start), so an urgent order is never held back to fill a batch. Then, from
+         *     the orders due within `PICKING_BATCH_DUE_WINDOW_MINUTES` (60) of it, those sharing the most
+         *     shelf locations with the orders already chosen are added, nearest due time breaking ties, while
+         *     the batch stays within `max_orders` and `max_lines`. Empty `orders` when nothing waits.
+         */
+        PickingBatchProposalSchema: {
+            /** Format: uuid */
+            store_id: string;
+            /** @description The largest batch the service takes (`PICKING_BATCH_MAX_ORDERS`, 3 by default, or the smaller `max_orders` asked). */
+            max_orders: number;
+            /** @description The most lines a batch may hold (`PICKING_BATCH_MAX_LINES`, 120 by default). */
+            max_lines: number;
+            orders: components["schemas"]["PickingBatchProposalOrderSchema"][];
+            lines_count: number;
+            /** @description Distinct stops of the merged walk. */
+            stops_count: number;
+            /** @description Stops the same orders would need picked one after another (the sum over the orders). */
+            separate_stops_count: number;
+        };
+        /** @description The orders to pick together, all of one store, all waiting for picking. */
+        TakePickingBatchInput: {
+            /** @description Orders (queue cards' `order_id`); at most `PICKING_BATCH_MAX_ORDERS` (422 `BATCH_TOO_LARGE` beyond it). */
+            order_ids: string[];
+        };
+        /** @description One order of a batch and the state of its picking session. */
+        PickingBatchOrderSchema: {
+            /** Format: uuid */
+            order_id: string;
+            /** @example 100245 */
+            order_number: string;
+            /** @description The order's own picking session (read it with GET /api/picker/orders/{order_id}/session). */
+            session_id: number;
+            /**
+             * @description The session's status. A `cancelled` order has left the batch (dropped by the picker, cancelled by the customer, or expired); its lines are no longer walked.
+             * @enum {string}
+             */
+            session_status: "active" | "ready_to_finish" | "completed" | "cancelled";
+            /** @description The session's version (send as `X-Expected-Version` to its commands). */
+            version: number;
+            /**
+             * @description What closed the session; `none` while it is open.
+             * @enum {string}
+             */
+            closure_source: "none" | "picker_finish" | "picker_cancel" | "order_cancelled" | "expired";
+            is_express: boolean;
+            /**
+             * Format: date-time
+             * @description When the order must be ready (its slot's start; for an express order, when it was placed).
+             */
+            due_at: string | null;
+            /** @enum {string} */
+            fulfillment_type: "delivery" | "pickup";
+            items_count: number;
+            resolved_items_count: number;
+            /** @description The order's totes, one per temperature class its items need. */
+            totes: components["schemas"]["PickingToteSchema"][];
+        };
+        /**
+         * @description A batch: one picker's walk for several orders of one store. Taking a batch starts one picking
+         *     session per order (exactly as POST /api/picker/orders/{order_id}/start does: same items, version
+         *     line, events, clarifications, finish) and gives each order its totes. Every order is finished on
+         *     its own with POST /api/picker/orders/{order_id}/finish (which then requires every picked item
+         *     of a batch session to be in a tote: 409 `ITEMS_NOT_IN_TOTES`).
+         *
+         *     An order leaves the batch when its session closes early: the picker's POST
+         *     /api/picker/orders/{order_id}/cancel (the order goes back to the queue), the customer's cancel
+         *     (its lines leave the walk, its totes are freed, the other orders go on), or expiry. The batch is
+         *     `open` while one of its sessions is open, `closed` after.
+         */
+        PickingBatchSchema: {
+            /** @example 77 */
+            batch_id: number;
+            /** Format: uuid */
+            store_id: string;
+            /** @enum {string} */
+            status: "open" | "closed";
+            /** Format: date-time */
+            created_at: string;
+            /** @description The batch's orders, most urgent first. */
+            orders: components["schemas"]["PickingBatchOrderSchema"][];
+            /** @description Stops of the walk over the orders still in the batch. */
+            stops_count: number;
+            /** @description Of them, stops with an item still to resolve or to place into its tote. */
+            remaining_stops_count: number;
+        };
+        /** @description One order's item at a stop of the walk. */
+        PickingBatchStopLineSchema: {
+            /** Format: uuid */
+            order_id: string;
+            order_number: string;
+            session_id: number;
+            /** @description The item; its commands are those of any session (POST /api/picker/orders/{order_id}/items/{item_id}/...). */
+            item_id: number;
+            /**
+             * @description The item's state (PickingItemSchema).
+             * @enum {string}
+             */
+            state: "pending" | "awaiting_quantity" | "picked" | "missing" | "clarified";
+            is_resolved: boolean;
+            /**
+             * @description Ordered quantity (pieces, or kg for weight items), 3 decimals.
+             * @example 2.000
+             */
+            ordered_quantity: string;
+            /**
+             * @description Unit of the quantity in the requested language.
+             * @example шт
+             */
+            unit: string;
+            /** @description The order's tote this item goes into (the tote of its order and temperature class). */
+            tote_id: number | null;
+            /** @description That tote's bound label; null until the tote is bound. */
+            tote_label: string | null;
+            /** @description True once the picked item has been placed into its tote. */
+            in_tote: boolean;
+        };
+        /**
+         * @description One stop of the batch's walk: a product at its shelf location, with the line of every order of
+         *     the batch that asked for it. The same product ordered by two orders is one stop with two lines
+         *     (and two totes).
+         */
+        PickingBatchStopSchema: {
+            /** @description 0-based position of the stop in the walk. */
+            stop_index: number;
+            /** Format: uuid */
+            product_id: string;
+            /** @description Product name in the requested language. */
+            name: string;
+            image_url: string | null;
+            barcode: string | null;
+            plu_code: string | null;
+            is_weight_based: boolean;
+            location: components["schemas"]["ShelfLocationSchema"];
+            lines: components["schemas"]["PickingBatchStopLineSchema"][];
+        };
+        /** @description The whole walk of a batch, in the store's shelf order (orders that left the batch excluded). */
+        PickingBatchPickListSchema: {
+            batch_id: number;
+            stops: components["schemas"]["PickingBatchStopSchema"][];
+        };
+        /**
+         * @description The handheld's next step: the first stop of the walk, in shelf order, with an item still to
+         *     resolve or to place into its tote, and the counts to show. Small by design (one stop, not the
+         *     walk): well under 4 KB for a batch of three 40-line orders.
+         */
+        PickingBatchNextStopSchema: {
+            batch_id: number;
+            /** @enum {string} */
+            status: "open" | "closed";
+            stops_count: number;
+            remaining_stops_count: number;
+            /** @description Items still to resolve or to place into a tote. */
+            remaining_items_count: number;
+            /** @description The next stop; null when every line is resolved and placed (finish the orders). */
+            stop: components["schemas"]["PickingBatchStopSchema"] | null;
+        };
+        BindToteInput: {
+            /**
+             * @description The label scanned from the physical tote.
+             * @example T-0042
+             */
+            label: string;
+        };
+        PlaceItemInToteInput: {
+            /**
+             * @description The label scanned from the tote the item was put into.
+             * @example T-0042
+             */
+            tote_label: string;
+        };
+        /**
+         * @description An item placed into a tote. `session` is the session's header after the change (its version
+         *     rose by one, as with every applied change; `applied` false when the item was already in that
+         *     tote and nothing changed), `item` the item as a full read shows it.
+         */
+        PickingTotePlacementOutput: {
+            applied: boolean;
+            tote: components["schemas"]["PickingToteSchema"];
+            item: components["schemas"]["PickingItemSchema"];
+            session: components["schemas"]["PickingSessionHeaderSchema"];
         };
         /**
          * @description The last one-time code sent to a configured test phone (TEST environment only), for mobile
@@ -12479,6 +13034,16 @@ export interface components {
          * @example 90872
          */
         PickingItemId: number;
+        /**
+         * @description A batch of the caller (`batch_id` of POST /api/picker/batches). Another picker's batch answers 404.
+         * @example 77
+         */
+        BatchId: number;
+        /**
+         * @description A tote of the batch (`tote_id` of PickingToteSchema).
+         * @example 9012
+         */
+        ToteId: number;
     };
     requestBodies: never;
     headers: {
@@ -16730,7 +17295,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            /** @description Not finished: `NOT_READY_TO_FINISH` (with `unresolved_item_ids`), `SESSION_CLOSED`, `order_cancelled`, `ORDER_BUSY`, `VERSION_CONFLICT`, `IDEMPOTENCY_CONFLICT`, `IDEMPOTENCY_IN_PROGRESS` (with `Retry-After`). */
+            /** @description Not finished: `NOT_READY_TO_FINISH`, `ITEMS_NOT_IN_TOTES` (with `unresolved_item_ids`), `SESSION_CLOSED`, `order_cancelled`, `ORDER_BUSY`, `VERSION_CONFLICT`, `IDEMPOTENCY_CONFLICT`, `IDEMPOTENCY_IN_PROGRESS` (with `Retry-After`). */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -17650,6 +18215,497 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`, `CONFIRMED_QUANTITY_REQUIRED`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PickerErrorResponse"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    proposePickingBatch: {
+        parameters: {
+            query?: {
+                /** @description The most orders to propose (capped at `PICKING_BATCH_MAX_ORDERS`). */
+                max_orders?: number;
+            };
+            header?: {
+                /**
+                 * @description Store whose assortment, prices, stock or slots the operation uses (a store `id`). The schema
+                 *     leaves it optional, as the interface spec does, but operations that need a store answer 422
+                 *     with code `STORE_REQUIRED` when it is absent and `STORE_NOT_FOUND` when no active store has
+                 *     that id. Responses that depend on it carry `Vary: X-Store-Id`.
+                 * @example 5f3c1a9e-8a51-4c3e-9a57-3d2f0c6b7a10
+                 */
+                "X-Store-Id"?: components["parameters"]["XStoreId"];
+                /**
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
+                 * @example ru
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proposal (empty `orders` when nothing waits for picking). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "store_id": "5f3c1a9e-8a51-4c3e-9a57-3d2f0c6b7a10",
+                     *       "max_orders": 3,
+                     *       "max_lines": 120,
+                     *       "orders": [
+                     *         {
+                     *           "order_id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *           "order_number": "100245",
+                     *           "is_express": false,
+                     *           "due_at": "2025-03-14T10:00:00+03:00",
+                     *           "lines_count": 12,
+                     *           "shared_locations_count": 0
+                     *         },
+                     *         {
+                     *           "order_id": "2b1f6f0c-9d7e-4c55-8f0a-1c3e5b7d9a11",
+                     *           "order_number": "100247",
+                     *           "is_express": false,
+                     *           "due_at": "2025-03-14T10:00:00+03:00",
+                     *           "lines_count": 9,
+                     *           "shared_locations_count": 4
+                     *         }
+                     *       ],
+                     *       "lines_count": 21,
+                     *       "stops_count": 17,
+                     *       "separate_stops_count": 21
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PickingBatchProposalSchema"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    takePickingBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description One key denotes one action with an unchanged body. Replaying the same key with the same body
+                 *     returns the stored response (same status and body); the same key with another body answers
+                 *     409 `IDEMPOTENCY_CONFLICT` (stop retrying); a duplicate arriving while the first request is
+                 *     still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. Keys are kept at
+                 *     least 24 hours. Picker commands require a UUID key (422 `IDEMPOTENCY_KEY_REQUIRED` /
+                 *     `IDEMPOTENCY_KEY_INVALID` otherwise).
+                 * @example 0b8e9a43-6a8f-4c55-8a3e-2f1d2b0c9d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
+                 * @example ru
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "order_ids": [
+                 *         "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                 *         "2b1f6f0c-9d7e-4c55-8f0a-1c3e5b7d9a11"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["TakePickingBatchInput"];
+            };
+        };
+        responses: {
+            /** @description The batch (also the answer to a replay). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PickingBatchSchema"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description Not taken: `ORDER_BUSY`, `PICKER_HAS_ACTIVE_SESSION`, `order_cancelled`, `ORDER_NOT_PICKABLE` (with `order_id`), `IDEMPOTENCY_CONFLICT`, `IDEMPOTENCY_IN_PROGRESS` (with `Retry-After`). */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Order 100247 is being picked by Oleg Petrov",
+                     *       "code": "ORDER_BUSY",
+                     *       "order_id": "2b1f6f0c-9d7e-4c55-8f0a-1c3e5b7d9a11",
+                     *       "session": null,
+                     *       "retry_after_seconds": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PickerErrorResponse"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid request: `VALIDATION_ERROR`, `BATCH_TOO_LARGE`, `BATCH_STORES_DIFFER`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PickerErrorResponse"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCurrentPickingBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
+                 * @example ru
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The open batch. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PickingBatchSchema"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPickingBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
+                 * @example ru
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /**
+                 * @description A batch of the caller (`batch_id` of POST /api/picker/batches). Another picker's batch answers 404.
+                 * @example 77
+                 */
+                batch_id: components["parameters"]["BatchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PickingBatchSchema"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPickingBatchPickList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
+                 * @example ru
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /**
+                 * @description A batch of the caller (`batch_id` of POST /api/picker/batches). Another picker's batch answers 404.
+                 * @example 77
+                 */
+                batch_id: components["parameters"]["BatchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The walk. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PickingBatchPickListSchema"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPickingBatchNextStop: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
+                 * @example ru
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /**
+                 * @description A batch of the caller (`batch_id` of POST /api/picker/batches). Another picker's batch answers 404.
+                 * @example 77
+                 */
+                batch_id: components["parameters"]["BatchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next stop (`stop` null when the walk is done). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PickingBatchNextStopSchema"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    bindPickingTote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description One key denotes one action with an unchanged body. Replaying the same key with the same body
+                 *     returns the stored response (same status and body); the same key with another body answers
+                 *     409 `IDEMPOTENCY_CONFLICT` (stop retrying); a duplicate arriving while the first request is
+                 *     still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. Keys are kept at
+                 *     least 24 hours. Picker commands require a UUID key (422 `IDEMPOTENCY_KEY_REQUIRED` /
+                 *     `IDEMPOTENCY_KEY_INVALID` otherwise).
+                 * @example 0b8e9a43-6a8f-4c55-8a3e-2f1d2b0c9d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
+                 * @example ru
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /**
+                 * @description A batch of the caller (`batch_id` of POST /api/picker/batches). Another picker's batch answers 404.
+                 * @example 77
+                 */
+                batch_id: components["parameters"]["BatchId"];
+                /**
+                 * @description A tote of the batch (`tote_id` of PickingToteSchema).
+                 * @example 9012
+                 */
+                tote_id: components["parameters"]["ToteId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BindToteInput"];
+            };
+        };
+        responses: {
+            /** @description The tote with its label. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PickingToteSchema"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description Not bound: `TOTE_LABEL_IN_USE`, `TOTE_ALREADY_BOUND`, `SESSION_CLOSED`, `IDEMPOTENCY_CONFLICT`, `IDEMPOTENCY_IN_PROGRESS` (with `Retry-After`). */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PickerErrorResponse"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid request: `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PickerErrorResponse"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    placePickingItemInTote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description One key denotes one action with an unchanged body. Replaying the same key with the same body
+                 *     returns the stored response (same status and body); the same key with another body answers
+                 *     409 `IDEMPOTENCY_CONFLICT` (stop retrying); a duplicate arriving while the first request is
+                 *     still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. Keys are kept at
+                 *     least 24 hours. Picker commands require a UUID key (422 `IDEMPOTENCY_KEY_REQUIRED` /
+                 *     `IDEMPOTENCY_KEY_INVALID` otherwise).
+                 * @example 0b8e9a43-6a8f-4c55-8a3e-2f1d2b0c9d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Optional optimistic-concurrency guard: the session `version` the command was prepared on.
+                 *     When sent and different from the current `version` (the client's copy is stale), nothing
+                 *     changes and the answer is 409 `VERSION_CONFLICT` with the whole current session (its `items`
+                 *     included, whatever `Prefer` asked): replace the local copy with it. It is part of the
+                 *     idempotency fingerprint.
+                 * @example 14
+                 */
+                "X-Expected-Version"?: components["parameters"]["ExpectedSessionVersion"];
+                /**
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
+                 * @example ru
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /**
+                 * @description Order identifier. Orders of stores the picker does not work in answer 404.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                order_id: string;
+                /**
+                 * @description Item of the order's session.
+                 * @example 88123
+                 */
+                item_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlaceItemInToteInput"];
+            };
+        };
+        responses: {
+            /** @description The item in its tote. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PickingTotePlacementOutput"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description Not placed: `TOTE_OF_ANOTHER_ORDER` (with `tote_order_id`), `TOTE_TEMPERATURE_MISMATCH`, `ITEM_STATE_CONFLICT`, `SESSION_NOT_IN_BATCH`, `SESSION_CLOSED`, `order_cancelled`, `ORDER_BUSY`, `VERSION_CONFLICT`, `IDEMPOTENCY_CONFLICT`, `IDEMPOTENCY_IN_PROGRESS` (with `Retry-After`). */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Tote T-0042 holds order 100247; put the item into a tote of order 100245",
+                     *       "code": "TOTE_OF_ANOTHER_ORDER",
+                     *       "tote_order_id": "2b1f6f0c-9d7e-4c55-8f0a-1c3e5b7d9a11",
+                     *       "session": null,
+                     *       "retry_after_seconds": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PickerErrorResponse"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid request: `VALIDATION_ERROR`, `TOTE_UNKNOWN`, `IDEMPOTENCY_KEY_REQUIRED`, `IDEMPOTENCY_KEY_INVALID`. */
             422: {
                 headers: {
                     [name: string]: unknown;

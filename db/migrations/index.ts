@@ -30,6 +30,7 @@ import * as pickingHotUpdates from './2026_11_26_2201_picking_hot_updates.js';
 import * as courierDispatchScan from './2026_11_26_2301_courier_dispatch_scan.js';
 import * as outboxMarkingHot from './2026_11_28_1301_outbox_marking_hot.js';
 import * as outboxEmit from './2026_11_29_0901_outbox_emit.js';
+import * as batchPicking from './2026_12_02_1801_batch_picking.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -61,4 +62,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_2301_courier_dispatch_scan': courierDispatchScan,
   '2026_11_28_1301_outbox_marking_hot': outboxMarkingHot,
   '2026_11_29_0901_outbox_emit': outboxEmit,
+  '2026_12_02_1801_batch_picking': batchPicking,
 };

@@ -122,6 +122,12 @@ export interface InventoriesTable {
   sort_rank_ru: Generated<number>;
   sort_rank_en: Generated<number>;
   updated_at: Timestamp;
+  location_aisle: Generated<string | null>;
+  location_section: Generated<string | null>;
+  location_shelf: Generated<string | null>;
+  /** Sorts in the store's walking order; NULL (not located) walks last. */
+  location_sequence: Generated<string | null>;
+  temperature_class: Generated<'ambient' | 'chilled' | 'frozen'>;
 }
 
 export interface FavoriteProductsTable {

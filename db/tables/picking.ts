@@ -1,9 +1,11 @@
-// Tables of the picking migration (2026_11_22_0007): sessions, their items, the scan log.
+// Tables of the picking migrations (2026_11_22_0007, 2026_12_02_1801): sessions, their items, the
+// scan log, batches and totes.
 import type { ColumnType, Generated } from 'kysely';
 import type { Decimal, Timestamp } from './types.js';
 
 export type SessionStatus = 'active' | 'ready_to_finish' | 'completed' | 'cancelled';
 export type ClosureSource = 'none' | 'picker_finish' | 'picker_cancel' | 'order_cancelled' | 'expired';
+export type TemperatureClass = 'ambient' | 'chilled' | 'frozen';
 export type ReconciliationStatus = 'not_required' | 'pending' | 'completed' | 'failed';
 
 export interface PickingSessionsTable {
@@ -26,6 +28,8 @@ export interface PickingSessionsTable {
   started_at: Timestamp;
   updated_at: Timestamp;
   closed_at: Timestamp | null;
+  /** The batch the session was taken in; NULL for a session started on its own. */
+  batch_id: number | null;
 }
 
 export interface PickingItemsTable {
@@ -71,6 +75,14 @@ export interface PickingItemsTable {
   replacement_chosen_at: Timestamp | null;
   current_line_total: Decimal;
   updated_at: Timestamp;
+  /** The tote the picked goods went into (batch picking). */
+  tote_id: number | null;
+  location_aisle: string | null;
+  location_section: string | null;
+  location_shelf: string | null;
+  /** Sorts in the store's walking order; NULL walks last. */
+  location_sequence: string | null;
+  temperature_class: Generated<TemperatureClass>;
 }
 
 export interface PickingScansTable {
@@ -92,9 +104,28 @@ export interface PickerQueueHorizonTable {
   swept_until: Timestamp;
 }
 
+export interface PickingBatchesTable {
+  id: ColumnType<number, never, never>;
+  picker_id: number;
+  store_id: string;
+  created_at: Generated<Timestamp>;
+}
+
+export interface PickingTotesTable {
+  id: ColumnType<number, never, never>;
+  session_id: number;
+  store_id: string;
+  temperature_class: TemperatureClass;
+  label: string | null;
+  bound_at: Timestamp | null;
+  released_at: Timestamp | null;
+}
+
 export interface PickingTables {
   picking_sessions: PickingSessionsTable;
   picking_items: PickingItemsTable;
   picking_scans: PickingScansTable;
   picker_queue_horizon: PickerQueueHorizonTable;
+  picking_batches: PickingBatchesTable;
+  picking_totes: PickingTotesTable;
 }

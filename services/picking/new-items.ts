@@ -59,6 +59,11 @@ export function itemForLine(line: OrderLineForPicking, position: number, toleran
     is_resolved: isResolved(facts),
     is_added: false,
     current_line_total: money(currentLineTotal(facts, price)),
+    location_aisle: line.location_aisle,
+    location_section: line.location_section,
+    location_shelf: line.location_shelf,
+    location_sequence: line.location_sequence,
+    temperature_class: line.temperature_class ?? 'ambient',
   };
 }
 

@@ -190,6 +190,11 @@ export function orderLinesForPicking(db: Executor, orderId: string, storeId: str
         'l.quantity',
         'l.unit_price',
         'si.id as store_inventory_id',
+        'si.location_aisle',
+        'si.location_section',
+        'si.location_shelf',
+        'si.location_sequence',
+        'si.temperature_class',
         'u.kind as unit_kind',
         'u.ratio as unit_ratio',
         'p.plu as product_plu',
@@ -197,7 +202,8 @@ export function orderLinesForPicking(db: Executor, orderId: string, storeId: str
         sql<string | null>`(SELECT min(b.barcode) FROM product_barcodes b WHERE b.product_id = l.product_id)`.as('product_barcode'),
       ])
       .where('l.order_id', '=', orderId)
-      // Walking order: the shelf (category tree position), then the name.
+      // Walking order: the store's route (unlocated products last), the category, then the name.
+      .orderBy(sql`si.location_sequence NULLS LAST`)
       .orderBy(sql`cat.tree_order NULLS LAST`)
       .orderBy('l.name_ru')
       .orderBy('l.line_no')
