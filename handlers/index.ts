@@ -2,6 +2,7 @@
 import type { HandlerMap, StepsMap } from '../server/handler-types.js';
 import { accountsHandlers } from './accounts.js';
 import { authenticationHandlers, authenticationSteps } from './authentication.js';
+import { batchHandlers, batchSteps } from './batches.js';
 import { catalogHandlers, catalogSteps } from './catalog.js';
 import { contentHandlers, contentSteps } from './content.js';
 import { logisticsHandlers, logisticsSteps } from './logistics.js';
@@ -14,6 +15,7 @@ import { qaHandlers, qaSteps } from './qa.js';
 export const handlers: HandlerMap = {
   ...accountsHandlers,
   ...authenticationHandlers,
+  ...batchHandlers,
   ...catalogHandlers,
   ...contentHandlers,
   ...logisticsHandlers,
@@ -27,6 +29,7 @@ export const handlers: HandlerMap = {
 /** What the runtime does around each operation's handler, declared by its module. */
 export const steps: StepsMap = {
   ...authenticationSteps,
+  ...batchSteps,
   ...catalogSteps,
   ...contentSteps,
   ...logisticsSteps,

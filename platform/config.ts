@@ -394,6 +394,8 @@ export interface PickingConfig {
   queueHorizonHours: number;
   /** Seconds between the server's pings on /ws/picker/ (PickerRealtimeMetadataSchema.heartbeat_interval_seconds). */
   realtimeHeartbeatSeconds: number;
+  /** Batch picking: the most orders and lines one walk takes, and how much later than the most urgent order another may be due to join it. */
+  batch: { maxOrders: number; maxLines: number; dueWindowMinutes: number };
 }
 
 function pickingConfig(env: NodeJS.ProcessEnv): PickingConfig {
@@ -410,6 +412,11 @@ function pickingConfig(env: NodeJS.ProcessEnv): PickingConfig {
     expressPickMinutes: int(env, 'PICKING_EXPRESS_MINUTES', 15, 0),
     queueHorizonHours: int(env, 'PICKING_QUEUE_HORIZON_HOURS', 24, 1),
     realtimeHeartbeatSeconds: int(env, 'PICKER_WS_HEARTBEAT_SECONDS', 30, 1),
+    batch: {
+      maxOrders: int(env, 'PICKING_BATCH_MAX_ORDERS', 3, 1),
+      maxLines: int(env, 'PICKING_BATCH_MAX_LINES', 120, 1),
+      dueWindowMinutes: int(env, 'PICKING_BATCH_DUE_WINDOW_MINUTES', 60, 0),
+    },
   };
 }
 

@@ -4,24 +4,30 @@
 // (RequestFigures: map lookups, a bucket search and a few additions), many times cheaper than
 // prom-client's labelled histogram and counter, which check and hash the labels on every call. Everything else is read at scrape time: open WebSocket connections,
 // the outbox backlog and lag (one indexed query, skipped when the pool is exhausted so that a
-// scrape never queues behind requests), and the pool's counters. prom-client provides those
-// gauges and the process metrics.
+// scrape never queues behind requests), the picking rates of the last hour (one bounded query,
+// kept for PICKING_RATES_TTL_MS), and the pool's counters. prom-client provides those gauges and
+// the process metrics.
 //
 // Labels are bounded and carry no secrets: operationIds come from the spec (anything else is
-// `none`), statuses are HTTP status codes; no paths, tokens or connection strings.
+// `none`), statuses are HTTP status codes, stores are the chain's stores and modes are two; no
+// paths, tokens, connection strings or people.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type express from 'express';
 import client from 'prom-client';
 import type pg from 'pg';
+import type { Executor } from '../db/executor.js';
+import { recentWalksByStore } from '../db/queries/picking/history.js';
+import { pickingRate } from '../domain/picking/rates.js';
 import { bearerToken } from './tokens.js';
+import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { EventLoopWatch } from './event-loop.js';
 import type { Logger } from './logger.js';
 
 /** Latency buckets in seconds: from a cached read (a few ms) to a slow provider call (10 s). */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-/** The outbox query must not hold a scrape longer than this. */
-const OUTBOX_QUERY_TIMEOUT_MS = 1000;
+/** A scrape-time query (outbox, picking rates) must not hold a scrape longer than this. */
+const SCRAPE_QUERY_TIMEOUT_MS = 1000;
 /** The outbox figures look at this many newest events (a scrape reads at most these rows). */
 const OUTBOX_RECENT_EVENTS = 10_000;
 /**
@@ -37,6 +43,13 @@ export const OUTBOX_FIGURES_SQL = `
     WHERE published_at IS NULL)
   SELECT (SELECT count(*) FROM waiting) AS backlog,
          (SELECT extract(epoch FROM now() - created_at) FROM waiting ORDER BY id LIMIT 1) AS lag_seconds`;
+
+/** The picking rates look at the walks that ended in this trailing window. */
+const PICKING_RATES_WINDOW_SECONDS = 3600;
+/** The picking rates read at most this many newest sessions (and the other sessions of their batches). */
+const PICKING_RATES_RECENT_SESSIONS = 10_000;
+/** A scrape reuses the picking rates read less than this long ago: several scrapers cost one query. */
+export const PICKING_RATES_TTL_MS = 30_000;
 
 /** The label of requests that matched no operation (health checks, docs, unknown paths, /metrics). */
 export const NO_OPERATION = 'none';
@@ -54,6 +67,10 @@ function processMetrics(): client.Registry {
 
 export interface MetricsSources {
   pool: pg.Pool;
+  /** Runs the picking rates' query (over `pool`). */
+  db: Executor;
+  /** Ages the kept picking rates. */
+  clock: Clock;
   log: Logger;
   config: Pick<Config, 'env' | 'buildCommit' | 'dbPoolMax'>;
   eventLoop?: EventLoopWatch;
@@ -69,7 +86,7 @@ export interface Metrics {
   render(): Promise<string>;
 }
 
-export function createMetrics({ pool, log, config, eventLoop }: MetricsSources): Metrics {
+export function createMetrics({ pool, db, clock, log, config, eventLoop }: MetricsSources): Metrics {
   const registry = new client.Registry();
   const requests = new RequestFigures();
   new client.Gauge({
@@ -140,32 +157,99 @@ export function createMetrics({ pool, log, config, eventLoop }: MetricsSources):
     registers: [registry],
   });
 
+  /**
+   * Runs one scrape-time query, or reports why it did not: an exhausted pool is when metrics
+   * matter most, so a scrape never waits in its queue, nor longer than the timeout for an answer.
+   */
+  const boundedQuery = async <T>(source: string, run: () => Promise<T>): Promise<T | undefined> => {
+    if (pool.waitingCount > 0) {
+      collectFailures.inc({ source, reason: 'pool_exhausted' });
+      return undefined;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const query = run();
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timeout')), SCRAPE_QUERY_TIMEOUT_MS);
+      });
+      query.catch(() => {}); // settled later than the timeout: nothing waits for it any more
+      return await Promise.race([query, timeout]);
+    } catch (err) {
+      const reason = err instanceof Error && err.message === 'timeout' ? 'timeout' : 'query_failed';
+      collectFailures.inc({ source, reason });
+      log.warn(`metrics: ${source} figures unavailable`, { reason, err: err instanceof Error ? err.message : String(err) });
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
   const readOutbox = async () => {
     // Unknown figures are absent from the scrape, not 0 (which would read as "nothing waiting").
     backlog.remove();
     lag.remove();
-    // An exhausted pool is when metrics matter most; a scrape must not wait in its queue.
-    if (pool.waitingCount > 0) {
-      collectFailures.inc({ source: 'outbox', reason: 'pool_exhausted' });
-      return;
-    }
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const query = pool.query<{ backlog: string; lag_seconds: string | null }>(OUTBOX_FIGURES_SQL);
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('timeout')), OUTBOX_QUERY_TIMEOUT_MS);
-      });
-      query.catch(() => {}); // settled later than the timeout: nothing waits for it any more
-      const { rows } = await Promise.race([query, timeout]);
-      backlog.set(Number(rows[0]!.backlog));
-      lag.set(Math.max(0, Number(rows[0]!.lag_seconds ?? 0)));
-    } catch (err) {
-      const reason = err instanceof Error && err.message === 'timeout' ? 'timeout' : 'query_failed';
-      collectFailures.inc({ source: 'outbox', reason });
-      log.warn('metrics: outbox figures unavailable', { reason, err: err instanceof Error ? err.message : String(err) });
-    } finally {
-      clearTimeout(timer);
-    }
+    const rows = await boundedQuery(
+      'outbox',
+      async () => (await pool.query<{ backlog: string; lag_seconds: string | null }>(OUTBOX_FIGURES_SQL)).rows,
+    );
+    if (!rows) return;
+    backlog.set(Number(rows[0]!.backlog));
+    lag.set(Math.max(0, Number(rows[0]!.lag_seconds ?? 0)));
+  };
+
+  // No picker label: it grows with every person ever employed; a picker's own rates are in their history summary.
+  const pickingLabels = ['store_id', 'mode'] as const;
+  const pickingGauges = {
+    walks: new client.Gauge({
+      name: 'grocery_picking_walks',
+      help: `Walks (sessions started on their own, or batches) that ended in the last ${PICKING_RATES_WINDOW_SECONDS / 60} minutes, among the newest ${PICKING_RATES_RECENT_SESSIONS} sessions.`,
+      labelNames: pickingLabels,
+      registers: [registry],
+    }),
+    seconds: new client.Gauge({
+      name: 'grocery_picking_seconds',
+      help: 'Picking time of those walks (each from its start to the last closure of its sessions), seconds.',
+      labelNames: pickingLabels,
+      registers: [registry],
+    }),
+    items: new client.Gauge({
+      name: 'grocery_picking_items_per_hour',
+      help: 'Items that ended picked in the completed sessions of those walks, per hour of their picking time.',
+      labelNames: pickingLabels,
+      registers: [registry],
+    }),
+    orders: new client.Gauge({
+      name: 'grocery_picking_orders_per_hour',
+      help: 'Completed sessions (orders) of those walks, per hour of their picking time.',
+      labelNames: pickingLabels,
+      registers: [registry],
+    }),
+  };
+  let pickingReadUntil = 0;
+  let pickingRead: Promise<void> | null = null;
+  const readPickingRates = async () => {
+    if (clock.nowMs() < pickingReadUntil) return; // the gauges still hold the last reading
+    // Concurrent scrapes share one reading.
+    pickingRead ??= (async () => {
+      const rows = await boundedQuery('picking_rates', () =>
+        recentWalksByStore(db, PICKING_RATES_WINDOW_SECONDS, PICKING_RATES_RECENT_SESSIONS),
+      );
+      for (const gauge of Object.values(pickingGauges)) gauge.reset();
+      if (!rows) return; // unknown: absent from the scrape, and read again by the next one
+      for (const r of rows) {
+        const labels = { store_id: r.store_id, mode: r.mode };
+        const rate = pickingRate(r);
+        pickingGauges.walks.set(labels, r.walks_count);
+        pickingGauges.seconds.set(labels, r.picking_seconds);
+        // Without picking time a rate is unknown, so it is absent rather than 0.
+        if (rate.items_per_hour !== null) pickingGauges.items.set(labels, Number(rate.items_per_hour));
+        if (rate.orders_per_hour !== null) pickingGauges.orders.set(labels, Number(rate.orders_per_hour));
+      }
+      pickingReadUntil = clock.nowMs() + PICKING_RATES_TTL_MS;
+    })().finally(() => {
+      pickingRead = null;
+    });
+    await pickingRead;
   };
 
   return {
@@ -178,6 +262,7 @@ export function createMetrics({ pool, log, config, eventLoop }: MetricsSources):
     },
     async render() {
       await readOutbox();
+      await readPickingRates();
       const [processText, appText] = await Promise.all([processMetrics().metrics(), registry.metrics()]);
       return `${processText}\n${requests.render()}${appText}`;
     },

@@ -83,7 +83,7 @@ export async function createApp({ deps, handlers, steps = {}, document, eventLoo
   const served = stampSpec(source, config.env, config.buildCommit);
   const servedYaml = YAML.stringify(served);
   const responseValidator = config.validateResponses ? new ResponseValidator(source) : null;
-  const metrics = createMetrics({ pool: deps.pool, log, config, eventLoop });
+  const metrics = createMetrics({ pool: deps.pool, db: deps.db, clock: deps.clock, log, config, eventLoop });
   const trimmed = trimmedBodyFields(source);
 
   const api = new OpenAPIBackend({

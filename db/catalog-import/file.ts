@@ -5,6 +5,7 @@
 import { isValidGtin, isPlu } from '../../domain/codes/barcode.js';
 import { isUuid } from '../../domain/ids.js';
 import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
+import type { TemperatureClass } from '../../domain/picking/batching.js';
 
 export interface LocalizedText {
   ru: string;
@@ -46,6 +47,21 @@ export interface InventoryRow {
   price: string | number;
   old_price?: string | number | null;
   order_limit?: string | number | null;
+  /**
+   * Where the product stands in this store: aisle, section (rack) and shelf as signed in the store
+   * (shelves counted from the floor up), and `sequence`, the key of the picker's route. All four
+   * are given together, or none: a row without them is not located and is walked last.
+   */
+  aisle?: string | null;
+  section?: string | null;
+  shelf?: string | null;
+  /**
+   * Sorts as text in the order a picker walks the store (`03-B-2`): digits, capital Latin letters
+   * and `-` `.` `/` only, each part padded to one width across the store.
+   */
+  sequence?: string | null;
+  /** How the product is kept in this store: `ambient` (the default), `chilled` or `frozen`. */
+  temperature_class?: TemperatureClass | null;
 }
 
 export interface ProductRow {
@@ -137,6 +153,11 @@ export interface PlannedInventory {
   unit_price: string;
   old_price: string | null;
   order_quantity_limit: string | null;
+  location_aisle: string | null;
+  location_section: string | null;
+  location_shelf: string | null;
+  location_sequence: string | null;
+  temperature_class: TemperatureClass;
 }
 
 export interface PlannedProduct {
@@ -185,6 +206,12 @@ export const MAX_CATEGORY_LEVEL = 32;
 const CODE = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$/;
 const COLOR = /^#([0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$/;
 const URL_TEXT = /^https?:\/\/\S{1,2040}$/;
+// The route key is compared by code unit in the service and by the database's collation in SQL;
+// on these characters, with parts of one width, the two orders agree (letter case and other
+// punctuation are where collations differ).
+const SEQUENCE = /^[0-9A-Z]+([-./][0-9A-Z]+)*$/;
+const TEMPERATURE_CLASSES: readonly TemperatureClass[] = ['ambient', 'chilled', 'frozen'];
+const LOCATION_PARTS = ['aisle', 'section', 'shelf', 'sequence'] as const;
 
 /** Collects the problems of one row. */
 class RowCheck {
@@ -281,6 +308,38 @@ class RowCheck {
     }
     return text;
   }
+}
+
+/** The location and temperature class of an inventory row: not located and ambient when absent. */
+function checkLocation(
+  check: RowCheck,
+  raw: Record<string, unknown>,
+  f: string,
+): Pick<PlannedInventory, 'location_aisle' | 'location_section' | 'location_shelf' | 'location_sequence' | 'temperature_class'> {
+  const aisle = check.text(raw.aisle, `${f}.aisle`, 32, false);
+  const section = check.text(raw.section, `${f}.section`, 32, false);
+  const shelf = check.text(raw.shelf, `${f}.shelf`, 32, false);
+  const sequence = check.text(raw.sequence, `${f}.sequence`, 64, false);
+  if (sequence !== null && !SEQUENCE.test(sequence))
+    check.fail(`${f}.sequence`, 'may hold digits, capital Latin letters and - . / between them only');
+  // A partial location would put a product on the route without a place, or in a place off it.
+  const given = LOCATION_PARTS.filter((k) => raw[k] !== undefined && raw[k] !== null);
+  if (given.length > 0 && given.length < LOCATION_PARTS.length) {
+    for (const k of LOCATION_PARTS)
+      if (!given.includes(k)) check.fail(`${f}.${k}`, 'is required with a location (aisle, section, shelf and sequence come together)');
+  }
+  let temperature: TemperatureClass = 'ambient';
+  if (raw.temperature_class !== undefined && raw.temperature_class !== null) {
+    if (TEMPERATURE_CLASSES.includes(raw.temperature_class as TemperatureClass)) temperature = raw.temperature_class as TemperatureClass;
+    else check.fail(`${f}.temperature_class`, 'must be `ambient`, `chilled` or `frozen`');
+  }
+  return {
+    location_aisle: aisle,
+    location_section: section,
+    location_shelf: shelf,
+    location_sequence: sequence,
+    temperature_class: temperature,
+  };
 }
 
 function rowName(kind: string, index: number, code: unknown): string {
@@ -554,6 +613,7 @@ export function planCatalogImport(
         }
         const limit = check.decimal(rawInv.order_limit, `${f}.order_limit`, 3, { min: 1n, whole });
         const isDefault = check.bool(rawInv.default, `${f}.default`, false);
+        const location = checkLocation(check, rawInv, f);
         if (!storeId || !unit || unitCode === null || price === null) return;
         const planned: PlannedInventory = {
           store_id: storeId,
@@ -563,6 +623,7 @@ export function planCatalogImport(
           unit_price: price,
           old_price: oldPrice,
           order_quantity_limit: limit,
+          ...location,
         };
         ratioOf.set(planned, parseDecimal(unit.ratio, 3)!);
         inventories.push(planned);

@@ -207,6 +207,11 @@ export async function importCatalog(trx: Executor, file: unknown): Promise<Catal
         unit_price: inv.unit_price,
         old_price: inv.old_price,
         order_quantity_limit: inv.order_quantity_limit,
+        location_aisle: inv.location_aisle,
+        location_section: inv.location_section,
+        location_shelf: inv.location_shelf,
+        location_sequence: inv.location_sequence,
+        temperature_class: inv.temperature_class,
         sort_rank_ru: p.sort_rank_ru,
         sort_rank_en: p.sort_rank_en,
       };
@@ -215,10 +220,12 @@ export async function importCatalog(trx: Executor, file: unknown): Promise<Catal
   for (let from = 0; from < inventoryRows.length; from += 20000) {
     await sql`
       INSERT INTO inventories (id, product_id, store_id, unit_id, is_default, stock, unit_price, old_price, order_quantity_limit,
-        sort_rank_ru, sort_rank_en, updated_at)
-      SELECT id, product_id, store_id, unit_id, is_default, stock, unit_price, old_price, order_quantity_limit, sort_rank_ru, sort_rank_en, now()
+        location_aisle, location_section, location_shelf, location_sequence, temperature_class, sort_rank_ru, sort_rank_en, updated_at)
+      SELECT id, product_id, store_id, unit_id, is_default, stock, unit_price, old_price, order_quantity_limit,
+        location_aisle, location_section, location_shelf, location_sequence, temperature_class, sort_rank_ru, sort_rank_en, now()
       FROM jsonb_to_recordset(${asJson(inventoryRows.slice(from, from + 20000))}) AS x(id uuid, product_id uuid, store_id uuid,
         unit_id uuid, is_default boolean, stock numeric, unit_price numeric, old_price numeric, order_quantity_limit numeric,
+        location_aisle text, location_section text, location_shelf text, location_sequence text, temperature_class text,
         sort_rank_ru int, sort_rank_en int)`.execute(trx);
   }
 

@@ -80,6 +80,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )
     .execute();
 
+  // The totes a picked order is handed over in (customer's order, courier); NULL when not picked into totes.
+  await db.schema
+    .alterTable('orders')
+    .addColumn('tote_count', 'integer', (c) => c.check(sql`tote_count >= 1`))
+    .execute();
+
   // Whatever closes a session (finish, the picker's cancel, expiry, the order's cancellation),
   // its totes' labels are free again.
   await sql`

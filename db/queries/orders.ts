@@ -407,6 +407,7 @@ const ORDER_COLUMNS = [
   'o.picking_result_state',
   'o.has_picking_changes',
   'o.picking_completed_at',
+  'o.tote_count',
   'o.order_version',
   'o.created_at',
   'o.updated_at',

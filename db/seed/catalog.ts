@@ -1,11 +1,13 @@
 // The demo catalog: a deterministic catalog file (the same bytes on every machine), loaded through
 // the same import as `npm run catalog:import`. 60 categories on 3 levels, 2,000 products of which
 // 200 are weight-based, valid EAN-13 barcodes, PLU codes, Russian and English texts, inventories
-// in the 3 demo stores. `demoCatalogFile({ products: 50_000 })` makes the large benchmark catalog.
+// in the 3 demo stores, each row located on the store's route with its temperature class.
+// `demoCatalogFile({ products: 50_000 })` makes the large benchmark catalog.
 import type { Transaction } from 'kysely';
 import { ean13 } from '../../domain/codes/barcode.js';
 import type { CatalogFile, CategoryRow, InventoryRow, ProductRow } from '../catalog-import/file.js';
 import { formatDecimal } from '../../domain/money/decimal.js';
+import type { TemperatureClass } from '../../domain/picking/batching.js';
 import { importCatalog, type CatalogImportSummary } from '../catalog-import/write.js';
 import { publishCatalogVersion } from '../queries/catalog-snapshot.js';
 import type { DB } from '../schema.js';
@@ -47,6 +49,8 @@ interface Leaf {
   fresh?: boolean;
   /** Also sold in packs of six (yogurts, eggs). */
   packs?: boolean;
+  /** Kept otherwise than its department. */
+  temperature?: TemperatureClass;
 }
 
 interface Branch {
@@ -55,6 +59,8 @@ interface Branch {
   color: string;
   own?: boolean;
   mainPage?: { position: number; layout: string };
+  /** How the department's goods are kept; ambient when absent. */
+  temperature?: TemperatureClass;
   groups: { code: string; name: Texts; leaves: Leaf[] }[];
 }
 
@@ -66,6 +72,7 @@ const TREE: Branch[] = [
     name: ['Молочные продукты и яйца', 'Dairy and eggs'],
     color: '#FFF4D6',
     mainPage: { position: 1, layout: 'carousel' },
+    temperature: 'chilled',
     groups: [
       {
         code: 'dairy-milk',
@@ -302,6 +309,7 @@ const TREE: Branch[] = [
     name: ['Мясо и рыба', 'Meat and fish'],
     color: '#FBE0DC',
     mainPage: { position: 3, layout: 'tiles' },
+    temperature: 'chilled',
     groups: [
       {
         code: 'meat',
@@ -386,6 +394,7 @@ const TREE: Branch[] = [
             brands: ['Русское море', 'Agama', 'Меридиан'],
             price: [299, 1499],
             nutrition: [95, 18, 2.2, 0],
+            temperature: 'frozen',
           },
         ],
       },
@@ -608,6 +617,7 @@ const TREE: Branch[] = [
     color: '#FCE7C8',
     own: true,
     mainPage: { position: 6, layout: 'tiles' },
+    temperature: 'chilled',
     groups: [
       {
         code: 'salads',
@@ -844,10 +854,65 @@ function latinBrand(brand: string): string {
     .replace(/[«»]/g, '"');
 }
 
+// ---- where the goods stand in each store ----
+
+/** Shelves of a section, counted from the floor up. */
+const SHELVES = 5;
+/** The route takes the ambient goods first and the frozen ones last: cold goods wait least in the trolley. */
+const ROUTE_CLASSES: readonly TemperatureClass[] = ['ambient', 'chilled', 'frozen'];
+
+interface Place {
+  aisle: string;
+  section: string;
+  temperature: TemperatureClass;
+}
+
+/**
+ * Where each leaf stands in one demo store (by leaf code): an aisle per department and
+ * temperature class (frozen seafood in a freezer aisle apart from the chilled meat and fish),
+ * numbered in route order, and a section per leaf along it. The stores' floor plans differ in the
+ * order of their departments within each class.
+ */
+function storeLayout(storeIndex: number): Map<string, Place> {
+  const shift = (storeIndex * 2) % TREE.length;
+  const departments = [...TREE.slice(shift), ...TREE.slice(0, shift)];
+  const places = new Map<string, Place>();
+  let aisle = 0;
+  for (const temperature of ROUTE_CLASSES) {
+    for (const root of departments) {
+      const leaves = root.groups.flatMap((g) => g.leaves).filter((l) => (l.temperature ?? root.temperature ?? 'ambient') === temperature);
+      if (!leaves.length) continue;
+      aisle++;
+      leaves.forEach((leaf, i) =>
+        places.set(leaf.code, { aisle: String(aisle).padStart(2, '0'), section: String.fromCharCode(65 + i), temperature }),
+      );
+    }
+  }
+  return places;
+}
+
+const STORE_LAYOUTS = DEMO_STORES.map((_, s) => storeLayout(s));
+
+/** The location fields of an inventory row: the leaf's place in the store, on the given shelf. */
+function located(
+  storeIndex: number,
+  leaf: Leaf,
+  shelf: number,
+): Pick<InventoryRow, 'aisle' | 'section' | 'shelf' | 'sequence' | 'temperature_class'> {
+  const place = STORE_LAYOUTS[storeIndex]!.get(leaf.code)!;
+  return {
+    aisle: place.aisle,
+    section: place.section,
+    shelf: String(shelf),
+    sequence: `${place.aisle}-${place.section}-${shelf}`,
+    temperature_class: place.temperature,
+  };
+}
+
 const rublesText = (rubles: number) => formatDecimal(BigInt(Math.round(rubles * 100)), 2);
 const kilos = (grams: number) => formatDecimal(BigInt(Math.round(grams)), 3);
 
-function productRow(rng: Rng, leaf: Leaf, index: number, ordinal: number): ProductRow {
+function productRow(rng: Rng, leaf: Leaf, index: number, ordinal: number, leafCount: number): ProductRow {
   const code = `P${String(index + 1).padStart(6, '0')}`;
   const id = demoProductId(code);
   const base = leaf.bases[ordinal % leaf.bases.length];
@@ -864,8 +929,11 @@ function productRow(rng: Rng, leaf: Leaf, index: number, ordinal: number): Produ
   const country = rng.pick(COUNTRIES);
   const popularity = rng.int(0, 5000);
   const top = popularity > 4500 || rng.chance(0.03);
+  // A leaf's products fill its section's shelves in turn, the same shelf in every store.
+  const shelf = 1 + Math.floor((ordinal * SHELVES) / leafCount);
   const inventories: InventoryRow[] = [];
   DEMO_STORES.forEach((store, s) => {
+    const place = located(s, leaf, shelf);
     // The flagship sells everything; the others about 90% and 80% of the range.
     if (s > 0 && !rng.chance(s === 1 ? 0.9 : 0.8)) return;
     const price = basePrice * (1 + (s - 1) * 0.03);
@@ -883,6 +951,7 @@ function productRow(rng: Rng, leaf: Leaf, index: number, ordinal: number): Produ
         price: rublesText(price),
         old_price: oldPrice === null ? null : rublesText(oldPrice),
         order_limit: limited ? '3.000' : null,
+        ...place,
       });
       if (ordinal % 4 === 0) {
         inventories.push({
@@ -892,6 +961,7 @@ function productRow(rng: Rng, leaf: Leaf, index: number, ordinal: number): Produ
           price: rublesText(price / 10),
           old_price: oldPrice === null ? null : rublesText(oldPrice / 10),
           order_limit: null,
+          ...place,
         });
       }
     } else {
@@ -903,6 +973,7 @@ function productRow(rng: Rng, leaf: Leaf, index: number, ordinal: number): Produ
         price: rublesText(price),
         old_price: oldPrice === null ? null : rublesText(oldPrice),
         order_limit: limited ? 5 : null,
+        ...place,
       });
       if (leaf.packs && stock !== null && stock >= 6) {
         inventories.push({
@@ -912,6 +983,7 @@ function productRow(rng: Rng, leaf: Leaf, index: number, ordinal: number): Produ
           price: rublesText(price * 6 * 0.95),
           old_price: null,
           order_limit: null,
+          ...place,
         });
       }
     }
@@ -985,7 +1057,7 @@ export function demoCatalogFile(options: { products?: number } = {}): CatalogFil
   const cursors = plan.map(() => 0);
   while (products.length < total) {
     plan.forEach((p, i) => {
-      if (cursors[i]! < p.count) products.push(productRow(rng, p.leaf, products.length, cursors[i]!++));
+      if (cursors[i]! < p.count) products.push(productRow(rng, p.leaf, products.length, cursors[i]!++, p.count));
     });
   }
   return { units: DEMO_UNITS, categories: categoryRows(), products };

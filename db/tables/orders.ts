@@ -46,6 +46,8 @@ export interface OrdersTable {
   picking_result_state: Generated<PickingResultState>;
   has_picking_changes: Generated<boolean>;
   picking_completed_at: Timestamp | null;
+  /** Totes the picked order is handed over in (batch picking); NULL otherwise. */
+  tote_count: Generated<number | null>;
   order_version: Generated<number>;
   created_at: Timestamp;
   updated_at: Timestamp;

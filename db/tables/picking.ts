@@ -108,7 +108,7 @@ export interface PickingBatchesTable {
   id: ColumnType<number, never, never>;
   picker_id: number;
   store_id: string;
-  created_at: Generated<Timestamp>;
+  created_at: Timestamp;
 }
 
 export interface PickingTotesTable {

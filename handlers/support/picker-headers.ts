@@ -45,3 +45,10 @@ export function pickerActionOf<K extends OperationsWithHeader<'idempotency-key'>
 export function pickerCommandOf<K extends PickerCommandOperation>(ctx: RequestContext<K>): PickerCommand {
   return { ...pickerActionOf(ctx), expectedVersion: expectedVersionOf(ctx), fullSession: wantsFullSession(ctx) };
 }
+
+/** A command on a session whose answer has one shape (no `Prefer`): the caller, key and expected version. */
+export function pickerVersionedCommandOf<K extends OperationsWithHeader<'idempotency-key'> & OperationsWithHeader<'x-expected-version'>>(
+  ctx: RequestContext<K>,
+): PickerCommand {
+  return { ...pickerActionOf(ctx), expectedVersion: expectedVersionOf(ctx), fullSession: false };
+}

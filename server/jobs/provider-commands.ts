@@ -53,6 +53,7 @@ async function runCommand(trx: Executor, deps: AppDeps, cmd: ProviderCommandRow)
         isExpress: o.is_express,
         window:
           o.slot_starts_at && o.slot_ends_at ? { startsAt: o.slot_starts_at.toISOString(), endsAt: o.slot_ends_at.toISOString() } : null,
+        toteCount: o.tote_count,
       });
       await updateDelivery(trx, o.id, { courier_request_ref: ref }, null);
       return true;

@@ -1,7 +1,13 @@
 // The picker's own history: closed sessions in a period, one of them with its items, and the
-// period's totals.
+// period's totals with the picking rates of its walks.
 import type { Executor } from '../../db/executor.js';
-import { findClosedSession, listClosedSessions, summariseClosedSessions, type HistoryPeriod } from '../../db/queries/picking/history.js';
+import {
+  findClosedSession,
+  listClosedSessions,
+  summariseClosedSessions,
+  summariseWalks,
+  type HistoryPeriod,
+} from '../../db/queries/picking/history.js';
 import { loadItems } from '../../db/queries/picking/items.js';
 import { notFound } from '../errors.js';
 import {
@@ -12,6 +18,7 @@ import {
   type PickerHistorySessionView,
   type PickerHistorySummaryView,
 } from '../presenters/picking.js';
+import { toPickingRates } from '../presenters/picking-rates.js';
 import type { Lang } from './runner.js';
 
 export interface HistoryPage {
@@ -52,5 +59,6 @@ export async function historySummary(
   period: HistoryPeriod,
   asked: { started_at: string | null; ended_at: string | null },
 ): Promise<PickerHistorySummaryView> {
-  return toHistorySummary(await summariseClosedSessions(db, pickerId, period), asked);
+  const [totals, walks] = await Promise.all([summariseClosedSessions(db, pickerId, period), summariseWalks(db, pickerId, period)]);
+  return toHistorySummary(totals, asked, toPickingRates(walks));
 }

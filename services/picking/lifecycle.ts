@@ -13,6 +13,7 @@ import type { DB } from '../../db/schema.js';
 import { formatDecimal } from '../../domain/money/decimal.js';
 import { kopecks, money } from '../../domain/money/money.js';
 import { differenceToCollect, differenceToRefund, isResolved, reconciliationStatus, takenQuantity } from '../../domain/picking/items.js';
+import { handoffToteCount } from '../../domain/picking/batching.js';
 import { enterCancelled, type CancelEffects } from '../order-lifecycle.js';
 import { toPickingResult } from '../presenters/picking.js';
 import type { CommandScope } from './runner.js';
@@ -103,6 +104,8 @@ export async function finishSession(s: CommandScope): Promise<void> {
       hasPickingChanges: result.hasChanges,
       pickingCompleted: true,
     });
+    const totes = handoffToteCount(items);
+    if (totes > 0) await updateOrder(trx, order.id, { tote_count: totes });
     // Less than paid: the orders worker asks the bank to return the difference, and the
     // session's reconciliation_status follows the bank's answer. More than paid: the order awaits
     // payment of the difference (no deadline: it is on its way), which the customer pays through a

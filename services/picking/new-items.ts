@@ -93,6 +93,11 @@ export function addedItem(row: StoreProductRow, quantity: bigint, position: numb
     is_resolved: false,
     is_added: true,
     current_line_total: money(lineTotal(quantity, price)),
+    location_aisle: row.location_aisle,
+    location_section: row.location_section,
+    location_shelf: row.location_shelf,
+    location_sequence: row.location_sequence,
+    temperature_class: row.temperature_class,
   };
 }
 

@@ -3,6 +3,7 @@
 import { findStoreInventory } from '../../db/queries/picking/catalog.js';
 import { insertItems, itemFacts, loadItems, nextItemPosition } from '../../db/queries/picking/items.js';
 import { acknowledgeCancellation, findLatestSessionOfPicker, findSessionHead, isOrderOfPicker } from '../../db/queries/picking/sessions.js';
+import { itemsOutsideTotes } from '../../domain/picking/batching.js';
 import { addedQuantityProblem, isResolved } from '../../domain/picking/items.js';
 import { actionMessage } from '../../domain/picking/messages.js';
 import type { AppDeps } from '../deps.js';
@@ -85,7 +86,10 @@ export function cancelPicking(
   });
 }
 
-/** Completes the session once every item is resolved (409 NOT_READY_TO_FINISH lists those that are not). */
+/**
+ * Completes the session once every item is resolved (409 NOT_READY_TO_FINISH lists those that are
+ * not) and, in a batch, every picked item is in a tote (409 ITEMS_NOT_IN_TOTES).
+ */
 export function finishPicking(
   deps: Deps,
   cmd: PickerCommand,
@@ -96,6 +100,13 @@ export function finishPicking(
     if (unresolved.length) {
       throw refusal(409, 'NOT_READY_TO_FINISH', `${unresolved.length} item(s) are not resolved yet`, await s.view(), {
         unresolved_item_ids: unresolved.map((i) => i.id),
+      });
+    }
+    // A batch's orders are handed off in their totes: every picked item must be in one.
+    const outside = s.head.batch_id === null ? [] : itemsOutsideTotes(s.items);
+    if (outside.length) {
+      throw refusal(409, 'ITEMS_NOT_IN_TOTES', `${outside.length} picked item(s) are not in a tote yet`, await s.view(), {
+        unresolved_item_ids: outside,
       });
     }
     await finishSession(s);

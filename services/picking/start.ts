@@ -4,7 +4,7 @@
 // never open one order.
 import { recordOrderChange } from '../../db/queries/order-events.js';
 import { recordSessionChanged } from '../../db/queries/picking/events.js';
-import { insertItems, loadItems, orderLinesForPicking } from '../../db/queries/picking/items.js';
+import { insertItems, loadItems, orderLinesForPicking, type ItemRow } from '../../db/queries/picking/items.js';
 import { setOrderPickingStatus } from '../../db/queries/picking/order-effects.js';
 import {
   findCurrentSession,
@@ -14,7 +14,10 @@ import {
   insertSession,
   lockOrderOfPicker,
   lockPicker,
+  type LockedOrder,
+  type SessionHead,
 } from '../../db/queries/picking/sessions.js';
+import type { Executor } from '../../db/executor.js';
 import { kopecks, money } from '../../domain/money/money.js';
 import { openSessionStatus } from '../../domain/picking/items.js';
 import type { AppDeps } from '../deps.js';
@@ -36,7 +39,6 @@ export function startPicking(
 ): Promise<{ status: 200; body: PickingSessionView }> {
   const { pickerId, lang } = action;
   const orderId = path.order_id;
-  const { config } = deps;
   return withIdempotency(deps, actionScope(action), fingerprintOf(path), async (trx) => {
     await lockPicker(trx, pickerId);
     const order = await lockOrderOfPicker(trx, orderId, pickerId);
@@ -68,32 +70,50 @@ export function startPicking(
     if (order.status !== 'confirmed')
       throw refusal(409, 'ORDER_NOT_PICKABLE', `Order ${order.no} is not waiting for picking (it is ${order.status})`, null);
 
-    const lines = await orderLinesForPicking(trx, orderId, order.store_id);
-    const newItems = lines.map((line, i) => itemForLine(line, i + 1, config.picking.weightTolerancePercent));
-    const facts = newItems.map((n) => factsOfNew(n));
-    const currentTotal = newItems.reduce((sum, n) => sum + kopecks(String(n.current_line_total)), 0n);
-    const sessionId = await insertSession(trx, {
-      orderId,
-      pickerId,
-      storeId: order.store_id,
-      status: openSessionStatus(facts),
-      maxAddedItems: config.picking.maxAddedItems,
-      originalTotal: order.goods_total,
-      currentTotal: money(currentTotal),
-    });
-    const items = await insertItems(trx, sessionId, newItems);
-    await setOrderPickingStatus(trx, orderId, { status: 'picking', pickingResultState: 'in_progress' });
-    await recordOrderChange(trx, orderId, ['status', 'picking_result'], { notify: true, now: deps.clock.now() });
-    const head = (await findSessionHead(trx, sessionId))!;
-    await recordSessionChanged(trx, {
-      sessionId,
-      orderId,
-      storeId: head.store_id,
-      pickerId,
-      version: head.version,
-      status: head.status,
-      now: deps.clock.now(),
-    });
+    const { head, items } = await openSession(deps, trx, order, pickerId);
     return { status: 200 as const, body: await sessionView(trx, head, items, pickerId, lang) };
   });
+}
+
+/**
+ * A new session of a locked order waiting for picking: its items from the order's lines in the
+ * store's walking order, the order in `picking`, and the events of both. The one way a session
+ * opens, alone or in a batch.
+ */
+export async function openSession(
+  deps: Pick<AppDeps, 'clock' | 'config'>,
+  trx: Executor,
+  order: LockedOrder,
+  pickerId: number,
+  batchId?: number,
+): Promise<{ head: SessionHead; items: ItemRow[] }> {
+  const orderId = order.id;
+  const lines = await orderLinesForPicking(trx, orderId, order.store_id);
+  const newItems = lines.map((line, i) => itemForLine(line, i + 1, deps.config.picking.weightTolerancePercent));
+  const facts = newItems.map((n) => factsOfNew(n));
+  const currentTotal = newItems.reduce((sum, n) => sum + kopecks(String(n.current_line_total)), 0n);
+  const sessionId = await insertSession(trx, {
+    orderId,
+    pickerId,
+    storeId: order.store_id,
+    status: openSessionStatus(facts),
+    maxAddedItems: deps.config.picking.maxAddedItems,
+    originalTotal: order.goods_total,
+    currentTotal: money(currentTotal),
+    batchId,
+  });
+  const items = await insertItems(trx, sessionId, newItems);
+  await setOrderPickingStatus(trx, orderId, { status: 'picking', pickingResultState: 'in_progress' });
+  await recordOrderChange(trx, orderId, ['status', 'picking_result'], { notify: true, now: deps.clock.now() });
+  const head = (await findSessionHead(trx, sessionId))!;
+  await recordSessionChanged(trx, {
+    sessionId,
+    orderId,
+    storeId: head.store_id,
+    pickerId,
+    version: head.version,
+    status: head.status,
+    now: deps.clock.now(),
+  });
+  return { head, items };
 }

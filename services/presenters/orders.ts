@@ -203,6 +203,7 @@ export function orderDetailView(
     picking_result: pickingResult,
     picking_result_state: o.picking_result_state,
     has_picking_changes: o.has_picking_changes,
+    tote_count: o.tote_count,
     delivery: deliveryView(o, lang, refreshSeconds),
     pickup: pickupView(o),
     comment: o.comment,

@@ -135,6 +135,14 @@ export function toPickingItem(r: ItemRow, lang: Lang, options: readonly Replacem
           }
         : null,
     updated_at: r.updated_at.toISOString(),
+    location: {
+      aisle: r.location_aisle,
+      section: r.location_section,
+      shelf: r.location_shelf,
+      sequence: r.location_sequence,
+      temperature_class: r.temperature_class,
+    },
+    tote_id: r.tote_id,
   };
 }
 
@@ -183,8 +191,13 @@ export function toPickingSessionHeader(
     cancellation_reason: head.cancellation_reason,
     cancel_after_resolved_items: head.cancel_after_resolved_items,
     slot: toPickerSlot(head),
+    batch_id: head.batch_id,
+    totes: head.totes.map((t) => ({ ...t, order_id: head.order_id, bound_at: isoOrNull(t.bound_at), released_at: isoOrNull(t.released_at) })),
   };
 }
+
+/** A timestamp read inside JSON (PostgreSQL's text form) as the contract's ISO 8601 form. */
+const isoOrNull = (t: string | null): string | null => (t === null ? null : new Date(t).toISOString());
 
 /** The whole session: its header and its items (with the replacement options of those offering them). */
 export function toPickingSession(
@@ -391,6 +404,7 @@ export type PickerHistorySummaryView = Schemas['PickerHistorySummarySchema'];
 export function toHistorySummary(
   t: HistoryTotals,
   period: { started_at: string | null; ended_at: string | null },
+  rates: Schemas['PickerPickingRatesSchema'],
 ): PickerHistorySummaryView {
   return {
     started_at: period.started_at,
@@ -407,6 +421,7 @@ export function toHistorySummary(
     total_duration_seconds: t.total_duration_seconds,
     ...summaryRates(t),
     completed_total: normalizeMoney(t.completed_total),
+    rates,
   };
 }
 

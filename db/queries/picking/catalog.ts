@@ -6,6 +6,7 @@ import { parseSearch } from '../../../domain/catalog/search.js';
 import type { ScannedCode } from '../../../domain/codes/scale-label.js';
 import { planProductSearch } from '../catalog-search.js';
 import type { Executor } from '../../executor.js';
+import type { TemperatureClass } from '../../tables/picking.js';
 
 /** One inventory row of a store with its product, as the picker screens show it. */
 export interface StoreProductRow {
@@ -27,6 +28,12 @@ export interface StoreProductRow {
   unit_ratio: string;
   unit_price: string;
   stock: string | null;
+  /** Where the inventory row stands in the store (all null when not located) and how it is kept. */
+  location_aisle: string | null;
+  location_section: string | null;
+  location_shelf: string | null;
+  location_sequence: string | null;
+  temperature_class: TemperatureClass;
 }
 
 /** The main barcode of a product: the smallest of its barcodes (the catalog file lists it first). */
@@ -35,7 +42,8 @@ const mainBarcode = sql<string | null>`(SELECT min(b.barcode) FROM product_barco
 const STORE_PRODUCT_COLUMNS = sql`
   i.id AS inventory_id, p.id AS product_id, p.category_id, p.name_ru, p.name_en, p.description_ru, p.description_en,
   ${mainBarcode} AS barcode, p.plu, p.image_listing, p.weight_based, i.unit_id, u.name_ru AS unit_ru, u.name_en AS unit_en,
-  CASE WHEN u.kind = 'weight' THEN u.ratio ELSE 1 END AS unit_ratio, i.unit_price, i.stock`;
+  CASE WHEN u.kind = 'weight' THEN u.ratio ELSE 1 END AS unit_ratio, i.unit_price, i.stock,
+  i.location_aisle, i.location_section, i.location_shelf, i.location_sequence, i.temperature_class`;
 
 /**
  * The product a scanned code names in the store (its default inventory row) and whether it was

@@ -55,6 +55,7 @@ const HEAD_EXTRA_COLUMNS = [
   'picker_display_name',
   'slot_starts_at',
   'slot_ends_at',
+  'totes',
 ] as const;
 const HEAD_COLUMNS = [...PICKING_SESSION_COLUMNS, ...HEAD_EXTRA_COLUMNS, ...ORDER_COLUMNS];
 

@@ -1,7 +1,9 @@
-// A picker's closed sessions (completed and cancelled): the list with per-session counts, and
-// the totals of a period. Counts are taken from the items as they ended; `is_resolved` and the
-// states were written by the state machine.
+// A picker's closed sessions (completed and cancelled): the list with per-session counts, the
+// totals of a period, and the walks behind the picking rates (a picker's, and every store's of
+// the last hour). Counts are taken from the items as they ended; `is_resolved` and the states were
+// written by the state machine.
 import { sql, type RawBuilder } from 'kysely';
+import type { PickingMode, WalkTotals } from '../../../domain/picking/rates.js';
 import type { Executor } from '../../executor.js';
 
 export interface HistoryPeriod {
@@ -160,4 +162,99 @@ export async function summariseClosedSessions(db: Executor, pickerId: number, p:
            coalesce(sum(final_total), 0)::numeric(14,2)::text AS completed_total
     FROM done`.execute(db);
   return rows[0]!; // an aggregate without GROUP BY returns exactly one row
+}
+
+/**
+ * The walks of a set of sessions, one row per walk: a session started on its own, or a batch.
+ * A walk starts when its session started or its batch was created, ends at the last closure of
+ * its sessions, and counts only once every session of it is closed; its picking time is measured
+ * in whole seconds, like a session's duration. `completed_ids` are its completed sessions, whose
+ * picked items are its items. `sessions` must hold every session of a batch it names.
+ */
+const WALKS_OF = (sessions: RawBuilder<unknown>) => sql`
+  SELECT CASE WHEN m.batch_id IS NULL THEN 'single' ELSE 'batch' END AS mode,
+         coalesce(b.store_id, m.store_id) AS store_id,
+         min(coalesce(b.created_at, m.started_at)) AS started_at,
+         max(m.closed_at) AS ended_at,
+         count(*) FILTER (WHERE m.status = 'completed') AS orders_count,
+         array_agg(m.id) FILTER (WHERE m.status = 'completed') AS completed_ids
+  FROM (${sessions}) m
+  LEFT JOIN picking_batches b ON b.id = m.batch_id
+  GROUP BY m.batch_id, CASE WHEN m.batch_id IS NULL THEN m.id END, coalesce(b.store_id, m.store_id)
+  HAVING bool_and(m.closed_at IS NOT NULL)`;
+
+/** Sums walks (rows of WALKS_OF named `w`) into the figures of WalkTotals. */
+const WALK_SUMS = sql`
+  count(*)::int AS walks_count,
+  coalesce(sum(w.orders_count), 0)::int AS orders_count,
+  coalesce(sum(c.n), 0)::int AS items_count,
+  coalesce(sum(greatest(0, floor(extract(epoch FROM w.ended_at - w.started_at)))), 0)::bigint AS picking_seconds`;
+
+const PICKED_ITEMS = sql`CROSS JOIN LATERAL (
+  SELECT count(*) AS n FROM picking_items i WHERE i.session_id = ANY (w.completed_ids) AND i.state = 'picked') c`;
+
+export interface ModeWalkTotals extends WalkTotals {
+  mode: PickingMode;
+}
+
+/**
+ * The picker's walks that ended in the period, summed per mode (a mode without walks has no row).
+ * A walk is in the period when it started at or after `startedAt` and ended at or before `endedAt`,
+ * as a session is for the other totals.
+ */
+export async function summariseWalks(db: Executor, pickerId: number, p: HistoryPeriod): Promise<ModeWalkTotals[]> {
+  // Closed sessions only (the history index); a batch with a session still open has not ended.
+  // That open session is looked up along the batch index per batched session: a NOT EXISTS is
+  // planned as a scan of all sessions. A batch's sessions all start at its creation, so the start
+  // filter keeps or drops a batch whole.
+  const sessions = sql`
+    SELECT s.id, s.batch_id, s.store_id, s.status, s.started_at, s.closed_at
+    FROM picking_sessions s
+    LEFT JOIN picking_batches sb ON sb.id = s.batch_id
+    LEFT JOIN LATERAL (
+      SELECT 1 AS one FROM picking_sessions o
+      WHERE s.batch_id IS NOT NULL AND o.batch_id = s.batch_id AND o.closed_at IS NULL LIMIT 1) still_open ON true
+    WHERE s.picker_id = ${pickerId} AND s.closed_at IS NOT NULL AND still_open.one IS NULL
+      AND (${p.startedAt}::timestamptz IS NULL OR coalesce(sb.created_at, s.started_at) >= ${p.startedAt}::timestamptz)`;
+  const { rows } = await sql<ModeWalkTotals>`
+    SELECT w.mode, ${WALK_SUMS}
+    FROM (${WALKS_OF(sessions)}) w
+    ${PICKED_ITEMS}
+    WHERE ${p.endedAt}::timestamptz IS NULL OR w.ended_at <= ${p.endedAt}::timestamptz
+    GROUP BY w.mode`.execute(db);
+  return rows;
+}
+
+export interface StoreWalkTotals extends ModeWalkTotals {
+  store_id: string;
+}
+
+/**
+ * The walks of every picker that ended in the last `windowSeconds`, summed per store and mode.
+ * Bounded for a scrape: only the newest `recentSessions` sessions are read (backwards along the
+ * primary key), with the other sessions of their batches; a walk started before them is missed.
+ */
+export async function recentWalksByStore(db: Executor, windowSeconds: number, recentSessions: number): Promise<StoreWalkTotals[]> {
+  // A walk that ended in the window has a session closed in it: only those sessions, and the
+  // batches they belong to, are grouped into walks.
+  const sessions = sql`
+    WITH recent AS (
+      SELECT s.id, s.batch_id, s.store_id, s.status, s.started_at, s.closed_at
+      FROM picking_sessions s ORDER BY s.id DESC LIMIT ${recentSessions}
+    ), closing AS (
+      SELECT * FROM recent WHERE closed_at > now() - make_interval(secs => ${windowSeconds})
+    )
+    SELECT * FROM closing WHERE batch_id IS NULL
+    UNION ALL
+    SELECT s.id, s.batch_id, s.store_id, s.status, s.started_at, s.closed_at
+    FROM picking_sessions s
+    WHERE s.batch_id IS NOT NULL AND s.batch_id IN (SELECT batch_id FROM closing WHERE batch_id IS NOT NULL)`;
+  const { rows } = await sql<StoreWalkTotals>`
+    SELECT w.store_id, w.mode, ${WALK_SUMS}
+    FROM (${WALKS_OF(sessions)}) w
+    ${PICKED_ITEMS}
+    WHERE w.ended_at > now() - make_interval(secs => ${windowSeconds})
+    GROUP BY w.store_id, w.mode
+    ORDER BY w.store_id, w.mode`.execute(db);
+  return rows;
 }

@@ -203,7 +203,7 @@ export function orderLinesForPicking(db: Executor, orderId: string, storeId: str
       ])
       .where('l.order_id', '=', orderId)
       // Walking order: the store's route (unlocated products last), the category, then the name.
-      .orderBy(sql`si.location_sequence NULLS LAST`)
+      .orderBy(sql`si.location_sequence COLLATE "C" NULLS LAST`)
       .orderBy(sql`cat.tree_order NULLS LAST`)
       .orderBy('l.name_ru')
       .orderBy('l.line_no')

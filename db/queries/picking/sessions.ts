@@ -106,8 +106,24 @@ export function sessionHeads(db: Executor) {
       sql<Date | null>`(o.slot_date + o.slot_end + CASE WHEN o.slot_end <= o.slot_start THEN interval '1 day' ELSE interval '0' END) AT TIME ZONE st.timezone`.as(
         'slot_ends_at',
       ),
+      sessionTotes.as('totes'),
     ]);
 }
+
+/** A session's totes as JSON (what PickingToteSchema shows); empty for a session outside a batch. */
+export interface SessionTote {
+  tote_id: number;
+  temperature_class: 'ambient' | 'chilled' | 'frozen';
+  label: string | null;
+  bound_at: string | null;
+  released_at: string | null;
+  items_count: number;
+}
+
+const sessionTotes = sql<SessionTote[]>`(SELECT coalesce(json_agg(json_build_object(
+    'tote_id', t.id, 'temperature_class', t.temperature_class, 'label', t.label, 'bound_at', t.bound_at, 'released_at', t.released_at,
+    'items_count', (SELECT count(*) FROM picking_items i WHERE i.session_id = t.session_id AND i.tote_id = t.id AND i.state = 'picked'))
+    ORDER BY t.id), '[]'::json) FROM picking_totes t WHERE t.session_id = s.id)`;
 
 export type SessionHead = NonNullable<Awaited<ReturnType<ReturnType<typeof sessionHeads>['executeTakeFirst']>>>;
 
@@ -148,9 +164,18 @@ export function findSessionHead(db: Executor, sessionId: number) {
   return sessionHeads(db).where('s.id', '=', sessionId).executeTakeFirst();
 }
 
-/** The picker's current session (at most one: a unique index says so). */
+/**
+ * The picker's current session: at most one outside a batch (a unique index says so); of a batch's
+ * sessions, a cancellation still to acknowledge first, then the oldest open one.
+ */
 export function findCurrentSession(db: Executor, pickerId: number) {
-  return sessionHeads(db).where('s.picker_id', '=', pickerId).where(isCurrent, '=', true).executeTakeFirst();
+  return sessionHeads(db)
+    .where('s.picker_id', '=', pickerId)
+    .where(isCurrent, '=', true)
+    .orderBy(isOpen)
+    .orderBy('s.id')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 export function findCurrentSessionRef(db: Executor, pickerId: number) {
@@ -159,6 +184,9 @@ export function findCurrentSessionRef(db: Executor, pickerId: number) {
     .select(['s.id', 's.order_id', 's.store_id'])
     .where('s.picker_id', '=', pickerId)
     .where(isCurrent, '=', true)
+    .orderBy(isOpen)
+    .orderBy('s.id')
+    .limit(1)
     .executeTakeFirst();
 }
 
@@ -170,6 +198,8 @@ export interface NewSession {
   maxAddedItems: number;
   originalTotal: string;
   currentTotal: string;
+  /** The batch the session is taken in; absent for a session started on its own. */
+  batchId?: number;
 }
 
 export async function insertSession(db: Executor, s: NewSession): Promise<number> {
@@ -183,6 +213,7 @@ export async function insertSession(db: Executor, s: NewSession): Promise<number
       max_added_items: s.maxAddedItems,
       original_total: s.originalTotal,
       current_total: s.currentTotal,
+      batch_id: s.batchId ?? null,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -266,12 +297,19 @@ export async function acknowledgeCancellation(db: Executor, sessionId: number): 
  * as literals, since a parameter would keep a prepared statement's generic plan from using it.
  */
 export function findIdleSessions(db: Executor, idleMinutes: number, limit = 100) {
-  return db
-    .selectFrom('picking_sessions')
-    .select(['id', 'order_id', 'picker_id', 'updated_at'])
-    .where(sql<boolean>`status IN ('active', 'ready_to_finish')`)
-    .where('updated_at', '<', sql<Date>`now() - make_interval(mins => ${idleMinutes})`)
-    .orderBy('updated_at')
-    .limit(limit)
-    .execute();
+  return (
+    db
+      .selectFrom('picking_sessions')
+      .select(['id', 'order_id', 'picker_id', 'updated_at'])
+      .where(sql<boolean>`status IN ('active', 'ready_to_finish')`)
+      .where('updated_at', '<', sql<Date>`now() - make_interval(mins => ${idleMinutes})`)
+      // A batch is walked as one: its sessions are idle only while all of them are.
+      .where(
+        sql<boolean>`batch_id IS NULL OR NOT EXISTS (SELECT 1 FROM picking_sessions b WHERE b.batch_id = picking_sessions.batch_id
+        AND b.status IN ('active', 'ready_to_finish') AND b.updated_at >= now() - make_interval(mins => ${idleMinutes}))`,
+      )
+      .orderBy('updated_at')
+      .limit(limit)
+      .execute()
+  );
 }

@@ -132,6 +132,7 @@ export class HttpCourierService implements CourierService {
         address: r.addressLine,
         express: r.isExpress,
         window: r.window,
+        tote_count: r.toteCount,
       },
       r.orderId,
     );

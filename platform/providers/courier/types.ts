@@ -24,6 +24,8 @@ export interface CourierRequest {
   isExpress: boolean;
   /** The delivery window for a scheduled delivery; null for express. */
   window: { startsAt: string; endsAt: string } | null;
+  /** Totes to collect, when the order was picked into totes before the request; null otherwise. */
+  toteCount: number | null;
 }
 
 /** Where a delivery is, as the courier service says (its answer to a status question). */
