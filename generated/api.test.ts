@@ -3580,8 +3580,8 @@ export interface paths {
         /**
          * Propose a batch of orders to pick together
          * @description Proposes the orders of the store (`X-Store-Id`) that one walk should pick together: the most
-         *     urgent order waiting for picking first (express orders, then by slot start; an urgent order
-         *     is never held back to fill a batch), then the orders due soon after it that share the most
+         *     urgent order waiting for picking first (express orders, then by `pick_deadline`; an urgent
+         *     order is never held back to fill a batch), then the orders due soon after it that share the most
          *     shelf locations with it, within `max_orders` (at most `PICKING_BATCH_MAX_ORDERS`, 3 by
          *     default) and `PICKING_BATCH_MAX_LINES` lines (120 by default). Nothing is reserved: take the
          *     proposal with POST /api/picker/batches, or name other orders there. `stops_count` against
@@ -12253,7 +12253,10 @@ export interface components {
             order_id: string;
             order_number: string;
             is_express: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the order must be picked by (the queue card's `pick_deadline`).
+             */
             due_at: string | null;
             lines_count: number;
             /** @description Shelf locations this order shares with the orders listed before it. */
@@ -12262,7 +12265,8 @@ export interface components {
         /**
          * @description A batch the service proposes for the store (nothing is reserved: take it with POST
          *     /api/picker/batches). The most urgent order waiting for picking comes first (express orders
-         *     first, then by slot start), so an urgent order is never held back to fill a batch. Then, from
+         *     first, then by `pick_deadline`, then the oldest), so an urgent order is never held back to
+         *     fill a batch. Then, from
          *     the orders due within `PICKING_BATCH_DUE_WINDOW_MINUTES` (60) of it, those sharing the most
          *     shelf locations with the orders already chosen are added, nearest due time breaking ties, while
          *     the batch stays within `max_orders` and `max_lines`. Empty `orders` when nothing waits.
@@ -12309,7 +12313,7 @@ export interface components {
             is_express: boolean;
             /**
              * Format: date-time
-             * @description When the order must be ready (its slot's start; for an express order, when it was placed).
+             * @description When the order must be picked by (the queue card's `pick_deadline`).
              */
             due_at: string | null;
             /** @enum {string} */

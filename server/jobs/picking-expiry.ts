@@ -6,6 +6,7 @@
 // The same sweep announces the slot orders that entered the picker queue's horizon since the last
 // one (announceOrdersEnteringQueue), so the pickers' queue screens re-read in time.
 import type { Database } from '../../db/connection.js';
+import { isBatchActive } from '../../db/queries/picking/batches.js';
 import { loadItems } from '../../db/queries/picking/items.js';
 import { announceOrdersEnteringQueue } from '../../db/queries/picking/queue.js';
 import { findIdleSessions, lockCommandSession, lockOrder } from '../../db/queries/picking/sessions.js';
@@ -29,6 +30,7 @@ export async function expireIdleSessions(db: Database, idleMinutes: number, cloc
         (head.status === 'active' || head.status === 'ready_to_finish') &&
         head.updated_at.getTime() === candidate.updated_at.getTime();
       if (!head || !stillIdle) return false;
+      if (head.batch_id !== null && (await isBatchActive(trx, head.batch_id, idleMinutes))) return false;
       await releaseSession(trx, head.order_id, head, await loadItems(trx, head.id), { source: 'expired', reason: null }, clock.now());
       return true;
     });

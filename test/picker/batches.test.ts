@@ -8,6 +8,7 @@ import { DEMO_STORES } from '../../db/seed/stores.js';
 import type { components } from '../../generated/api.test.js';
 import { createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';
 import { createPicker, itemCommand, sessionCommand, signInDemoCustomer, startPicking, type TestPicker } from '../support/picking.js';
+import { expireIdleSessions } from '../../server/jobs/picking-expiry.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 type Schemas = components['schemas'];
@@ -268,7 +269,7 @@ describe('totes', () => {
     const a = await anOrder([{ inventoryId: pieces[5]!.inventoryId, quantity: '1' }]);
     const b = await anOrder([{ inventoryId: pieces[6]!.inventoryId, quantity: '1' }]);
     const batch = await takeOk(picker, [a.orderId, b.orderId]);
-    const [ta, tb] = batch.orders.map((o) => o.totes[0]!);
+    const [ta, tb] = [a, b].map((o) => batch.orders.find((x) => x.order_id === o.orderId)!.totes[0]!);
     const l = label();
     expect((await bind(picker, batch.batch_id, ta!.tote_id, l)).status).toBe(200);
     const same = await bind(picker, batch.batch_id, ta!.tote_id, l);
@@ -448,5 +449,45 @@ describe('changes mid-batch', () => {
     ).toBe(200);
     expect((await sessionCommand(svc, picker, b.orderId, 'finish')).status).toBe(200);
     expect((await sessionCommand(svc, picker, a.orderId, 'cancelled/ack')).status).toBe(204);
+  });
+});
+
+describe('an idle batch', () => {
+  it('expires as one: its orders go back to the queue only once every session of it is idle', async () => {
+    const orders = await Promise.all([1, 2].map(() => anOrder([{ inventoryId: pieces[2]!.inventoryId, quantity: '1' }])));
+    const batch = await takeOk(
+      picker,
+      orders.map((o) => o.orderId),
+    );
+    const [first, second] = batch.orders;
+    const idleSince = (sessionId: number, hours: number) =>
+      svc.deps.db
+        .updateTable('picking_sessions')
+        .set({ updated_at: new Date(Date.now() - hours * 3_600_000) })
+        .where('id', '=', sessionId)
+        .execute();
+    // One session untouched for 5 hours, the other worked on a minute ago: the batch is being walked.
+    await idleSince(first!.session_id, 5);
+    await idleSince(second!.session_id, 0.02);
+    await expireIdleSessions(svc.deps.db, 240, svc.deps.clock);
+    const open = await svc.client.call.GET('/api/picker/batches/{batch_id}', {
+      params: { path: { batch_id: batch.batch_id } },
+      headers: picker.auth,
+    });
+    expect((open.body as Batch).orders.map((o) => o.session_status)).toEqual(['active', 'active']);
+    // Both idle: both released, as a single idle session is.
+    await idleSince(second!.session_id, 5);
+    await expireIdleSessions(svc.deps.db, 240, svc.deps.clock);
+    const closed = await svc.client.call.GET('/api/picker/batches/{batch_id}', {
+      params: { path: { batch_id: batch.batch_id } },
+      headers: picker.auth,
+    });
+    expect((closed.body as Batch).status).toBe('closed');
+    expect((closed.body as Batch).orders.map((o) => o.closure_source)).toEqual(['expired', 'expired']);
+    for (const o of orders) {
+      const row = await svc.deps.db.selectFrom('orders').select('status').where('id', '=', o.orderId).executeTakeFirstOrThrow();
+      expect(row.status).toBe('confirmed');
+    }
+    expect((closed.body as Batch).orders.flatMap((o) => o.totes.map((t) => t.released_at !== null))).toEqual([true, true]);
   });
 });

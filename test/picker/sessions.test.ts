@@ -670,7 +670,7 @@ describe('finishPicking', () => {
         const r = item.is_weight_based
           ? await itemCommand(svc, picker, order.orderId, item.item_id, 'weight', { weight_kg: '0.801' }) // ordered 0.800, tolerance 10 %
           : await itemCommand(svc, picker, order.orderId, item.item_id, 'manual-pick', {
-              quantity: item.item_id === session.items[0]!.item_id ? pieceQuantity : Number(item.ordered_quantity),
+              quantity: item.product_id === pieces[0]!.productId ? pieceQuantity : Number(item.ordered_quantity),
               confirm: true,
             });
         expect(r.body.item.state).toBe('picked');

@@ -215,3 +215,16 @@ export async function storeRoute(db: Executor, storeId: string): Promise<string[
   // Sorted here as the walk compares keys (code-unit order), whatever the database's collation.
   return rows.map((r) => r.location_sequence!).sort(compareSequence);
 }
+
+/** Whether a session of the batch is open and had a change within the last `idleMinutes` (the batch is walked as one). */
+export async function isBatchActive(db: Executor, batchId: number, idleMinutes: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('picking_sessions as s')
+    .select('s.id')
+    .where('s.batch_id', '=', batchId)
+    .where(isOpen, '=', true)
+    .where('s.updated_at', '>=', sql<Date>`now() - make_interval(mins => ${idleMinutes})`)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
