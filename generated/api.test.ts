@@ -18663,10 +18663,10 @@ export interface operations {
                  */
                 order_id: string;
                 /**
-                 * @description Item of the order's session.
-                 * @example 88123
+                 * @description Item of the session (`PickingItemSchema.item_id`). An item of another session answers 404.
+                 * @example 90872
                  */
-                item_id: number;
+                item_id: components["parameters"]["PickingItemId"];
             };
             cookie?: never;
         };
