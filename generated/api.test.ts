@@ -3578,7 +3578,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Propose a batch of orders to pick together
+         * Propose a batch of orders to pick together (TEST only)
          * @description Proposes the orders of the store (`X-Store-Id`) that one walk should pick together: the most
          *     urgent order waiting for picking first (express orders, then by `pick_deadline`; an urgent
          *     order is never held back to fill a batch), then the orders due soon after it that share the most
@@ -3609,7 +3609,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Take a batch of orders
+         * Take a batch of orders (TEST only)
          * @description Starts picking several orders of one store in one walk. For each order, exactly as POST
          *     /api/picker/orders/{order_id}/start: a picking session with its items, version 1, the order
          *     in `picking`, `queue.changed`, `order.changed`. Each order also gets one tote per temperature
@@ -3646,7 +3646,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get the picker's open batch
+         * Get the picker's open batch (TEST only)
          * @description The caller's open batch (one of its sessions is open). 404 `NOT_FOUND` when there is none. Call it at app start, beside GET /api/picker/session/active.
          */
         get: operations["getCurrentPickingBatch"];
@@ -3666,7 +3666,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a batch
+         * Get a batch (TEST only)
          * @description One of the caller's batches, open or closed. 404 `NOT_FOUND` for another picker's batch or an unknown id.
          */
         get: operations["getPickingBatch"];
@@ -3686,7 +3686,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a batch's whole walk
+         * Get a batch's whole walk (TEST only)
          * @description Every stop of the batch's walk in the store's shelf order (`ShelfLocationSchema.sequence`;
          *     products without a location last): one stop per product, with the line of every order that
          *     asked for it and the tote each line goes into. Lines of orders that left the batch are not
@@ -3709,7 +3709,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get the next stop of a batch's walk
+         * Get the next stop of a batch's walk (TEST only)
          * @description The first stop, in shelf order, with an item still to resolve or to place into its tote, and
          *     the counts left. The handheld asks for it after each command; it is one stop, not the walk.
          */
@@ -3732,7 +3732,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Bind a physical tote to an order's tote
+         * Bind a physical tote to an order's tote (TEST only)
          * @description Binds the scanned label of a physical tote to one tote of an order of the batch. Binding the
          *     same label again is a no-op (200, the tote as it is).
          *
@@ -3759,7 +3759,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Place a picked item into its order's tote
+         * Place a picked item into its order's tote (TEST only)
          * @description Records that the picked item went into the tote with the scanned label. The tote must be one
          *     of the item's own order, of the item's temperature class, and bound; otherwise the command
          *     is refused and nothing is recorded. A command of the session like any other: the same checks
