@@ -38,7 +38,6 @@ import {
   walkStops,
   type BatchCandidate,
   type Stop,
-  type TemperatureClass,
 } from '../../domain/picking/batching.js';
 import { isResolved } from '../../domain/picking/items.js';
 import type { components } from '../../generated/api.test.js';
@@ -358,7 +357,7 @@ async function batchView(db: Executor, deps: Pick<AppDeps, 'config'>, batch: Bat
   };
 }
 
-export function toToteView(t: ToteRow): PickingToteView {
+function toToteView(t: ToteRow): PickingToteView {
   return {
     tote_id: t.id,
     order_id: t.order_id,
@@ -398,8 +397,6 @@ export function bindPickingTote(
     return { status: 200 as const, body: toToteView(bound) };
   });
 }
-
-const TEMPERATURE_NAMES: Record<TemperatureClass, string> = { ambient: 'ambient', chilled: 'chilled', frozen: 'frozen' };
 
 /**
  * Places a picked item into the tote with the scanned label: a command of the item's session
@@ -446,7 +443,7 @@ export function placePickingItemInTote(
       throw refusal(
         409,
         'TOTE_TEMPERATURE_MISMATCH',
-        `Tote ${tote.label} is for ${TEMPERATURE_NAMES[tote.temperature_class]} goods; this item is ${TEMPERATURE_NAMES[item.temperature_class]}`,
+        `Tote ${tote.label} is for ${tote.temperature_class} goods; this item is ${item.temperature_class}`,
         await scope.view(),
       );
     }
