@@ -4,6 +4,7 @@
 // sends fast would make the instance read all of it. Here a body over the limit is refused the moment it is
 // known to be (its Content-Length, or the bytes of a chunked body passing the limit) and the
 // connection is closed.
+import { AsyncResource } from 'node:async_hooks';
 import type express from 'express';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Socket } from 'node:net';
@@ -95,12 +96,14 @@ export function jsonBody(limitBytes: number, log: Logger): express.RequestHandle
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
-    const finish = (outcome: () => void) => {
+    // The stream's events run outside the request's async context; the outcome runs inside it, so
+    // what the handler does (queries, log lines, spans) is still attributed to its request.
+    const finish = AsyncResource.bind((outcome: () => void) => {
       if (done) return;
       done = true;
       stream.removeAllListeners('data');
       outcome();
-    };
+    });
     stream.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limitBytes) finish(() => fail(tooLarge(), true));
