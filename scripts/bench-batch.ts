@@ -19,7 +19,7 @@
 //              Idempotency-Key, asking for gzip as the apps do. Steps per second over BENCH_SECONDS
 //              (after a second of warm-up), against a floor doing the same database work on bare
 //              node:http + pg (below), measured in the same run on the same batches: floor, then
-//              BENCH_ROUNDS (2) times service and floor, each alone on core 0; each service run is
+//              BENCH_ROUNDS (3) times service and floor, each alone on core 0; each service run is
 //              divided by the mean of the floor runs either side of it, and the median of those is
 //              figure batch-command/floor (target >= 0.60). Where the cost goes is
 //              printed beside it: PostgreSQL round trips per request of each route
@@ -814,7 +814,7 @@ async function main(): Promise<void> {
         child = null;
       }
     };
-    const benchRounds = Number(process.env.BENCH_ROUNDS ?? 2);
+    const benchRounds = Number(process.env.BENCH_ROUNDS ?? 3);
     const floors = [await floorRun()];
     const services: LoadResult[] = [];
     for (let r = 1; r <= benchRounds; r++) {
