@@ -2936,7 +2936,7 @@ export interface paths {
          *       show and `session` is the current session.
          *     - 409 `ITEMS_NOT_IN_TOTES`: a session taken in a batch has a picked item not placed into a
          *       tote (POST .../items/{item_id}/tote); `unresolved_item_ids` lists them. The finished
-         *       session's `totes` are the order's totes to hand off.
+         *       session's `totes` holding goods are the order's totes to hand off.
          *     - 409 `SESSION_CLOSED` / `order_cancelled`: see below. A timeout does not confirm completion:
          *       retry with the same key or read GET /api/picker/orders/{order_id}/session.
          *
@@ -10641,7 +10641,10 @@ export interface components {
          *     scanning its label (POST .../totes/{tote_id}/bind) and then places each picked item into a tote
          *     of its order and class. A label is in use by at most one open session's tote in a store; when
          *     the session closes (finished, cancelled, expired, order cancelled) `released_at` is set and the
-         *     label may be bound again. At finish the totes listed in the session are the handoff.
+         *     label may be bound again. At finish the totes holding goods (`items_count` above 0) are the
+         *     handoff, and their number is the order's `tote_count`. An item the picker adds of a class the
+         *     order had no tote for gets a new tote of that class. A replacement goes into the tote of the
+         *     ordered item's class.
          */
         PickingToteSchema: {
             /**

@@ -2990,7 +2990,7 @@ export interface paths {
          *       show and `session` is the current session.
          *     - 409 `ITEMS_NOT_IN_TOTES`: a session taken in a batch has a picked item not placed into a
          *       tote (POST .../items/{item_id}/tote); `unresolved_item_ids` lists them. The finished
-         *       session's `totes` are the order's totes to hand off.
+         *       session's `totes` holding goods are the order's totes to hand off.
          *     - 409 `SESSION_CLOSED` / `order_cancelled`: see below. A timeout does not confirm completion:
          *       retry with the same key or read GET /api/picker/orders/{order_id}/session.
          *
@@ -3624,8 +3624,8 @@ export interface paths {
          *     - 409 `ORDER_BUSY`: another picker holds an order's open session; `order_id` names it.
          *     - 409 `PICKER_HAS_ACTIVE_SESSION`: the caller has a current session or an open batch.
          *     - 409 `order_cancelled`, `ORDER_NOT_PICKABLE`: as for start; `order_id` names the order.
-         *     - 422 `BATCH_TOO_LARGE`: more orders than `PICKING_BATCH_MAX_ORDERS`, or more lines than
-         *       `PICKING_BATCH_MAX_LINES`.
+         *     - 422 `BATCH_TOO_LARGE`: more orders than `PICKING_BATCH_MAX_ORDERS`, or, for two orders or
+         *       more, more lines than `PICKING_BATCH_MAX_LINES` (one order alone is never too large).
          *     - 422 `BATCH_STORES_DIFFER`: the orders are of different stores.
          *
          *     **Idempotency.** `Idempotency-Key` is required and must be a UUID; a replay returns the
@@ -11049,7 +11049,10 @@ export interface components {
          *     scanning its label (POST .../totes/{tote_id}/bind) and then places each picked item into a tote
          *     of its order and class. A label is in use by at most one open session's tote in a store; when
          *     the session closes (finished, cancelled, expired, order cancelled) `released_at` is set and the
-         *     label may be bound again. At finish the totes listed in the session are the handoff.
+         *     label may be bound again. At finish the totes holding goods (`items_count` above 0) are the
+         *     handoff, and their number is the order's `tote_count`. An item the picker adds of a class the
+         *     order had no tote for gets a new tote of that class. A replacement goes into the tote of the
+         *     ordered item's class.
          */
         PickingToteSchema: {
             /**
@@ -12269,7 +12272,8 @@ export interface components {
          *     fill a batch. Then, from
          *     the orders due within `PICKING_BATCH_DUE_WINDOW_MINUTES` (60) of it, those sharing the most
          *     shelf locations with the orders already chosen are added, nearest due time breaking ties, while
-         *     the batch stays within `max_orders` and `max_lines`. Empty `orders` when nothing waits.
+         *     the batch stays within `max_orders` and `max_lines` (the first order is proposed even when it
+         *     alone has more lines: one order is never too large). Empty `orders` when nothing waits.
          */
         PickingBatchProposalSchema: {
             /** Format: uuid */

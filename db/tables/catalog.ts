@@ -1,5 +1,6 @@
 // Tables of the catalog migration (units, categories, products, barcodes, inventories, favorites,
 // search vocabulary, published versions and snapshots). Numeric columns are decimal strings.
+import type { TemperatureClass } from '../../domain/picking/batching.js';
 import type { ColumnType, Generated } from 'kysely';
 import type { Decimal, Timestamp } from './types.js';
 
@@ -127,7 +128,7 @@ export interface InventoriesTable {
   location_shelf: Generated<string | null>;
   /** Sorts in the store's walking order; NULL (not located) walks last. */
   location_sequence: Generated<string | null>;
-  temperature_class: Generated<'ambient' | 'chilled' | 'frozen'>;
+  temperature_class: Generated<TemperatureClass>;
 }
 
 export interface FavoriteProductsTable {

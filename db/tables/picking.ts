@@ -1,11 +1,13 @@
 // Tables of the picking migrations (2026_11_22_0007, 2026_12_02_1801): sessions, their items, the
 // scan log, batches and totes.
 import type { ColumnType, Generated } from 'kysely';
+import type { TemperatureClass } from '../../domain/picking/batching.js';
 import type { Decimal, Timestamp } from './types.js';
+
+export type { TemperatureClass };
 
 export type SessionStatus = 'active' | 'ready_to_finish' | 'completed' | 'cancelled';
 export type ClosureSource = 'none' | 'picker_finish' | 'picker_cancel' | 'order_cancelled' | 'expired';
-export type TemperatureClass = 'ambient' | 'chilled' | 'frozen';
 export type ReconciliationStatus = 'not_required' | 'pending' | 'completed' | 'failed';
 
 export interface PickingSessionsTable {

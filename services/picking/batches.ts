@@ -11,7 +11,8 @@ import {
   findOpenToteByLabel,
   insertBatch,
   insertTotes,
-  lockToteOfBatch,
+  findToteOfBatch,
+  lockTote,
   orderLocations,
   placeItemInTote,
   totesOfSessions,
@@ -25,6 +26,7 @@ import { listQueue } from '../../db/queries/picking/queue.js';
 import {
   findCurrentSession,
   findLatestSessionOfOrder,
+  lockOrder,
   lockOrderOfPicker,
   lockPicker,
   type LockedOrder,
@@ -157,7 +159,8 @@ export function takePickingBatch(
 ): Promise<{ status: 200; body: PickingBatchView }> {
   const { pickerId } = action;
   const cfg = deps.config.picking.batch;
-  const orderIds = [...new Set(body.order_ids)].sort();
+  // UUIDs compare in lower case: one order sent twice in two cases is one order, locked in one order.
+  const orderIds = [...new Set(body.order_ids.map((id) => id.toLowerCase()))].sort();
   return withIdempotency(deps, actionScope(action), fingerprintOf(orderIds), async (trx) => {
     if (orderIds.length > cfg.maxOrders) {
       throw refusal(422, 'BATCH_TOO_LARGE', `A batch takes at most ${cfg.maxOrders} orders`, null);
@@ -201,7 +204,8 @@ export function takePickingBatch(
       lines += items.length;
       await insertTotes(trx, head.id, storeId, totesNeeded(items.map((i) => i.temperature_class)));
     }
-    if (lines > cfg.maxLines) {
+    // The cap is on merging: one order alone is never too large to walk.
+    if (lines > cfg.maxLines && orders.length > 1) {
       throw refusal(422, 'BATCH_TOO_LARGE', `A batch takes at most ${cfg.maxLines} lines; these orders have ${lines}`, null);
     }
     return { status: 200 as const, body: await batchView(trx, deps, batch) };
@@ -383,17 +387,19 @@ export function bindPickingTote(
   return withIdempotency(deps, actionScope(action), fingerprintOf(path, label), async (trx) => {
     const batch = await findBatchOfPicker(trx, Number(path.batch_id), action.pickerId);
     if (!batch) throw notFound('You have no batch with this id');
-    const tote = await lockToteOfBatch(trx, batch.id, Number(path.tote_id));
-    if (!tote) throw notFound('No tote with this id in the batch');
+    const found = await findToteOfBatch(trx, batch.id, Number(path.tote_id));
+    if (!found) throw notFound('No tote with this id in the batch');
+    await lockOrder(trx, found.order_id);
+    const tote = (await lockTote(trx, found.id))!;
     if (tote.session_status !== 'active' && tote.session_status !== 'ready_to_finish') {
       throw refusal(409, 'SESSION_CLOSED', 'The order of this tote has left the batch or is finished', null);
     }
     if (tote.label === label) return { status: 200 as const, body: toToteView(tote) };
     if (tote.label !== null) throw refusal(409, 'TOTE_ALREADY_BOUND', `This tote already carries label ${tote.label}`, null);
-    if (!(await bindTote(trx, tote.id, label))) {
+    if (!(await bindTote(trx, tote, label))) {
       throw refusal(409, 'TOTE_LABEL_IN_USE', `Label ${label} is on another open tote of the store; take another tote`, null);
     }
-    const bound = (await lockToteOfBatch(trx, batch.id, tote.id))!;
+    const bound = (await lockTote(trx, tote.id))!;
     return { status: 200 as const, body: toToteView(bound) };
   });
 }
@@ -458,6 +464,7 @@ export function placePickingItemInTote(
       await commitSessionChange(scope);
     }
     const placed = (await totesOfSessions(trx, [head.id])).find((t) => t.id === tote.id)!;
+    head.totes = head.totes.map((t) => (t.tote_id === placed.id ? { ...t, items_count: placed.items_count } : t));
     return {
       status: 200 as const,
       body: {

@@ -1,5 +1,6 @@
 // The commands on a session as a whole: adding a product, cancelling, finishing, and
 // acknowledging a session the order's cancellation closed.
+import { insertTotes } from '../../db/queries/picking/batches.js';
 import { findStoreInventory } from '../../db/queries/picking/catalog.js';
 import { insertItems, itemFacts, loadItems, nextItemPosition } from '../../db/queries/picking/items.js';
 import { acknowledgeCancellation, findLatestSessionOfPicker, findSessionHead, isOrderOfPicker } from '../../db/queries/picking/sessions.js';
@@ -64,6 +65,19 @@ export function addItem(
       addedItem(inventory, quantity, nextItemPosition(s.items), deps.config.picking.weightTolerancePercent),
     ]);
     s.items.push(row!);
+    // In a batch, an added product of a class the order has no tote for gets one, so it can be placed.
+    if (s.head.batch_id !== null) {
+      for (const t of await insertTotes(s.trx, s.head.id, s.head.store_id, [row!.temperature_class])) {
+        s.head.totes.push({
+          tote_id: t.id,
+          temperature_class: t.temperature_class,
+          label: null,
+          bound_at: null,
+          released_at: null,
+          items_count: 0,
+        });
+      }
+    }
     await commitSessionChange(s, 1);
     return {
       status: 200 as const,

@@ -192,7 +192,12 @@ export function toPickingSessionHeader(
     cancel_after_resolved_items: head.cancel_after_resolved_items,
     slot: toPickerSlot(head),
     batch_id: head.batch_id,
-    totes: head.totes.map((t) => ({ ...t, order_id: head.order_id, bound_at: isoOrNull(t.bound_at), released_at: isoOrNull(t.released_at) })),
+    totes: head.totes.map((t) => ({
+      ...t,
+      order_id: head.order_id,
+      bound_at: isoOrNull(t.bound_at),
+      released_at: isoOrNull(t.released_at),
+    })),
   };
 }
 

@@ -491,3 +491,44 @@ describe('an idle batch', () => {
     expect((closed.body as Batch).orders.flatMap((o) => o.totes.map((t) => t.released_at !== null))).toEqual([true, true]);
   });
 });
+
+describe('edges of batches and totes', () => {
+  it('takes one order sent twice in two letter cases as one order', async () => {
+    const a = await anOrder([{ inventoryId: pieces[6]!.inventoryId, quantity: '1' }]);
+    const batch = await takeOk(picker, [a.orderId, a.orderId.toUpperCase()]);
+    expect(batch.orders.map((o) => o.order_id)).toEqual([a.orderId]);
+    expect((await sessionCommand(svc, picker, a.orderId, 'cancel')).status).toBe(200);
+  });
+
+  it('lets one of many binds of one label at once win, the others told the label is in use', async () => {
+    const orders = await Promise.all([1, 2, 3].map(() => anOrder([{ inventoryId: pieces[5]!.inventoryId, quantity: '1' }])));
+    const batch = await takeOk(
+      picker,
+      orders.map((o) => o.orderId),
+    );
+    const l = label();
+    const answers = await Promise.all(batch.orders.map((o) => bind(picker, batch.batch_id, o.totes[0]!.tote_id, l)));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409, 409]);
+    for (const r of answers.filter((x) => x.status === 409)) expect(r.body.code).toBe('TOTE_LABEL_IN_USE');
+    for (const o of orders) expect((await sessionCommand(svc, picker, o.orderId, 'cancel')).status).toBe(200);
+  });
+
+  it('gives an added product of a class the order had no tote for a tote of its own', async () => {
+    const a = await anOrder([{ inventoryId: pieces[4]!.inventoryId, quantity: '1' }]);
+    const batch = await takeOk(picker, [a.orderId]);
+    expect(batch.orders[0]!.totes.map((t) => t.temperature_class)).toEqual(['ambient']);
+    const added = await svc.client.call.POST('/api/picker/orders/{order_id}/additional-items', {
+      params: { path: { order_id: a.orderId } },
+      headers: { ...picker.auth, 'idempotency-key': randomUUID() },
+      body: { inventory_id: pieces[7]!.inventoryId, quantity: '1' },
+    });
+    expect(added.status).toBe(200);
+    expect((added.body as Schemas['PickingActionOutput']).session.totes?.map((t) => t.temperature_class)).toEqual(['ambient', 'chilled']);
+    const after = await svc.client.call.GET('/api/picker/batches/{batch_id}', {
+      params: { path: { batch_id: batch.batch_id } },
+      headers: picker.auth,
+    });
+    expect((after.body as Batch).orders[0]!.totes.map((t) => t.temperature_class)).toEqual(['ambient', 'chilled']);
+    expect((await sessionCommand(svc, picker, a.orderId, 'cancel')).status).toBe(200);
+  });
+});

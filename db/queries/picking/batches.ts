@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../executor.js';
 import type { TemperatureClass } from '../../tables/picking.js';
 import { compareSequence } from '../../../domain/picking/batching.js';
+import { pickDeadline } from './queue.js';
 import { isOpen } from './sessions.js';
 
 export function insertBatch(db: Executor, b: { pickerId: number; storeId: string }) {
@@ -66,12 +67,6 @@ export function batchSessions(db: Executor, batchId: number, due: { slotLeadMinu
 }
 
 export type BatchSessionRow = Awaited<ReturnType<typeof batchSessions>>[number];
-
-/** When an order must be picked: the picking queue's deadline (db/queries/picking/queue.ts). */
-export const pickDeadline = (due: { slotLeadMinutes: number; expressMinutes: number }) =>
-  sql<Date>`CASE WHEN o.is_express OR o.slot_date IS NULL
-      THEN o.created_at + make_interval(mins => ${due.expressMinutes})
-      ELSE (o.slot_date + o.slot_start) AT TIME ZONE st.timezone - make_interval(mins => ${due.slotLeadMinutes}) END`;
 
 /** The items of a batch's sessions that are walked (sessions not cancelled), with their order's number. */
 export function batchWalkItems(db: Executor, batchId: number) {
@@ -139,33 +134,53 @@ export function totesOfSessions(db: Executor, sessionIds: readonly number[]) {
 
 export type ToteRow = Awaited<ReturnType<typeof totesOfSessions>>[number];
 
-/** A new session's totes: one per temperature class its items need. */
-export async function insertTotes(db: Executor, sessionId: number, storeId: string, classes: readonly TemperatureClass[]): Promise<void> {
-  if (!classes.length) return;
-  await db
+/** Totes of a session for the temperature classes its items need (a class it has already is skipped); the new ones. */
+export async function insertTotes(db: Executor, sessionId: number, storeId: string, classes: readonly TemperatureClass[]) {
+  if (!classes.length) return [];
+  return db
     .insertInto('picking_totes')
     .values(classes.map((c) => ({ session_id: sessionId, store_id: storeId, temperature_class: c })))
+    .onConflict((oc) => oc.columns(['session_id', 'temperature_class']).doNothing())
+    .returning(['id', 'temperature_class'])
     .execute();
 }
 
-/** A tote of the caller's batch, locked with its session's row order (order, then session, then tote). */
-export function lockToteOfBatch(db: Executor, batchId: number, toteId: number) {
+/** A tote of the caller's batch with its order, read without locks (to learn which order to lock first). */
+export function findToteOfBatch(db: Executor, batchId: number, toteId: number) {
+  return db
+    .selectFrom('picking_totes as t')
+    .innerJoin('picking_sessions as s', 's.id', 't.session_id')
+    .select(['t.id', 's.order_id'])
+    .where('t.id', '=', toteId)
+    .where('s.batch_id', '=', batchId)
+    .executeTakeFirst();
+}
+
+/**
+ * The tote and its session, locked after the order (the lock order of every picking path: order,
+ * then session, then tote), so a bind and the session's closing run one after the other.
+ */
+export function lockTote(db: Executor, toteId: number) {
   return db
     .selectFrom('picking_totes as t')
     .innerJoin('picking_sessions as s', 's.id', 't.session_id')
     .select([...TOTE_COLUMNS, 's.order_id', 's.status as session_status', toteItemsCount.as('items_count')])
     .where('t.id', '=', toteId)
-    .where('s.batch_id', '=', batchId)
-    .forUpdate('t')
+    .forUpdate(['s', 't'])
     .executeTakeFirst();
 }
 
-/** Binds a label to a tote; false when the label is on another open tote of the store. */
-export async function bindTote(db: Executor, toteId: number, label: string): Promise<boolean> {
+/**
+ * Binds a label to a tote; false when the label is on another open tote of the store. Binds of one
+ * label in one store take turns (a transaction lock on the pair), so two at once cannot both pass
+ * the check and meet at the unique index.
+ */
+export async function bindTote(db: Executor, tote: { id: number; store_id: string }, label: string): Promise<boolean> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`tote-label:${tote.store_id}:${label}`}, 0))`.execute(db);
   const { rows } = await sql<{ id: string }>`
     UPDATE picking_totes SET label = ${label}, bound_at = now()
-    WHERE id = ${toteId} AND NOT EXISTS (
-      SELECT 1 FROM picking_totes o WHERE o.store_id = picking_totes.store_id AND o.label = ${label} AND o.released_at IS NULL)
+    WHERE id = ${tote.id} AND NOT EXISTS (
+      SELECT 1 FROM picking_totes o WHERE o.store_id = ${tote.store_id} AND o.label = ${label} AND o.released_at IS NULL)
     RETURNING id`.execute(db);
   return rows.length > 0;
 }

@@ -20,9 +20,7 @@ export interface QueueOptions {
  */
 export function listQueue(db: Executor, q: QueueOptions) {
   const slotStart = sql<Date | null>`(o.slot_date + o.slot_start) AT TIME ZONE st.timezone`;
-  const deadline = sql<Date>`CASE WHEN o.is_express OR o.slot_date IS NULL
-      THEN o.created_at + make_interval(mins => ${q.expressMinutes})
-      ELSE ${slotStart} - make_interval(mins => ${q.slotLeadMinutes}) END`;
+  const deadline = pickDeadline(q);
   return db
     .selectFrom('orders as o')
     .innerJoin('stores as st', 'st.id', 'o.store_id')
@@ -74,6 +72,12 @@ export function listQueue(db: Executor, q: QueueOptions) {
     .limit(q.limit)
     .execute();
 }
+
+/** When order `o` (of store `st`) must be picked by: the queue card's `pick_deadline`. */
+export const pickDeadline = (due: { slotLeadMinutes: number; expressMinutes: number }) =>
+  sql<Date>`CASE WHEN o.is_express OR o.slot_date IS NULL
+      THEN o.created_at + make_interval(mins => ${due.expressMinutes})
+      ELSE (o.slot_date + o.slot_start) AT TIME ZONE st.timezone - make_interval(mins => ${due.slotLeadMinutes}) END`;
 
 export type QueueRow = Awaited<ReturnType<typeof listQueue>>[number];
 

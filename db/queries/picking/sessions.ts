@@ -3,12 +3,13 @@
 // handler owns the transaction.
 //
 // Lock order, the same on every path, so concurrent writers never deadlock: the picker row (start
-// only), then the order row, then the session row. The database's cancellation trigger follows it
-// too (UPDATE orders, then its sessions).
+// and taking a batch), then the order rows (a batch's in id order), then the session rows, then
+// their totes. The database's cancellation trigger follows it too (UPDATE orders, then its
+// sessions, then their totes).
 import { sql, type Selectable } from 'kysely';
 import { PICKING_SESSION_COLUMNS, qualified } from '../../columns.js';
 import type { Executor } from '../../executor.js';
-import type { ClosureSource, PickingSessionsTable, SessionStatus } from '../../tables/picking.js';
+import type { ClosureSource, PickingSessionsTable, SessionStatus, TemperatureClass } from '../../tables/picking.js';
 
 export type SessionRow = Selectable<PickingSessionsTable>;
 
@@ -113,7 +114,7 @@ export function sessionHeads(db: Executor) {
 /** A session's totes as JSON (what PickingToteSchema shows); empty for a session outside a batch. */
 export interface SessionTote {
   tote_id: number;
-  temperature_class: 'ambient' | 'chilled' | 'frozen';
+  temperature_class: TemperatureClass;
   label: string | null;
   bound_at: string | null;
   released_at: string | null;
