@@ -87,6 +87,10 @@ export interface Stop<L extends WalkLine> {
   lines: L[];
 }
 
+/** Which stop a line is walked at: its product at its place; unlocated lines cannot merge by place, each is its own stop. */
+export const stopKey = (line: { id: number; sequence: string | null; productId: string }): string =>
+  line.sequence === null ? `line:${line.id}` : `${line.sequence}\u0000${line.productId}`;
+
 /** Compares route keys: located before unlocated, then as text (the keys are made to sort so). */
 export const compareSequence = (a: string | null, b: string | null): number =>
   a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1;
@@ -100,8 +104,7 @@ export function walkStops<L extends WalkLine>(lines: readonly L[], orderRank: (o
   const inOrderOfOrders = (a: L, b: L) => orderRank(a.orderId) - orderRank(b.orderId) || a.position - b.position;
   const byKey = new Map<string, Stop<L>>();
   for (const line of [...lines].sort(inOrderOfOrders)) {
-    // Unlocated lines cannot be merged by place: each is its own stop.
-    const key = line.sequence === null ? `item:${line.itemId}` : `${line.sequence}\u0000${line.productId}`;
+    const key = stopKey({ id: line.itemId, sequence: line.sequence, productId: line.productId });
     const stop = byKey.get(key);
     if (stop) stop.lines.push(line);
     else byKey.set(key, { productId: line.productId, sequence: line.sequence, lines: [line] });

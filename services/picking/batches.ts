@@ -35,6 +35,7 @@ import { formatDecimal, parseDecimal } from '../../domain/money/decimal.js';
 import {
   holdsGoods,
   proposeBatch,
+  stopKey,
   toteFit,
   totesNeeded,
   walkStops,
@@ -94,25 +95,24 @@ export async function proposePickingBatch(
     limit: PROPOSAL_CANDIDATES,
   });
   const waiting = queue.filter((r) => r.session_id === null);
-  // Each order's stops: a product at a located place, or each unlocated line on its own.
   const stopsOf = new Map<string, Set<string>>();
-  for (const line of await orderLocations(
-    db,
-    storeId,
-    waiting.map((w) => w.order_id),
-  )) {
+  const locationsOf = new Map<string, Set<string>>();
+  const orderIds = waiting.map((w) => w.order_id);
+  for (const line of await orderLocations(db, storeId, orderIds)) {
     const stops = stopsOf.get(line.order_id) ?? new Set<string>();
-    stops.add(line.location_sequence === null ? `line:${line.id}` : `${line.location_sequence}\u0000${line.product_id}`);
+    stops.add(stopKey({ id: line.id, sequence: line.location_sequence, productId: line.product_id }));
     stopsOf.set(line.order_id, stops);
+    if (line.location_sequence === null) continue;
+    const locations = locationsOf.get(line.order_id) ?? new Set<string>();
+    locations.add(line.location_sequence);
+    locationsOf.set(line.order_id, locations);
   }
-  const located = (orderId: string) =>
-    [...(stopsOf.get(orderId) ?? [])].filter((k) => !k.startsWith('line:')).map((k) => k.split('\u0000')[0]!);
   const candidates: BatchCandidate[] = waiting.map((w) => ({
     orderId: w.order_id,
     isExpress: w.is_express,
     dueAt: w.pick_deadline,
     linesCount: w.items_count,
-    locations: [...new Set(located(w.order_id))],
+    locations: [...(locationsOf.get(w.order_id) ?? [])],
   }));
   const limits = {
     maxOrders: Math.min(maxOrders ?? cfg.batch.maxOrders, cfg.batch.maxOrders),
