@@ -1,6 +1,7 @@
 // Kysely table types, one file per area under db/tables. They mirror the migrations in
 // db/migrations (which are frozen and do not import these). Numeric columns are decimal strings.
 import type { AccountsTables } from './tables/accounts.js';
+import type { ApprovalsTables } from './tables/approvals.js';
 import type { CatalogTables } from './tables/catalog.js';
 import type { ContentTables } from './tables/content.js';
 import type { FoundationTables } from './tables/foundation.js';
@@ -20,4 +21,5 @@ export interface DB
     OrdersTables,
     PaymentsTables,
     PickingTables,
-    LoyaltyTables {}
+    LoyaltyTables,
+    ApprovalsTables {}

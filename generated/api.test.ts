@@ -1823,6 +1823,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/orders/{order_id}/items/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order identifier. Another customer's order answers 404, as an unknown one. */
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change my order's lines before picking starts (TEST only)
+         * @description Adds lines, removes lines and changes quantities or replacement preferences of one of the
+         *     caller's orders, all together or not at all (see OrderChangeInput), while no picker has
+         *     started it. Answers the order as it is after the change.
+         *
+         *     As at checkout: prices are the store's current prices for added lines and changed
+         *     quantities (an unchanged line keeps its price), stock is held for what is added and released
+         *     for what is removed, purchase limits and the store's minimum are checked against the whole
+         *     order after the change. The delivery slot and its price are kept. An online order that is
+         *     paid is settled for the difference as re-pricing after picking does: a higher total creates
+         *     a new invoice for the difference (`payment` becomes `awaiting_payment` again, push `payment`),
+         *     a lower one refunds the difference to the card; an unpaid online order's open invoice is
+         *     replaced by one for the new total. Each accepted change raises `order_version` once and
+         *     emits `order.changed` with `changes` `items` (and `payment` when it changed).
+         *
+         *     **Concurrency.** `X-Expected-Version` (the `order_version` of the copy the change was
+         *     prepared on) is required; a stale one answers 409 `VERSION_CONFLICT`, nothing changed:
+         *     re-read the order. A change racing the picker's start has exactly one winner: the change
+         *     commits before the session starts (the picker sees the changed lines), or it answers 409
+         *     `PICKING_STARTED`.
+         *
+         *     **Idempotency.** `Idempotency-Key` is required; a replay answers the stored answer; the key
+         *     with another body or version answers 409 `IDEMPOTENCY_CONFLICT`.
+         *
+         *     Errors: 401 without a valid customer token; 404 `NOT_FOUND` when the order does not exist or
+         *     belongs to another customer; 409 `VERSION_CONFLICT`, `PICKING_STARTED`,
+         *     `ORDER_NOT_CHANGEABLE` (the order is past `confirmed`: picked, cancelled, delivered),
+         *     `OUT_OF_STOCK`, `LIMIT_EXCEEDED`, `ITEM_UNAVAILABLE`, `IDEMPOTENCY_CONFLICT`,
+         *     `IDEMPOTENCY_IN_PROGRESS`; 422 `IDEMPOTENCY_KEY_REQUIRED`, `VALIDATION_ERROR` and the order
+         *     rules of OrderChangeInput.
+         */
+        post: operations["changeOrderItems"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/orders/{order_id}/approvals/{approval_id}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order identifier. Another customer's order answers 404, as an unknown one. */
+                order_id: string;
+                /** @description The approval (ItemApprovalSchema `id`, from `order.approval.requested` or the order's `items[].approval`). */
+                approval_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or reject what the picker proposes (TEST only)
+         * @description The customer's answer to a pending proposal of the picker (ItemApprovalSchema). The picker's
+         *     session and channel see it at once (`session.changed` and `item.approval.decided`); the
+         *     order's version rises once (`order.changed` with `changes` `approval`, and `picking_result`).
+         *     Answers the order as it is after the decision.
+         *
+         *     `approve`: the proposal stands. `reject`: a replacement is taken back and the line is missing
+         *     again; a quantity or weight is taken back and the line removed.
+         *
+         *     Sending the decision the approval already has answers 200 and changes nothing (a retry is
+         *     safe with or without `Idempotency-Key`).
+         *
+         *     Errors: 401 without a valid customer token; 404 `NOT_FOUND` when the order or the approval
+         *     does not exist or belongs to another customer; 409 `APPROVAL_ALREADY_DECIDED` (the other
+         *     decision was taken, or the window passed: `approval` in the re-read order says how),
+         *     `APPROVAL_WITHDRAWN` (the picker took the proposal back), `PICKING_FINISHED` (the picker
+         *     finished the order: it is settled as the proposal stood), `IDEMPOTENCY_CONFLICT`,
+         *     `IDEMPOTENCY_IN_PROGRESS`; 422 `VALIDATION_ERROR`.
+         */
+        post: operations["decideItemApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/orders/roadmap/{order_id}/short": {
         parameters: {
             query?: never;
@@ -3904,7 +3996,9 @@ export interface components {
          *     version, so a client that follows only `order.changed` misses no change. When the delivery
          *     tracking state, display or comment changed in it, a `delivery.tracking.changed` of the same
          *     `order_version` follows that `order.changed` (it carries the tracking details and the push's
-         *     `notification_id`). Messages are written to an outbox in the same database transaction as the
+         *     `notification_id`). When the picker proposes something for the customer's approval, an
+         *     `order.approval.requested` of the same `order_version` follows that `order.changed` (it
+         *     carries the proposal and the push's `notification_id`). Messages are written to an outbox in the same database transaction as the
          *     change and fanned out to all instances, so they arrive at least once and, per order, in version
          *     order. Clients ignore a message whose `event_id` they have seen or an `order.changed` whose
          *     `order_version` is not newer than the last one seen for the order, and re-read
@@ -3956,10 +4050,10 @@ export interface components {
          */
         TrackingEventEnvelope: {
             /**
-             * @description Event kind; decides the schema of `data`.
+             * @description Event kind; decides the schema of `data`. Ignore a message of a kind not known to the app.
              * @enum {string}
              */
-            type: "order.changed" | "delivery.tracking.changed";
+            type: "order.changed" | "delivery.tracking.changed" | "order.approval.requested";
             /**
              * Format: uuid
              * @description Unique identifier of the event (equal to `data.event_id`); the de-duplication key.
@@ -3983,7 +4077,7 @@ export interface components {
             order_id?: string;
             /** @description The order's version after the change (equal to `data.order_version`). Always sent, as `order_id`. */
             order_version?: number;
-            /** @description The event payload - OrderChangedEvent for `order.changed`, DeliveryTrackingChangedEvent for `delivery.tracking.changed`. */
+            /** @description The event payload - OrderChangedEvent for `order.changed`, DeliveryTrackingChangedEvent for `delivery.tracking.changed`, ApprovalRequestedEvent for `order.approval.requested`. */
             data: Record<string, never>;
         } & ({
             /** @constant */
@@ -3993,6 +4087,10 @@ export interface components {
             /** @constant */
             type: "delivery.tracking.changed";
             data: components["schemas"]["DeliveryTrackingChangedEvent"];
+        } | {
+            /** @constant */
+            type: "order.approval.requested";
+            data: components["schemas"]["ApprovalRequestedEvent"];
         });
         /**
          * @description `order.changed`: something in the order changed (status, picking result, payment, cancel
@@ -4027,8 +4125,8 @@ export interface components {
             order_version: number;
             /** @description Purchase status after the change, as a hint (for example to update a list cell at once); the re-read detail is authoritative. */
             status: components["schemas"]["OrderStatusValueEnum"];
-            /** @description What changed, as a hint: `status`, `picking_result`, `payment`, `can_cancel`, `delivery` (delivery data: the tracking state - a `delivery.tracking.changed` of the same version follows - or `eta`, the courier). */
-            changes: ("status" | "picking_result" | "payment" | "can_cancel" | "delivery")[];
+            /** @description What changed, as a hint: `status`, `picking_result`, `payment`, `can_cancel`, `delivery` (delivery data: the tracking state - a `delivery.tracking.changed` of the same version follows - or `eta`, the courier), `items` (the customer changed the lines), `approval` (a proposal awaits the customer - an `order.approval.requested` of the same version follows - or was settled). Ignore values not known to the app. */
+            changes: ("status" | "picking_result" | "payment" | "can_cancel" | "delivery" | "items" | "approval")[];
         };
         /**
          * @description `delivery.tracking.changed`: the courier delivery state, or its display or comment, changed
@@ -4056,8 +4154,8 @@ export interface components {
         DeliveryTrackingChangedEvent: {
             /** @description Purchase status after the change, as in OrderChangedEvent (for example `cancelled` when the order was cancelled in the same step, `completed` on delivery). */
             status: components["schemas"]["OrderStatusValueEnum"];
-            /** @description What changed besides the tracking, as in OrderChangedEvent: always `delivery`, and `status`, `payment` or `can_cancel` when the same step changed them. */
-            changes: ("status" | "picking_result" | "payment" | "can_cancel" | "delivery")[];
+            /** @description What changed besides the tracking, as in OrderChangedEvent: always `delivery`, and `status`, `payment` or `can_cancel` when the same step changed them. Ignore values not known to the app. */
+            changes: ("status" | "picking_result" | "payment" | "can_cancel" | "delivery" | "items" | "approval")[];
             /**
              * Format: uuid
              * @description Unique identifier of the event (as the envelope's `event_id`).
@@ -4100,6 +4198,73 @@ export interface components {
             eta: string | null;
         };
         /**
+         * @description `order.approval.requested`: the picker proposes something on a line whose preference asks for
+         *     the customer's approval. It follows the `order.changed` of the same `order_version` (whose
+         *     `changes` include `approval`). Show it at once with approve and reject actions (POST
+         *     /api/orders/{order_id}/approvals/{approval_id}/decision) until `approval.expires_at`; a push
+         *     (`kind` `replacement_approval`) with the same `event_id` is sent as well.
+         * @example {
+         *       "event_id": "3a4b5c6d-7e8f-4a9b-8c0d-1e2f3a4b5c6d",
+         *       "order_id": "4d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+         *       "order_no": 100482,
+         *       "order_version": 6,
+         *       "status": "picking",
+         *       "changes": [
+         *         "approval"
+         *       ],
+         *       "approval": {
+         *         "id": 5521,
+         *         "item_id": 90871,
+         *         "kind": "replacement",
+         *         "status": "pending",
+         *         "decided_by": null,
+         *         "proposed": {
+         *           "product_id": "7b1e2d3c-4f5a-4b6c-8d7e-9f0a1b2c3d4e",
+         *           "name": "Milk 3.2% 1 l",
+         *           "image": null,
+         *           "unit_price": "94.90",
+         *           "quantity": "1.000",
+         *           "line_total": "94.90"
+         *         },
+         *         "requested_at": "2025-03-14T07:41:02Z",
+         *         "expires_at": "2025-03-14T07:46:02Z",
+         *         "decided_at": null
+         *       },
+         *       "original": {
+         *         "product_id": "2f6c1f34-58b2-4a4e-8d1c-0e5b7f9d2a61",
+         *         "name": "Milk 2.5% 1 l",
+         *         "unit_price": "89.90",
+         *         "quantity": "1.000",
+         *         "line_total": "89.90"
+         *       }
+         *     }
+         */
+        ApprovalRequestedEvent: {
+            /**
+             * Format: uuid
+             * @description Unique identifier of the event (as the envelope's `event_id`).
+             */
+            event_id: string;
+            /**
+             * Format: uuid
+             * @description The order.
+             */
+            order_id: string;
+            /**
+             * @description Human-readable order number, for an alert text.
+             * @example 100482
+             */
+            order_no: number;
+            /** @description The order's version after the proposal. */
+            order_version: number;
+            /** @description Purchase status (as in OrderChangedEvent). */
+            status: components["schemas"]["OrderStatusValueEnum"];
+            /** @description Always `approval`. */
+            changes: ("status" | "picking_result" | "payment" | "can_cancel" | "delivery" | "items" | "approval")[];
+            approval: components["schemas"]["ItemApprovalSchema"];
+            original: components["schemas"]["ApprovalOriginalSchema"];
+        };
+        /**
          * @description Data of a push notification, as the app receives it. Android (FCM): the keys of
          *     `message.data`; iOS (APNs): custom keys at the top level of the payload, next to `aps`. The
          *     visible alert (`title`, `body`, and `image_url` where supported) is also set in FCM
@@ -4118,6 +4283,7 @@ export interface components {
          *     | `order_status` | the order's status changed (accepted, picked with or without changes, ready for pickup, delivered, cancelled) | `order` | `order_id`, `order_no`, `order_version`, `event_id` |
          *     | `delivery_tracking` | the courier delivery changed (`delivery.tracking.changed`) | `order` | `order_id`, `order_no`, `order_version`, `event_id` |
          *     | `payment` | online payment of an order is required or its result is known | `order` | `order_id`, `order_no`, `order_version`, `event_id` |
+         *     | `replacement_approval` | the picker proposes a replacement, quantity or weight for the customer's approval (`order.approval.requested`) | `order_approval` | `order_id`, `order_no`, `order_version`, `event_id`, `approval_id` |
          *     | `promotion` | an advertising message (only with the customer's opt-in) | `main`, `product`, `category` or `url` | `product_id`, `category_id` or `url` as the screen needs; `image_url` optional |
          *     | `picker_queue` | an order entered the queue of the picker's store (sent to the store's active pickers with no current session: a picker at work has the queue open) | `picker_queue` | `order_id` |
          *     | `picker_order_cancelled` | the order of the picker's active session was cancelled | `picker_session` | `order_id` |
@@ -4125,7 +4291,7 @@ export interface components {
          *     Order notifications are sent one after another per installation, in the order of the changes;
          *     one not yet sent when a later notification about the same order is made is dropped (a phone
          *     back online shows the order's latest news, not a replay), except `payment` ones, which ask
-         *     the customer to act. A notification the push gateway asks to retry is sent later, so it may
+         *     the customer to act, and `replacement_approval` ones while their proposal is pending. A notification the push gateway asks to retry is sent later, so it may
          *     arrive after later news of another order (never after later news of its own order: then it
          *     is dropped, unless it is a `payment` one). Picker notifications are written in the language of the installation's
          *     registration (`Accept-Language` of PUT /api/accounts/me/push-devices).
@@ -4166,18 +4332,20 @@ export interface components {
              */
             event_id?: string;
             /**
-             * @description What happened (see the table).
+             * @description What happened (see the table). A kind not known to the app is shown as its alert and opens `screen`.
              * @enum {string}
              */
-            kind: "order_status" | "delivery_tracking" | "payment" | "promotion" | "picker_queue" | "picker_order_cancelled";
+            kind: "order_status" | "delivery_tracking" | "payment" | "promotion" | "picker_queue" | "picker_order_cancelled" | "replacement_approval";
             /**
              * @description Screen to open on tap: `order` - order details (re-read GET /api/orders/roadmap/{order_id}/detail);
              *     `orders` - order list; `main` - home; `product` - product card `product_id`;
              *     `category` - category `category_id`; `url` - open `url`; `picker_queue` - picker order
-             *     queue; `picker_session` - picker session of `order_id`. An unknown value opens the home screen.
+             *     queue; `picker_session` - picker session of `order_id`; `order_approval` - the proposal
+             *     `approval_id` of order `order_id` with approve and reject actions (re-read the order detail;
+             *     when the approval is no longer `pending`, show its outcome). An unknown value opens the home screen.
              * @enum {string}
              */
-            screen: "order" | "orders" | "main" | "product" | "category" | "url" | "picker_queue" | "picker_session";
+            screen: "order" | "orders" | "main" | "product" | "category" | "url" | "picker_queue" | "picker_session" | "order_approval";
             /**
              * @description Alert title, in the customer's preferred language (a picker's: the registration's).
              * @example Order 10452 is on its way
@@ -4204,6 +4372,11 @@ export interface components {
              * @example 17
              */
             order_version?: string;
+            /**
+             * @description The proposal awaiting the customer's answer (`kind` `replacement_approval`, ItemApprovalSchema `id`), decimal digits.
+             * @example 5521
+             */
+            approval_id?: string;
             /**
              * Format: uuid
              * @description Product to open (`screen` `product`).
@@ -4246,6 +4419,7 @@ export interface components {
          *     | `queue.changed` | every picker whose stores include `store_id` | re-read GET /api/picker/orders for that store (coalesce bursts) |
          *     | `session.changed` | the picker who owns the session (all of its connections) | when `version` is newer than the held session, re-read GET /api/picker/orders/{order_id}/session |
          *     | `order.cancelled` | the picker whose open session the cancellation closed | re-read the session (now `cancelled`, `closure_source` `order_cancelled`), show it, then POST cancelled/ack |
+         *     | `item.approval.decided` | the picker who owns the session | show the customer's answer on the item at once (on `rejected`, take the product back); the `session.changed` of the same `version` comes with it |
          * @example {
          *       "event_id": "1f0b8c2d-3e4a-4b5c-8d6e-7f8091a2b3c4",
          *       "kind": "session.changed",
@@ -4258,7 +4432,7 @@ export interface components {
          *       "session_status": "active"
          *     }
          */
-        PickerRealtimeEvent: components["schemas"]["PickerQueueChangedEvent"] | components["schemas"]["PickerSessionChangedEvent"] | components["schemas"]["PickerOrderCancelledEvent"];
+        PickerRealtimeEvent: components["schemas"]["PickerQueueChangedEvent"] | components["schemas"]["PickerSessionChangedEvent"] | components["schemas"]["PickerOrderCancelledEvent"] | components["schemas"]["PickerApprovalDecidedEvent"];
         /**
          * @description Every `code` an error body of this service carries, with the HTTP status it comes with. One
          *     code has one meaning everywhere. A few come with one of two statuses, by operation (both are
@@ -4361,6 +4535,15 @@ export interface components {
          *     | `COURIER_PROVIDER_ERROR` | 502 | The courier service could not quote an express delivery |
          *     | `ORDER_ALREADY_CANCELLED` | 409 | The order is already cancelled |
          *     | `ORDER_NOT_CANCELLABLE` | 409 | The order can no longer be cancelled |
+         *     | `ORDER_NOT_CHANGEABLE` | 409 | The order's lines can no longer be changed (it is past `confirmed`: picked, cancelled, delivered) |
+         *     | `PICKING_STARTED` | 409 | A picker has started the order; its lines can no longer be changed |
+         *     | `INVALID_ORDER_CHANGE` | 422 | A change of the order's lines lacks a field its `op` needs, or has one it does not take |
+         *     | `ORDER_LINE_NOT_FOUND` | 422 | A change names an `item_id` that is not a line of the order; `lines` are not given |
+         *     | `ORDER_WOULD_BE_EMPTY` | 422 | The changes would leave the order without lines (cancel it instead) |
+         *     | `REPLACEMENT_PREFERENCE_INVALID` | 422 | A line's replacement preference breaks its rules (named products with another policy, or none with `named_products`; the line's own product; a product the store does not sell) |
+         *     | `APPROVAL_ALREADY_DECIDED` | 409 | The proposal was already approved or rejected otherwise (by the other decision, or its window passed) |
+         *     | `APPROVAL_WITHDRAWN` | 409 | The picker took the proposal back before the answer |
+         *     | `PICKING_FINISHED` | 409 | The picker finished the order; the proposal stood as made |
          *     | `ORDER_HAS_NO_DELIVERY` | 409 | A pickup order has no courier delivery (QA operations) |
          *     | `DELIVERY_TRANSITION_NOT_ALLOWED` | 409 | The delivery cannot move to this state (QA operations) |
          *     | `ORDER_NOT_READY_FOR_COURIER` | 409 | The courier can collect the order only once it is picked (QA operations) |
@@ -4429,12 +4612,15 @@ export interface components {
          *     | `TOTE_UNKNOWN` | 422 | No open tote of the store has the scanned label |
          *     | `SESSION_NOT_IN_BATCH` | 409 | The session was not taken in a batch and has no totes |
          *     | `SESSION_NOT_CANCELLED` | 409 | cancelled/ack on a session not cancelled by the order's cancellation |
+         *     | `REPLACEMENT_NOT_WANTED` | 409 | replacement on a line whose customer wants no replacement |
+         *     | `REPLACEMENT_NOT_NAMED` | 409 | replacement by a product the customer did not name |
+         *     | `APPROVAL_PENDING` | 409 | A command on an item whose proposal awaits the customer's approval (other than missing or reopen) |
          *     | `INVALID_CURSOR` | 422 | The history cursor is malformed or belongs to another query |
          *     | `INVALID_PERIOD` | 422 | `ended_at` is earlier than `started_at` |
          * @example VALIDATION_ERROR
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "MALFORMED_JSON" | "BAD_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_IMPLEMENTED" | "RATE_LIMITED" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "STORE_REQUIRED" | "STORE_NOT_FOUND" | "STORE_MISMATCH" | "UNAUTHORIZED" | "TOKEN_INVALID" | "INVALID_REFRESH_TOKEN" | "REFRESH_TOKEN_REUSED" | "RECOVERY_TOKEN_INVALID" | "INVALID_CREDENTIALS" | "ACCOUNT_DISABLED" | "PICKER_INACTIVE" | "STORE_NOT_ASSIGNED" | "OTP_INVALID" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "OTP_RESEND_COOLDOWN" | "OTP_SEND_LIMIT" | "LOGIN_RATE_LIMITED" | "TOO_MANY_ATTEMPTS" | "SMS_DELIVERY_FAILED" | "SMS_PROVIDER_UNAVAILABLE" | "PIN_MISMATCH" | "PIN_TOO_WEAK" | "BIRTH_DATE_INVALID" | "ACCOUNT_HAS_ACTIVE_ORDERS" | "APP_KIND_MISMATCH" | "PUSH_ENVIRONMENT_MISMATCH" | "CATALOG_NOT_PUBLISHED" | "CATALOG_VERSION_NOT_FOUND" | "INVALID_QUANTITY" | "LOCATION_NOT_SERVED" | "QUERY_TOO_SHORT" | "DUPLICATE_LOCATION_UUID" | "GEOCODER_UNAVAILABLE" | "DELIVERY_CONTEXT_REQUIRED" | "PICKUP_CONTEXT_REQUIRED" | "DELIVERY_MODE_INVALID" | "CHANGE_NOT_ALLOWED" | "INVALID_CHANGE" | "ONLINE_PAYMENT_DISABLED" | "DUPLICATE_ITEM" | "UNKNOWN_PRODUCT" | "OUT_OF_STOCK" | "LIMIT_EXCEEDED" | "ITEM_UNAVAILABLE" | "BELOW_MINIMUM_ORDER" | "OUTSIDE_DELIVERY_ZONE" | "EXPRESS_UNAVAILABLE" | "EXPRESS_ITEMS_LIMIT" | "SLOT_NOT_FOUND" | "SLOT_UNAVAILABLE" | "SLOT_FULL" | "COURIER_PROVIDER_ERROR" | "ORDER_ALREADY_CANCELLED" | "ORDER_NOT_CANCELLABLE" | "ORDER_HAS_NO_DELIVERY" | "DELIVERY_TRANSITION_NOT_ALLOWED" | "ORDER_NOT_READY_FOR_COURIER" | "ORDER_CLOSED" | "ORDER_NOT_PAYABLE_ONLINE" | "ORDER_ALREADY_PAID" | "ORDER_NOT_PAYABLE" | "BANK_PROVIDER_ERROR" | "NO_OPEN_INVOICE" | "WALLET_NOT_FOUND" | "WALLET_NOT_LINKED" | "WALLET_SYNC_IN_PROGRESS" | "CARD_NUMBER_INVALID" | "CARD_NOT_FOUND" | "CARD_OWNED_BY_ANOTHER_CUSTOMER" | "CARD_BLOCKED" | "CARD_NOT_ISSUED" | "CARD_ALREADY_ISSUED" | "UNBLOCK_NOT_ALLOWED" | "BLOCK_REASON_INVALID" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_INACTIVE" | "PURCHASE_NOT_FOUND" | "QUANTITY_INVALID" | "LOYALTY_PROVIDER_UNAVAILABLE" | "order_cancelled" | "ORDER_BUSY" | "PICKER_HAS_ACTIVE_SESSION" | "ORDER_NOT_PICKABLE" | "SESSION_CLOSED" | "VERSION_CONFLICT" | "ITEM_STATE_CONFLICT" | "ITEM_NOT_WEIGHT_BASED" | "ITEM_IS_WEIGHT_BASED" | "CONFIRMED_QUANTITY_MISMATCH" | "CONFIRMED_QUANTITY_REQUIRED" | "QUANTITY_ABOVE_ORDERED" | "WEIGHT_INVALID" | "QUANTITY_NOT_INTEGER" | "INVENTORY_NOT_FOUND" | "ADDED_ITEMS_LIMIT" | "PRODUCT_ALREADY_IN_SESSION" | "NOT_READY_TO_FINISH" | "ITEMS_NOT_IN_TOTES" | "BATCH_TOO_LARGE" | "BATCH_STORES_DIFFER" | "TOTE_LABEL_IN_USE" | "TOTE_ALREADY_BOUND" | "TOTE_OF_ANOTHER_ORDER" | "TOTE_TEMPERATURE_MISMATCH" | "TOTE_UNKNOWN" | "SESSION_NOT_IN_BATCH" | "SESSION_NOT_CANCELLED" | "INVALID_CURSOR" | "INVALID_PERIOD";
+        ErrorCode: "VALIDATION_ERROR" | "MALFORMED_JSON" | "BAD_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_IMPLEMENTED" | "RATE_LIMITED" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "STORE_REQUIRED" | "STORE_NOT_FOUND" | "STORE_MISMATCH" | "UNAUTHORIZED" | "TOKEN_INVALID" | "INVALID_REFRESH_TOKEN" | "REFRESH_TOKEN_REUSED" | "RECOVERY_TOKEN_INVALID" | "INVALID_CREDENTIALS" | "ACCOUNT_DISABLED" | "PICKER_INACTIVE" | "STORE_NOT_ASSIGNED" | "OTP_INVALID" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "OTP_RESEND_COOLDOWN" | "OTP_SEND_LIMIT" | "LOGIN_RATE_LIMITED" | "TOO_MANY_ATTEMPTS" | "SMS_DELIVERY_FAILED" | "SMS_PROVIDER_UNAVAILABLE" | "PIN_MISMATCH" | "PIN_TOO_WEAK" | "BIRTH_DATE_INVALID" | "ACCOUNT_HAS_ACTIVE_ORDERS" | "APP_KIND_MISMATCH" | "PUSH_ENVIRONMENT_MISMATCH" | "CATALOG_NOT_PUBLISHED" | "CATALOG_VERSION_NOT_FOUND" | "INVALID_QUANTITY" | "LOCATION_NOT_SERVED" | "QUERY_TOO_SHORT" | "DUPLICATE_LOCATION_UUID" | "GEOCODER_UNAVAILABLE" | "DELIVERY_CONTEXT_REQUIRED" | "PICKUP_CONTEXT_REQUIRED" | "DELIVERY_MODE_INVALID" | "CHANGE_NOT_ALLOWED" | "INVALID_CHANGE" | "ONLINE_PAYMENT_DISABLED" | "DUPLICATE_ITEM" | "UNKNOWN_PRODUCT" | "OUT_OF_STOCK" | "LIMIT_EXCEEDED" | "ITEM_UNAVAILABLE" | "BELOW_MINIMUM_ORDER" | "OUTSIDE_DELIVERY_ZONE" | "EXPRESS_UNAVAILABLE" | "EXPRESS_ITEMS_LIMIT" | "SLOT_NOT_FOUND" | "SLOT_UNAVAILABLE" | "SLOT_FULL" | "COURIER_PROVIDER_ERROR" | "ORDER_ALREADY_CANCELLED" | "ORDER_NOT_CANCELLABLE" | "ORDER_HAS_NO_DELIVERY" | "DELIVERY_TRANSITION_NOT_ALLOWED" | "ORDER_NOT_READY_FOR_COURIER" | "ORDER_CLOSED" | "ORDER_NOT_PAYABLE_ONLINE" | "ORDER_ALREADY_PAID" | "ORDER_NOT_PAYABLE" | "BANK_PROVIDER_ERROR" | "NO_OPEN_INVOICE" | "WALLET_NOT_FOUND" | "WALLET_NOT_LINKED" | "WALLET_SYNC_IN_PROGRESS" | "CARD_NUMBER_INVALID" | "CARD_NOT_FOUND" | "CARD_OWNED_BY_ANOTHER_CUSTOMER" | "CARD_BLOCKED" | "CARD_NOT_ISSUED" | "CARD_ALREADY_ISSUED" | "UNBLOCK_NOT_ALLOWED" | "BLOCK_REASON_INVALID" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_INACTIVE" | "PURCHASE_NOT_FOUND" | "QUANTITY_INVALID" | "LOYALTY_PROVIDER_UNAVAILABLE" | "order_cancelled" | "ORDER_BUSY" | "PICKER_HAS_ACTIVE_SESSION" | "ORDER_NOT_PICKABLE" | "SESSION_CLOSED" | "VERSION_CONFLICT" | "ITEM_STATE_CONFLICT" | "ITEM_NOT_WEIGHT_BASED" | "ITEM_IS_WEIGHT_BASED" | "CONFIRMED_QUANTITY_MISMATCH" | "CONFIRMED_QUANTITY_REQUIRED" | "QUANTITY_ABOVE_ORDERED" | "WEIGHT_INVALID" | "QUANTITY_NOT_INTEGER" | "INVENTORY_NOT_FOUND" | "ADDED_ITEMS_LIMIT" | "PRODUCT_ALREADY_IN_SESSION" | "NOT_READY_TO_FINISH" | "ITEMS_NOT_IN_TOTES" | "BATCH_TOO_LARGE" | "BATCH_STORES_DIFFER" | "TOTE_LABEL_IN_USE" | "TOTE_ALREADY_BOUND" | "TOTE_OF_ANOTHER_ORDER" | "TOTE_TEMPERATURE_MISMATCH" | "TOTE_UNKNOWN" | "SESSION_NOT_IN_BATCH" | "SESSION_NOT_CANCELLED" | "ORDER_NOT_CHANGEABLE" | "PICKING_STARTED" | "INVALID_ORDER_CHANGE" | "ORDER_LINE_NOT_FOUND" | "ORDER_WOULD_BE_EMPTY" | "REPLACEMENT_PREFERENCE_INVALID" | "APPROVAL_ALREADY_DECIDED" | "APPROVAL_WITHDRAWN" | "PICKING_FINISHED" | "REPLACEMENT_NOT_WANTED" | "REPLACEMENT_NOT_NAMED" | "APPROVAL_PENDING" | "INVALID_CURSOR" | "INVALID_PERIOD";
         /**
          * @description The signed-in customer's profile. The service always sends every field; empty text fields
          *     are `""`, unknown dates and choices are null.
@@ -7233,11 +7419,63 @@ export interface components {
          */
         PaymentMethodEnum: "cash" | "online";
         /**
+         * @description What the picker may do when the line's product is missing: `no_replacement` - nothing, the line
+         *     is removed (the picker's replacement command answers 409 `REPLACEMENT_NOT_WANTED`);
+         *     `picker_choice` - any product of the same kind the picker finds suitable (the usual
+         *     suggestions); `named_products` - only the products the customer named, in their order of
+         *     preference (any other answers 409 `REPLACEMENT_NOT_NAMED`).
+         * @enum {string}
+         */
+        ReplacementPolicyEnum: "no_replacement" | "picker_choice" | "named_products";
+        /**
+         * @description The customer's choice for one order line when its product is missing, and whether the customer
+         *     approves in the app what the picker proposes. A line without one follows the order's
+         *     `absence_action`.
+         *
+         *     | Rule | Code (422) |
+         *     |---|---|
+         *     | `product_ids` is required with `named_products` and forbidden with the other policies | `REPLACEMENT_PREFERENCE_INVALID` |
+         *     | a named product is the line's own product, or is not sold in the order's store | `REPLACEMENT_PREFERENCE_INVALID` (`lines` name it) |
+         * @example {
+         *       "policy": "named_products",
+         *       "product_ids": [
+         *         "7b1e2d3c-4f5a-4b6c-8d7e-9f0a1b2c3d4e"
+         *       ],
+         *       "approval_required": true
+         *     }
+         */
+        ReplacementPreferenceInput: {
+            policy: components["schemas"]["ReplacementPolicyEnum"];
+            /** @description With `named_products` - 1 to 3 products (ProductListingSchema `id`) of the order's store, most preferred first. Their prices are the store's prices when the picker scans one. */
+            product_ids?: string[];
+            /**
+             * @description True - the customer approves in the app, before it stands, a replacement the picker proposes
+             *     and a picked quantity or weight that differs from the ordered one (`order.approval.requested`
+             *     on the tracking socket and a `replacement_approval` push; answer with POST
+             *     /api/orders/{order_id}/approvals/{approval_id}/decision). Unanswered within the store's
+             *     window (5 minutes unless the store sets another), the proposal stands.
+             * @default false
+             */
+            approval_required: boolean;
+        };
+        /**
          * @description One order line - a product in one of its measurement units.
          * @example {
          *       "product_id": "2f6c1f34-58b2-4a4e-8d1c-0e5b7f9d2a61",
          *       "unit_id": "9a4d3c1b-7e2f-4b8a-a1c3-5d6e7f8a9b0c",
          *       "quantity": "2.000"
+         *     }
+         * @example {
+         *       "product_id": "2f6c1f34-58b2-4a4e-8d1c-0e5b7f9d2a61",
+         *       "unit_id": "9a4d3c1b-7e2f-4b8a-a1c3-5d6e7f8a9b0c",
+         *       "quantity": 1,
+         *       "replacement": {
+         *         "policy": "named_products",
+         *         "product_ids": [
+         *           "7b1e2d3c-4f5a-4b6c-8d7e-9f0a1b2c3d4e"
+         *         ],
+         *         "approval_required": true
+         *       }
          *     }
          */
         OrderItemInput: {
@@ -7256,6 +7494,8 @@ export interface components {
              * @example 2.000
              */
             quantity: string | number;
+            /** @description What the picker may do when this line's product is missing, and whether the customer approves proposals in the app (see ReplacementPreferenceInput). Absent or null - the order's `absence_action`. */
+            replacement?: components["schemas"]["ReplacementPreferenceInput"] | null;
         };
         /**
          * @description Delivery details of a new order. The point must lie in a delivery zone of the store of
@@ -7444,7 +7684,7 @@ export interface components {
              */
             change?: string | number | null;
             /**
-             * @description What the picker does when a product is missing - `call` the customer (default) or `remove` the line.
+             * @description What the picker does when a product is missing - `call` the customer (default) or `remove` the line. The default for lines without their own `replacement` preference.
              * @default call
              */
             absence_action: components["schemas"]["OrderAdviceActionEnum"];
@@ -7642,6 +7882,141 @@ export interface components {
              */
             valid_until: string;
         };
+        /** @description A product the customer named as an acceptable replacement. */
+        ReplacementPreferenceProductSchema: {
+            /**
+             * Format: uuid
+             * @description The product (ProductListingSchema `id`).
+             */
+            product_id: string;
+            /**
+             * @description Product name, in the language of `Accept-Language`.
+             * @example Milk 3.2% 1 l
+             */
+            name: string;
+        };
+        /**
+         * @description A line's replacement preference as stored (see ReplacementPreferenceInput).
+         * @example {
+         *       "policy": "named_products",
+         *       "products": [
+         *         {
+         *           "product_id": "7b1e2d3c-4f5a-4b6c-8d7e-9f0a1b2c3d4e",
+         *           "name": "Milk 3.2% 1 l"
+         *         }
+         *       ],
+         *       "approval_required": true
+         *     }
+         */
+        ReplacementPreferenceSchema: {
+            policy: components["schemas"]["ReplacementPolicyEnum"];
+            /** @description The named products, most preferred first; empty unless `policy` is `named_products`. */
+            products: components["schemas"]["ReplacementPreferenceProductSchema"][];
+            /** @description Whether the customer approves the picker's proposals for this line in the app. */
+            approval_required: boolean;
+        };
+        /**
+         * @description What the picker proposes - a replacement product, fewer (or more) pieces than ordered, or a weight outside the tolerance.
+         * @enum {string}
+         */
+        ApprovalKindEnum: "replacement" | "quantity" | "weight";
+        /**
+         * @description `pending` - waiting for the customer until `expires_at`; `approved` - the proposal stands (by
+         *     the customer, or because nobody answered in time, or the picker finished: `decided_by`);
+         *     `rejected` - the customer refused it: a rejected replacement is taken back and the line is
+         *     missing again (the picker may propose another named product or remove the line), a rejected
+         *     quantity or weight removes the line; `withdrawn` - the picker took the proposal back (marked the
+         *     line missing or reopened it) before the customer answered.
+         * @enum {string}
+         */
+        ApprovalStatusEnum: "pending" | "approved" | "rejected" | "withdrawn";
+        /** @description What the customer would get on the line if the proposal stands. */
+        ApprovalProposalSchema: {
+            /**
+             * Format: uuid
+             * @description The product proposed (the replacement, or the ordered product for a quantity or weight).
+             */
+            product_id: string | null;
+            /**
+             * @description Product name, in the language of `Accept-Language` (of the socket's upgrade request for messages).
+             * @example Milk 3.2% 1 l
+             */
+            name: string;
+            /** @description URL of the product image sized for lists; null when there is none. */
+            image: string | null;
+            /**
+             * @description Price of one unit in roubles (the store's current price for a replacement), decimal string.
+             * @example 94.90
+             */
+            unit_price: string | number;
+            /**
+             * @description The quantity proposed (pieces, or kilograms for weight items), decimal string with 3 decimals; for a replacement, the ordered quantity.
+             * @example 1.000
+             */
+            quantity: string | number;
+            /**
+             * @description `unit_price` x `quantity`, rounded to kopecks, decimal string.
+             * @example 94.90
+             */
+            line_total: string | number;
+        };
+        /**
+         * @description A proposal of the picker that the customer approves or rejects in the app (only on lines whose
+         *     preference has `approval_required`). One line has at most one `pending` approval.
+         * @example {
+         *       "id": 5521,
+         *       "item_id": 90871,
+         *       "kind": "replacement",
+         *       "status": "pending",
+         *       "decided_by": null,
+         *       "proposed": {
+         *         "product_id": "7b1e2d3c-4f5a-4b6c-8d7e-9f0a1b2c3d4e",
+         *         "name": "Milk 3.2% 1 l",
+         *         "image": null,
+         *         "unit_price": "94.90",
+         *         "quantity": "1.000",
+         *         "line_total": "94.90"
+         *       },
+         *       "requested_at": "2025-03-14T07:41:02Z",
+         *       "expires_at": "2025-03-14T07:46:02Z",
+         *       "decided_at": null
+         *     }
+         */
+        ItemApprovalSchema: {
+            /**
+             * @description Approval identifier (path of POST .../approvals/{approval_id}/decision).
+             * @example 5521
+             */
+            id: number;
+            /**
+             * @description The order line (OrderItemSchema `id`).
+             * @example 90871
+             */
+            item_id: number;
+            kind: components["schemas"]["ApprovalKindEnum"];
+            status: components["schemas"]["ApprovalStatusEnum"];
+            /**
+             * @description Who settled it - the `customer`, the store's window passing (`timeout`), the picker finishing the order (`picking_finished`), or the `picker` withdrawing it. Null while pending.
+             * @enum {string|null}
+             */
+            decided_by: "customer" | "timeout" | "picking_finished" | "picker" | null;
+            proposed: components["schemas"]["ApprovalProposalSchema"];
+            /**
+             * Format: date-time
+             * @description When the picker proposed it.
+             */
+            requested_at: string;
+            /**
+             * Format: date-time
+             * @description When the proposal stands without an answer (the store's window after `requested_at`).
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description When it was settled; null while pending.
+             */
+            decided_at: string | null;
+        };
         /**
          * @description One line of an order as ordered, with the prices fixed at creation. What the picker actually collected is in `picking_result`.
          * @example {
@@ -7702,6 +8077,15 @@ export interface components {
              * @example 99.90
              */
             old_price?: string | number | null;
+            /**
+             * @description The line's identifier (`item_id` of OrderLineChangeInput and ItemApprovalSchema). Always sent by this service.
+             * @example 90871
+             */
+            id?: number;
+            /** @description The line's replacement preference; null when the order's `absence_action` applies. Always sent by this service. */
+            replacement?: components["schemas"]["ReplacementPreferenceSchema"] | null;
+            /** @description The line's latest proposal for the customer's approval (`pending` ones await an answer); null when there was none. Always sent by this service. */
+            approval?: components["schemas"]["ItemApprovalSchema"] | null;
         };
         /**
          * @description The purchase state of an order (`status.value`). It is INDEPENDENT of the courier delivery
@@ -8460,6 +8844,92 @@ export interface components {
              * @default false
              */
             can_cancel: boolean;
+            /** @description Whether the lines can be changed now (POST /api/orders/{order_id}/items/changes, TEST only) - until a picker starts the order. Always sent by this service. */
+            can_change?: boolean;
+            /**
+             * @description The order's version (as DetailOrderRoadmapSchema `order_version`); send it as `X-Expected-Version` of a change. Always sent by this service.
+             * @example 5
+             */
+            order_version?: number;
+        };
+        /** @description One change of OrderChangeInput; `op` decides which other fields it takes. */
+        OrderLineChangeInput: {
+            /** @enum {string} */
+            op: "add" | "remove" | "set_quantity" | "set_replacement";
+            /** @description The line to change (OrderItemSchema `id`); `remove`, `set_quantity` and `set_replacement`. */
+            item_id?: number;
+            /**
+             * Format: uuid
+             * @description `add`: the product (ProductListingSchema `id`).
+             */
+            product_id?: string;
+            /**
+             * Format: uuid
+             * @description `add`: the measurement unit, as in OrderItemInput.
+             */
+            unit_id?: string;
+            /** @description `add` and `set_quantity`: the quantity, as in OrderItemInput. */
+            quantity?: string | number;
+            /** @description `add` (optional) and `set_replacement`: the line's replacement preference; null for the order's `absence_action`. */
+            replacement?: components["schemas"]["ReplacementPreferenceInput"] | null;
+        };
+        /**
+         * @description Changes of an order's lines before picking starts, applied together or not at all (POST
+         *     /api/orders/{order_id}/items/changes). Each change is one of:
+         *
+         *     | `op` | fields | effect |
+         *     |---|---|---|
+         *     | `add` | `product_id`, `unit_id`, `quantity`, optional `replacement` | a new line at the store's current price, its stock held |
+         *     | `remove` | `item_id` | the line is removed, its stock released |
+         *     | `set_quantity` | `item_id`, `quantity` | the line's quantity changes at the store's current price (the difference of stock held or released) |
+         *     | `set_replacement` | `item_id`, `replacement` (null: the order's `absence_action`) | the line's replacement preference changes |
+         *
+         *     Rules (422 OrderCommandError with the code): a field the `op` does not take, or one it needs
+         *     missing - `INVALID_ORDER_CHANGE`; an `item_id` that is not a line of the order -
+         *     `ORDER_LINE_NOT_FOUND`; one line changed twice, or an added product/unit pair already on the
+         *     order - `DUPLICATE_ITEM`; no line left - `ORDER_WOULD_BE_EMPTY`; quantities as at checkout -
+         *     `INVALID_QUANTITY`; the order below the store's minimum - `BELOW_MINIMUM_ORDER`; a product not
+         *     sold in the store - `UNKNOWN_PRODUCT`; an express order above its line limit -
+         *     `EXPRESS_ITEMS_LIMIT`. Stock and limits answer 409 as at checkout (`OUT_OF_STOCK`,
+         *     `LIMIT_EXCEEDED`, `ITEM_UNAVAILABLE`, with `lines`).
+         * @example {
+         *       "changes": [
+         *         {
+         *           "op": "set_quantity",
+         *           "item_id": 90871,
+         *           "quantity": "3.000"
+         *         },
+         *         {
+         *           "op": "add",
+         *           "product_id": "7b1e2d3c-4f5a-4b6c-8d7e-9f0a1b2c3d4e",
+         *           "unit_id": "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+         *           "quantity": 1,
+         *           "replacement": {
+         *             "policy": "no_replacement"
+         *           }
+         *         },
+         *         {
+         *           "op": "remove",
+         *           "item_id": 90872
+         *         }
+         *       ]
+         *     }
+         */
+        OrderChangeInput: {
+            changes: components["schemas"]["OrderLineChangeInput"][];
+        };
+        /**
+         * @description The customer's answer to a proposal.
+         * @example {
+         *       "decision": "approve"
+         *     }
+         */
+        ApprovalDecisionInput: {
+            /**
+             * @description `approve` - the proposal stands; `reject` - take it back (see ApprovalStatusEnum).
+             * @enum {string}
+             */
+            decision: "approve" | "reject";
         };
         /**
          * @description Short progress view of an order (for a banner or list cell).
@@ -11290,6 +11760,27 @@ export interface components {
              */
             chosen_at: string;
         };
+        /** @description The customer's approval of the picker's proposal on an item (lines whose preference has `approval_required`), as the picker sees it. */
+        PickerItemApprovalSchema: {
+            /** @description The approval (ItemApprovalSchema `id`). */
+            approval_id: number;
+            kind: components["schemas"]["ApprovalKindEnum"];
+            status: components["schemas"]["ApprovalStatusEnum"];
+            /**
+             * @description As ItemApprovalSchema `decided_by`.
+             * @enum {string|null}
+             */
+            decided_by: "customer" | "timeout" | "picking_finished" | "picker" | null;
+            /** Format: date-time */
+            requested_at: string;
+            /**
+             * Format: date-time
+             * @description When the proposal stands without an answer; go on with other items meanwhile.
+             */
+            expires_at: string;
+            /** Format: date-time */
+            decided_at: string | null;
+        };
         /**
          * @description Where a product stands in a store and how it is kept. `sequence` sorts in the order a picker
          *     walks the store (the route from the entrance to the packing area); products without a location
@@ -11537,12 +12028,33 @@ export interface components {
             tolerance: components["schemas"]["PickerItemToleranceSchema"] | null;
             /**
              * @description Suggested replacements for a `missing` item whose `missing_action` is `call`: up to 5 products
-             *     of the same category and kind, in stock in the session's store, closest in price first. Empty
-             *     in every other state. Choose one by scanning it (POST replacement).
+             *     of the same category and kind, in stock in the session's store, closest in price first. On a
+             *     line whose `replacement_preference` is `named_products`, only the named products in stock,
+             *     in the customer's order; empty for `no_replacement`. Empty in every other state. Choose one
+             *     by scanning it (POST replacement).
              */
             replacement_options: components["schemas"]["ReplacementOptionSchema"][];
             /** @description The replacement product chosen for this item; null when the ordered product is picked. */
             replacement: components["schemas"]["PickerItemReplacementSchema"] | null;
+            /**
+             * @description The customer's preference for this line when its product is missing (ReplacementPreferenceSchema):
+             *     `no_replacement` - mark it missing with `remove` (POST replacement answers 409
+             *     `REPLACEMENT_NOT_WANTED`); `picker_choice` - replace as usual; `named_products` - only the
+             *     named products (they head `replacement_options`; another answers 409
+             *     `REPLACEMENT_NOT_NAMED`). With `approval_required` a replacement, or a quantity or weight
+             *     other than ordered, goes to the customer for approval (`approval`). Null when the order's
+             *     `absence_preference` applies (and for added items). Always sent by this service.
+             */
+            replacement_preference?: components["schemas"]["ReplacementPreferenceSchema"] | null;
+            /**
+             * @description The customer's approval of the picker's latest proposal on this item; null when there was
+             *     none. While it is `pending`, go on with other items: the proposal stands when the customer
+             *     approves, when nobody answers by `expires_at`, or when the session finishes; a rejection
+             *     comes as `item.approval.decided` (and `session.changed`) with the item `missing` again.
+             *     Commands on the item other than missing and reopen (which withdraw the proposal) answer 409
+             *     `APPROVAL_PENDING`. Always sent by this service.
+             */
+            approval?: components["schemas"]["PickerItemApprovalSchema"] | null;
             /**
              * Format: date-time
              * @description Time of the last change of this item.
@@ -11734,6 +12246,9 @@ export interface components {
          *     | 409 | `PRODUCT_ALREADY_IN_SESSION` | additional-items with a product already ordered, added or chosen as a replacement | current session |
          *     | 409 | `NOT_READY_TO_FINISH` | finish while an item is unresolved; `unresolved_item_ids` lists them | current session |
          *     | 409 | `SESSION_NOT_CANCELLED` | cancelled/ack on a session not cancelled by the order's cancellation | current session |
+         *     | 409 | `REPLACEMENT_NOT_WANTED` | replacement on a line whose `replacement_preference` is `no_replacement` | current session |
+         *     | 409 | `REPLACEMENT_NOT_NAMED` | replacement by a product the customer did not name on a `named_products` line | current session |
+         *     | 409 | `APPROVAL_PENDING` | a command other than missing or reopen on an item whose proposal awaits the customer's approval | current session |
          *     | 409 | `ITEMS_NOT_IN_TOTES` | finish of a batch session while a picked item is not in a tote; `unresolved_item_ids` lists them | current session |
          *     | 409 | `TOTE_OF_ANOTHER_ORDER` | tote: the label belongs to another order's tote; `tote_order_id` names that order | current session |
          *     | 409 | `TOTE_TEMPERATURE_MISMATCH` | tote: the order's tote of another temperature class | current session |
@@ -11854,10 +12369,11 @@ export interface components {
              * @example [
              *       "queue.changed",
              *       "session.changed",
-             *       "order.cancelled"
+             *       "order.cancelled",
+             *       "item.approval.decided"
              *     ]
              */
-            event_kinds: ("queue.changed" | "session.changed" | "order.cancelled")[];
+            event_kinds: ("queue.changed" | "session.changed" | "order.cancelled" | "item.approval.decided")[];
             /** @description Queue scope - the stores whose `queue.changed` events this picker receives (the picker's stores). Session events are delivered for the picker's own sessions only. */
             store_ids: string[];
             /**
@@ -12624,6 +13140,22 @@ export interface components {
             /** @description The order's payment state after settling. */
             payment_status: components["schemas"]["OrderPaymentStatusEnum"];
         };
+        /** @description The line as ordered, beside the proposal. */
+        ApprovalOriginalSchema: {
+            /**
+             * Format: uuid
+             * @description The ordered product; null when it has since been deleted from the catalog.
+             */
+            product_id: string | null;
+            /** @description Product name at order time. */
+            name: string;
+            /** @description Price of one unit at order time, decimal string. */
+            unit_price: string | number;
+            /** @description Ordered quantity, decimal string with 3 decimals. */
+            quantity: string | number;
+            /** @description Ordered line total, decimal string. */
+            line_total: string | number;
+        };
         /**
          * @description The store's picking queue changed (an order arrived, was started, released, picked, cancelled or edited).
          * @example {
@@ -12771,6 +13303,79 @@ export interface components {
             version: number;
             /** @description Reason of the order's cancellation as recorded (also in the session's `cancellation_reason`); null when none was given. */
             cancellation_reason: string | null;
+        };
+        /**
+         * @description The customer answered a proposal of the receiving picker, or it stood because nobody answered in
+         *     time (`decided_by` `timeout`). Sent with the `session.changed` of the same `version`. On
+         *     `rejected`, take the product back: the item is `missing` again (a replacement: propose another
+         *     named product, or mark the line `remove`) or to be removed (a quantity or weight).
+         * @example {
+         *       "event_id": "6c5d4e3f-2a1b-4c0d-9e8f-7a6b5c4d3e2f",
+         *       "kind": "item.approval.decided",
+         *       "occurred_at": "2025-03-14T10:41:40+03:00",
+         *       "store_id": "5f3c1a9e-8a51-4c3e-9a57-3d2f0c6b7a10",
+         *       "session_id": 4211,
+         *       "order_id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+         *       "picker_id": 17,
+         *       "item_id": 90872,
+         *       "approval_id": 5521,
+         *       "status": "approved",
+         *       "decided_by": "customer",
+         *       "version": 9,
+         *       "session_status": "active"
+         *     }
+         */
+        PickerApprovalDecidedEvent: {
+            /**
+             * Format: uuid
+             * @description Unique event identifier; ignore an event already seen.
+             */
+            event_id: string;
+            /**
+             * @description Always `item.approval.decided`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "item.approval.decided";
+            /**
+             * Format: date-time
+             * @description When the decision was committed.
+             */
+            occurred_at: string;
+            /**
+             * Format: uuid
+             * @description Store of the session.
+             */
+            store_id: string;
+            /** @description The session. */
+            session_id: number;
+            /**
+             * Format: uuid
+             * @description Order of the session.
+             */
+            order_id: string;
+            /** @description Owner of the session (the receiving picker). */
+            picker_id: number;
+            /** @description The picking item (PickingItemSchema `item_id`). */
+            item_id: number;
+            /** @description The approval. */
+            approval_id: number;
+            /**
+             * @description The decision.
+             * @enum {string}
+             */
+            status: "approved" | "rejected";
+            /**
+             * @description The customer, or the store's window passing.
+             * @enum {string}
+             */
+            decided_by: "customer" | "timeout";
+            /** @description Session `version` after the decision. */
+            version: number;
+            /**
+             * @description Session status after the decision.
+             * @enum {string}
+             */
+            session_status: "active" | "ready_to_finish" | "completed" | "cancelled";
         };
     };
     responses: {
@@ -13013,6 +13618,13 @@ export interface components {
          * @example 0b8e9a43-6a8f-4c55-8a3e-2f1d2b0c9d11
          */
         IdempotencyKey: string | null;
+        /**
+         * @description The order's `order_version` (OrderDetailSchema, DetailOrderRoadmapSchema) of the copy the
+         *     change was prepared on. When it differs from the current version, nothing changes and the
+         *     answer is 409 `VERSION_CONFLICT`: re-read the order. Part of the idempotency fingerprint.
+         * @example 5
+         */
+        ExpectedOrderVersion: number;
         /** @description Items to return; default 20, at most 100. */
         Limit: number;
         /** @description Items to skip from the start of the result. */
@@ -15439,6 +16051,163 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    changeOrderItems: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description One key denotes one action with an unchanged body. Replaying the same key with the same body
+                 *     returns the stored response (same status and body); the same key with another body answers
+                 *     409 `IDEMPOTENCY_CONFLICT` (stop retrying); a duplicate arriving while the first request is
+                 *     still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. Keys are kept at
+                 *     least 24 hours. Picker commands require a UUID key (422 `IDEMPOTENCY_KEY_REQUIRED` /
+                 *     `IDEMPOTENCY_KEY_INVALID` otherwise).
+                 * @example 0b8e9a43-6a8f-4c55-8a3e-2f1d2b0c9d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The order's `order_version` (OrderDetailSchema, DetailOrderRoadmapSchema) of the copy the
+                 *     change was prepared on. When it differs from the current version, nothing changes and the
+                 *     answer is 409 `VERSION_CONFLICT`: re-read the order. Part of the idempotency fingerprint.
+                 * @example 5
+                 */
+                "X-Expected-Version": components["parameters"]["ExpectedOrderVersion"];
+                /**
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
+                 * @example ru
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /** @description Order identifier. Another customer's order answers 404, as an unknown one. */
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderChangeInput"];
+            };
+        };
+        responses: {
+            /** @description The order after the change (also the answer to a replay). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderDetailSchema"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description Not changed - `VERSION_CONFLICT`, `PICKING_STARTED`, `ORDER_NOT_CHANGEABLE`, stock and limits (with `lines`), `IDEMPOTENCY_CONFLICT`, `IDEMPOTENCY_IN_PROGRESS` (with `Retry-After`). */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Picking of order 100482 has begun; it can no longer be changed",
+                     *       "code": "PICKING_STARTED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderCommandError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The request breaks the contract (ErrorResponse with `VALIDATION_ERROR`, `IDEMPOTENCY_KEY_REQUIRED`) or an order rule (OrderCommandError; see OrderChangeInput). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderCommandError"] | components["schemas"]["ErrorResponse"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    decideItemApproval: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description One key denotes one action with an unchanged body. Replaying the same key with the same body
+                 *     returns the stored response (same status and body); the same key with another body answers
+                 *     409 `IDEMPOTENCY_CONFLICT` (stop retrying); a duplicate arriving while the first request is
+                 *     still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. Keys are kept at
+                 *     least 24 hours. Picker commands require a UUID key (422 `IDEMPOTENCY_KEY_REQUIRED` /
+                 *     `IDEMPOTENCY_KEY_INVALID` otherwise).
+                 * @example 0b8e9a43-6a8f-4c55-8a3e-2f1d2b0c9d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The answer language, Russian or English, negotiated with q-values (RFC 9110 12.5.4): of `ru`
+                 *     and `en`, the one the header accepts with the highest weight (a tie: the one listed first).
+                 *     `ru-RU` matches `ru`; `_` is read as `-` (`ru_RU`); `de-DE, ru;q=0.5` selects Russian. English
+                 *     when neither is acceptable, or when there is no header. Responses carry `Vary: Accept-Language`.
+                 * @example ru
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /** @description Order identifier. Another customer's order answers 404, as an unknown one. */
+                order_id: string;
+                /** @description The approval (ItemApprovalSchema `id`, from `order.approval.requested` or the order's `items[].approval`). */
+                approval_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalDecisionInput"];
+            };
+        };
+        responses: {
+            /** @description The order after the decision. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderDetailSchema"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description Not decided - `APPROVAL_ALREADY_DECIDED`, `APPROVAL_WITHDRAWN`, `PICKING_FINISHED`, `IDEMPOTENCY_CONFLICT`, `IDEMPOTENCY_IN_PROGRESS` (with `Retry-After`). */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The picker has finished this order; the replacement stands",
+                     *       "code": "PICKING_FINISHED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

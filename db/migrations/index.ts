@@ -31,6 +31,7 @@ import * as courierDispatchScan from './2026_11_26_2301_courier_dispatch_scan.js
 import * as outboxMarkingHot from './2026_11_28_1301_outbox_marking_hot.js';
 import * as outboxEmit from './2026_11_29_0901_outbox_emit.js';
 import * as batchPicking from './2026_12_02_1801_batch_picking.js';
+import * as customerDecides from './2026_12_03_0701_customer_decides.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -63,4 +64,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_1301_outbox_marking_hot': outboxMarkingHot,
   '2026_11_29_0901_outbox_emit': outboxEmit,
   '2026_12_02_1801_batch_picking': batchPicking,
+  '2026_12_03_0701_customer_decides': customerDecides,
 };

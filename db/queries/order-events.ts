@@ -116,7 +116,7 @@ export async function recordOrderChange(
       customer_id: sql`o.customer_id`,
       store_id: sql`o.store_id`,
       order_id: sql`${orderId}`,
-      payload: sql<OutboxPayload<TrackingEventType>>`jsonb_set(
+      payload: sql<OutboxPayload<'order.changed' | 'delivery.tracking.changed'>>`jsonb_set(
           jsonb_set(${JSON.stringify(envelope)}::jsonb, '{data}', ${JSON.stringify(data)}::jsonb || ${bumped}),
           '{notification_id}', coalesce(to_jsonb((SELECT notification_id FROM pushed)), 'null'::jsonb))
         || jsonb_build_object('order_id', ${orderId}::text, 'order_version', o.order_version)`,

@@ -23,6 +23,7 @@ type Schemas = components['schemas'];
 interface TrackingData {
   'order.changed': Schemas['OrderChangedEvent'];
   'delivery.tracking.changed': Schemas['DeliveryTrackingChangedEvent'];
+  'order.approval.requested': Schemas['ApprovalRequestedEvent'];
 }
 export type TrackingEventType = Schemas['TrackingEventEnvelope']['type'];
 /** What an order change touched (OrderChangedEvent `changes`). */
@@ -98,7 +99,7 @@ export interface OutboxRouting {
 
 export const isPickerOutboxType = (type: string): type is PickerOutboxType => type.startsWith(PICKER_EVENT_PREFIX);
 export const isTrackingEventType = (type: string): type is TrackingEventType =>
-  type === 'order.changed' || type === 'delivery.tracking.changed';
+  type === 'order.changed' || type === 'delivery.tracking.changed' || type === 'order.approval.requested';
 export const isPickerOutboxEvent = (e: OutboxEvent): e is Extract<OutboxEvent, { type: PickerOutboxType }> => isPickerOutboxType(e.type);
 export const isTrackingEvent = (e: OutboxEvent): e is Extract<OutboxEvent, { type: TrackingEventType }> => isTrackingEventType(e.type);
 

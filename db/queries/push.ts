@@ -164,7 +164,10 @@ export function claimDuePushDeliveries(db: Executor, limit: number) {
     )
     .select(['p.notification_id', 'p.device_id', 'p.title', 'p.body', 'p.data', 'p.attempts', 'd.push_token', 'd.platform'])
     .select(
-      sql<boolean>`p.order_id IS NOT NULL AND p.data->>'kind' <> 'payment' AND EXISTS (
+      sql<boolean>`p.order_id IS NOT NULL AND p.data->>'kind' <> 'payment'
+        AND NOT (p.data->>'kind' = 'replacement_approval' AND EXISTS (
+          SELECT 1 FROM item_approvals a WHERE a.id = (p.data->>'approval_id')::bigint AND a.status = 'pending'))
+        AND EXISTS (
         SELECT 1 FROM push_deliveries n WHERE n.device_id = p.device_id AND n.order_id = p.order_id AND n.seq > p.seq AND n.state IN ('pending', 'sent'))`.as(
         'superseded',
       ),

@@ -96,8 +96,30 @@ export function invoiceDescription(orderNo: number, difference: boolean, lang: L
   return lang === 'ru' ? `Оплата заказа № ${orderNo}` : `Payment for order ${orderNo}`;
 }
 
+/** A proposed quantity as the customer reads it: kilograms for a weight, whole pieces otherwise. */
+export function quantityText(kind: 'replacement' | 'quantity' | 'weight', quantity: string, lang: Lang): string {
+  if (kind === 'weight') return lang === 'ru' ? `${quantity.replace('.', ',')} кг` : `${quantity} kg`;
+  const pieces = quantity.replace(/\.0*$/, '');
+  return lang === 'ru' ? `${pieces} шт.` : `${pieces} pcs`;
+}
+
+/** What the picker proposes, asking the customer to answer in the app. */
+function approvalRequestText(event: Extract<PushEvent, { type: 'order.approval.requested' }>, lang: Lang): string {
+  // Names are clipped so the alert stays within the push payload's 500 characters.
+  const clip = (name: string) => (name.length > 120 ? `${name.slice(0, 119)}…` : name);
+  event = { ...event, proposedName: clip(event.proposedName), originalName: clip(event.originalName) };
+  if (event.approvalKind === 'replacement') {
+    return lang === 'ru'
+      ? `Нет «${event.originalName}». Сборщик предлагает замену: «${event.proposedName}». Одобрите или отклоните в приложении`
+      : `${event.originalName} is out of stock. The picker proposes ${event.proposedName} instead: approve or reject in the app`;
+  }
+  return lang === 'ru'
+    ? `«${event.originalName}»: есть только ${event.proposedQuantity}. Одобрите или отклоните в приложении`
+    : `${event.originalName}: ${event.proposedQuantity} is what the store has. Approve or reject in the app`;
+}
+
 /** PushNotificationPayload `kind` of a customer's order notification. */
-export type PushKind = 'order_status' | 'delivery_tracking' | 'payment';
+export type PushKind = 'order_status' | 'delivery_tracking' | 'payment' | 'replacement_approval';
 
 export type PushEvent =
   | {
@@ -108,7 +130,18 @@ export type PushEvent =
       paymentStatus: PaymentStatus;
       reason: string | null;
     }
-  | { type: 'delivery.tracking.changed'; state: TrackingState; status: OrderStatus; changes: string[]; reason: string | null };
+  | { type: 'delivery.tracking.changed'; state: TrackingState; status: OrderStatus; changes: string[]; reason: string | null }
+  | {
+      type: 'order.approval.requested';
+      status: OrderStatus;
+      changes: string[];
+      approvalKind: 'replacement' | 'quantity' | 'weight';
+      /** The proposed product and the ordered one, in the notification's language. */
+      proposedName: string;
+      originalName: string;
+      /** The proposed quantity as the customer reads it ("0.850 kg", "2 pcs"). */
+      proposedQuantity: string;
+    };
 
 /**
  * The push notification of an order event: its kind, the order number and what happened. An
@@ -119,6 +152,7 @@ export type PushEvent =
 export function pushNotice(event: PushEvent, orderNo: number, lang: Lang): { kind: PushKind; title: string; body: string } {
   const title = lang === 'ru' ? `Заказ № ${orderNo}` : `Order ${orderNo}`;
   const notice = (kind: PushKind, body: string) => ({ kind, title, body });
+  if (event.type === 'order.approval.requested') return notice('replacement_approval', approvalRequestText(event, lang));
   if (event.status === 'cancelled' && event.changes.includes('status')) {
     return notice('order_status', statusComment(event.reason, null, lang) ?? STATUS.cancelled[lang]);
   }

@@ -15,7 +15,8 @@
 //   (a new type such as null, a new enum value, a property no longer required or removed, a looser
 //   bound); new optional response properties are not (clients ignore unknown fields), nor new
 //   values of an enum marked `x-open-enum: true` (the spec tells clients to handle unknown
-//   values, as ErrorCode's codes);
+//   values, as ErrorCode's codes), nor new variants of a oneOf so marked with the discriminator
+//   mapping gaining only their names (a message kind clients are told to ignore when unknown);
 // - names are part of the contract: removed operations, changed operationIds or tags (generated
 //   clients are named after them), removed component names, removed success statuses, and
 //   security that accepts fewer credentials are breaking;
@@ -144,6 +145,7 @@ const SCHEMA_RULE_KEYWORDS = new Set([
   'oneOf',
   'anyOf',
   'allOf',
+  'discriminator',
   'maximum',
   'exclusiveMaximum',
   'maxLength',
@@ -414,6 +416,34 @@ class DiffContext {
     }
   }
 
+  /**
+   * A discriminator is compared by its property and mapping: a mapping that only gains names is
+   * the open union's new kinds (non-breaking in a response when the schema is `x-open-enum`);
+   * anything else changes how clients pick a variant.
+   */
+  private compareDiscriminator(where: string, a: SchemaNode, b: SchemaNode, request: boolean): void {
+    const da = a.discriminator as { propertyName?: string; mapping?: Record<string, string> } | undefined;
+    const db = b.discriminator as { propertyName?: string; mapping?: Record<string, string> } | undefined;
+    if (JSON.stringify(da) === JSON.stringify(db)) return;
+    const ma = da?.mapping ?? {};
+    const mb = db?.mapping ?? {};
+    const onlyGained =
+      da !== undefined &&
+      db !== undefined &&
+      da.propertyName === db.propertyName &&
+      Object.entries(ma).every(([name, ref]) => mb[name] === ref);
+    if (!onlyGained) {
+      this.add('breaking', where, 'discriminator changed (not classified; treated as breaking)');
+      return;
+    }
+    const gained = Object.keys(mb).filter((name) => !(name in ma));
+    this.add(
+      !request && b['x-open-enum'] !== true ? 'breaking' : 'non-breaking',
+      where,
+      `discriminator mapping gained ${gained.join(', ')}`,
+    );
+  }
+
   /** Compares two schemas as seen from `direction`; `where` names the place for the report. */
   compareSchema(where: string, a: Schema | undefined, b: Schema | undefined, direction: Direction, seen = new Set<string>()): void {
     if (a === undefined && b === undefined) return;
@@ -552,9 +582,10 @@ class DiffContext {
       const vb: Schema[] = b[key] ?? [];
       if (!va.length && !vb.length) continue;
       if (vb.length < va.length) breakingIf(request, `${key} lost ${va.length - vb.length} variant(s)`);
-      if (vb.length > va.length) breakingIf(!request, `${key} gained ${vb.length - va.length} variant(s)`);
+      if (vb.length > va.length) breakingIf(!request && b['x-open-enum'] !== true, `${key} gained ${vb.length - va.length} variant(s)`);
       for (let i = 0; i < Math.min(va.length, vb.length); i++) this.compareSchema(`${where} ${key}[${i}]`, va[i], vb[i], direction, seen);
     }
+    this.compareDiscriminator(where, a, b, request);
     const allA: Schema[] = a.allOf ?? [];
     const allB: Schema[] = b.allOf ?? [];
     if (allA.length !== allB.length)

@@ -14,7 +14,7 @@ import {
 } from '../../db/queries/push.js';
 import type { Executor } from '../../db/executor.js';
 import type { PickerOutboxPayload, StoredTrackingEnvelope } from '../../db/queries/outbox.js';
-import { pushNotice } from '../../domain/texts/orders.js';
+import { pushNotice, quantityText, type PushEvent } from '../../domain/texts/orders.js';
 import { pickerPushNotice } from '../../domain/picking/messages.js';
 import type { AppDeps } from '../../services/deps.js';
 
@@ -81,6 +81,31 @@ async function audiencesOf(trx: Executor, events: UnpushedEvent[], horizonHours:
 /** The picker a cancellation is for (the one whose session the order had). */
 const audiencePickerOf = (e: UnpushedEvent) => (e.payload as Partial<PickerOutboxPayload<'order.cancelled'>>).audience?.picker_id;
 
+/** What the push of an order event says, from the stored envelope (in `language` where it has overrides). */
+function pushEventOf(env: StoredTrackingEnvelope, order: OrderPushFacts, language: 'ru' | 'en'): PushEvent {
+  // A tracking event of an older build reads as a tracking change alone.
+  const { status = order.status, changes = ['delivery'] } = env.data;
+  switch (env.type) {
+    case 'delivery.tracking.changed':
+      return { type: env.type, state: env.data.state, status, changes, reason: order.status_reason };
+    case 'order.approval.requested': {
+      const localized = { ...env.data, ...env.i18n?.[language] };
+      const { approval, original } = localized as typeof env.data;
+      return {
+        type: env.type,
+        status,
+        changes,
+        approvalKind: approval.kind,
+        proposedName: approval.proposed.name,
+        originalName: original.name,
+        proposedQuantity: quantityText(approval.kind, String(approval.proposed.quantity), language),
+      };
+    }
+    default:
+      return { type: env.type, status, changes, orderType: order.type, paymentStatus: order.payment_status, reason: order.status_reason };
+  }
+}
+
 /** A customer's order event, to the installations of the customer's app that want order news. */
 function customerDeliveries(e: UnpushedEvent, audiences: Audiences, now: Date): PushDeliveryInput[] {
   const env = e.payload as StoredTrackingEnvelope;
@@ -88,21 +113,14 @@ function customerDeliveries(e: UnpushedEvent, audiences: Audiences, now: Date): 
   const devices = audiences.customerDevices.get(e.customer_id) ?? [];
   const order = audiences.orders.get(e.order_id);
   if (!devices.length || !order) return [];
-  // A tracking event of an older build reads as a tracking change alone.
-  const { status = order.status, changes = ['delivery'] } = env.data;
-  const notice = pushNotice(
-    env.type === 'delivery.tracking.changed'
-      ? { type: env.type, state: env.data.state, status, changes, reason: order.status_reason }
-      : { type: env.type, status, changes, orderType: order.type, paymentStatus: order.payment_status, reason: order.status_reason },
-    order.no,
-    devices[0]!.language,
-  );
+  const language = devices[0]!.language;
+  const notice = pushNotice(pushEventOf(env, order, language), order.no, language);
   // PushNotificationPayload: it selects the screen and triggers a re-read, it is not a snapshot
   // of the order. Made once, so every retry sends the same notification.
   const data: Record<string, string> = {
     notification_id: env.notification_id,
     kind: notice.kind,
-    screen: 'order',
+    screen: env.type === 'order.approval.requested' ? 'order_approval' : 'order',
     title: notice.title,
     body: notice.body,
     sent_at: now.toISOString(),
@@ -110,6 +128,7 @@ function customerDeliveries(e: UnpushedEvent, audiences: Audiences, now: Date): 
     order_id: e.order_id,
     order_no: String(order.no),
     order_version: String(env.data.order_version),
+    ...(env.type === 'order.approval.requested' ? { approval_id: String(env.data.approval.id) } : {}),
   };
   return devices.map((d) => ({
     notification_id: env.notification_id!,

@@ -41,6 +41,7 @@ const PICKER_SCHEMAS: Record<PickerEventKind, string> = {
   'queue.changed': 'PickerQueueChangedEvent',
   'session.changed': 'PickerSessionChangedEvent',
   'order.cancelled': 'PickerOrderCancelledEvent',
+  'item.approval.decided': 'PickerApprovalDecidedEvent',
 };
 
 let svc: TestService;

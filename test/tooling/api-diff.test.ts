@@ -113,6 +113,30 @@ describe('compareSpecs', () => {
     expect(breaking(newGender)[0]!.what).toContain('enum values added: "other"');
   });
 
+  it('a new kind of an open union (a message clients ignore when unknown) is not breaking; of a closed one, or a remapped kind, it is', () => {
+    const variant = { type: 'object', properties: { kind: { const: 'x.new' } } };
+    const newKind = mutated((d) => {
+      const u = schemas(d).PickerRealtimeEvent;
+      u.oneOf.push(variant);
+      u.discriminator.mapping['x.new'] = '#/components/schemas/PickerSessionChangedEvent';
+    });
+    expect(breaking(newKind)).toEqual([]);
+    expect(newKind.map((c) => c.what)).toEqual(['oneOf gained 1 variant(s)', 'discriminator mapping gained x.new']);
+
+    const closed = mutated((d) => {
+      const u = schemas(d).PickerRealtimeEvent;
+      delete u['x-open-enum'];
+      u.oneOf.push(variant);
+    });
+    expect(breaking(closed).map((c) => c.what)).toEqual(['oneOf gained 1 variant(s)']);
+
+    const remapped = mutated((d) => {
+      const m = schemas(d).PickerRealtimeEvent.discriminator.mapping;
+      m['session.changed'] = m['queue.changed'];
+    });
+    expect(breaking(remapped).map((c) => c.what)).toContain('discriminator changed (not classified; treated as breaking)');
+  });
+
   it('reports a change to a shared component once, not once per operation using it', () => {
     const changes = mutated((d) => (schemas(d).ErrorResponse.properties.code.description = 'Reworded.'));
     expect(changes).toEqual([{ severity: 'non-breaking', where: 'schema ErrorResponse .code', what: 'description changed' }]);
