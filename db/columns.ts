@@ -67,6 +67,14 @@ export const PICKING_ITEM_COLUMNS = allColumnsOf<PickingItemsTable>()([
   'location_shelf',
   'location_sequence',
   'temperature_class',
+  'replacement_preference',
+  'approval_id',
+  'approval_kind',
+  'approval_status',
+  'approval_decided_by',
+  'approval_requested_at',
+  'approval_expires_at',
+  'approval_decided_at',
 ]);
 
 export const PICKING_SESSION_COLUMNS = allColumnsOf<PickingSessionsTable>()([

@@ -180,7 +180,7 @@ export const pickerHandlers = {
         url: `${scheme}://${host}${PICKER_CHANNEL_PATH}`,
         path: PICKER_CHANNEL_PATH,
         auth_methods: ['bearer_header', 'access_token_query'],
-        event_kinds: ['queue.changed', 'session.changed', 'order.cancelled'],
+        event_kinds: ['queue.changed', 'session.changed', 'order.cancelled', 'item.approval.decided'],
         store_ids: storeIds,
         heartbeat_interval_seconds: ctx.deps.config.picking.realtimeHeartbeatSeconds,
         reconnect_initial_delay_ms: 1000,

@@ -386,6 +386,8 @@ export interface PickingConfig {
    * orders entering the queue. 0 turns the whole sweep off (tests drive it themselves).
    */
   expirySweepSeconds: number;
+  /** How often proposals the customer left unanswered past their store's window are settled (they stand); 0: never (tests drive it). */
+  approvalSweepSeconds: number;
   /** Slot orders are due this many minutes before their slot starts (queue `pick_deadline`). */
   slotPickLeadMinutes: number;
   /** Express orders are due this many minutes after they were placed. */
@@ -408,6 +410,7 @@ function pickingConfig(env: NodeJS.ProcessEnv): PickingConfig {
     maxAddedItems: int(env, 'PICKING_MAX_ADDED_ITEMS', 10, 0),
     sessionIdleMinutes: int(env, 'PICKING_SESSION_IDLE_MINUTES', 240, 0),
     expirySweepSeconds: int(env, 'PICKING_EXPIRY_SWEEP_SECONDS', 60, 0),
+    approvalSweepSeconds: int(env, 'PICKING_APPROVAL_SWEEP_SECONDS', 5, 0),
     slotPickLeadMinutes: int(env, 'PICKING_SLOT_LEAD_MINUTES', 30, 0),
     expressPickMinutes: int(env, 'PICKING_EXPRESS_MINUTES', 15, 0),
     queueHorizonHours: int(env, 'PICKING_QUEUE_HORIZON_HOURS', 24, 1),

@@ -22,6 +22,7 @@ import { startLoyaltyWorker } from './jobs/loyalty-worker.js';
 import { createProviders, type Providers } from '../platform/providers/index.js';
 import { startOutboxFeed } from './realtime/outbox-feed.js';
 import { attachPickerRealtime, type PickerRealtime } from './realtime/picker.js';
+import { startApprovalExpiry } from './jobs/approval-expiry.js';
 import { startPickingExpiry } from './jobs/picking-expiry.js';
 import { attachRealtime, type Realtime } from './realtime/order-tracking.js';
 import { noTelemetry, type Telemetry } from '../platform/telemetry.js';
@@ -160,6 +161,7 @@ export async function startService({
   const pickerRealtime = attachPickerRealtime(server, deps, outboxFeed);
   const jobDeps: AppDeps = { ...deps, db: jobsDatabase.db, pool: jobsDatabase.pool };
   const pickingExpiry = startPickingExpiry(jobDeps);
+  const approvalExpiry = startApprovalExpiry(jobDeps);
   app.metrics.trackWebSockets(() => realtime.connections());
   mark('total', t0);
 
@@ -207,6 +209,7 @@ export async function startService({
       server.closeIdleConnections();
       await realtime.close();
       await pickingExpiry.stop();
+      await approvalExpiry.stop();
       await pickerRealtime.close();
       step('sockets closed');
       await outboxFeed.close();

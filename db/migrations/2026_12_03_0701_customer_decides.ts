@@ -19,6 +19,24 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     db,
   );
 
+  // The picker's copy of the line's preference (fixed when picking starts, as the line's other
+  // data is) and of the item's latest approval, written with item_approvals in one statement, so
+  // that every read of items has them without a join.
+  await db.schema
+    .alterTable('picking_items')
+    // {policy, products: [{product_id, name_ru, name_en}], approval_required}; NULL: the order's absence_action.
+    .addColumn('replacement_preference', 'jsonb')
+    .addColumn('approval_id', 'bigint')
+    .addColumn('approval_kind', 'text', (c) => c.check(sql`approval_kind IN ('replacement', 'quantity', 'weight')`))
+    .addColumn('approval_status', 'text', (c) => c.check(sql`approval_status IN ('pending', 'approved', 'rejected', 'withdrawn')`))
+    .addColumn('approval_decided_by', 'text', (c) =>
+      c.check(sql`approval_decided_by IN ('customer', 'timeout', 'picking_finished', 'picker')`),
+    )
+    .addColumn('approval_requested_at', 'timestamptz')
+    .addColumn('approval_expires_at', 'timestamptz')
+    .addColumn('approval_decided_at', 'timestamptz')
+    .execute();
+
   await db.schema
     .alterTable('stores')
     // How long the customer has to answer a proposal before it stands.

@@ -4,6 +4,7 @@
 // both read the outbox.
 import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
+import type { components } from '../../generated/api.test.js';
 import type { Executor } from '../executor.js';
 import type { TrackingState } from '../tables/orders.js';
 import { outboxInsertSql, type OrderChange, type OutboxPayload, type TrackingEnvelope, type TrackingEventType } from './outbox.js';
@@ -179,5 +180,64 @@ export function orderChangedInsertSql(orderId: string, changes: OrderChange[], n
         ${e.data}::jsonb || jsonb_build_object('order_version', ${column('order_version')}, 'status', ${column('status')}))`,
     },
     sql`FROM ${sql.table(row)}`,
+  );
+}
+
+type Schemas = components['schemas'];
+
+/** What an `order.approval.requested` tells the customer, in each language (the socket picks its connection's). */
+export interface ApprovalRequestedData {
+  approval: { ru: Schemas['ItemApprovalSchema']; en: Schemas['ItemApprovalSchema'] };
+  original: { ru: Schemas['ApprovalOriginalSchema']; en: Schemas['ApprovalOriginalSchema'] };
+}
+
+/**
+ * The INSERT of an `order.approval.requested` inside a statement that raises the order's version
+ * itself and writes its `order.changed` (`after`, a CTE the INSERT waits for, so the announcement
+ * is numbered first): `row` names the CTE returning the changed order's order_version,
+ * customer_id, store_id, status and no. It carries a push's notification_id when the customer has
+ * the app installed and wants order updates (push fan-out sends it).
+ */
+export function approvalRequestedInsertSql(
+  orderId: string,
+  d: ApprovalRequestedData,
+  now: Date,
+  row: string,
+  after: string,
+): RawBuilder<unknown> {
+  const eventId = randomUUID();
+  const notificationId = randomUUID();
+  const data: DataBeforeBump<'order.approval.requested'> = {
+    event_id: eventId,
+    order_id: orderId,
+    changes: ['approval'],
+    approval: d.approval.en,
+    original: d.original.en,
+  };
+  const envelope: Omit<EnvelopeBeforeBump<'order.approval.requested'>, 'notification_id'> = {
+    type: 'order.approval.requested',
+    event_id: eventId,
+    occurred_at: now.toISOString(),
+    data,
+    i18n: { ru: { approval: d.approval.ru, original: d.original.ru }, en: { approval: d.approval.en, original: d.original.en } },
+  };
+  const column = (c: string) => sql.ref(`${row}.${c}`);
+  return outboxInsertSql(
+    {
+      type: 'order.approval.requested',
+      event_id: sql`${eventId}::uuid`,
+      customer_id: column('customer_id'),
+      store_id: column('store_id'),
+      order_id: sql`${orderId}::uuid`,
+      payload: sql<TrackingEnvelope<'order.approval.requested'>>`jsonb_set(${JSON.stringify(envelope)}::jsonb, '{data}',
+          ${JSON.stringify(data)}::jsonb
+          || jsonb_build_object('order_version', ${column('order_version')}, 'status', ${column('status')}, 'order_no', ${column('no')}))
+        || jsonb_build_object('order_id', ${orderId}::text, 'order_version', ${column('order_version')},
+          'notification_id', CASE
+            WHEN EXISTS (SELECT 1 FROM push_devices d WHERE d.customer_id = ${column('customer_id')} AND d.app_kind = 'customer')
+             AND coalesce((SELECT p.push_order_updates FROM customer_preferences p WHERE p.customer_id = ${column('customer_id')}), true)
+            THEN ${notificationId}::text END)`,
+    },
+    sql`FROM ${sql.table(row)}, (SELECT count(*) FROM ${sql.table(after)}) AS announced_first`,
   );
 }

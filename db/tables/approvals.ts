@@ -8,6 +8,13 @@ export type ApprovalKind = 'replacement' | 'quantity' | 'weight';
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'withdrawn';
 export type ApprovalDecider = 'customer' | 'timeout' | 'picking_finished' | 'picker';
 
+/** A line's replacement preference as a picking item keeps it, the named products' names included. */
+export interface ItemPreference {
+  policy: ReplacementPolicy;
+  products: { product_id: string; name_ru: string; name_en: string }[];
+  approval_required: boolean;
+}
+
 declare module './orders.js' {
   interface OrderItemsTable {
     /** NULL: the order's absence_action applies to the line. */
@@ -15,6 +22,21 @@ declare module './orders.js' {
     /** Most preferred first; empty unless the policy is named_products. */
     replacement_product_ids: ColumnType<string[], string[] | undefined, string[]>;
     replacement_approval: Generated<boolean>;
+  }
+}
+
+declare module './picking.js' {
+  interface PickingItemsTable {
+    /** The line's preference as picking started (NULL: the order's absence_action; added items). */
+    replacement_preference: ColumnType<ItemPreference | null, string | null | undefined, string | null>;
+    /** The item's latest approval (item_approvals), as the picker sees it. */
+    approval_id: ColumnType<number | null, number | null | undefined, number | null>;
+    approval_kind: ApprovalKind | null;
+    approval_status: ApprovalStatus | null;
+    approval_decided_by: ApprovalDecider | null;
+    approval_requested_at: Timestamp | null;
+    approval_expires_at: Timestamp | null;
+    approval_decided_at: Timestamp | null;
   }
 }
 

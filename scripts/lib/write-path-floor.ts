@@ -109,7 +109,8 @@ async function serveFloor(databaseUrl: string): Promise<void> {
         at,
         change,
         scan: null,
-        orderChanged: customerView(item) !== customerView(after),
+        orderChanges: customerView(item) !== customerView(after) ? ['picking_result'] : [],
+        approval: null,
         answer: { scope, fingerprint, ttlSeconds: IDEMPOTENCY_TTL_SECONDS, held: false, status: 200, stored: { text, gzip } },
       });
       if (written) return gzip;

@@ -28,6 +28,9 @@ import {
   type ScanMatch,
 } from '../../domain/picking/items.js';
 import { actionMessage, type MessageFacts } from '../../domain/picking/messages.js';
+import { pendingApprovalRefusal, proposalKind, replacementRefusal, withdrawsProposal } from '../../domain/picking/approvals.js';
+import { requestedColumns, settledColumns, type ItemApprovalColumns } from '../../db/queries/picking/approvals.js';
+import { linePreference, proposal } from './proposals.js';
 import type { AppDeps } from '../deps.js';
 import { notFound, statusOf } from '../errors.js';
 import { IDEMPOTENCY_TTL_SECONDS, settleFailedAction, settleTakenKey, storeRefusal } from '../idempotency.js';
@@ -205,9 +208,14 @@ async function decideItemCommand(
   const before = read.item!;
   const facts = itemFacts(before);
   const p = await c.prepare({ db, pickerId: c.pickerId, lang, head }, before, facts);
+  const waiting = pendingApprovalRefusal(before.approval_status, p.command.type);
+  if (waiting) throw refusal(409, waiting, LINE_REFUSALS[waiting], await view());
   const t = applyItemCommand(facts, p.command);
   // The state machine says why it refuses; the table of statuses says how that answers.
   if (!t.ok) throw refusal(statusOf(t.code), t.code, REFUSALS[t.code], await view());
+  const preference = linePreference(before);
+  const unwanted = replacementRefusal(preference, p.command.type, t.replacement === 'set' ? p.replacement!.product_id : null);
+  if (unwanted) throw refusal(409, unwanted, LINE_REFUSALS[unwanted], await view());
 
   const at = deps.clock.now();
   let change: ItemCommandWrite['change'] = null;
@@ -215,6 +223,7 @@ async function decideItemCommand(
   let headAfter: SessionHead = head;
   let itemsAfter: readonly ItemFactsRow[] = items;
   let wholeItemsAfter = read.wholeItems;
+  let approval: ItemCommandWrite['approval'] = null;
   if (t.applied) {
     const price =
       t.replacement === 'set'
@@ -222,7 +231,22 @@ async function decideItemCommand(
         : t.replacement === 'clear'
           ? kopecks(before.unit_price)
           : chargedPrice(before);
-    change = itemChange(items, before.id, t.next, price, t.replacement === 'set' ? { set: p.replacement! } : t.replacement);
+    const kind = proposalKind(preference, facts, t);
+    if (kind) approval = await proposal(db, { head, item: before, kind, next: t.next, price, replacement: p.replacement, at });
+    else if (withdrawsProposal(before.approval_status, t)) approval = { withdraw: before.approval_id! };
+    const approvalColumns = !approval
+      ? null
+      : 'request' in approval
+        ? requestedColumns(approval.request)
+        : settledColumns('withdrawn', 'picker', at);
+    change = itemChange(
+      items,
+      before.id,
+      t.next,
+      price,
+      t.replacement === 'set' ? { set: p.replacement! } : t.replacement,
+      approvalColumns,
+    );
     const total = change.currentTotal;
     // The rows as the write will leave them: the answer is stored by the same statement.
     after = { ...before, ...changedItemColumns(change, at) } as ItemRow;
@@ -261,7 +285,11 @@ async function decideItemCommand(
             labelWeight: labelWeight(p.scanned.code),
           }
         : null,
-    orderChanged: t.applied && customerView(before) !== customerView(after),
+    orderChanges: [
+      ...(t.applied && customerView(before) !== customerView(after) ? (['picking_result'] as const) : []),
+      ...(approval ? (['approval'] as const) : []),
+    ],
+    approval,
     // Written (and gzipped when large) once: stored, and sent as is (server/http/responses.ts).
     answer: {
       scope: c.key.scope,
@@ -286,6 +314,7 @@ export function itemChange(
   next: ItemFacts,
   price: bigint,
   replacement: NonNullable<ItemCommandWrite['change']>['replacement'],
+  approval: ItemApprovalColumns | null = null,
 ): NonNullable<ItemCommandWrite['change']> {
   const lineTotal = currentLineTotal(next, price);
   const total = items.reduce((sum, i) => sum + (i.id === itemId ? lineTotal : kopecks(i.current_line_total)), 0n);
@@ -296,8 +325,16 @@ export function itemChange(
     replacement,
     status: openSessionStatus(items.map((i) => (i.id === itemId ? next : itemFacts(i)))),
     currentTotal: money(total),
+    approval,
   };
 }
+
+/** Refusals of the line's preference and of a proposal waiting for the customer. */
+const LINE_REFUSALS: Record<'APPROVAL_PENDING' | 'REPLACEMENT_NOT_WANTED' | 'REPLACEMENT_NOT_NAMED', string> = {
+  APPROVAL_PENDING: 'The customer has not answered the proposal on this item yet; go on with other items (missing or reopen take it back)',
+  REPLACEMENT_NOT_WANTED: 'The customer wants no replacement for this line: mark it missing with remove',
+  REPLACEMENT_NOT_NAMED: 'The customer accepts only the products named in replacement_preference for this line',
+};
 
 const REFUSALS: Record<RefusalCode, string> = {
   ITEM_STATE_CONFLICT: "The item's state does not allow this command; re-read the session",

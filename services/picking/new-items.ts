@@ -64,6 +64,7 @@ export function itemForLine(line: OrderLineForPicking, position: number, toleran
     location_shelf: line.location_shelf,
     location_sequence: line.location_sequence,
     temperature_class: line.temperature_class ?? 'ambient',
+    replacement_preference: line.replacement_preference && JSON.stringify(line.replacement_preference),
   };
 }
 

@@ -8,6 +8,7 @@ import { itemsOutsideTotes } from '../../domain/picking/batching.js';
 import { addedQuantityProblem, isResolved } from '../../domain/picking/items.js';
 import { actionMessage } from '../../domain/picking/messages.js';
 import type { AppDeps } from '../deps.js';
+import { settleApprovalsAtFinish } from './approvals.js';
 import { notFound } from '../errors.js';
 import { fingerprintOf, withIdempotency } from '../idempotency.js';
 import { finishSession, releaseSession } from './lifecycle.js';
@@ -110,6 +111,8 @@ export function finishPicking(
   request: CommandRequest<OrderPath, BodyOf<'finishPicking'>>,
 ): Promise<ActionReply> {
   return runPickerCommand(deps, cmd, request, async (s) => {
+    // Proposals the customer has not answered stand as made; a rejection can no longer come.
+    await settleApprovalsAtFinish(s.trx, s.head.id, s.items, s.now);
     const unresolved = s.items.filter((i) => !isResolved(itemFacts(i)));
     if (unresolved.length) {
       throw refusal(409, 'NOT_READY_TO_FINISH', `${unresolved.length} item(s) are not resolved yet`, await s.view(), {

@@ -1,5 +1,5 @@
-// Row -> API mappers of the customer's approvals: a line's replacement preference, an approval as
-// the customer sees it (ItemApprovalSchema) and as the picker sees it (PickerItemApprovalSchema).
+// Row -> API mappers of the customer's approvals: a line's replacement preference and an approval
+// as the customer sees it (ItemApprovalSchema); the picker's copy is mapped with its item.
 import type { Selectable } from 'kysely';
 import type { components } from '../../generated/api.test.js';
 import type { ItemApprovalsTable, ReplacementPolicy } from '../../db/tables/approvals.js';
@@ -47,19 +47,6 @@ export function itemApprovalView(a: ApprovalRow, lang: Lang): ItemApproval {
       quantity: normalizeDecimal(a.proposed_quantity, QUANTITY_SCALE),
       line_total: normalizeMoney(a.proposed_line_total),
     },
-    requested_at: a.requested_at.toISOString(),
-    expires_at: a.expires_at.toISOString(),
-    decided_at: iso(a.decided_at),
-  };
-}
-
-/** An approval as the picker sees it on the item. */
-export function pickerApprovalView(a: ApprovalRow): Schemas['PickerItemApprovalSchema'] {
-  return {
-    approval_id: Number(a.id),
-    kind: a.kind,
-    status: a.status,
-    decided_by: a.decided_by,
     requested_at: a.requested_at.toISOString(),
     expires_at: a.expires_at.toISOString(),
     decided_at: iso(a.decided_at),

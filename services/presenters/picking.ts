@@ -143,14 +143,40 @@ export function toPickingItem(r: ItemRow, lang: Lang, options: readonly Replacem
       temperature_class: r.temperature_class,
     },
     tote_id: r.tote_id,
+    replacement_preference: r.replacement_preference && {
+      policy: r.replacement_preference.policy,
+      products: r.replacement_preference.products.map((n) => ({ product_id: n.product_id, name: lang === 'ru' ? n.name_ru : n.name_en })),
+      approval_required: r.replacement_preference.approval_required,
+    },
+    approval:
+      r.approval_id !== null && r.approval_kind && r.approval_status && r.approval_requested_at && r.approval_expires_at
+        ? {
+            approval_id: r.approval_id,
+            kind: r.approval_kind,
+            status: r.approval_status,
+            decided_by: r.approval_decided_by,
+            requested_at: r.approval_requested_at.toISOString(),
+            expires_at: r.approval_expires_at.toISOString(),
+            decided_at: r.approval_decided_at?.toISOString() ?? null,
+          }
+        : null,
   };
 }
 
-/** Items that offer replacement options (missing, the customer to be called). */
+/**
+ * Items that offer replacement options (missing, the customer to be called), except lines whose
+ * customer wants no replacement; a line naming its replacements is offered those alone.
+ */
 export const itemsWantingOptions = (items: readonly ItemRow[]) =>
   items
-    .filter((i) => i.state === 'missing' && i.missing_action === 'call')
-    .map((i) => ({ itemId: i.id, productId: i.product_id, isWeightBased: i.is_weight_based, unitPrice: i.unit_price }));
+    .filter((i) => i.state === 'missing' && i.missing_action === 'call' && i.replacement_preference?.policy !== 'no_replacement')
+    .map((i) => ({
+      itemId: i.id,
+      productId: i.product_id,
+      isWeightBased: i.is_weight_based,
+      unitPrice: i.unit_price,
+      named: i.replacement_preference?.policy === 'named_products' ? i.replacement_preference.products.map((n) => n.product_id) : null,
+    }));
 
 /** The session without its items (PickingSessionHeaderSchema): a picker command's delta answer. */
 export function toPickingSessionHeader(

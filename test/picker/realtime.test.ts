@@ -65,7 +65,7 @@ describe('getPickerRealtimeMetadata', () => {
       url: `${svc.url.replace('http', 'ws')}/ws/picker/`,
       path: '/ws/picker/',
       auth_methods: ['bearer_header', 'access_token_query'],
-      event_kinds: ['queue.changed', 'session.changed', 'order.cancelled'],
+      event_kinds: ['queue.changed', 'session.changed', 'order.cancelled', 'item.approval.decided'],
       heartbeat_interval_seconds: 30,
       protocol_version: 1,
     });

@@ -26,7 +26,9 @@ import type { Executor } from '../../executor.js';
 import { PICKING_ITEM_COLUMNS, PICKING_SESSION_COLUMNS } from '../../columns.js';
 import type { SessionStatus } from '../../tables/picking.js';
 import type { ItemFacts } from '../../../domain/picking/items.js';
-import { orderChangedInsertSql } from '../order-events.js';
+import { approvalRequestedInsertSql, orderChangedInsertSql, type ApprovalRequestedData } from '../order-events.js';
+import type { OrderChange } from '../outbox.js';
+import { approvalInsertSql, approvalWithdrawSql, type ApprovalRequest, type ItemApprovalColumns } from './approvals.js';
 import { ITEM_FACT_COLUMNS, itemChangeColumns, quantityText, type ItemFactsRow, type ItemRow, type ReplacementData } from './items.js';
 import { isOpen, isPickersOrder, sessionHeads, type SessionHead } from './sessions.js';
 
@@ -201,7 +203,11 @@ export interface ItemCommandWrite {
     replacement: { set: ReplacementData } | 'clear' | 'keep';
     status: SessionStatus;
     currentTotal: string;
+    /** The item's copy of its latest approval, when the command proposes or withdraws one. */
+    approval: ItemApprovalColumns | null;
   } | null;
+  /** A proposal for the customer's approval the command makes, or the pending one it withdraws. */
+  approval: { request: ApprovalRequest; event: ApprovalRequestedData } | { withdraw: number } | null;
   scan: {
     itemId: number;
     command: 'scan' | 'replacement' | 'weight';
@@ -210,8 +216,8 @@ export interface ItemCommandWrite {
     productId: string | null;
     labelWeight: bigint | null;
   } | null;
-  /** `order.changed` for the customer (their picking result changed). */
-  orderChanged: boolean;
+  /** What changed for the customer (`order.changed`), if anything: their picking result, an approval. */
+  orderChanges: OrderChange[];
   answer: {
     scope: IdempotencyScope;
     fingerprint: string;
@@ -228,6 +234,7 @@ export function changedItemColumns(change: NonNullable<ItemCommandWrite['change'
   const columns = itemChangeColumns(change.facts, change.currentLineTotal, change.replacement);
   return {
     ...columns,
+    ...change.approval,
     updated_at: at,
     ...(change.replacement !== 'keep' && change.replacement !== 'clear' ? { replacement_chosen_at: at } : {}),
   };
@@ -283,13 +290,19 @@ export async function writeItemCommand(db: Executor, w: ItemCommandWrite): Promi
       sql`FROM s`,
     );
     ctes.push(sql`event AS (${event})`);
-    if (w.orderChanged) {
+    if (w.approval && 'request' in w.approval) ctes.push(sql`approval AS (${approvalInsertSql(w.approval.request, guard)})`);
+    if (w.approval && 'withdraw' in w.approval) ctes.push(sql`approval AS (${approvalWithdrawSql(w.approval.withdraw, w.at, guard)})`);
+    if (w.orderChanges.length) {
       // recordOrderChange's `order.changed` (db/queries/order-events.ts) without a push: the order's
-      // version + 1 and the envelope with the new version and status.
+      // version + 1 and the envelope with the new version and status; a proposal's
+      // `order.approval.requested` (with its push) follows it at the same version.
       ctes.push(sql`oc AS (
         UPDATE orders SET order_version = order_version + 1, updated_at = now() WHERE id = ${w.orderId} AND ${guard}
-        RETURNING order_version, customer_id, store_id, status)`);
-      ctes.push(sql`order_event AS (${orderChangedInsertSql(w.orderId, ['picking_result'], w.at, 'oc')})`);
+        RETURNING order_version, customer_id, store_id, status, no)`);
+      ctes.push(sql`order_event AS (${orderChangedInsertSql(w.orderId, w.orderChanges, w.at, 'oc')} RETURNING id)`);
+      if (w.approval && 'request' in w.approval) {
+        ctes.push(sql`approval_event AS (${approvalRequestedInsertSql(w.orderId, w.approval.event, w.at, 'oc', 'order_event')})`);
+      }
     }
   }
   if (w.scan) {

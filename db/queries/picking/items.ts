@@ -5,6 +5,7 @@ import { formatDecimal, parseDecimal } from '../../../domain/money/decimal.js';
 import { isResolved, toleranceFor, type ItemFacts } from '../../../domain/picking/items.js';
 import { PICKING_ITEM_COLUMNS } from '../../columns.js';
 import type { Executor } from '../../executor.js';
+import type { ItemPreference } from '../../tables/approvals.js';
 import type { PickingItemsTable } from '../../tables/picking.js';
 
 export type ItemRow = Selectable<PickingItemsTable>;
@@ -200,6 +201,16 @@ export function orderLinesForPicking(db: Executor, orderId: string, storeId: str
         'p.plu as product_plu',
         'p.image_listing as product_image',
         sql<string | null>`(SELECT min(b.barcode) FROM product_barcodes b WHERE b.product_id = l.product_id)`.as('product_barcode'),
+        // The line's preference with its named products' names, most preferred first (the
+        // session keeps this copy: the line cannot change once picking has started).
+        sql<ItemPreference | null>`CASE WHEN l.replacement_policy IS NULL THEN NULL ELSE jsonb_build_object(
+          'policy', l.replacement_policy,
+          'approval_required', l.replacement_approval,
+          'products', coalesce((
+            SELECT jsonb_agg(jsonb_build_object('product_id', np.id, 'name_ru', np.name_ru, 'name_en', np.name_en) ORDER BY n.ord)
+            FROM unnest(l.replacement_product_ids) WITH ORDINALITY AS n(id, ord) JOIN products np ON np.id = n.id), '[]'::jsonb)) END`.as(
+          'replacement_preference',
+        ),
       ])
       .where('l.order_id', '=', orderId)
       // Walking order: the store's route (unlocated products last), the category, then the name.
@@ -223,33 +234,43 @@ export interface ReplacementOption {
 
 /**
  * Up to 5 suggestions for each item: products of the same category and kind as the ordered one,
- * in stock in the store, closest in price first (price per kg for weight items).
+ * in stock in the store, closest in price first (price per kg for weight items). An item whose
+ * customer named its replacements (`named`) is offered those in stock alone, most preferred first.
  */
 export async function replacementOptions(
   db: Executor,
   storeId: string,
   lang: 'ru' | 'en',
-  items: { itemId: number; productId: string; isWeightBased: boolean; unitPrice: string }[],
+  items: { itemId: number; productId: string; isWeightBased: boolean; unitPrice: string; named: readonly string[] | null }[],
 ): Promise<Map<number, ReplacementOption[]>> {
   const out = new Map<number, ReplacementOption[]>();
   if (!items.length) return out;
   const name = sql.ref(`p.name_${lang}`);
   const description = sql.ref(`p.description_${lang}`);
+  const option = sql`i.id, ${name} AS name, coalesce((SELECT min(b.barcode) FROM product_barcodes b WHERE b.product_id = p.id), '') AS barcode,
+             coalesce(${description}, '') AS description, i.unit_price::text AS price`;
   const { rows } = await sql<ReplacementOption & { item_id: string }>`
     SELECT w.item_id, o.*
-    FROM unnest(${items.map((i) => String(i.itemId))}::bigint[], ${items.map((i) => i.productId)}::uuid[], ${items.map((i) => i.unitPrice)}::numeric[])
-      AS w(item_id, product_id, unit_price)
+    FROM unnest(${items.map((i) => String(i.itemId))}::bigint[], ${items.map((i) => i.productId)}::uuid[], ${items.map((i) => i.unitPrice)}::numeric[],
+                ${items.map((i) => (i.named ? JSON.stringify(i.named) : null))}::jsonb[])
+      AS w(item_id, product_id, unit_price, named)
     JOIN products ordered ON ordered.id = w.product_id
     CROSS JOIN LATERAL (
-      SELECT i.id, ${name} AS name, coalesce((SELECT min(b.barcode) FROM product_barcodes b WHERE b.product_id = p.id), '') AS barcode,
-             coalesce(${description}, '') AS description, i.unit_price::text AS price
+      (SELECT ${option}, abs(i.unit_price / CASE WHEN u.kind = 'weight' THEN u.ratio ELSE 1 END - w.unit_price) AS sort, p.id AS tie
       FROM products p
       JOIN inventories i ON i.product_id = p.id AND i.store_id = ${storeId} AND i.is_default AND i.in_stock
       JOIN measurement_units u ON u.id = i.unit_id
-      WHERE p.category_id = ordered.category_id AND p.weight_based = ordered.weight_based AND p.id <> ordered.id AND p.is_active
-      ORDER BY abs(i.unit_price / CASE WHEN u.kind = 'weight' THEN u.ratio ELSE 1 END - w.unit_price), p.id
-      LIMIT 5
-    ) o`.execute(db);
+      WHERE w.named IS NULL AND p.category_id = ordered.category_id AND p.weight_based = ordered.weight_based AND p.id <> ordered.id AND p.is_active
+      ORDER BY sort, tie
+      LIMIT 5)
+      UNION ALL
+      (SELECT ${option}, n.ord::numeric AS sort, p.id AS tie
+      FROM jsonb_array_elements_text(w.named) WITH ORDINALITY AS n(id, ord)
+      JOIN products p ON p.id = n.id::uuid AND p.is_active
+      JOIN inventories i ON i.product_id = p.id AND i.store_id = ${storeId} AND i.is_default AND i.in_stock
+      WHERE w.named IS NOT NULL)
+    ) o
+    ORDER BY w.item_id, o.sort, o.tie`.execute(db);
   for (const r of rows) {
     const id = Number(r.item_id);
     if (!out.has(id)) out.set(id, []);
