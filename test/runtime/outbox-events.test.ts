@@ -29,7 +29,7 @@ import { loadSpec, ResponseValidator } from '../../server/contract.js';
 import { sweepPicking } from '../../server/jobs/picking-expiry.js';
 import { signInCustomer } from '../support/accounts.js';
 import { createConfirmedOrder, stockedProducts, type StockedProduct } from '../support/orders.js';
-import { createPicker, itemCommand, startPicking } from '../support/picking.js';
+import { createPicker, itemCommand, signInDemoCustomer, startPicking } from '../support/picking.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { deliveryBody, line, makeProduct, makeSlot, placedOrder } from '../orders/fixtures.js';
 
@@ -42,6 +42,12 @@ const PICKER_SCHEMAS: Record<PickerEventKind, string> = {
   'session.changed': 'PickerSessionChangedEvent',
   'order.cancelled': 'PickerOrderCancelledEvent',
   'item.approval.decided': 'PickerApprovalDecidedEvent',
+};
+
+const TRACKING_SCHEMAS: Record<TrackingEventType, string> = {
+  'order.changed': 'OrderChangedEvent',
+  'delivery.tracking.changed': 'DeliveryTrackingChangedEvent',
+  'order.approval.requested': 'ApprovalRequestedEvent',
 };
 
 let svc: TestService;
@@ -82,7 +88,7 @@ function problemsOf(row: Row): string[] {
     const stored = row.payload as TrackingEnvelope<TrackingEventType>;
     const m = trackingMessage(stored).envelope;
     problems.push(...undeclared(m, 'TrackingEventEnvelope', 'envelope'));
-    problems.push(...undeclared(m.data, row.type === 'order.changed' ? 'OrderChangedEvent' : 'DeliveryTrackingChangedEvent', 'data'));
+    problems.push(...undeclared(m.data, TRACKING_SCHEMAS[m.type], 'data'));
     if (m.type !== row.type) problems.push(`envelope type ${m.type} in a ${row.type} row`);
     if (m.event_id !== row.event_id || m.data.event_id !== row.event_id) problems.push('event_id differs from the row');
     if (m.order_id !== row.order_id || m.data.order_id !== row.order_id || m.order_version !== m.data.order_version)
@@ -141,6 +147,28 @@ describe('outbox events', () => {
       .set({ status: 'cancelled', cancellation_reason: 'Cancelled by the customer' })
       .where('id', '=', order.orderId)
       .execute();
+
+    // A proposal on a line that asks for approval (writeItemCommand's CTE: order.changed and
+    // order.approval.requested), and the customer's answer (item.approval.decided).
+    const asking = await createConfirmedOrder(svc, { lines: [{ inventoryId: pieces[0]!.inventoryId, quantity: '3' }] });
+    await db
+      .updateTable('order_items')
+      .set({ replacement_policy: 'picker_choice', replacement_approval: true })
+      .where('order_id', '=', asking.orderId)
+      .execute();
+    const asker = await createPicker(svc, [STORE]);
+    const askingSession = await startPicking(svc, asker, asking.orderId);
+    const proposed = await itemCommand(svc, asker, asking.orderId, askingSession.items[0]!.item_id, 'piece-quantity', { quantity: 2 });
+    const owner = await signInDemoCustomer(svc);
+    expect(
+      (
+        await svc.client.call.POST('/api/orders/{order_id}/approvals/{approval_id}/decision', {
+          params: { path: { order_id: asking.orderId, approval_id: proposed.body.item.approval.approval_id } },
+          headers: owner.auth,
+          body: { decision: 'approve' },
+        })
+      ).status,
+    ).toBe(200);
 
     // recordOrderChange's CTE: an order.changed, and a tracking change (an order.changed
     // announcing the version, then delivery.tracking.changed with its per-language display).
@@ -217,7 +245,17 @@ describe('outbox events', () => {
             reason('order_added')(r.payload as OutboxPayload<'picker.queue.changed'>),
         ).length === 2,
       revoked: seen(SESSIONS_REVOKED_EVENT, null, (p) => p.session_ids.length >= 1),
+      approvalRequested: seen(
+        'order.approval.requested',
+        asking.orderId,
+        (p) => p.data.approval.kind === 'quantity' && p.i18n?.ru?.approval?.status === 'pending',
+      ),
+      approvalAnnounced: seen('order.changed', asking.orderId, (p) => p.data.changes.includes('approval')),
+      approvalDecided: seen('picker.item.approval.decided', asking.orderId, (p) => p.event.status === 'approved'),
     }).toEqual({
+      approvalRequested: true,
+      approvalAnnounced: true,
+      approvalDecided: true,
       insertOrder: true,
       triggerAdded: true,
       triggerStarted: true,
