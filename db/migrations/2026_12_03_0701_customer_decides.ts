@@ -30,7 +30,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('approval_kind', 'text', (c) => c.check(sql`approval_kind IN ('replacement', 'quantity', 'weight')`))
     .addColumn('approval_status', 'text', (c) => c.check(sql`approval_status IN ('pending', 'approved', 'rejected', 'withdrawn')`))
     .addColumn('approval_decided_by', 'text', (c) =>
-      c.check(sql`approval_decided_by IN ('customer', 'timeout', 'picking_finished', 'picker')`),
+      c.check(sql`approval_decided_by IN ('customer', 'timeout', 'picking_finished', 'picker', 'picking_cancelled')`),
     )
     .addColumn('approval_requested_at', 'timestamptz')
     .addColumn('approval_expires_at', 'timestamptz')
@@ -62,7 +62,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         .defaultTo('pending')
         .check(sql`status IN ('pending', 'approved', 'rejected', 'withdrawn')`),
     )
-    .addColumn('decided_by', 'text', (c) => c.check(sql`decided_by IN ('customer', 'timeout', 'picking_finished', 'picker')`))
+    .addColumn('decided_by', 'text', (c) => c.check(sql`decided_by IN ('customer', 'timeout', 'picking_finished', 'picker', 'picking_cancelled')`))
     // What the customer was shown: the proposal as it stood when requested.
     .addColumn('proposed_product_id', 'uuid')
     .addColumn('proposed_name_ru', 'text', (c) => c.notNull())
@@ -83,4 +83,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE INDEX item_approvals_due ON item_approvals (expires_at) WHERE status = 'pending'`.execute(db);
   await sql`CREATE INDEX item_approvals_order ON item_approvals (order_id, order_item_id, id DESC)`.execute(db);
   await sql`CREATE INDEX item_approvals_session ON item_approvals (session_id) WHERE status = 'pending'`.execute(db);
+
+  // A session that closes without finishing (the picker's cancel, expiry, the order's
+  // cancellation) takes its unanswered proposals back, whichever path closed it.
+  await sql`
+    CREATE FUNCTION item_approvals_withdraw() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      UPDATE item_approvals SET status = 'withdrawn', decided_by = 'picking_cancelled', decided_at = now()
+      WHERE session_id = NEW.id AND status = 'pending';
+      RETURN NULL;
+    END $$`.execute(db);
+  await sql`
+    CREATE TRIGGER item_approvals_withdraw AFTER UPDATE OF status ON picking_sessions
+    FOR EACH ROW WHEN (OLD.status IN ('active', 'ready_to_finish') AND NEW.status = 'cancelled')
+    EXECUTE FUNCTION item_approvals_withdraw()`.execute(db);
 }

@@ -6,7 +6,7 @@ import type { Decimal, Timestamp } from './types.js';
 export type ReplacementPolicy = 'no_replacement' | 'picker_choice' | 'named_products';
 export type ApprovalKind = 'replacement' | 'quantity' | 'weight';
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'withdrawn';
-export type ApprovalDecider = 'customer' | 'timeout' | 'picking_finished' | 'picker';
+export type ApprovalDecider = 'customer' | 'timeout' | 'picking_finished' | 'picker' | 'picking_cancelled';
 
 /** A line's replacement preference as a picking item keeps it, the named products' names included. */
 export interface ItemPreference {

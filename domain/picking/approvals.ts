@@ -7,7 +7,7 @@ import type { ItemCommand, ItemFacts, ReplacementEffect, Transition } from './it
 export type ReplacementPolicy = 'no_replacement' | 'picker_choice' | 'named_products';
 export type ApprovalKind = 'replacement' | 'quantity' | 'weight';
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'withdrawn';
-export type ApprovalDecider = 'customer' | 'timeout' | 'picking_finished' | 'picker';
+export type ApprovalDecider = 'customer' | 'timeout' | 'picking_finished' | 'picker' | 'picking_cancelled';
 export type Decision = 'approve' | 'reject';
 
 /** A line's preference as the rules read it. */

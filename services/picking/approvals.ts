@@ -127,7 +127,7 @@ export async function settleExpiredApproval(deps: Pick<AppDeps, 'db' | 'clock'>,
     if (!locked || locked.status !== 'pending' || locked.expires_at > now) return false;
     const { session_status: sessionStatus, ...approval } = locked;
     if (sessionStatus !== 'active' && sessionStatus !== 'ready_to_finish') {
-      await settleApprovalRow(trx, approval.id, 'withdrawn', 'picker', now);
+      await settleApprovalRow(trx, approval.id, 'withdrawn', 'picking_cancelled', now);
       return true;
     }
     await settle(trx, approval, FALLBACK_DECISION, 'timeout', now);

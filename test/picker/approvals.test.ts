@@ -374,6 +374,23 @@ describe('approval in the app', () => {
     expect([late.status, late.body.code]).toEqual([409, 'APPROVAL_WITHDRAWN']);
   });
 
+  it('is withdrawn when picking stops without finishing (the picker gives the order up)', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const [ordered, named] = pieces;
+    const order = await orderWith({ policy: 'named_products', named: [named!], approval: true }, [{ product: ordered!, quantity: '1' }]);
+    const { item } = await started(picker, order.orderId, ordered!);
+    const proposed = await propose(picker, order.orderId, item.item_id, named!);
+    expect((await sessionCommand(svc, picker, order.orderId, 'cancel', { reason: null })).status).toBe(200);
+    const row = await svc.deps.db
+      .selectFrom('item_approvals')
+      .select(['status', 'decided_by'])
+      .where('id', '=', proposed.body.item.approval.approval_id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ status: 'withdrawn', decided_by: 'picking_cancelled' });
+    const late = await decide(order.orderId, proposed.body.item.approval.approval_id, 'approve');
+    expect([late.status, late.body.code]).toEqual([409, 'APPROVAL_WITHDRAWN']);
+  });
+
   it('has exactly one winner when the answer races the picker’s next command on the item (20 rounds)', async () => {
     const picker = await createPicker(svc, [STORE]);
     const [ordered, named] = pieces;
