@@ -8,6 +8,7 @@ import WebSocket from 'ws';
 import { DEMO_STORES } from '../../db/seed/stores.js';
 import type { components } from '../../generated/api.test.js';
 import type { RecordingPushSender } from '../../platform/providers/push/recording.js';
+import { recordOrderChange } from '../../db/queries/order-events.js';
 import { settleExpiredApprovals } from '../../server/jobs/approval-expiry.js';
 import { runOrderWorkerOnce } from '../../server/jobs/order-worker.js';
 import { registerPushDevice, signInCustomer } from '../support/accounts.js';
@@ -249,6 +250,37 @@ describe('approval in the app', () => {
       tracking.ws.close();
       pickerWs.ws.close();
     }
+  });
+
+  it('keeps the push that asks while its proposal is pending, even behind later news of the order; drops it once answered', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const [ordered, named] = pieces;
+    const device = await registerPushDevice(svc, customer.auth);
+    const kindsSent = () =>
+      (svc.deps.push as RecordingPushSender).sent.filter((m) => m.token === device.push_token).map((m) => m.data.kind);
+    const newsAfter = async (orderId: string) => {
+      await recordOrderChange(svc.deps.db, orderId, ['status'], { now: svc.deps.clock.now(), notify: true });
+      await runOrderWorkerOnce(svc.deps); // fan-out
+      await runOrderWorkerOnce(svc.deps); // sending
+    };
+
+    const pendingOrder = await orderWith({ policy: 'named_products', named: [named!], approval: true }, [
+      { product: ordered!, quantity: '1' },
+    ]);
+    const first = await started(picker, pendingOrder.orderId, ordered!);
+    await propose(picker, pendingOrder.orderId, first.item.item_id, named!);
+    await newsAfter(pendingOrder.orderId);
+    expect(kindsSent()).toEqual(['replacement_approval', 'order_status']);
+    expect((await sessionCommand(svc, picker, pendingOrder.orderId, 'cancel', { reason: null })).status).toBe(200);
+
+    const answeredOrder = await orderWith({ policy: 'named_products', named: [named!], approval: true }, [
+      { product: ordered!, quantity: '1' },
+    ]);
+    const second = await started(picker, answeredOrder.orderId, ordered!);
+    const proposed = await propose(picker, answeredOrder.orderId, second.item.item_id, named!);
+    expect((await decide(answeredOrder.orderId, proposed.body.item.approval.approval_id, 'approve')).status).toBe(200);
+    await newsAfter(answeredOrder.orderId);
+    expect(kindsSent()).toEqual(['replacement_approval', 'order_status', 'order_status']);
   });
 
   it('on a rejection takes the substitute back: the line is missing again and the next named product may be proposed', async () => {
