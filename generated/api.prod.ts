@@ -7392,7 +7392,8 @@ export interface components {
          *     `rejected` - the customer refused it: a rejected replacement is taken back and the line is
          *     missing again (the picker may propose another named product or remove the line), a rejected
          *     quantity or weight removes the line; `withdrawn` - the picker took the proposal back (marked the
-         *     line missing or reopened it) before the customer answered.
+         *     line missing or reopened it) before the customer answered, or picking stopped without finishing
+         *     (a new session proposes again).
          * @enum {string}
          */
         ApprovalStatusEnum: "pending" | "approved" | "rejected" | "withdrawn";
@@ -7462,10 +7463,10 @@ export interface components {
             kind: components["schemas"]["ApprovalKindEnum"];
             status: components["schemas"]["ApprovalStatusEnum"];
             /**
-             * @description Who settled it - the `customer`, the store's window passing (`timeout`), the picker finishing the order (`picking_finished`), or the `picker` withdrawing it. Null while pending.
+             * @description Who settled it - the `customer`, the store's window passing (`timeout`), the picker finishing the order (`picking_finished`), the `picker` withdrawing it, or picking stopping without finishing (`picking_cancelled` - the picker gave the order up, the session expired, or the order was cancelled). Null while pending.
              * @enum {string|null}
              */
-            decided_by: "customer" | "timeout" | "picking_finished" | "picker" | null;
+            decided_by: "customer" | "timeout" | "picking_finished" | "picker" | "picking_cancelled" | null;
             proposed: components["schemas"]["ApprovalProposalSchema"];
             /**
              * Format: date-time
@@ -11114,7 +11115,18 @@ export interface components {
              */
             chosen_at: string;
         };
-        /** @description The customer's approval of the picker's proposal on an item (lines whose preference has `approval_required`), as the picker sees it. */
+        /**
+         * @description The customer's approval of the picker's proposal on an item (lines whose preference has `approval_required`), as the picker sees it.
+         * @example {
+         *       "approval_id": 5521,
+         *       "kind": "replacement",
+         *       "status": "pending",
+         *       "decided_by": null,
+         *       "requested_at": "2025-03-14T07:41:02Z",
+         *       "expires_at": "2025-03-14T07:46:02Z",
+         *       "decided_at": null
+         *     }
+         */
         PickerItemApprovalSchema: {
             /** @description The approval (ItemApprovalSchema `id`). */
             approval_id: number;
@@ -11124,7 +11136,7 @@ export interface components {
              * @description As ItemApprovalSchema `decided_by`.
              * @enum {string|null}
              */
-            decided_by: "customer" | "timeout" | "picking_finished" | "picker" | null;
+            decided_by: "customer" | "timeout" | "picking_finished" | "picker" | "picking_cancelled" | null;
             /** Format: date-time */
             requested_at: string;
             /**
@@ -12147,7 +12159,7 @@ export interface components {
          *       "event_id": "3a4b5c6d-7e8f-4a9b-8c0d-1e2f3a4b5c6d",
          *       "order_id": "4d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
          *       "order_no": 100482,
-         *       "order_version": 6,
+         *       "order_version": 8,
          *       "status": "picking",
          *       "changes": [
          *         "approval"
@@ -12363,7 +12375,7 @@ export interface components {
          *       "occurred_at": "2025-03-14T10:41:40+03:00",
          *       "store_id": "5f3c1a9e-8a51-4c3e-9a57-3d2f0c6b7a10",
          *       "session_id": 4211,
-         *       "order_id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+         *       "order_id": "4d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
          *       "picker_id": 17,
          *       "item_id": 90872,
          *       "approval_id": 5521,

@@ -1901,6 +1901,35 @@ export interface paths {
          *     Sending the decision the approval already has answers 200 and changes nothing (a retry is
          *     safe with or without `Idempotency-Key`).
          *
+         *     **Finding the proposal.** `order.approval.requested` on the tracking socket and the
+         *     `replacement_approval` push carry the approval's `id` (push: `approval_id`); the order
+         *     (GET /api/orders/{order_id}) shows it on its line as `items[].approval` while it is
+         *     `pending`, beside the line's `replacement` preference. A line awaiting the customer, as
+         *     GET /api/orders/{order_id} answers it:
+         *
+         *     ```json
+         *     {
+         *       "id": 90871, "unit_name": "pcs", "name": "Milk 2.5% 1 l", "weight": "1.030",
+         *       "unit_price": "89.90", "quantity": "1.000",
+         *       "product_id": "2f6c1f34-58b2-4a4e-8d1c-0e5b7f9d2a61", "unit_id": "9a4d3c1b-7e2f-4b8a-a1c3-5d6e7f8a9b0c",
+         *       "image": null, "old_price": null,
+         *       "replacement": {
+         *         "policy": "named_products",
+         *         "products": [{"product_id": "7b1e2d3c-4f5a-4b6c-8d7e-9f0a1b2c3d4e", "name": "Milk 3.2% 1 l"}],
+         *         "approval_required": true
+         *       },
+         *       "approval": {
+         *         "id": 5521, "item_id": 90871, "kind": "replacement", "status": "pending", "decided_by": null,
+         *         "proposed": {"product_id": "7b1e2d3c-4f5a-4b6c-8d7e-9f0a1b2c3d4e", "name": "Milk 3.2% 1 l", "image": null,
+         *                      "unit_price": "94.90", "quantity": "1.000", "line_total": "94.90"},
+         *         "requested_at": "2025-03-14T07:41:02Z", "expires_at": "2025-03-14T07:46:02Z", "decided_at": null
+         *       }
+         *     }
+         *     ```
+         *
+         *     Show approve and reject until `expires_at`; after it the proposal stands by itself
+         *     (`decided_by` `timeout`) and the answer is 409 `APPROVAL_ALREADY_DECIDED`.
+         *
          *     Errors: 401 without a valid customer token; 404 `NOT_FOUND` when the order or the approval
          *     does not exist or belongs to another customer; 409 `APPROVAL_ALREADY_DECIDED` (the other
          *     decision was taken, or the window passed: `approval` in the re-read order says how),
@@ -4207,7 +4236,7 @@ export interface components {
          *       "event_id": "3a4b5c6d-7e8f-4a9b-8c0d-1e2f3a4b5c6d",
          *       "order_id": "4d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
          *       "order_no": 100482,
-         *       "order_version": 6,
+         *       "order_version": 8,
          *       "status": "picking",
          *       "changes": [
          *         "approval"
@@ -7926,7 +7955,8 @@ export interface components {
          *     `rejected` - the customer refused it: a rejected replacement is taken back and the line is
          *     missing again (the picker may propose another named product or remove the line), a rejected
          *     quantity or weight removes the line; `withdrawn` - the picker took the proposal back (marked the
-         *     line missing or reopened it) before the customer answered.
+         *     line missing or reopened it) before the customer answered, or picking stopped without finishing
+         *     (a new session proposes again).
          * @enum {string}
          */
         ApprovalStatusEnum: "pending" | "approved" | "rejected" | "withdrawn";
@@ -7996,10 +8026,10 @@ export interface components {
             kind: components["schemas"]["ApprovalKindEnum"];
             status: components["schemas"]["ApprovalStatusEnum"];
             /**
-             * @description Who settled it - the `customer`, the store's window passing (`timeout`), the picker finishing the order (`picking_finished`), or the `picker` withdrawing it. Null while pending.
+             * @description Who settled it - the `customer`, the store's window passing (`timeout`), the picker finishing the order (`picking_finished`), the `picker` withdrawing it, or picking stopping without finishing (`picking_cancelled` - the picker gave the order up, the session expired, or the order was cancelled). Null while pending.
              * @enum {string|null}
              */
-            decided_by: "customer" | "timeout" | "picking_finished" | "picker" | null;
+            decided_by: "customer" | "timeout" | "picking_finished" | "picker" | "picking_cancelled" | null;
             proposed: components["schemas"]["ApprovalProposalSchema"];
             /**
              * Format: date-time
@@ -8897,20 +8927,20 @@ export interface components {
          *         {
          *           "op": "set_quantity",
          *           "item_id": 90871,
-         *           "quantity": "3.000"
+         *           "quantity": "1.000"
          *         },
          *         {
          *           "op": "add",
-         *           "product_id": "7b1e2d3c-4f5a-4b6c-8d7e-9f0a1b2c3d4e",
-         *           "unit_id": "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+         *           "product_id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+         *           "unit_id": "9a4d3c1b-7e2f-4b8a-a1c3-5d6e7f8a9b0c",
          *           "quantity": 1,
          *           "replacement": {
-         *             "policy": "no_replacement"
+         *             "policy": "picker_choice"
          *           }
          *         },
          *         {
          *           "op": "remove",
-         *           "item_id": 90872
+         *           "item_id": 90869
          *         }
          *       ]
          *     }
@@ -11760,7 +11790,18 @@ export interface components {
              */
             chosen_at: string;
         };
-        /** @description The customer's approval of the picker's proposal on an item (lines whose preference has `approval_required`), as the picker sees it. */
+        /**
+         * @description The customer's approval of the picker's proposal on an item (lines whose preference has `approval_required`), as the picker sees it.
+         * @example {
+         *       "approval_id": 5521,
+         *       "kind": "replacement",
+         *       "status": "pending",
+         *       "decided_by": null,
+         *       "requested_at": "2025-03-14T07:41:02Z",
+         *       "expires_at": "2025-03-14T07:46:02Z",
+         *       "decided_at": null
+         *     }
+         */
         PickerItemApprovalSchema: {
             /** @description The approval (ItemApprovalSchema `id`). */
             approval_id: number;
@@ -11770,7 +11811,7 @@ export interface components {
              * @description As ItemApprovalSchema `decided_by`.
              * @enum {string|null}
              */
-            decided_by: "customer" | "timeout" | "picking_finished" | "picker" | null;
+            decided_by: "customer" | "timeout" | "picking_finished" | "picker" | "picking_cancelled" | null;
             /** Format: date-time */
             requested_at: string;
             /**
@@ -13315,7 +13356,7 @@ export interface components {
          *       "occurred_at": "2025-03-14T10:41:40+03:00",
          *       "store_id": "5f3c1a9e-8a51-4c3e-9a57-3d2f0c6b7a10",
          *       "session_id": 4211,
-         *       "order_id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+         *       "order_id": "4d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
          *       "picker_id": 17,
          *       "item_id": 90872,
          *       "approval_id": 5521,
@@ -16117,12 +16158,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Picking of order 100482 has begun; it can no longer be changed",
-                     *       "code": "PICKING_STARTED"
-                     *     }
-                     */
                     "application/json": components["schemas"]["OrderCommandError"];
                 };
             };
@@ -16197,12 +16232,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "The picker has finished this order; the replacement stands",
-                     *       "code": "PICKING_FINISHED"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };

@@ -10,8 +10,9 @@
 //   2. Workflows. Start the service (TEST, scratch embedded PostgreSQL in .tmp/consumers/data with
 //      the demo data, or DATABASE_URL when set), run the Arazzo workflows of
 //      test/consumers/journeys.arazzo.yaml with `redocly respect` against it (sign-in by code,
-//      checkout with a repeated Idempotency-Key, online payment, a picking walk; Respect also checks
-//      every answer against the spec), stop it with SIGTERM.
+//      checkout with a repeated Idempotency-Key, online payment, a picking walk, and the customer
+//      approving a named replacement live; Respect also checks every answer against the spec),
+//      stop it with SIGTERM.
 //
 //   npm run check:consumers                      both
 //   npm run check:consumers -- --clients         only the clients
@@ -236,7 +237,7 @@ const testPhone = (taken: Set<string>): string => {
   }
 };
 
-/** A delivery slot of the demo store with room for the run's orders (the workflows place three). */
+/** A delivery slot of the demo store with room for the run's orders (the workflows place four). */
 async function pickSlot(base: string): Promise<string> {
   const located = await fetch(`${base}/api/logistics/stores/delivery/check-location`, {
     method: 'POST',
@@ -248,8 +249,8 @@ async function pickSlot(base: string): Promise<string> {
   const slots = await fetch(`${base}/api/logistics/stores/delivery/slots`, { headers: { 'X-Store-Id': store } });
   if (!slots.ok) throw new Error(`delivery slots answered ${slots.status}`);
   const list = (await slots.json()) as { id: string; is_available: boolean; remaining_capacity: number }[];
-  const slot = list.find((s) => s.is_available && s.remaining_capacity >= 3);
-  if (!slot) throw new Error('no delivery slot of the demo store has room for three orders');
+  const slot = list.find((s) => s.is_available && s.remaining_capacity >= 4);
+  if (!slot) throw new Error('no delivery slot of the demo store has room for four orders');
   return slot.id;
 }
 
@@ -269,6 +270,7 @@ async function checkWorkflows(starting: Promise<Service>, startedAt: number): Pr
       checkout_phone: testPhone(phones),
       payment_phone: testPhone(phones),
       picking_phone: testPhone(phones),
+      deciding_phone: testPhone(phones),
       slot_id: await pickSlot(service.url),
     };
     const respect = await run(bin('redocly'), [

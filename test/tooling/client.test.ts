@@ -72,6 +72,29 @@ describe('createGroceryClient', () => {
       void prodApi.DELETE('/api/accounts/me/push-devices/{device_id}', {});
       // @ts-expect-error the body must be a ProfileInput (first_name is a string)
       void prodApi.PATCH('/api/accounts/me/', { body: { first_name: 42 } });
+      // "The customer decides" is TEST-only: changing an order and answering a proposal.
+      const order_id = '4d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d';
+      const changes = [{ op: 'remove' as const, item_id: 90869 }];
+      // @ts-expect-error not in the PROD contract
+      void prodApi.POST('/api/orders/{order_id}/items/changes', {
+        params: { path: { order_id }, header: { 'X-Expected-Version': 5 } },
+        body: { changes },
+      });
+      // @ts-expect-error not in the PROD contract
+      void prodApi.POST('/api/orders/{order_id}/approvals/{approval_id}/decision', {
+        params: { path: { order_id, approval_id: 5521 } },
+        body: { decision: 'approve' },
+      });
+      void testApi.POST('/api/orders/{order_id}/items/changes', {
+        params: { path: { order_id }, header: { 'X-Expected-Version': 5 } },
+        body: { changes },
+      });
+      // @ts-expect-error X-Expected-Version is required
+      void testApi.POST('/api/orders/{order_id}/items/changes', { params: { path: { order_id } }, body: { changes } });
+      const decision = { params: { path: { order_id, approval_id: 5521 } } };
+      void testApi.POST('/api/orders/{order_id}/approvals/{approval_id}/decision', { ...decision, body: { decision: 'approve' } });
+      // @ts-expect-error a decision is approve or reject
+      void testApi.POST('/api/orders/{order_id}/approvals/{approval_id}/decision', { ...decision, body: { decision: 'maybe' } });
     };
     expect(typeChecks).toBeTypeOf('function');
     const qa = await testApi.GET('/api/qa/otp/last', { params: { query: { phone: '+79990000001' } } });

@@ -153,6 +153,51 @@ describe('mock behaviour', () => {
     expect(malformed.status).toBe(400);
   });
 
+  it('walks "the customer decides" (TEST only) with its named examples: a change, its conflicts, a decision', async () => {
+    const auth = { authorization: 'Bearer mock-access-token' };
+    const order_id = '4d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d';
+    const change = (prefer?: string) =>
+      m.client.call.POST('/api/orders/{order_id}/items/changes', {
+        params: { path: { order_id }, header: { 'X-Expected-Version': 5, 'Idempotency-Key': 'a1b2c3' } },
+        headers: { ...auth, ...(prefer ? { prefer } : {}) },
+        body: { changes: [{ op: 'set_quantity', item_id: 90871, quantity: '1.000' }] },
+      });
+    const changed = await change();
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ can_change: true, order_version: 6 });
+    expect(changed.body.items[0]).toMatchObject({ id: 90871, replacement: { policy: 'named_products', approval_required: true } });
+    expect((await change('code=409')).body.code).toBe('PICKING_STARTED');
+    expect((await change('code=409, example=versionConflict')).body.code).toBe('VERSION_CONFLICT');
+    // X-Expected-Version is required: the mock validates requests as the service does.
+    const unversioned = await m.client.invalid('POST', `/api/orders/${order_id}/items/changes`, {
+      headers: auth,
+      body: { changes: [{ op: 'remove', item_id: 90869 }] },
+    });
+    expect(unversioned.status).toBe(422);
+
+    const decide = (decision: 'approve' | 'reject', prefer?: string) =>
+      m.client.call.POST('/api/orders/{order_id}/approvals/{approval_id}/decision', {
+        params: { path: { order_id, approval_id: 5521 } },
+        headers: { ...auth, ...(prefer ? { prefer } : {}) },
+        body: { decision },
+      });
+    const approved = await decide('approve');
+    expect(approved.status).toBe(200);
+    expect(approved.body.items[0].approval).toMatchObject({ id: 5521, status: 'approved', decided_by: 'customer' });
+    const rejected = await decide('reject', 'example=rejected');
+    expect(rejected.body.items[0].approval.status).toBe('rejected');
+    for (const [example, code] of [
+      ['pickingFinished', 'PICKING_FINISHED'],
+      ['alreadyDecided', 'APPROVAL_ALREADY_DECIDED'],
+      ['withdrawn', 'APPROVAL_WITHDRAWN'],
+    ] as const) {
+      const r = await decide('approve', `code=409, example=${example}`);
+      expect([r.status, r.body.code]).toEqual([409, code]);
+    }
+    // PROD has neither operation.
+    expect((await prod.client.invalid('POST', `/api/orders/${order_id}/approvals/5521/decision`, { headers: auth })).status).toBe(404);
+  });
+
   it('answers 404 for unknown paths, 405 with Allow for wrong methods, and 404 in PROD for TEST-only operations', async () => {
     expect((await m.client.invalid('GET', '/api/no/such/thing')).status).toBe(404);
     const wrong = await m.client.invalid('PUT', '/api/accounts/me/');
