@@ -10,12 +10,13 @@ import {
   pendingApprovalsOfSession,
   settleApprovalRow,
   settledColumns,
+  writeDecision,
   type ItemApprovalColumns,
+  type LockedApproval,
 } from '../../db/queries/picking/approvals.js';
-import { recordApprovalDecided, recordSessionChanged } from '../../db/queries/picking/events.js';
-import { itemChangeColumns, itemFacts, loadItems, type ItemRow } from '../../db/queries/picking/items.js';
-import { bumpSession, findSessionHead, lockOrder } from '../../db/queries/picking/sessions.js';
-import { recordOrderChange } from '../../db/queries/order-events.js';
+import { itemChangeColumns, itemFacts, loadItems, updateItem, type ItemRow } from '../../db/queries/picking/items.js';
+import { lockOrder } from '../../db/queries/picking/sessions.js';
+import type { Executor } from '../../db/executor.js';
 import type { DB } from '../../db/schema.js';
 import { kopecks } from '../../domain/money/money.js';
 import { decidedItem, decisionOutcome, FALLBACK_DECISION, type ApprovalKind, type Decision } from '../../domain/picking/approvals.js';
@@ -23,63 +24,47 @@ import type { AppDeps } from '../deps.js';
 import { conflict, notFound } from '../errors.js';
 import { fingerprintOf, withIdempotency } from '../idempotency.js';
 import { orderDetail } from '../orders.js';
-import type { ApprovalRow } from '../presenters/approvals.js';
 import { chargedPrice } from '../presenters/picking.js';
 import { itemChange } from './item-command.js';
 
 type Lang = 'ru' | 'en';
 
-/** The decision's effect on the item: its new facts and line total, written with the approval's copy. */
-async function writeDecidedItem(
-  trx: Transaction<DB>,
-  items: ItemRow[],
-  item: ItemRow,
-  kind: ApprovalKind,
-  decision: Decision,
-  columns: ItemApprovalColumns,
-) {
+/** The item after a decision: its new facts and columns (with the approval's copy), and the session's status and total with it. */
+function decidedChange(items: readonly ItemRow[], item: ItemRow, kind: ApprovalKind, decision: Decision, approval: ItemApprovalColumns) {
   const { next, replacement } = decidedItem(itemFacts(item), kind, decision);
   const price = replacement === 'clear' ? kopecks(item.unit_price) : chargedPrice(item);
-  const change = itemChange(items, item.id, next, price, replacement, columns);
-  const written = { ...itemChangeColumns(next, change.currentLineTotal, replacement), ...columns };
-  const row = await trx.updateTable('picking_items').set(written).where('id', '=', item.id).returningAll().executeTakeFirstOrThrow();
-  items[items.indexOf(item)] = row;
-  return change;
+  const change = itemChange(items, item.id, next, price, replacement, approval);
+  return { change, columns: { ...itemChangeColumns(next, change.currentLineTotal, replacement), ...approval } };
 }
 
 /**
- * Settles one pending approval on its locked session: the approval's row, the item, the session's
- * version and the events - `session.changed` and `item.approval.decided` for the picker,
- * `order.changed` for the customer (with `picking_result` when the line changed).
+ * Settles one pending approval on its locked session, in one statement (writeDecision): the
+ * approval's row, the item, the session's version with `session.changed` and
+ * `item.approval.decided` for the picker, the order's version with `order.changed` for the
+ * customer (`picking_result` too when the line changed).
  */
-async function settle(
-  trx: Transaction<DB>,
-  approval: ApprovalRow,
-  decision: Decision,
-  decidedBy: 'customer' | 'timeout',
-  now: Date,
-): Promise<void> {
-  const head = (await findSessionHead(trx, approval.session_id))!;
-  const items = await loadItems(trx, head.id);
+async function settle(trx: Transaction<DB>, approval: LockedApproval, decision: Decision, decidedBy: 'customer' | 'timeout', now: Date) {
+  const items = await loadItems(trx, approval.session_id);
   const item = items.find((i) => i.id === approval.picking_item_id)!;
   const status = decision === 'approve' ? 'approved' : 'rejected';
-  await settleApprovalRow(trx, approval.id, status, decidedBy, now);
-  const change = await writeDecidedItem(trx, items, item, approval.kind, decision, settledColumns(status, decidedBy, now));
-  const bumped = await bumpSession(trx, head.id, { status: change.status, currentTotal: change.currentTotal });
-  const session = { sessionId: head.id, orderId: head.order_id, storeId: head.store_id, pickerId: head.picker_id };
-  await recordSessionChanged(trx, { ...session, version: bumped.version, status: bumped.status, now });
-  await recordApprovalDecided(trx, {
-    ...session,
-    itemId: item.id,
+  const { change, columns } = decidedChange(items, item, approval.kind, decision, settledColumns(status, decidedBy, now));
+  const lineChanged = decision === 'reject' || change.facts.state !== item.state;
+  await writeDecision(trx, {
     approvalId: approval.id,
     status,
     decidedBy,
-    version: bumped.version,
-    sessionStatus: bumped.status,
-    now,
+    at: now,
+    item: { id: item.id, columns },
+    session: {
+      id: approval.session_id,
+      orderId: approval.order_id,
+      storeId: approval.store_id,
+      pickerId: approval.picker_id,
+      status: change.status,
+      currentTotal: change.currentTotal,
+    },
+    orderChanges: lineChanged ? ['approval', 'picking_result'] : ['approval'],
   });
-  const lineChanged = decision === 'reject' || change.facts.state !== item.state;
-  await recordOrderChange(trx, head.order_id, lineChanged ? ['approval', 'picking_result'] : ['approval'], { now });
 }
 
 /**
@@ -96,16 +81,23 @@ export async function decideApproval(
     if (!(await lockOrderOfCustomer(trx, orderId, input.customerId))) throw notFound('No order with this id');
     const locked = await lockApproval(trx, orderId, input.approvalId);
     if (!locked) throw notFound('No approval with this id in the order');
-    const { session_status: sessionStatus, ...approval } = locked;
-    const open = sessionStatus === 'active' || sessionStatus === 'ready_to_finish';
-    const outcome = decisionOutcome({ status: approval.status, decidedBy: approval.decided_by, sessionOpen: open }, input.decision);
-    if (outcome === 'apply') await settle(trx, approval, input.decision, 'customer', deps.clock.now());
+    const open = locked.session_status === 'active' || locked.session_status === 'ready_to_finish';
+    const outcome = decisionOutcome({ status: locked.status, decidedBy: locked.decided_by, sessionOpen: open }, input.decision);
+    if (outcome === 'apply') await settle(trx, locked, input.decision, 'customer', deps.clock.now());
     else if (outcome !== 'unchanged') throw conflict(outcome, DECISION_REFUSALS[outcome]);
-    return { status: 200 as const, body: await orderDetail({ db: trx, config: deps.config }, input.customerId, orderId, input.lang) };
   };
-  if (!input.idempotencyKey) return deps.db.transaction().execute(decide);
+  const detail = (db: Executor) => orderDetail({ db, config: deps.config }, input.customerId, orderId, input.lang);
+  if (!input.idempotencyKey) {
+    // Read after the commit: the picker hears the decision without waiting for the customer's answer to be built.
+    await deps.db.transaction().execute(decide);
+    return { status: 200, body: await detail(deps.db) };
+  }
+  // A key's stored answer is the order as the decision's own transaction left it.
   const scope = { principal: `customer:${input.customerId}`, operationId: 'decideItemApproval', key: input.idempotencyKey };
-  return withIdempotency(deps, scope, fingerprintOf(orderId, input.approvalId, input.decision), decide);
+  return withIdempotency(deps, scope, fingerprintOf(orderId, input.approvalId, input.decision), async (trx) => {
+    await decide(trx);
+    return { status: 200 as const, body: await detail(trx) };
+  });
 }
 
 const DECISION_REFUSALS = {
@@ -125,12 +117,11 @@ export async function settleExpiredApproval(deps: Pick<AppDeps, 'db' | 'clock'>,
     const locked = await lockApproval(trx, orderId, approvalId);
     const now = deps.clock.now();
     if (!locked || locked.status !== 'pending' || locked.expires_at > now) return false;
-    const { session_status: sessionStatus, ...approval } = locked;
-    if (sessionStatus !== 'active' && sessionStatus !== 'ready_to_finish') {
-      await settleApprovalRow(trx, approval.id, 'withdrawn', 'picking_cancelled', now);
+    if (locked.session_status !== 'active' && locked.session_status !== 'ready_to_finish') {
+      await settleApprovalRow(trx, locked.id, 'withdrawn', 'picking_cancelled', now);
       return true;
     }
-    await settle(trx, approval, FALLBACK_DECISION, 'timeout', now);
+    await settle(trx, locked, FALLBACK_DECISION, 'timeout', now);
     return true;
   });
 }
@@ -147,7 +138,8 @@ export async function settleApprovalsAtFinish(trx: Transaction<DB>, sessionId: n
     const status = FALLBACK_DECISION === 'approve' ? 'approved' : 'rejected';
     await settleApprovalRow(trx, approval.id, status, 'picking_finished', now);
     const item = items.find((i) => i.id === approval.picking_item_id)!;
-    await writeDecidedItem(trx, items, item, approval.kind, FALLBACK_DECISION, settledColumns(status, 'picking_finished', now));
+    const { columns } = decidedChange(items, item, approval.kind, FALLBACK_DECISION, settledColumns(status, 'picking_finished', now));
+    items[items.indexOf(item)] = await updateItem(trx, item.id, columns);
   }
   return pending.length > 0;
 }

@@ -2,9 +2,13 @@
 // one (picking_items.approval_*): the only writer of both. An item command writes a proposal or
 // its withdrawal inside its own statement (the *Sql parts); a decision - the customer's, the
 // window passing, or the session finishing - is written on the locked session.
+import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../executor.js';
 import type { ApprovalDecider, ApprovalKind, ApprovalStatus } from '../../tables/approvals.js';
+import type { SessionStatus } from '../../tables/picking.js';
+import { orderChangedInsertSql } from '../order-events.js';
+import { outboxInsertSql, pickerPayloadSql, type OrderChange } from '../outbox.js';
 
 /** A proposal as written: who it is for and what the customer is shown. */
 export interface ApprovalRequest {
@@ -109,7 +113,7 @@ export function lockApproval(db: Executor, orderId: string, approvalId: number) 
     .selectFrom('item_approvals as a')
     .innerJoin('picking_sessions as s', 's.id', 'a.session_id')
     .selectAll('a')
-    .select(['s.status as session_status'])
+    .select(['s.status as session_status', 's.store_id', 's.picker_id'])
     .where('a.id', '=', approvalId)
     .where('a.order_id', '=', orderId)
     .forUpdate(['a', 's'])
@@ -156,4 +160,81 @@ export function dueApprovals(db: Executor, now: Date, limit: number) {
     .orderBy('expires_at')
     .limit(limit)
     .execute();
+}
+
+/** A decision on a pending approval as one statement writes it (writeDecision). */
+export interface DecisionWrite {
+  approvalId: number;
+  status: 'approved' | 'rejected';
+  decidedBy: 'customer' | 'timeout';
+  at: Date;
+  /** The item's columns after the decision: its facts and its copy of the approval. */
+  item: { id: number; columns: Record<string, unknown> };
+  session: { id: number; orderId: string; storeId: string; pickerId: number; status: SessionStatus; currentTotal: string };
+  /** What the customer's `order.changed` says changed. */
+  orderChanges: OrderChange[];
+}
+
+/**
+ * A decision in one statement, on the order's and the session's locks the caller holds: the
+ * approval, the item, the session's version + 1 with its `session.changed` and
+ * `item.approval.decided` for the picker, and the order's version + 1 with its `order.changed`.
+ * Returns the session's new version and status.
+ */
+export async function writeDecision(db: Executor, d: DecisionWrite): Promise<{ version: number; status: SessionStatus }> {
+  const s = d.session;
+  const picker = { picker_id: sql`${s.pickerId}::int` };
+  const common = {
+    occurred_at: sql`${d.at}::timestamptz`,
+    store_id: sql`${s.storeId}::uuid`,
+    session_id: sql`${s.id}::int`,
+    order_id: sql`${s.orderId}::uuid`,
+    picker_id: sql`${s.pickerId}::int`,
+    version: sql`s.version`,
+  };
+  const changedId = randomUUID();
+  const decidedId = randomUUID();
+  const routing = { store_id: sql`${s.storeId}::uuid`, order_id: sql`${s.orderId}::uuid` };
+  const changed = outboxInsertSql(
+    {
+      type: 'picker.session.changed',
+      event_id: sql`${changedId}::uuid`,
+      ...routing,
+      payload: pickerPayloadSql('session.changed', picker, { event_id: sql`${changedId}::uuid`, ...common, session_status: sql`s.status` }),
+    },
+    sql`FROM s`,
+  );
+  const decided = outboxInsertSql(
+    {
+      type: 'picker.item.approval.decided',
+      event_id: sql`${decidedId}::uuid`,
+      ...routing,
+      payload: pickerPayloadSql('item.approval.decided', picker, {
+        event_id: sql`${decidedId}::uuid`,
+        ...common,
+        item_id: sql`${d.item.id}::bigint`,
+        approval_id: sql`${d.approvalId}::bigint`,
+        status: sql`${d.status}::text`,
+        decided_by: sql`${d.decidedBy}::text`,
+        session_status: sql`s.status`,
+      }),
+    },
+    sql`FROM s`,
+  );
+  const { rows } = await sql<{ version: number; status: SessionStatus }>`
+    WITH a AS (
+      UPDATE item_approvals SET status = ${d.status}, decided_by = ${d.decidedBy}, decided_at = ${d.at}::timestamptz
+      WHERE id = ${d.approvalId}::bigint AND status = 'pending' RETURNING id
+    ), i AS (
+      UPDATE picking_items SET ${sql.join(Object.entries(d.item.columns).map(([k, v]) => sql`${sql.ref(k)} = ${v}`))}
+      WHERE id = ${d.item.id}::bigint RETURNING id
+    ), s AS (
+      UPDATE picking_sessions SET version = version + 1, status = ${s.status}, current_total = ${s.currentTotal}::numeric, updated_at = ${d.at}::timestamptz
+      WHERE id = ${s.id}::int RETURNING version, status
+    ), changed AS (${changed}), decided AS (${decided}), oc AS (
+      UPDATE orders SET order_version = order_version + 1, updated_at = now() WHERE id = ${s.orderId}::uuid
+      RETURNING order_version, customer_id, store_id, status
+    ), order_event AS (${orderChangedInsertSql(s.orderId, d.orderChanges, d.at, 'oc')})
+    SELECT s.version, s.status FROM s`.execute(db);
+  return rows[0]!;
 }

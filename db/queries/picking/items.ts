@@ -90,6 +90,14 @@ export async function insertItems(db: Executor, sessionId: number, items: NewIte
     .execute();
 }
 
+/** Writes an item's columns as a change computed them (itemChangeColumns, the approval's copy) and returns the row. */
+export async function updateItem(db: Executor, itemId: number, columns: Record<string, unknown>): Promise<ItemRow> {
+  const { rows } =
+    await sql<ItemRow>`UPDATE picking_items SET ${sql.join(Object.entries(columns).map(([k, v]) => sql`${sql.ref(k)} = ${v}`))}
+    WHERE id = ${itemId} RETURNING ${sql.join(PICKING_ITEM_COLUMNS.map((c) => sql.ref(c)))}`.execute(db);
+  return rows[0]!;
+}
+
 export function nextItemPosition(items: readonly ItemRow[]): number {
   return items.reduce((max, i) => Math.max(max, i.position), 0) + 1;
 }
