@@ -57,16 +57,22 @@ export async function findStoreProductByCode(
 ): Promise<{ row: StoreProductRow; byLabel: boolean } | undefined> {
   if (code.kind === 'invalid') return undefined;
   const plu = code.kind === 'scale_label' ? code.plu : null;
+  // Two index lookups, not one scan: by barcode (the primary key), and by PLU, which a label
+  // writes in 5 digits and the catalog in 4 or 5 (unique) - '01234' on a label is '1234' or '01234'.
   const { rows } = await sql<StoreProductRow & { by_barcode: boolean }>`
-    SELECT ${STORE_PRODUCT_COLUMNS},
-           EXISTS (SELECT 1 FROM product_barcodes b WHERE b.product_id = p.id AND b.barcode = ANY(${code.barcodes}::text[])) AS by_barcode
-    FROM products p
+    SELECT ${STORE_PRODUCT_COLUMNS}, c.by_barcode
+    FROM (
+      SELECT b.product_id, true AS by_barcode FROM product_barcodes b WHERE b.barcode = ANY(${code.barcodes}::text[])
+      UNION ALL
+      SELECT l.id, false FROM products l
+      WHERE ${plu}::text IS NOT NULL AND l.weight_based
+        AND l.plu = ANY(ARRAY[${plu}::text, CASE WHEN left(${plu}::text, 1) = '0' THEN substr(${plu}::text, 2) END])
+    ) c
+    JOIN products p ON p.id = c.product_id
     JOIN inventories i ON i.product_id = p.id AND i.store_id = ${storeId} AND i.is_default
     JOIN measurement_units u ON u.id = i.unit_id
     WHERE p.is_active
-      AND (p.id IN (SELECT b.product_id FROM product_barcodes b WHERE b.barcode = ANY(${code.barcodes}::text[]))
-           OR (${plu}::text IS NOT NULL AND p.weight_based AND lpad(p.plu, 5, '0') = ${plu}))
-    ORDER BY by_barcode DESC, p.id
+    ORDER BY c.by_barcode DESC, p.id
     LIMIT 1`.execute(db);
   if (!rows[0]) return undefined;
   const { by_barcode: byBarcode, ...row } = rows[0];
