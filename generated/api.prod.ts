@@ -6931,18 +6931,6 @@ export interface components {
          *       "unit_id": "9a4d3c1b-7e2f-4b8a-a1c3-5d6e7f8a9b0c",
          *       "quantity": "2.000"
          *     }
-         * @example {
-         *       "product_id": "2f6c1f34-58b2-4a4e-8d1c-0e5b7f9d2a61",
-         *       "unit_id": "9a4d3c1b-7e2f-4b8a-a1c3-5d6e7f8a9b0c",
-         *       "quantity": 1,
-         *       "replacement": {
-         *         "policy": "named_products",
-         *         "product_ids": [
-         *           "7b1e2d3c-4f5a-4b6c-8d7e-9f0a1b2c3d4e"
-         *         ],
-         *         "approval_required": true
-         *       }
-         *     }
          */
         OrderItemInput: {
             /**
@@ -6960,8 +6948,6 @@ export interface components {
              * @example 2.000
              */
             quantity: string | number;
-            /** @description What the picker may do when this line's product is missing, and whether the customer approves proposals in the app (see ReplacementPreferenceInput). Absent or null - the order's `absence_action`. */
-            replacement?: components["schemas"]["ReplacementPreferenceInput"] | null;
         };
         /**
          * @description Delivery details of a new order. The point must lie in a delivery zone of the store of

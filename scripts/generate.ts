@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSy
 import os from 'node:os';
 import path from 'node:path';
 import { buildDocs } from './docs.js';
+import { withoutTestOnlyProperties } from './lib/test-only.js';
 import type { OpenApiDocument } from '../server/contract.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -102,7 +103,8 @@ function generate(outDir: string): void {
     const bundle = path.join(outDir, `openapi.${env}.json`);
     run(bin('redocly'), ['bundle', `spec/openapi.${env}.yaml`, '--ext', 'json', '-o', bundle]);
     // Stable formatting: two-space JSON with a final newline.
-    writeFileSync(bundle, JSON.stringify(JSON.parse(readFileSync(bundle, 'utf8')), null, 2) + '\n');
+    const doc = JSON.parse(readFileSync(bundle, 'utf8')) as unknown;
+    writeFileSync(bundle, JSON.stringify(env === 'prod' ? withoutTestOnlyProperties(doc) : doc, null, 2) + '\n');
     run(bin('openapi-typescript'), [bundle, '-o', path.join(outDir, `api.${env}.ts`)]);
   }
   const test = JSON.parse(readFileSync(path.join(outDir, 'openapi.test.json'), 'utf8')) as OpenApiDocument;
