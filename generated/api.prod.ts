@@ -3066,6 +3066,17 @@ export interface paths {
          *     - 200 `not_found`: the barcode is not sold in the session's store.
          *     - 409 `ITEM_STATE_CONFLICT`: the item is not `missing` with action `call` (a customer who chose
          *       `remove` gets no substitute).
+         *     - 409 `REPLACEMENT_NOT_WANTED` / `REPLACEMENT_NOT_NAMED` (TEST only): the line's
+         *       `replacement_preference` wants no replacement, or names its replacements and this is none
+         *       of them (they head `replacement_options`).
+         *     - 409 `APPROVAL_PENDING` (TEST only, every item command but missing and reopen): the item's
+         *       proposal waits for the customer's answer (`approval`); go on with other items.
+         *
+         *     On a line whose preference has `approval_required`, the substitute is proposed to the
+         *     customer (`approval` `pending`; `order.approval.requested` and a push): the picker goes on,
+         *     and hears the answer as `item.approval.decided`. A quantity or weight other than ordered on
+         *     such a line is proposed the same way (piece-quantity, manual-pick, weight, scan of a scale
+         *     label).
          *
          *     **Rules common to picker commands.**
          *
@@ -12197,7 +12208,7 @@ export interface components {
             order_version: number;
             /** @description Purchase status (as in OrderChangedEvent). */
             status: components["schemas"]["OrderStatusValueEnum"];
-            /** @description Always `approval`. */
+            /** @description Always `approval`. Ignore values not known to the app. */
             changes: ("status" | "picking_result" | "payment" | "can_cancel" | "delivery" | "items" | "approval")[];
             approval: components["schemas"]["ItemApprovalSchema"];
             original: components["schemas"]["ApprovalOriginalSchema"];
