@@ -24,8 +24,10 @@ import {
   findStoreSlot,
   insertPlacedOrder,
   lockCheckout,
+  namedProductFacts,
   type CartLineFacts,
 } from '../db/queries/orders.js';
+import { findZoneTerms } from '../db/queries/order-changes.js';
 import { serializeBody } from './stored-body.js';
 import { findActiveStoreCached } from './stores.js';
 import type { Executor } from '../db/executor.js';
@@ -42,6 +44,7 @@ import { priceDelivery } from '../domain/orders/pricing.js';
 import { kopecks, lineTotal, money } from '../domain/money/money.js';
 import { cutoffOf, slotAvailability } from '../domain/orders/slot-availability.js';
 import { chooseServingZone, type ZoneCandidate } from '../domain/geo/serving-store.js';
+import { namedProductIds, namedProductProblems, storedReplacement, type StoredReplacement } from '../domain/orders/replacement.js';
 import { expressDeliveryView } from './presenters/logistics.js';
 import type { Lang } from '../domain/texts/orders.js';
 
@@ -268,6 +271,18 @@ export async function placeOrder(
 
   if (!verdict.ok) throw appError(verdict.code, verdict.detail, { extra: { lines: verdict.lines } });
 
+  const preferences = body.items.map((item) => storedReplacement(item.replacement));
+  await assertNamedProducts(
+    trx,
+    store.id,
+    lines.map((line, i) => ({
+      productId: line.product_id,
+      unitId: line.unit_id,
+      quantity: verdict.quantities[i]!,
+      preference: preferences[i]!,
+    })),
+  );
+
   // Price the lines at the store's current prices.
   const priced = lines.map((line, i) => {
     const f = facts[i];
@@ -362,6 +377,7 @@ export async function placeOrder(
         unit_price: p.f!.unit_price!,
         old_price: p.f!.old_price,
         line_total: money(p.total),
+        ...preferenceColumns(preferences[i]!),
       })),
       statuses,
       placedAt: now,
@@ -374,6 +390,66 @@ export async function placeOrder(
   );
   if (!placed.stocked) throw conflict('OUT_OF_STOCK', 'Not enough stock', { extra: { lines: [] } });
   return orderId;
+}
+
+/**
+ * The minimum goods total of a placed order, and the refusal's text under it: a delivery order's
+ * zone's (the zone of its point when the order recorded none; none when no zone serves it any
+ * more), a pickup order's store's, with the terms as they are now.
+ */
+export async function orderMinimum(
+  db: Executor,
+  o: {
+    type: 'delivery' | 'pickup';
+    store_id: string;
+    delivery_zone_id: string | null;
+    delivery_lon: number | null;
+    delivery_lat: number | null;
+  },
+): Promise<{ minimum: bigint; refusal: (goods: bigint) => string }> {
+  if (o.type === 'pickup') {
+    const store = await findStoreForOrder(db, o.store_id);
+    const minimum = store ? kopecks(store.pickup_min_order_amount) : 0n;
+    return {
+      minimum,
+      refusal: (goods) => `The goods total must be at least ${money(minimum)} for pickup (${money(minimum - goods)} more)`,
+    };
+  }
+  const zone = o.delivery_zone_id ? await findZoneTerms(db, o.delivery_zone_id) : undefined;
+  const terms =
+    zone ??
+    (o.delivery_lon !== null && o.delivery_lat !== null
+      ? await zoneForPoint(db, o.store_id, { lon: o.delivery_lon, lat: o.delivery_lat }).then(
+          (z) => z && { min_order_amount: z.minOrderAmount },
+        )
+      : null);
+  const minimum = terms ? kopecks(terms.min_order_amount) : 0n;
+  return {
+    minimum,
+    refusal: (goods) => `The goods total must be at least ${money(minimum)} for delivery here (${money(minimum - goods)} more)`,
+  };
+}
+
+/** A line's preference as order_items stores it. */
+export const preferenceColumns = (p: StoredReplacement) => ({
+  replacement_policy: p.policy,
+  replacement_product_ids: p.productIds,
+  replacement_approval: p.approvalRequired,
+});
+
+/**
+ * Refuses (422 REPLACEMENT_PREFERENCE_INVALID, with the lines) preferences naming the line's own
+ * product or a product the store does not sell; reads the store only when some line names products.
+ */
+export async function assertNamedProducts(
+  db: Executor,
+  storeId: string,
+  lines: readonly { productId: string; unitId: string; quantity: bigint; preference: StoredReplacement }[],
+): Promise<void> {
+  const named = namedProductIds(lines.map((l) => l.preference));
+  if (!named.length) return;
+  const problems = namedProductProblems(lines, await namedProductFacts(db, storeId, named));
+  if (problems) throw unprocessable('REPLACEMENT_PREFERENCE_INVALID', problems.detail, { extra: { lines: problems.lines } });
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -11,9 +11,11 @@ import {
   lockCustomerOrder,
   type OrderRow,
 } from '../db/queries/orders.js';
-import { findPaidInvoices } from '../db/queries/payments.js';
+import { latestItemApprovals, productNames } from '../db/queries/order-changes.js';
+import { differencesReturned, findPaidInvoices } from '../db/queries/payments.js';
 import { amountDue } from '../domain/orders/bank-invoice.js';
 import { changeViolation, orderInputViolation } from '../domain/orders/checkout.js';
+import { replacementShapeProblem } from '../domain/orders/replacement.js';
 import type { Lang } from '../domain/texts/orders.js';
 import { placeOrder, placeOrderOnce, type CheckoutRequest } from './checkout.js';
 import type { AppDeps } from './deps.js';
@@ -49,6 +51,10 @@ export async function createOrder(
   }
   const violation = orderInputViolation(request.body, config.orders.bank.enabled) ?? changeViolation(request.body.change);
   if (violation) throw unprocessable(violation.code, violation.detail);
+  for (const [i, item] of request.body.items.entries()) {
+    const problem = replacementShapeProblem(item.replacement);
+    if (problem) throw unprocessable('REPLACEMENT_PREFERENCE_INVALID', `Line ${i + 1}: ${problem}`);
+  }
   if (!idempotencyKey) return { id: await transactionWithGenericPlans(db, (trx) => placeOrder(trx, deps, request)), replayed: false };
 
   const scope = { principal: `customer:${request.customerId}`, operationId: 'createOrder', key: idempotencyKey };
@@ -62,9 +68,21 @@ export async function createOrder(
   }
 }
 
-async function detailOf(db: Executor, deps: Pick<AppDeps, 'config'>, o: OrderRow, lang: Lang) {
-  const [items, picking] = await Promise.all([listOrderItems(db, o.id), latestPickingResult(db, o, lang)]);
-  return orderDetailView(o, items, picking, lang, deps.config.orders.trackingRefreshSeconds);
+/**
+ * The order's detail (OrderDetailSchema) as `db` sees it: its lines with their preferences and
+ * latest approvals, and the picking result. Beside the lines, one query for the approvals (only
+ * once a picker started the order: approvals come from picking) and one for the names of the
+ * products the preferences name (only when some line names any).
+ */
+export async function orderDetailOf(db: Executor, deps: Pick<AppDeps, 'config'>, o: OrderRow, lang: Lang) {
+  const [items, picking, approvals] = await Promise.all([
+    listOrderItems(db, o.id),
+    latestPickingResult(db, o, lang),
+    o.picking_started ? latestItemApprovals(db, o.id) : [],
+  ]);
+  const names = await productNames(db, [...new Set(items.flatMap((i) => i.replacement_product_ids))]);
+  const extras = { approvals: new Map(approvals.map((a) => [a.order_item_id, a])), names };
+  return orderDetailView(o, items, picking, lang, deps.config.orders.trackingRefreshSeconds, extras);
 }
 
 async function customerOrder(db: Executor, orderId: string, customerId: string): Promise<OrderRow> {
@@ -89,7 +107,7 @@ export async function listOrders(deps: Pick<AppDeps, 'db'>, r: OrderListRequest)
 
 /** One of the customer's orders with its lines and picking result. */
 export async function orderDetail(deps: Pick<AppDeps, 'db' | 'config'>, customerId: string, orderId: string, lang: Lang) {
-  return detailOf(deps.db, deps, await customerOrder(deps.db, orderId, customerId), lang);
+  return orderDetailOf(deps.db, deps, await customerOrder(deps.db, orderId, customerId), lang);
 }
 
 /** Cancels the customer's order when its state allows; the answer is the order as committed. */
@@ -99,7 +117,7 @@ export async function cancelOrder(deps: Pick<AppDeps, 'db' | 'config' | 'clock'>
     const o = await lockCustomerOrder(trx, id, customerId);
     if (!o) throw orderNotFound();
     await cancelByCustomer(trx, o, deps.clock.now());
-    return detailOf(trx, deps, (await findCustomerOrder(trx, id, customerId))!, lang);
+    return orderDetailOf(trx, deps, (await findCustomerOrder(trx, id, customerId))!, lang);
   });
 }
 
@@ -114,6 +132,6 @@ export async function orderRoadmapDetail(deps: Pick<AppDeps, 'db' | 'config'>, c
   const history = historyEntries(await listStatusHistory(deps.db, o.id));
   // What was paid matters only while a payment is awaited (the order's, or a difference's).
   const paid = o.payment_status === 'awaiting' ? await findPaidInvoices(deps.db, o.id) : [];
-  const due = amountDue(paymentFacts(o), paid);
+  const due = amountDue(paymentFacts(o), paid, paid.length ? await differencesReturned(deps.db, o.id) : '0.00');
   return orderRoadmapDetailView(o, history, due, lang, deps.config.orders.trackingRefreshSeconds);
 }

@@ -3,8 +3,16 @@
 // operation), never the client's.
 import { randomUUID } from 'node:crypto';
 import { recordOrderChange } from '../db/queries/order-events.js';
-import { findCustomerOrder, lockCustomerOrder, setOrderStatus } from '../db/queries/orders.js';
-import { findInvoice, findOpenInvoice, findPaidInvoices, insertInvoice, type InvoiceRow } from '../db/queries/payments.js';
+import { findCustomerOrder, lockCustomerOrder, setOrderStatus, type OrderRow } from '../db/queries/orders.js';
+import {
+  differencesReturned,
+  findInvoice,
+  findOpenInvoice,
+  findPaidInvoices,
+  insertInvoice,
+  type InvoiceRow,
+} from '../db/queries/payments.js';
+import type { Executor } from '../db/executor.js';
 import { amountToInvoice, decideInvoice, invoiceExpiry, payabilityProblem, type PayabilityProblem } from '../domain/orders/bank-invoice.js';
 import { invoiceDescription, type Lang } from '../domain/texts/orders.js';
 import { BankRefusedError, BankUnavailableError } from '../platform/providers/bank/index.js';
@@ -45,45 +53,57 @@ export async function invoiceForOrder(
     if (decision.action === 'reuse') return open!;
     if (decision.expireOpen) await withdrawInvoice(trx, o.id, open!, 'expired');
 
-    const invoiceId = randomUUID();
-    const expiresAt = invoiceExpiry(now, deps.config.orders.bank.invoiceLifetimeMinutes, o.payment_due_at);
-    // The total before payment; after picking for more than was paid, the difference.
+    // The total before payment; after picking (or a change) for more than was paid, the difference.
     const paid = await findPaidInvoices(trx, o.id);
-    const amount = amountToInvoice(payableTotal(o), paid);
-    const ofDifference = paid.length > 0;
-    let issued;
+    const amount = amountToInvoice(payableTotal(o), paid, paid.length ? await differencesReturned(trx, o.id) : '0.00');
+    let row: InvoiceRow;
     try {
-      issued = await deps.bank.issueInvoice({
-        invoiceId,
-        orderId: o.id,
-        orderNo: o.no,
-        amount,
-        currency: deps.config.orders.bank.currency,
-        expiresAt,
-        returnUrl: deps.config.orders.bank.returnUrl,
-        description: invoiceDescription(o.no, ofDifference, lang),
-      });
+      row = await issueInvoice(trx, deps, o, { amount, ofDifference: paid.length > 0, now, lang });
     } catch (err) {
       if (err instanceof BankUnavailableError || err instanceof BankRefusedError) {
         throw badGateway('BANK_PROVIDER_ERROR', 'The bank could not issue the invoice; retry shortly');
       }
       throw err;
     }
-    const row = await insertInvoice(trx, {
-      id: invoiceId,
-      order_id: o.id,
-      provider: deps.bank.name,
-      provider_ref: issued.providerRef,
-      amount,
-      currency: deps.config.orders.bank.currency,
-      link: issued.link,
-      expires_at: expiresAt,
-    });
     if (o.status === 'created') {
       await setOrderStatus(trx, o.id, 'awaiting_payment');
       await recordOrderChange(trx, o.id, ['status', 'payment'], { now: deps.clock.now() });
     }
     return row;
+  });
+}
+
+/**
+ * Issues a new invoice of the locked order at the bank for `amount` and records it open (the
+ * order's status is the caller's). Throws the bank's BankUnavailableError or BankRefusedError.
+ */
+export async function issueInvoice(
+  trx: Executor,
+  deps: Pick<AppDeps, 'config' | 'bank'>,
+  o: Pick<OrderRow, 'id' | 'no' | 'payment_due_at'>,
+  request: { amount: string; ofDifference: boolean; now: Date; lang: Lang },
+): Promise<InvoiceRow> {
+  const invoiceId = randomUUID();
+  const expiresAt = invoiceExpiry(request.now, deps.config.orders.bank.invoiceLifetimeMinutes, o.payment_due_at);
+  const issued = await deps.bank.issueInvoice({
+    invoiceId,
+    orderId: o.id,
+    orderNo: o.no,
+    amount: request.amount,
+    currency: deps.config.orders.bank.currency,
+    expiresAt,
+    returnUrl: deps.config.orders.bank.returnUrl,
+    description: invoiceDescription(o.no, request.ofDifference, request.lang),
+  });
+  return insertInvoice(trx, {
+    id: invoiceId,
+    order_id: o.id,
+    provider: deps.bank.name,
+    provider_ref: issued.providerRef,
+    amount: request.amount,
+    currency: deps.config.orders.bank.currency,
+    link: issued.link,
+    expires_at: expiresAt,
   });
 }
 

@@ -62,7 +62,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         .defaultTo('pending')
         .check(sql`status IN ('pending', 'approved', 'rejected', 'withdrawn')`),
     )
-    .addColumn('decided_by', 'text', (c) => c.check(sql`decided_by IN ('customer', 'timeout', 'picking_finished', 'picker', 'picking_cancelled')`))
+    .addColumn('decided_by', 'text', (c) =>
+      c.check(sql`decided_by IN ('customer', 'timeout', 'picking_finished', 'picker', 'picking_cancelled')`),
+    )
     // What the customer was shown: the proposal as it stood when requested.
     .addColumn('proposed_product_id', 'uuid')
     .addColumn('proposed_name_ru', 'text', (c) => c.notNull())

@@ -42,7 +42,8 @@ const pairs = (lines: readonly { product_id: string; unit_id: string }[]) => ({
   units: lines.map((l) => l.unit_id.toLowerCase()),
 });
 
-const FACT_COLUMNS = sql`p.name_ru, p.name_en, u.name_ru AS unit_name_ru, u.name_en AS unit_name_en,
+/** The catalog facts of a cart line (`p` the product, `u` the unit), as an order line copies them. */
+export const FACT_COLUMNS = sql`p.name_ru, p.name_en, u.name_ru AS unit_name_ru, u.name_en AS unit_name_en,
   p.image_listing AS image, p.plu, p.weight_based, p.weight,
   (SELECT min(b.barcode) FROM product_barcodes b WHERE b.product_id = p.id) AS barcode`;
 
@@ -153,6 +154,22 @@ export async function cartLineFacts(
 }
 
 /**
+ * What the store knows of products named as replacements: each active product with whether the
+ * store sells it (in any unit); products not listed are unknown (inactive or never existed).
+ */
+export async function namedProductFacts(
+  db: Executor,
+  storeId: string,
+  productIds: readonly string[],
+): Promise<Map<string, 'sold' | 'not_sold'>> {
+  if (!productIds.length) return new Map();
+  const { rows } = await sql<{ id: string; sold: boolean }>`
+    SELECT p.id, EXISTS (SELECT 1 FROM inventories i WHERE i.product_id = p.id AND i.store_id = ${storeId}) AS sold
+    FROM products p WHERE p.id = ANY(${[...productIds]}::uuid[]) AND p.is_active`.execute(db);
+  return new Map(rows.map((r) => [r.id, r.sold ? 'sold' : 'not_sold']));
+}
+
+/**
  * Locks inventory rows in id order: the one order in which every writer of stock takes them
  * (checkout's lockCartLines too). Two transactions that lock some of the same rows in different
  * orders can each hold a row the other waits for, and PostgreSQL then fails one of them - a
@@ -230,7 +247,8 @@ export interface NewOrder {
   paymentWindowMinutes: number | null;
 }
 
-const ITEM_COLUMNS = {
+/** The columns of an order line as written from JSON (jsonb_to_recordset), with their SQL types. */
+export const ITEM_COLUMNS = {
   line_no: 'integer',
   product_id: 'uuid',
   unit_id: 'uuid',
@@ -248,6 +266,9 @@ const ITEM_COLUMNS = {
   unit_price: 'numeric',
   old_price: 'numeric',
   line_total: 'numeric',
+  replacement_policy: 'text',
+  replacement_product_ids: 'uuid[]',
+  replacement_approval: 'boolean',
 } as const;
 
 /**
@@ -392,6 +413,7 @@ const ORDER_COLUMNS = [
   'o.apartment',
   'o.intercom',
   'o.courier_comment',
+  'o.delivery_zone_id',
   'o.is_express',
   'o.express_minutes',
   'o.slot_id',
@@ -431,11 +453,15 @@ const ORDER_COLUMNS = [
 ] as const;
 
 function orderQuery(db: Executor) {
-  return db
-    .selectFrom('orders as o')
-    .innerJoin('stores as st', 'st.id', 'o.store_id')
-    .leftJoin('order_deliveries as d', 'd.order_id', 'o.id')
-    .select(ORDER_COLUMNS);
+  return (
+    db
+      .selectFrom('orders as o')
+      .innerJoin('stores as st', 'st.id', 'o.store_id')
+      .leftJoin('order_deliveries as d', 'd.order_id', 'o.id')
+      .select(ORDER_COLUMNS)
+      // Whether a picker ever started it (an index probe): its lines no longer change then.
+      .select(sql<boolean>`EXISTS (SELECT 1 FROM picking_sessions ps WHERE ps.order_id = o.id)`.as('picking_started'))
+  );
 }
 
 export type OrderRow = NonNullable<Awaited<ReturnType<ReturnType<typeof orderQuery>['executeTakeFirst']>>>;
@@ -456,6 +482,23 @@ export async function lockCustomerOrder(db: Executor, orderId: string, customerI
     .where('id', '=', orderId)
     .where('customer_id', '=', customerId)
     .forUpdate()
+    .executeTakeFirst();
+  if (!locked) return undefined;
+  return orderQuery(db).where('o.id', '=', orderId).executeTakeFirst();
+}
+
+/**
+ * Locks one of the customer's orders for a change of its lines, then reads it. FOR NO KEY UPDATE,
+ * as a picker's start takes the row: a change and a start serialize here, so the start's session
+ * is built from the lines as the change left them, or the change sees the order `picking`.
+ */
+export async function lockCustomerOrderForChange(db: Executor, orderId: string, customerId: string): Promise<OrderRow | undefined> {
+  const locked = await db
+    .selectFrom('orders')
+    .select('id')
+    .where('id', '=', orderId)
+    .where('customer_id', '=', customerId)
+    .forNoKeyUpdate()
     .executeTakeFirst();
   if (!locked) return undefined;
   return orderQuery(db).where('o.id', '=', orderId).executeTakeFirst();
@@ -487,6 +530,9 @@ export function listOrderItems(db: Executor, orderId: string) {
       'unit_price',
       'old_price',
       'line_total',
+      'replacement_policy',
+      'replacement_product_ids',
+      'replacement_approval',
     ])
     .where('order_id', '=', orderId)
     .orderBy('line_no')

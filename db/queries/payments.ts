@@ -162,6 +162,18 @@ export async function refundedDifferences(db: Executor, orderId: string): Promis
   return rows[0]!.total;
 }
 
+/**
+ * What of the order's payment goes back to the card as differences (roubles, text): every
+ * difference refund asked for - done, under way, or given up to staff - but none left moot. What
+ * the order has been paid is its paid invoices less this.
+ */
+export async function differencesReturned(db: Executor, orderId: string): Promise<string> {
+  const { rows } = await sql<{ total: string }>`
+    SELECT coalesce(sum((payload->>'amount')::numeric), 0)::numeric(12, 2)::text AS total FROM provider_commands
+    WHERE order_id = ${orderId} AND kind = 'bank.refund' AND payload ? 'amount' AND NOT payload ? 'moot'`.execute(db);
+  return rows[0]!.total;
+}
+
 /** A picking difference's refund left to the order's whole refund (nothing was asked of the bank). */
 export async function markDifferenceRefundMoot(db: Executor, commandId: number): Promise<void> {
   await sql`UPDATE provider_commands SET payload = payload || '{"moot": true}'::jsonb WHERE id = ${commandId}`.execute(db);

@@ -34,12 +34,13 @@ export function invoiceExpiry(now: Date, lifetimeMinutes: number, paymentDueAt: 
 }
 
 /**
- * What a new invoice asks for: the order's total (the final one once picked) less what its paid
- * invoices already brought - the whole total before payment, the difference when the order was
- * picked for more than was paid.
+ * What a new invoice asks for: the order's total (the final one once picked) less what it has
+ * been paid - its paid invoices, less what went (or is going) back to the card as differences
+ * (`returned`: a change to a smaller order, picking for less) - the whole total before payment,
+ * the difference when the order grew (picked, or changed) beyond what was paid.
  */
-export function amountToInvoice(total: string, paidInvoices: readonly { amount: string }[]): string {
-  return money(kopecks(total) - paidInvoices.reduce((sum, i) => sum + kopecks(i.amount), 0n));
+export function amountToInvoice(total: string, paidInvoices: readonly { amount: string }[], returned = '0.00'): string {
+  return money(kopecks(total) - paidInvoices.reduce((sum, i) => sum + kopecks(i.amount), 0n) + kopecks(returned));
 }
 
 /**
@@ -49,10 +50,11 @@ export function amountToInvoice(total: string, paidInvoices: readonly { amount: 
 export function amountDue(
   order: { paymentMethod: 'cash' | 'online'; paymentStatus: PaymentStatus; status: OrderStatus; total: string },
   paidInvoices: readonly { amount: string }[],
+  returned = '0.00',
 ): string | null {
   if (order.paymentMethod !== 'online' || order.paymentStatus !== 'awaiting') return null;
   if (order.status === 'cancelled' || order.status === 'cancellation_requested') return null;
-  return amountToInvoice(order.total, paidInvoices);
+  return amountToInvoice(order.total, paidInvoices, returned);
 }
 
 /**

@@ -26,12 +26,14 @@ const COMMAND_MAX_ATTEMPTS = 30;
 
 const COMMAND_RETRY_BASE_SECONDS = 5;
 
-/** The picking difference a `bank.refund` returns (finishSession), or null for a whole refund. */
-function partialRefundOf(cmd: ProviderCommandRow): { amount: string; sessionId: number } | null {
+/**
+ * The difference a `bank.refund` returns - of a picking session (finishSession, `session_id`) or of
+ * a change of the lines before picking (none) - or null for a whole refund (no `amount`).
+ */
+function partialRefundOf(cmd: ProviderCommandRow): { amount: string; sessionId: number | null } | null {
   const p = cmd.payload as { amount?: unknown; session_id?: unknown };
-  return cmd.kind === 'bank.refund' && typeof p.amount === 'string' && typeof p.session_id === 'number'
-    ? { amount: p.amount, sessionId: p.session_id }
-    : null;
+  if (cmd.kind !== 'bank.refund' || typeof p.amount !== 'string') return null;
+  return { amount: p.amount, sessionId: typeof p.session_id === 'number' ? p.session_id : null };
 }
 
 /** Runs one command; true when done, false when the provider asked to come back later. */
@@ -85,7 +87,7 @@ async function runCommand(trx: Executor, deps: AppDeps, cmd: ProviderCommandRow)
       // refunded whole) is moot: the whole refund returns it. One already asked is seen through.
       if (difference && o.payment_status !== 'paid' && cmd.attempts === 0) {
         await markDifferenceRefundMoot(trx, cmd.id);
-        await setReconciliationStatus(trx, difference.sessionId, 'not_required');
+        if (difference.sessionId !== null) await setReconciliationStatus(trx, difference.sessionId, 'not_required');
         return true;
       }
       if (!difference && o.payment_status !== 'refund_pending') return true;
@@ -112,7 +114,7 @@ async function runCommand(trx: Executor, deps: AppDeps, cmd: ProviderCommandRow)
       }
       if (pending) return false;
       if (difference) {
-        await setReconciliationStatus(trx, difference.sessionId, 'completed');
+        if (difference.sessionId !== null) await setReconciliationStatus(trx, difference.sessionId, 'completed');
         await recordOrderChange(trx, o.id, ['payment'], { now: deps.clock.now() });
       } else {
         await updateOrder(trx, o.id, { payment_status: 'refunded' });
@@ -149,7 +151,7 @@ export async function runProviderCommands(deps: AppDeps): Promise<number> {
           await finishProviderCommand(trx, cmd.id, { state: 'failed', error: message });
           // The picker app and support see that staff must settle the difference by hand.
           const difference = partialRefundOf(cmd);
-          if (difference) await setReconciliationStatus(trx, difference.sessionId, 'failed');
+          if (difference?.sessionId != null) await setReconciliationStatus(trx, difference.sessionId, 'failed');
         } else {
           deps.log.warn('provider command failed; will retry', { command_id: cmd.id, kind: cmd.kind, err: message });
           await finishProviderCommand(trx, cmd.id, { state: 'pending', error: message, delaySeconds: next.delaySeconds });

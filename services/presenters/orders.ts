@@ -8,7 +8,9 @@ import { normalizeMoney, QUANTITY_SCALE } from '../../domain/money/money.js';
 import { courierCallable, deliveryEta, hasCourier, hasLiveMarker } from '../../domain/orders/delivery-tracking.js';
 import { localMoment } from '../../domain/time/local-time.js';
 import { canCancel, roadmapSteps, type StatusEntry } from '../../domain/orders/status.js';
+import { changeability } from '../../domain/orders/order-change.js';
 import { statusComment, statusDisplay, trackingDisplay, type Lang } from '../../domain/texts/orders.js';
+import { itemApprovalView, replacementPreferenceView, type ApprovalRow } from './approvals.js';
 
 type Schemas = components['schemas'];
 export type OrderDetail = Schemas['OrderDetailSchema'];
@@ -113,8 +115,18 @@ export function deliveryView(o: OrderRow, lang: Lang, refreshSeconds: number): D
   };
 }
 
-export function orderItemView(i: OrderItemRow, lang: Lang): Schemas['OrderItemSchema'] {
+/** What an order line shows beside its own row: its latest approval, and the names of the products its preference names. */
+export interface LineExtras {
+  /** The latest approval of each line, by the line's id. */
+  approvals: ReadonlyMap<number, ApprovalRow>;
+  /** Names of the products the lines' preferences name, by product id (a product gone from the catalog is absent). */
+  names: ReadonlyMap<string, { name_ru: string; name_en: string }>;
+}
+
+export function orderItemView(i: OrderItemRow, lang: Lang, extras: LineExtras): Schemas['OrderItemSchema'] {
+  const approval = extras.approvals.get(i.id);
   return {
+    id: i.id,
     unit_name: lang === 'ru' ? i.unit_name_ru : i.unit_name_en,
     name: lang === 'ru' ? i.name_ru : i.name_en,
     weight: quantity(i.weight),
@@ -124,8 +136,14 @@ export function orderItemView(i: OrderItemRow, lang: Lang): Schemas['OrderItemSc
     unit_id: i.unit_id,
     image: i.image,
     old_price: i.old_price === null ? null : normalizeMoney(i.old_price),
+    replacement: replacementPreferenceView(i, extras.names, lang),
+    approval: approval ? itemApprovalView(approval, lang) : null,
   };
 }
+
+/** Whether the customer may change the order's lines now (OrderDetailSchema `can_change`). */
+export const canChange = (o: Pick<OrderRow, 'status' | 'picking_started'>): boolean =>
+  changeability(o.status, o.picking_started) === 'changeable';
 
 export function orderListingView(o: OrderListRow, lang: Lang): Schemas['OrdersListingSchema'] {
   return {
@@ -190,6 +208,7 @@ export function orderDetailView(
   pickingResult: PickingResult,
   lang: Lang,
   refreshSeconds: number,
+  extras: LineExtras,
 ): OrderDetail {
   return {
     id: o.id,
@@ -198,7 +217,7 @@ export function orderDetailView(
     address_line: addressLine(o, lang),
     created_at: o.created_at.toISOString(),
     total_price: payableTotal(o),
-    items: items.map((i) => orderItemView(i, lang)),
+    items: items.map((i) => orderItemView(i, lang, extras)),
     status: orderStatusView(o, lang),
     picking_result: pickingResult,
     picking_result_state: o.picking_result_state,
@@ -208,6 +227,8 @@ export function orderDetailView(
     pickup: pickupView(o),
     comment: o.comment,
     can_cancel: canCancel(o.status),
+    can_change: canChange(o),
+    order_version: o.order_version,
   };
 }
 

@@ -321,6 +321,93 @@ describe('createOrder', () => {
   });
 });
 
+describe('createOrder replacement preferences', () => {
+  it('stores each line’s preference, named products in order, and shows it with the names', async () => {
+    const c = await signInCustomer(svc);
+    const [milk, kefir, yogurt, bread, tea] = await Promise.all([1, 2, 3, 4, 5].map(() => makeProduct(svc, { price: '300.00' })));
+    const body = deliveryBody(
+      [
+        {
+          ...line(milk!, 2),
+          replacement: { policy: 'named_products', product_ids: [yogurt!.productId, kefir!.productId], approval_required: true },
+        },
+        { ...line(bread!, 1), replacement: { policy: 'picker_choice', approval_required: false } },
+        { ...line(tea!, 1), replacement: null },
+        line(kefir!, 1),
+      ],
+      await makeSlot(svc),
+    );
+    // approval_required may be left out (false): the request is sent as the app writes it.
+    const sent = { ...body, items: [...body.items, { ...line(yogurt!, 1), replacement: { policy: 'no_replacement' } }] };
+    const r = await createInvalidOrder(svc, c.auth, sent);
+    expect(r.status).toBe(201);
+    const rows = await svc.deps.db
+      .selectFrom('order_items')
+      .select(['product_id', 'replacement_policy', 'replacement_product_ids', 'replacement_approval'])
+      .where('order_id', '=', r.body)
+      .orderBy('line_no')
+      .execute();
+    expect(rows.map(({ product_id: _id, ...preference }) => preference)).toEqual([
+      { replacement_policy: 'named_products', replacement_product_ids: [yogurt!.productId, kefir!.productId], replacement_approval: true },
+      { replacement_policy: 'picker_choice', replacement_product_ids: [], replacement_approval: false },
+      { replacement_policy: null, replacement_product_ids: [], replacement_approval: false },
+      { replacement_policy: null, replacement_product_ids: [], replacement_approval: false },
+      { replacement_policy: 'no_replacement', replacement_product_ids: [], replacement_approval: false },
+    ]);
+    const detail = (await getOrder(svc, c.auth, r.body)).body;
+    expect(detail.items.map((i: { replacement: unknown }) => i.replacement)).toEqual([
+      {
+        policy: 'named_products',
+        products: [
+          { product_id: yogurt!.productId, name: expect.stringMatching(/^Test product/) },
+          { product_id: kefir!.productId, name: expect.stringMatching(/^Test product/) },
+        ],
+        approval_required: true,
+      },
+      { policy: 'picker_choice', products: [], approval_required: false },
+      null,
+      null,
+      { policy: 'no_replacement', products: [], approval_required: false },
+    ]);
+    expect(detail).toMatchObject({ can_change: true, order_version: 2 });
+    expect(detail.items.every((i: { id: number; approval: unknown }) => Number.isInteger(i.id) && i.approval === null)).toBe(true);
+  });
+
+  it('answers 422 REPLACEMENT_PREFERENCE_INVALID for each rule of ReplacementPreferenceInput, placing nothing', async () => {
+    const c = await signInCustomer(svc);
+    const [milk, kefir] = await Promise.all([makeProduct(svc, { price: '1200.00', stock: '10.000' }), makeProduct(svc)]);
+    const elsewhere = await makeProduct(svc, { storeId: ARBAT });
+    const slot = await makeSlot(svc);
+    const order = (replacement: NonNullable<OrderInput['items'][number]['replacement']>) =>
+      createOrder(svc, c.auth, deliveryBody([{ ...line(milk, 2), replacement }], slot));
+    for (const replacement of [
+      { policy: 'named_products' as const, approval_required: false },
+      { policy: 'no_replacement' as const, product_ids: [kefir.productId], approval_required: false },
+      { policy: 'picker_choice' as const, product_ids: [kefir.productId], approval_required: true },
+    ]) {
+      const r = await order(replacement);
+      expect([r.status, r.body.code], JSON.stringify(replacement)).toEqual([422, 'REPLACEMENT_PREFERENCE_INVALID']);
+      expect(r.body.lines).toBeUndefined();
+    }
+    // A named product that is the line's own, not sold here, or unknown: `lines` name the line.
+    for (const [named, reason] of [
+      [milk.productId, 'REPLACEMENT_PREFERENCE_INVALID'],
+      [elsewhere.productId, 'NOT_SOLD_IN_STORE'],
+      [randomUUID(), 'UNKNOWN_PRODUCT'],
+    ] as const) {
+      const r = await order({ policy: 'named_products', product_ids: [kefir.productId, named], approval_required: false });
+      expect([r.status, r.body.code], reason).toEqual([422, 'REPLACEMENT_PREFERENCE_INVALID']);
+      expect(r.body.lines).toEqual([
+        { product_id: milk.productId, unit_id: milk.unitId, requested_quantity: '2.000', available_quantity: '0.000', reason_code: reason },
+      ]);
+      expect(r.body.detail).toContain(named);
+    }
+    expect(await ordersOf(c.customerId)).toEqual([]);
+    expect(await stockOf(svc, milk)).toBe('10.000');
+    expect(await reservedOf(svc, slot)).toBe(0);
+  });
+});
+
 describe('createOrder idempotency', () => {
   it('replays the first answer for the same key and body and creates one order', async () => {
     const c = await signInCustomer(svc);

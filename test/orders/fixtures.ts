@@ -212,3 +212,51 @@ export async function eventually<T>(probe: () => Promise<T>, check: (v: T) => bo
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+// ------------------------------------------------------------------------------------------------
+// Changes of an order's lines before picking (POST /api/orders/{order_id}/items/changes)
+
+export type OrderLineChange = components['schemas']['OrderLineChangeInput'];
+export type ReplacementInput = components['schemas']['ReplacementPreferenceInput'];
+
+type ChangeOptions = { version: number; key?: string | null; lang?: string };
+
+/** POST .../items/changes at `version` with a new key (or the one given; null: none). */
+export function changeItems(
+  svc: TestService,
+  auth: Record<string, string>,
+  id: string,
+  changes: OrderLineChange[],
+  opts: ChangeOptions,
+): Promise<CheckedResponse> {
+  const headers: Record<string, string> = { ...auth };
+  if (opts.key !== null) headers['idempotency-key'] = opts.key ?? randomUUID();
+  if (opts.lang) headers['accept-language'] = opts.lang;
+  return svc.client.call.POST('/api/orders/{order_id}/items/changes', {
+    params: { path: { order_id: id }, header: { 'X-Expected-Version': opts.version } },
+    headers,
+    body: { changes },
+  });
+}
+
+/** The order's version as a client reads it (OrderDetailSchema `order_version`). */
+export async function orderVersion(svc: TestService, auth: Record<string, string>, id: string): Promise<number> {
+  const r = await getOrder(svc, auth, id);
+  if (r.status !== 200) throw new Error(`order not read: ${r.status}`);
+  return r.body.order_version as number;
+}
+
+/** The `order.changed` events of the order, oldest first (the outbox as the socket and push read it). */
+export async function orderChangedEvents(svc: TestService, id: string): Promise<{ order_version: number; changes: string[] }[]> {
+  const rows = await svc.deps.db
+    .selectFrom('outbox_events')
+    .select('payload')
+    .where('order_id', '=', id)
+    .where('type', '=', 'order.changed')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => {
+    const data = (r.payload as { data: { order_version: number; changes: string[] } }).data;
+    return { order_version: data.order_version, changes: data.changes };
+  });
+}

@@ -32,7 +32,7 @@ describe('withoutTestOnlyProperties', () => {
 describe('the bundles', () => {
   it("PROD's checkout has no line replacement preference yet; TEST's has", () => {
     type Schema = { properties: Record<string, unknown>; additionalProperties?: boolean };
-    const itemInput = (env: 'TEST' | 'PROD') => (loadSpec(env).components!.schemas as Record<string, Schema>).OrderItemInput!;
+    const itemInput = (env: 'TEST' | 'PROD') => (loadSpec(env).components.schemas as Record<string, Schema>).OrderItemInput!;
     expect(Object.keys(itemInput('TEST').properties)).toContain('replacement');
     expect(Object.keys(itemInput('PROD').properties)).not.toContain('replacement');
     // So PROD's request validator refuses the field rather than ignoring it.
