@@ -5,7 +5,13 @@ import type { Executor } from '../../db/executor.js';
 import type { OrderRow } from '../../db/queries/orders.js';
 import { loadItems } from '../../db/queries/picking/items.js';
 import { listQueue } from '../../db/queries/picking/queue.js';
-import { findCurrentSession, findCurrentSessionRef, findLatestSessionOfOrder, isOrderOfPicker } from '../../db/queries/picking/sessions.js';
+import {
+  findCurrentSession,
+  findCurrentSessionRef,
+  findLatestSessionOfOrder,
+  isOrderOfPicker,
+  latestSessionIdOfOrder,
+} from '../../db/queries/picking/sessions.js';
 import type { AppDeps } from '../deps.js';
 import { forbidden, notFound } from '../errors.js';
 import { emptyPickingResult, type PickingResult } from '../presenters/orders.js';
@@ -56,7 +62,7 @@ export async function currentSession(db: Executor, pickerId: number, lang: Lang)
 /** What the picker collected for the order so far, or the empty result before picking starts. */
 export async function latestPickingResult(db: Executor, o: OrderRow, lang: Lang): Promise<PickingResult> {
   if (o.picking_result_state === 'pending') return emptyPickingResult('pending');
-  const session = await findLatestSessionOfOrder(db, o.id);
-  if (!session) return emptyPickingResult(o.picking_result_state);
-  return toOrderPickingResult(o.picking_result_state, await loadItems(db, session.id), o.picking_completed_at, lang);
+  const sessionId = await latestSessionIdOfOrder(db, o.id);
+  if (sessionId === null) return emptyPickingResult(o.picking_result_state);
+  return toOrderPickingResult(o.picking_result_state, await loadItems(db, sessionId), o.picking_completed_at, lang);
 }

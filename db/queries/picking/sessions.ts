@@ -150,6 +150,19 @@ export function findLatestSessionOfOrder(db: Executor, orderId: string) {
   return sessionHeads(db).where('s.order_id', '=', orderId).orderBy(isOpen, 'desc').orderBy('s.id', 'desc').limit(1).executeTakeFirst();
 }
 
+/** The id of the order's latest session (as findLatestSessionOfOrder chooses it), for reads that need only its items. */
+export async function latestSessionIdOfOrder(db: Executor, orderId: string): Promise<number | null> {
+  const row = await db
+    .selectFrom('picking_sessions as s')
+    .select('s.id')
+    .where('s.order_id', '=', orderId)
+    .orderBy(isOpen, 'desc')
+    .orderBy('s.id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
 /** The caller's latest session of the order, whatever its status. */
 export function findLatestSessionOfPicker(db: Executor, orderId: string, pickerId: number) {
   return sessionHeads(db)
