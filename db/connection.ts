@@ -104,6 +104,26 @@ const WAKE_RETRY_MS = 1000;
 function wakeOutboxAfterCommit(pool: pg.Pool): void {
   let inFlight = false;
   let again = false;
+  let wakeClient: Promise<pg.Client> | null = null;
+  const connectWakeClient = async () => {
+    const client = new pg.Client(pool.options);
+    // An error of an idle connection (the server went away) is met by the next wake-up's query.
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      return client;
+    } catch (err) {
+      wakeClient = null;
+      throw err;
+    }
+  };
+  // The pool's end ends the wake-up connection too.
+  const end = pool.end.bind(pool);
+  pool.end = async () => {
+    const client = wakeClient;
+    wakeClient = null;
+    await Promise.all([end(), client?.then((c) => c.end()).catch(() => {})]);
+  };
   // Sent in the context of the pool's creation, not of the request whose commit woke it: no
   // request waits for it, and none counts it among its round trips.
   const outside = new AsyncResource('OutboxWake');
@@ -114,15 +134,17 @@ function wakeOutboxAfterCommit(pool: pg.Pool): void {
     }
     inFlight = true;
     again = false;
-    // A connection taken with `await`, not pool.query's callback: a callback would run in the
-    // context of whichever request released the connection.
+    // A connection of its own, kept open: a pooled one would wait behind the requests queued for
+    // the pool, and the feeds would hear of a commit only when the pool next had a connection free.
     const send = async () => {
-      const client = await pool.connect();
+      if (pool.ending) return;
+      wakeClient ??= connectWakeClient();
+      const client = await wakeClient;
       try {
         await client.query(`SELECT pg_notify('${OUTBOX_WAKE_CHANNEL}', '')`);
-        client.release();
       } catch (err) {
-        client.release(err as Error); // a broken connection is not handed out again
+        wakeClient = null; // a broken connection is replaced on the next wake-up
+        void client.end().catch(() => {});
         throw err;
       }
     };
