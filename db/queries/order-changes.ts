@@ -8,7 +8,7 @@ import type { Executor } from '../executor.js';
 import type { DB } from '../schema.js';
 import type { ItemApprovalsTable, ReplacementPolicy } from '../tables/approvals.js';
 import { writeOutboxEvent, type PickerEvent } from './outbox.js';
-import { FACT_COLUMNS, ITEM_COLUMNS } from './orders.js';
+import { FACT_COLUMNS, ITEM_COLUMNS, type CartLineFacts } from './orders.js';
 
 /** The stock facts of an inventory row as locked (the values the change is judged on). */
 export interface LockedStock {
@@ -42,23 +42,7 @@ export async function lockChangeStock(
 }
 
 /** What the catalog and the store say of a product/unit pair the change prices (no stock: see lockChangeStock). */
-export interface ChangePairFacts {
-  product_id: string;
-  unit_id: string;
-  product_exists: boolean;
-  unit_kind: 'piece' | 'weight' | null;
-  unit_ratio: string | null;
-  inventory_id: string | null;
-  name_ru: string | null;
-  name_en: string | null;
-  unit_name_ru: string | null;
-  unit_name_en: string | null;
-  image: string | null;
-  barcode: string | null;
-  plu: string | null;
-  weight_based: boolean | null;
-  weight: string | null;
-}
+export type ChangePairFacts = Omit<CartLineFacts, 'stock' | 'order_quantity_limit' | 'unit_price' | 'old_price'>;
 
 /** The catalog facts of each pair, in the order given: the store's inventory row of an active product, if any. */
 export async function changePairFacts(
