@@ -493,6 +493,12 @@ export async function lockCustomerOrder(db: Executor, orderId: string, customerI
  * is built from the lines as the change left them, or the change sees the order `picking`.
  */
 export async function lockCustomerOrderForChange(db: Executor, orderId: string, customerId: string): Promise<OrderRow | undefined> {
+  if (!(await lockOrderRowOfCustomer(db, orderId, customerId))) return undefined;
+  return orderQuery(db).where('o.id', '=', orderId).executeTakeFirst();
+}
+
+/** Locks the customer's order row as a picker's start and commands do (FOR NO KEY UPDATE); false when it is not theirs. */
+export async function lockOrderRowOfCustomer(db: Executor, orderId: string, customerId: string): Promise<boolean> {
   const locked = await db
     .selectFrom('orders')
     .select('id')
@@ -500,8 +506,7 @@ export async function lockCustomerOrderForChange(db: Executor, orderId: string, 
     .where('customer_id', '=', customerId)
     .forNoKeyUpdate()
     .executeTakeFirst();
-  if (!locked) return undefined;
-  return orderQuery(db).where('o.id', '=', orderId).executeTakeFirst();
+  return locked !== undefined;
 }
 
 /** Locks an order by id (the worker and provider events act on any customer's order). */

@@ -6,7 +6,6 @@
 import type { Transaction } from 'kysely';
 import {
   lockApproval,
-  lockOrderOfCustomer,
   pendingApprovalsOfSession,
   settleApprovalRow,
   settledColumns,
@@ -15,6 +14,7 @@ import {
   type LockedApproval,
 } from '../../db/queries/picking/approvals.js';
 import { itemChangeColumns, itemFacts, loadItems, updateItem, type ItemRow } from '../../db/queries/picking/items.js';
+import { lockOrderRowOfCustomer } from '../../db/queries/orders.js';
 import { lockOrder } from '../../db/queries/picking/sessions.js';
 import type { Executor } from '../../db/executor.js';
 import type { DB } from '../../db/schema.js';
@@ -78,7 +78,7 @@ export async function decideApproval(
 ): Promise<{ status: 200; body: Awaited<ReturnType<typeof orderDetail>> }> {
   const orderId = input.orderId.toLowerCase();
   const decide = async (trx: Transaction<DB>) => {
-    if (!(await lockOrderOfCustomer(trx, orderId, input.customerId))) throw notFound('No order with this id');
+    if (!(await lockOrderRowOfCustomer(trx, orderId, input.customerId))) throw notFound('No order with this id');
     const locked = await lockApproval(trx, orderId, input.approvalId);
     if (!locked) throw notFound('No approval with this id in the order');
     const open = locked.session_status === 'active' || locked.session_status === 'ready_to_finish';

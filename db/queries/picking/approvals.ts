@@ -95,18 +95,6 @@ export const settledColumns = (status: Exclude<ApprovalStatus, 'pending'>, decid
   approval_decided_at: at,
 });
 
-/** The order of a customer, locked for a decision (the lock order of every picking writer: order, then session). */
-export async function lockOrderOfCustomer(db: Executor, orderId: string, customerId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('orders')
-    .select('id')
-    .where('id', '=', orderId)
-    .where('customer_id', '=', customerId)
-    .forNoKeyUpdate()
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 /** An approval of the order with its session, both locked: what a decision reads before it writes. */
 export function lockApproval(db: Executor, orderId: string, approvalId: number) {
   return db
