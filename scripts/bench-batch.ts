@@ -72,6 +72,7 @@ import { customerView, itemChange } from '../services/picking/item-command.js';
 import { commitSessionChange } from '../services/picking/runner.js';
 import { chargedPrice } from '../services/presenters/picking.js';
 import { serializeBody, serializedFormOf } from '../services/stored-body.js';
+import { insertBenchPicker } from './lib/bench-accounts.js';
 import { openBenchDatabase, topStatements } from './lib/bench-database.js';
 import { BENCH_JWT_SECRET, startBenchService, type BenchService } from './lib/bench-service.js';
 import { askRoundTrips, countRoundTrips, type RoundTrips } from './lib/round-trips.js';
@@ -149,28 +150,6 @@ async function insertOrder(db: Db, lines: { inventoryId: string; quantity: strin
 interface Picker {
   id: number;
   auth: string;
-}
-
-/** A picker of the store, signed in. */
-async function insertPicker(db: Db, tokens: TokenService, login: string): Promise<Picker> {
-  const picker = await db
-    .insertInto('pickers')
-    .values({ login, display_name: login, password_hash: 'not-used', default_store_id: STORE.id })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await db.insertInto('picker_stores').values({ picker_id: picker.id, store_id: STORE.id }).execute();
-  const sessionId = randomUUID();
-  await db
-    .insertInto('auth_sessions')
-    .values({
-      id: sessionId,
-      principal_kind: 'picker',
-      picker_id: picker.id,
-      refresh_jti: randomUUID(),
-      expires_at: new Date(Date.now() + 86_400_000),
-    })
-    .execute();
-  return { id: picker.id, auth: `Bearer ${tokens.sign('picker_access', String(picker.id), sessionId)}` };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -769,9 +748,9 @@ async function main(): Promise<void> {
     const walkOrders = await insertOrders(walkBaskets);
     const commandOrders = await insertOrders(commandBaskets);
     const walkPickers: Picker[] = [];
-    for (let n = 0; n < rounds; n++) walkPickers.push(await insertPicker(handle.db, tokens, `bench-walk-${n}`));
+    for (let n = 0; n < rounds; n++) walkPickers.push(await insertBenchPicker(handle.db, tokens, STORE.id, `bench-walk-${n}`));
     const commandPickers: Picker[] = [];
-    for (let n = 0; n < pickersCount; n++) commandPickers.push(await insertPicker(handle.db, tokens, `bench-batch-${n}`));
+    for (let n = 0; n < pickersCount; n++) commandPickers.push(await insertBenchPicker(handle.db, tokens, STORE.id, `bench-batch-${n}`));
     console.log(
       `prepared in ${((performance.now() - t0) / 1000).toFixed(0)} s: demo data, ${stocked.length} stocked products in store ${STORE.code} (${stocked.filter((p) => !p.located).length} without a shelf location), ${rounds * ORDERS_PER_BATCH + pickersCount * ORDERS_PER_BATCH} orders`,
     );

@@ -41,6 +41,7 @@ import type { components } from '../generated/api.test.js';
 import { loadConfig } from '../platform/config.js';
 import { PICKER_CHANNEL_PATH, TRACKING_PATH } from '../platform/socket-paths.js';
 import { TokenService } from '../platform/tokens.js';
+import { insertBenchPicker } from './lib/bench-accounts.js';
 import { openBenchDatabase } from './lib/bench-database.js';
 import { BENCH_JWT_SECRET, startBenchService, type BenchService } from './lib/bench-service.js';
 
@@ -117,28 +118,6 @@ async function insertCustomer(db: Db, tokens: TokenService): Promise<{ id: strin
     })
     .execute();
   return { id, auth: `Bearer ${tokens.sign('customer_access', id, sessionId)}` };
-}
-
-/** A picker of the store, signed in; its access token. */
-async function insertPicker(db: Db, tokens: TokenService, login: string): Promise<string> {
-  const picker = await db
-    .insertInto('pickers')
-    .values({ login, display_name: login, password_hash: 'not-used', default_store_id: STORE.id })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await db.insertInto('picker_stores').values({ picker_id: picker.id, store_id: STORE.id }).execute();
-  const sessionId = randomUUID();
-  await db
-    .insertInto('auth_sessions')
-    .values({
-      id: sessionId,
-      principal_kind: 'picker',
-      picker_id: picker.id,
-      refresh_jti: randomUUID(),
-      expires_at: new Date(Date.now() + 86_400_000),
-    })
-    .execute();
-  return `Bearer ${tokens.sign('picker_access', String(picker.id), sessionId)}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -452,7 +431,7 @@ async function main(): Promise<void> {
     const lanes: Lane[] = [];
     for (let n = 0; n < pickers; n++) {
       const customer = await insertCustomer(handle.db, tokens);
-      const pickerAuth = await insertPicker(handle.db, tokens, `bench-replacements-${n}`);
+      const pickerAuth = (await insertBenchPicker(handle.db, tokens, STORE.id, `bench-replacements-${n}`)).auth;
       // Express: in the queue at once. One at a time: the orders share stock rows.
       const order = await handle.db.transaction().execute((trx) =>
         insertConfirmedOrder(
