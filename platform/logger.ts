@@ -45,6 +45,8 @@ export interface Logger {
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
   child(bindings: Record<string, unknown>): Logger;
+  /** Whether a line of `level` would be written: lets a caller skip building its fields. */
+  enabled(level: Level): boolean;
 }
 
 export type LogSink = (line: string) => void;
@@ -69,28 +71,54 @@ export function createLogger(
   sink: LogSink = (line) => process.stdout.write(line + '\n'),
   bindings: Record<string, unknown> = {},
 ): Logger {
-  const threshold = ORDER[level];
-  // Scrubbed once here, not on every line: a child logger's bindings never change.
-  const safeBindings = scrub(bindings) as object;
-  const write = (lvl: Level, msg: string, fields?: Record<string, unknown>) => {
-    if (ORDER[lvl] < threshold) return;
+  return new JsonLogger(ORDER[level], sink, bindings);
+}
+
+// A class rather than closures: every request makes a child logger, and a child is then one
+// small object instead of six new functions.
+class JsonLogger implements Logger {
+  // Scrubbed once, on the first line written, not on every line (a child logger's bindings never
+  // change) nor when it is made: most requests' loggers never write a line.
+  private safeBindings: object | undefined;
+
+  constructor(
+    private readonly threshold: number,
+    private readonly sink: LogSink,
+    private readonly bindings: Record<string, unknown>,
+  ) {}
+
+  debug(msg: string, fields?: Record<string, unknown>): void {
+    this.write('debug', msg, fields);
+  }
+  info(msg: string, fields?: Record<string, unknown>): void {
+    this.write('info', msg, fields);
+  }
+  warn(msg: string, fields?: Record<string, unknown>): void {
+    this.write('warn', msg, fields);
+  }
+  error(msg: string, fields?: Record<string, unknown>): void {
+    this.write('error', msg, fields);
+  }
+  child(bindings: Record<string, unknown>): Logger {
+    return new JsonLogger(this.threshold, this.sink, { ...this.bindings, ...bindings });
+  }
+  enabled(level: Level): boolean {
+    return ORDER[level] >= this.threshold;
+  }
+
+  private write(level: Level, msg: string, fields?: Record<string, unknown>): void {
+    if (ORDER[level] < this.threshold) return;
+    this.safeBindings ??= scrub(this.bindings) as object;
     // Observability, not business time: always the wall clock, never a test's clock.
     const record = {
       time: systemClock.now().toISOString(),
-      level: lvl,
+      level,
       msg: redactTokens(msg),
-      ...safeBindings,
+      ...this.safeBindings,
       ...(fields ? (scrub(fields) as object) : {}),
     };
-    sink(JSON.stringify(record));
-  };
-  return {
-    debug: (m, f) => write('debug', m, f),
-    info: (m, f) => write('info', m, f),
-    warn: (m, f) => write('warn', m, f),
-    error: (m, f) => write('error', m, f),
-    child: (b) => createLogger(level, sink, { ...bindings, ...b }),
-  };
+    this.sink(JSON.stringify(record));
+  }
 }
 
 /**

@@ -258,6 +258,7 @@ export async function createApp({ deps, handlers, steps = {}, document, eventLoo
       inFlight--;
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       if (config.metrics.enabled) metrics.observeRequest(res.locals.operationId, res.statusCode, durationMs / 1000);
+      if (!log.enabled('info')) return;
       log.info('request', {
         request_id: requestId,
         method: req.method,
@@ -373,7 +374,7 @@ export async function createApp({ deps, handlers, steps = {}, document, eventLoo
     } catch (err) {
       reply = errorReply(err, res.locals.requestId, res.locals.log);
     }
-    const op = api.router.matchOperation({ method, path: req.path, headers: {} }, false) as Operation | undefined;
+    const op = target;
     res.locals.operationId = op?.operationId;
     if (op?.operationId) deps.telemetry.nameRequest(op.operationId, op.path);
     if (responseValidator && op?.operationId && !(reply.status === 501 && notImplemented.has(op.operationId))) {
@@ -423,6 +424,7 @@ export async function createApp({ deps, handlers, steps = {}, document, eventLoo
 
 /** Whether every percent-escape of a path decodes (`decodeURIComponent` throws on "%ZZ"). */
 function isDecodablePath(path: string): boolean {
+  if (!path.includes('%')) return true;
   try {
     decodeURIComponent(path);
     return true;
@@ -455,6 +457,23 @@ function declaredHeaders(operation: { parameters?: unknown[] }, req: express.Req
   return headers;
 }
 
+const integerPathParams = new WeakMap<object, readonly string[]>();
+/** The names of an operation's integer path parameters, read from its parameters once. */
+function integerPathParamsOf(operation: { parameters?: unknown[] }): readonly string[] {
+  let names = integerPathParams.get(operation);
+  if (!names) {
+    names = (operation.parameters ?? []).flatMap((p) => {
+      const param = p as { in?: string; name?: string; schema?: { type?: unknown } };
+      const type = param.schema?.type;
+      return param.in === 'path' && param.name && (type === 'integer' || (Array.isArray(type) && type.includes('integer')))
+        ? [param.name]
+        : [];
+    });
+    integerPathParams.set(operation, names);
+  }
+  return names;
+}
+
 /**
  * Integer path parameters written other than canonically (`0x1`, `1e0`, `+1`, ` 1`, `01`): type
  * coercion reads each of them as 1, so without this check one resource would have many URLs
@@ -462,13 +481,7 @@ function declaredHeaders(operation: { parameters?: unknown[] }, req: express.Req
  * other invalid value.
  */
 function looseIntegerIssues(operation: { path: string; parameters?: unknown[] }, path: string) {
-  const names = (operation.parameters ?? []).flatMap((p) => {
-    const param = p as { in?: string; name?: string; schema?: { type?: unknown } };
-    const type = param.schema?.type;
-    return param.in === 'path' && param.name && (type === 'integer' || (Array.isArray(type) && type.includes('integer')))
-      ? [param.name]
-      : [];
-  });
+  const names = integerPathParamsOf(operation);
   if (!names.length) return [];
   const template = operation.path.split(/(\{[^}]+\})/);
   const order: string[] = [];

@@ -26,6 +26,7 @@ type RoutedOperation = Record<string, unknown> & { parameters?: unknown[]; secur
 
 /** The OpenAPIRouter methods replaced by the compiled table (one signature for matchOperation). */
 interface CompiledRouterMethods {
+  parseRequestQuery: (this: OpenAPIRouter, req: Request) => Record<string, unknown>;
   getOperations(this: OpenAPIRouter): Operation[];
   getOperation(this: OpenAPIRouter, operationId: string): Operation | undefined;
   matchOperation(this: OpenAPIRouter, req: Request, strict?: boolean): Operation | undefined;
@@ -132,6 +133,14 @@ export function installCompiledRouting(): void {
   installed = true;
   memoizePathTemplates();
   const proto = OpenAPIRouter.prototype as unknown as CompiledRouterMethods;
+  // The library serialises an object query back to a string it then discards, and deep-copies it
+  // with lodash, on each of the three parses of every request. The copy is still made (validation
+  // coerces the values it is given in place), by a plain walk of what a query parser yields.
+  const parseQueryString = proto.parseRequestQuery;
+  proto.parseRequestQuery = function parseRequestQuery(this: OpenAPIRouter, req: Request) {
+    if (req.query === null || typeof req.query !== 'object') return parseQueryString.call(this, req);
+    return copyOfQuery(req.query) as Record<string, unknown>;
+  };
   proto.getOperations = function getOperations(this: OpenAPIRouter) {
     return routeTableFor(this.definition).operations;
   };
@@ -171,6 +180,15 @@ function memoizePathTemplates(): void {
     if (!parser) parsers.set(template, (parser = compile(template)));
     return parser;
   };
+}
+
+/** A copy of a parsed query: strings, arrays and plain objects, as query parsers yield them. */
+function copyOfQuery(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyOfQuery);
+  if (value === null || typeof value !== 'object') return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = copyOfQuery((value as Record<string, unknown>)[key]);
+  return copy;
 }
 
 export function requestPath(req: Pick<Request, 'path'>): string {
