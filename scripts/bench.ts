@@ -71,7 +71,7 @@ async function serve(variant: Variant): Promise<void> {
     const t1 = performance.now();
     await app.warmValidators();
     timings.warm_validators_ms = performance.now() - t1;
-    server = http.createServer(app.express);
+    server = http.createServer(app.listener);
   }
   server.listen(0, '127.0.0.1', () => {
     process.stdout.write(JSON.stringify({ port: (server.address() as AddressInfo).port, ...timings }) + '\n');

@@ -1,7 +1,8 @@
-// Runtime assembly of the HTTP side: express 5 -> openapi-backend (routing by operationId,
-// request validation with Ajv 2020, security handlers) -> typed handler -> Kysely.
+// Runtime assembly of the HTTP side: node:http -> openapi-backend (routing by operationId,
+// request validation with Ajv 2020, security handlers) -> typed handler -> Kysely. Express serves
+// only the paths outside /api (docs, the spec, health, metrics).
 import { createHash, randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import express from 'express';
 import { OpenAPIBackend, type Context, type Document, type Operation, type Request as RoutedRequest } from 'openapi-backend';
 import YAML from 'yaml';
@@ -36,7 +37,8 @@ import {
   type HttpReply,
 } from './http/responses.js';
 import { serializeBody } from '../services/stored-body.js';
-import { hasBody, jsonBody } from './http/json-body.js';
+import { hasBody, readJsonBody } from './http/json-body.js';
+import { addVary, clientAddress, requestProtocol, splitTarget, type Exchange } from './http/exchange.js';
 import { redactUrl } from '../platform/logger.js';
 import { createMetrics, metricsHandler, type Metrics } from '../platform/metrics.js';
 import { installCompiledRouting, routeTableFor, validatedParams, type RouteTable } from './router.js';
@@ -54,7 +56,10 @@ export interface CreateAppOptions {
 }
 
 export interface App {
+  /** Answers the paths outside /api (docs, the spec, health, metrics). */
   express: express.Express;
+  /** The server's request listener: /api requests straight, the rest through express. */
+  listener: (req: IncomingMessage, res: ServerResponse) => void;
   api: OpenAPIBackend;
   routes: RouteTable;
   /** The stamped document served at /openapi.json. */
@@ -160,19 +165,19 @@ export async function createApp({ deps, handlers, steps = {}, document, eventLoo
     return { recoveryToken: token };
   });
 
-  const errorBody =
-    <C extends ErrorCode>(status: StatusOf<C>, code: C, detail: string, extraHeaders?: Record<string, string>) =>
-    (req: express.Request): Reply => ({
-      status,
-      headers: extraHeaders,
-      body: { detail, code, request_id: req.res?.locals.requestId },
-    });
+  const errorBody = <C extends ErrorCode>(
+    x: Exchange,
+    status: StatusOf<C>,
+    code: C,
+    detail: string,
+    extraHeaders?: Record<string, string>,
+  ): Reply => ({ status, headers: extraHeaders, body: { detail, code, request_id: x.requestId } });
 
   api.register({
-    notFound: (_c, req: express.Request) => errorBody(404, 'NOT_FOUND', 'No operation at this path')(req),
-    methodNotAllowed: (_c, req: express.Request) => {
-      const allow = routes().allowedMethods(req.path).join(', ');
-      return errorBody(405, 'METHOD_NOT_ALLOWED', `Method ${req.method} is not allowed here`, { Allow: allow })(req);
+    notFound: (_c, x: Exchange) => errorBody(x, 404, 'NOT_FOUND', 'No operation at this path'),
+    methodNotAllowed: (_c, x: Exchange) => {
+      const allow = routes().allowedMethods(x.path).join(', ');
+      return errorBody(x, 405, 'METHOD_NOT_ALLOWED', `Method ${x.req.method} is not allowed here`, { Allow: allow });
     },
     validationFail: (c) => {
       throw requestValidationFailed(c.validation.errors ?? []);
@@ -194,7 +199,8 @@ export async function createApp({ deps, handlers, steps = {}, document, eventLoo
   for (const id of operationIds) {
     const handler = handlers[id];
     if (!handler || isNotImplemented(handler)) continue;
-    api.register(id, async (c: RoutedContext, req: express.Request, res: express.Response) => {
+    api.register(id, async (c: RoutedContext, x: Exchange) => {
+      const { req, res } = x;
       const principal = principalOf(c);
       // Optional authorization: a token that is sent must be valid, so a client with an expired
       // token refreshes instead of silently browsing as a guest.
@@ -202,12 +208,12 @@ export async function createApp({ deps, handlers, steps = {}, document, eventLoo
         throw databaseFailureOf(c) ?? unauthorized(undefined, req);
       const nul = nulCharacterIssues({ body: c.request.requestBody, query: c.request.query, path: c.request.params });
       if (nul.length) throw validationFailed(nul);
-      const loose = looseIntegerIssues(c.operation, req.path);
+      const loose = looseIntegerIssues(c.operation, x.path);
       if (loose.length) throw validationFailed(loose);
-      // The address honours `trust proxy` (TRUST_PROXY_HOPS) behind a load balancer.
-      const clientIp = req.ip ?? req.socket.remoteAddress;
+      // Behind TRUST_PROXY_HOPS proxies (a load balancer), the address they report.
+      const clientIp = clientAddress(req, config.trustProxyHops);
       const declared = steps[id];
-      if (declared?.varyBy) for (const header of declared.varyBy) res.vary(header);
+      if (declared?.varyBy) for (const header of declared.varyBy) addVary(res, header);
       if (declared?.noStore) res.setHeader('Cache-Control', 'no-store');
       if (declared?.perClientBudget) takeRequestBudget(deps, clientIp);
       if (declared?.limitPerClientIp) await limitClientIp(deps.db, id, clientIp, config.auth.ipRequestsPerMinute, deps.clock.now());
@@ -220,11 +226,11 @@ export async function createApp({ deps, handlers, steps = {}, document, eventLoo
         transport: { acceptEncoding: headerText(req.headers['accept-encoding']), recoveryKey: headerText(req.headers['x-recovery-key']) },
         principal,
         lang: preferredLanguage(req.headers['accept-language']),
-        requestId: res.locals.requestId,
-        log: res.locals.log,
+        requestId: x.requestId,
+        log: x.log,
         deps,
         clientIp,
-        origin: { secure: req.protocol === 'https', host: req.get('host') },
+        origin: { secure: requestProtocol(req, config.trustProxyHops) === 'https', host: req.headers.host },
       };
       return (handler as (x: typeof ctx) => unknown)(ctx);
     });
@@ -242,12 +248,14 @@ export async function createApp({ deps, handlers, steps = {}, document, eventLoo
   app.set('etag', false);
   app.set('query parser', 'extended');
 
-  app.use((req, res, next) => {
+  /**
+   * What every request gets, through express or not: its id (the client's when well-formed), its
+   * logger, a place in the in-flight count, and its line in the log and the metrics when it ends.
+   */
+  const beginRequest = (req: IncomingMessage, res: ServerResponse, operationIdOf: () => string | undefined) => {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && /^[A-Za-z0-9._-]{8,128}$/.test(incoming) ? incoming : randomUUID();
     const started = process.hrtime.bigint();
-    res.locals.requestId = requestId;
-    res.locals.log = log.child({ request_id: requestId });
     res.setHeader('X-Request-Id', requestId);
     if (shuttingDown) res.setHeader('Connection', 'close');
     inFlight++;
@@ -257,19 +265,26 @@ export async function createApp({ deps, handlers, steps = {}, document, eventLoo
       done = true;
       inFlight--;
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      if (config.metrics.enabled) metrics.observeRequest(res.locals.operationId, res.statusCode, durationMs / 1000);
+      if (config.metrics.enabled) metrics.observeRequest(operationIdOf(), res.statusCode, durationMs / 1000);
       if (!log.enabled('info')) return;
       log.info('request', {
         request_id: requestId,
         method: req.method,
-        path: redactUrl(req.originalUrl),
-        operation_id: res.locals.operationId,
+        path: redactUrl(req.url ?? '/'),
+        operation_id: operationIdOf(),
         status: res.statusCode,
         duration_ms: durationMs,
       });
     };
     res.on('finish', finish);
     res.on('close', finish);
+    return { requestId, log: log.child({ request_id: requestId }) };
+  };
+
+  app.use((req, res, next) => {
+    const { requestId, log: requestLog } = beginRequest(req, res, () => res.locals.operationId);
+    res.locals.requestId = requestId;
+    res.locals.log = requestLog;
     next();
   });
 
@@ -320,23 +335,20 @@ export async function createApp({ deps, handlers, steps = {}, document, eventLoo
   app.get('/favicon.ico', faviconHandler());
   if (config.metrics.enabled) app.get('/metrics', metricsHandler(metrics, config.metrics.bearerToken));
 
-  app.use(jsonBody(config.bodyLimitBytes, log));
+  const parseQuery = app.get('query parser fn') as (queryString: string) => Record<string, unknown>;
 
-  app.use(async (req, res, next) => {
-    if (!req.path.startsWith('/api/') && req.path !== '/api') {
-      next();
-      return;
-    }
+  const routeApi = async (x: Exchange): Promise<void> => {
+    const { req, res } = x;
     // The router decodes path parameters and throws on a broken escape ("%ZZ"): no resource has
     // such a path.
-    if (!isDecodablePath(req.path)) {
-      send(res, errorReply(notFound('The path is not valid percent-encoding'), res.locals.requestId, res.locals.log));
+    if (!isDecodablePath(x.path)) {
+      send(res, errorReply(notFound('The path is not valid percent-encoding'), x.requestId, x.log));
       return;
     }
     // HEAD is GET without the body (RFC 9110 9.3.2): routed as GET; node writes no body for it.
-    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
     let reply: Reply;
-    const target = api.router.matchOperation({ method, path: req.path, headers: {} }, false) as Operation | undefined;
+    const target = api.router.matchOperation({ method, path: x.path, headers: {} }, false) as Operation | undefined;
     // A body the JSON parser did not read (no Content-Type, text/plain, a form) is refused by name,
     // rather than validated as if no body had been sent.
     if (target?.requestBody && req.body === undefined && hasBody(req)) {
@@ -349,8 +361,8 @@ export async function createApp({ deps, handlers, steps = {}, document, eventLoo
             'UNSUPPORTED_MEDIA_TYPE',
             `The body must be JSON: send it with Content-Type: application/json (${sent ? `it was ${sent.split(';')[0]!.trim()}` : 'no Content-Type was sent'})`,
           ),
-          res.locals.requestId,
-          res.locals.log,
+          x.requestId,
+          x.log,
         ),
       );
       return;
@@ -363,32 +375,39 @@ export async function createApp({ deps, handlers, steps = {}, document, eventLoo
       reply = (await api.handleRequest(
         {
           method,
-          path: req.path,
-          query: req.query as RoutedRequest['query'],
+          path: x.path,
+          query: parseQuery(x.queryString) as RoutedRequest['query'],
           headers: req.headers as RoutedRequest['headers'],
-          body: req.body as unknown,
+          body: req.body,
         },
-        req,
-        res,
+        x,
       )) as Reply;
     } catch (err) {
-      reply = errorReply(err, res.locals.requestId, res.locals.log);
+      reply = errorReply(err, x.requestId, x.log);
     }
-    const op = target;
-    res.locals.operationId = op?.operationId;
-    if (op?.operationId) deps.telemetry.nameRequest(op.operationId, op.path);
-    if (responseValidator && op?.operationId && !(reply.status === 501 && notImplemented.has(op.operationId))) {
+    x.operationId = target?.operationId;
+    if (target?.operationId) deps.telemetry.nameRequest(target.operationId, target.path);
+    if (responseValidator && target?.operationId && !(reply.status === 501 && notImplemented.has(target.operationId))) {
       const problems = responseValidator.check({
-        operationId: op.operationId,
+        operationId: target.operationId,
         status: reply.status,
         contentType: reply.body === undefined ? undefined : 'application/json',
         body: reply.body,
         hasBody: reply.body !== undefined,
       });
-      if (problems.length) res.locals.log.error('response violates the contract', { operation_id: op.operationId, problems });
+      if (problems.length) x.log.error('response violates the contract', { operation_id: target.operationId, problems });
     }
     send(res, reply);
-  });
+  };
+
+  /** An /api request, off node:http: no express on the way (see server/http/exchange.ts). */
+  const handleApi = (req: IncomingMessage, res: ServerResponse, path: string, queryString: string) => {
+    const begun = beginRequest(req, res, () => x.operationId);
+    const x: Exchange = { req, res, path, queryString, ...begun };
+    readJsonBody(x, config.bodyLimitBytes, () => {
+      routeApi(x).catch((err: unknown) => send(res, errorReply(err, x.requestId, x.log)));
+    });
+  };
 
   app.use((req, res) => {
     send(res, errorReply(notFound(`Nothing at ${req.path}`), res.locals.requestId, log));
@@ -400,8 +419,15 @@ export async function createApp({ deps, handlers, steps = {}, document, eventLoo
     send(res, errorReply(err, res.locals.requestId ?? 'unknown', res.locals.log ?? log));
   });
 
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    const { path, queryString } = splitTarget(req.url);
+    if (path === '/api' || path.startsWith('/api/')) handleApi(req, res, path, queryString);
+    else void app(req, res);
+  };
+
   return {
     express: app,
+    listener,
     api,
     routes: routes(),
     document: served,
@@ -440,7 +466,7 @@ function headerText(value: string | string[] | undefined): string | undefined {
 
 const headerNamesOf = new WeakMap<object, readonly string[]>();
 /** The request's values of the header parameters the operation declares, by lower-case name. */
-function declaredHeaders(operation: { parameters?: unknown[] }, req: express.Request): Record<string, string | undefined> {
+function declaredHeaders(operation: { parameters?: unknown[] }, req: IncomingMessage): Record<string, string | undefined> {
   let names = headerNamesOf.get(operation);
   if (!names) {
     names = (operation.parameters ?? []).flatMap((p) => {

@@ -145,7 +145,7 @@ export async function startService({
       headersTimeout: Math.min(HEADERS_TIMEOUT_MS, config.requestTimeoutMs),
       connectionsCheckingInterval: 1000,
     },
-    app.express,
+    app.listener,
   );
   server.keepAliveTimeout = 65_000; // longer than typical load balancer idle timeouts
   await new Promise<void>((resolve, reject) => {

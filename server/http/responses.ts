@@ -1,9 +1,10 @@
 // Turning results into HTTP: the one place where an error becomes a response body.
 import type { ErrorObject } from 'ajv';
-import type express from 'express';
+import type { ServerResponse } from 'node:http';
 import Negotiator from 'negotiator';
 import { constants } from 'node:zlib';
 import { acceptsGzip } from './conditional.js';
+import { addVary } from './exchange.js';
 import { OMITTED_ERRORS_KEYWORD, omittedErrorCount } from '../ajv.js';
 import { AppError, serviceUnavailable, validationFailed, type ErrorCode, type ValidationIssue } from '../../services/errors.js';
 import type { Logger } from '../../platform/logger.js';
@@ -17,10 +18,10 @@ export interface HttpReply {
   storedJson?: { bytes: Buffer; gzip: boolean };
 }
 
-export function send(res: express.Response, reply: HttpReply): void {
+export function send(res: ServerResponse, reply: HttpReply): void {
   if (res.headersSent) return;
   if (reply.headers) for (const [k, v] of Object.entries(reply.headers)) res.setHeader(k, v);
-  res.status(reply.status);
+  res.statusCode = reply.status;
   if (reply.body === undefined || reply.status === 204 || reply.status === 304) {
     res.end();
     return;
@@ -45,7 +46,7 @@ export function send(res: express.Response, reply: HttpReply): void {
   // phone's network or a store's Wi-Fi the size is the wait, and gzip makes a listing page or a
   // picker command's answer (its whole session) several times smaller.
   // Compressed on the event loop when small, else off it (zlib's thread pool); a failure sends the text.
-  res.vary('Accept-Encoding');
+  addVary(res, 'Accept-Encoding');
   if (!acceptsGzip(res.req.headers['accept-encoding'])) {
     res.end(text);
     return;
