@@ -6,7 +6,7 @@
 // dereferenced definition and requests are matched through a table compiled once: exact paths in a
 // Map, templated paths as regexes ordered by specificity.
 import { createRequire } from 'node:module';
-import { OpenAPIRouter, type Operation, type Request } from 'openapi-backend';
+import { OpenAPIRouter, type Operation, type ParsedRequest, type Request } from 'openapi-backend';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -26,6 +26,7 @@ type RoutedOperation = Record<string, unknown> & { parameters?: unknown[]; secur
 
 /** The OpenAPIRouter methods replaced by the compiled table (one signature for matchOperation). */
 interface CompiledRouterMethods {
+  parseRequest: (this: OpenAPIRouter, req: Request, operation?: Operation) => ParsedRequest;
   parseRequestQuery: (this: OpenAPIRouter, req: Request) => Record<string, unknown>;
   getOperations(this: OpenAPIRouter): Operation[];
   getOperation(this: OpenAPIRouter, operationId: string): Operation | undefined;
@@ -131,8 +132,32 @@ let installed = false;
 export function installCompiledRouting(): void {
   if (installed) return;
   installed = true;
-  memoizePathTemplates();
+  const { pathParser, parseCookies } = libraryHelpers();
   const proto = OpenAPIRouter.prototype as unknown as CompiledRouterMethods;
+  // The library's parse, which runs three times per request, without its lodash walks: the
+  // result is the same object (headers lower-cased, cookies, query, path parameters, body).
+  proto.parseRequest = function parseRequest(this: OpenAPIRouter, req: Request, operation?: Operation): ParsedRequest {
+    let requestBody: unknown = req.body;
+    if (req.body && typeof req.body !== 'object') {
+      try {
+        requestBody = JSON.parse(String(req.body));
+      } catch {
+        // left as sent: validation reports the body that is not JSON
+      }
+    }
+    const headers: Record<string, string | string[] | undefined> = {};
+    for (const name of Object.keys(req.headers)) headers[name.toLowerCase()] = req.headers[name];
+    const cookieHeader = headers.cookie;
+    const cookies = cookieHeader === undefined ? {} : parseCookies([cookieHeader].flat().join('; '));
+    const query = this.parseRequestQuery(req);
+    const normalized = this.normalizeRequest(req);
+    let params: Record<string, string> = {};
+    if (operation) {
+      params = pathParser(operation.path).params(this.normalizePath(normalized.path)) ?? {};
+      for (const name of Object.keys(query)) if (query[name]) query[name] = styledQueryValue(operation, name, query[name]);
+    }
+    return { ...normalized, params, headers, query, cookies, requestBody };
+  };
   // The library serialises an object query back to a string it then discards, and deep-copies it
   // with lodash, on each of the three parses of every request. The copy is still made (validation
   // coerces the values it is given in place), by a plain walk of what a query parser yields.
@@ -163,23 +188,58 @@ export function installCompiledRouting(): void {
   };
 }
 
+interface PathParser {
+  params(path: string): Record<string, string> | null;
+}
+
 /**
- * openapi-backend extracts path parameters with `bath(operation.path)`, which compiles the
- * template's patterns, on each of the several parseRequest calls of every request. bath is pure
- * (a template always yields the same parser), so one parser per template is kept. The module is
- * the one openapi-backend itself resolves, and its `default` is read at each call.
+ * The path-parameter and cookie parsers openapi-backend itself resolves. The path parser is kept
+ * per template: bath compiles the template's patterns each time it is called, and a template
+ * always yields the same parser.
  */
-function memoizePathTemplates(): void {
+function libraryHelpers(): {
+  pathParser: (template: string) => PathParser;
+  parseCookies: (header: string) => Record<string, string | undefined>;
+} {
   const requireFromBackend = createRequire(createRequire(import.meta.url).resolve('openapi-backend'));
-  const bath = requireFromBackend('bath-es5') as { default: (template: string, patterns?: unknown) => unknown };
-  const compile = bath.default;
-  const parsers = new Map<string, unknown>();
-  bath.default = (template, patterns) => {
-    if (patterns !== undefined) return compile(template, patterns);
+  const bath = requireFromBackend('bath-es5') as { default: (template: string) => PathParser };
+  const cookie = requireFromBackend('cookie') as { parse: (header: string) => Record<string, string | undefined> };
+  const parsers = new Map<string, PathParser>();
+  const pathParser = (template: string) => {
     let parser = parsers.get(template);
-    if (!parser) parsers.set(template, (parser = compile(template)));
+    if (!parser) parsers.set(template, (parser = bath.default(template)));
     return parser;
   };
+  return { pathParser, parseCookies: (header) => cookie.parse(header) };
+}
+
+/**
+ * A query value as its parameter declares it, as openapi-backend reads it: JSON for a
+ * `content: application/json` parameter, and a non-exploded array split on its delimiter.
+ */
+function styledQueryValue(operation: Operation, name: string, raw: unknown): unknown {
+  const parameter = (
+    operation.parameters as
+      { in?: string; name?: string; $ref?: string; content?: Record<string, unknown>; explode?: boolean; style?: string }[] | undefined
+  )?.find((p) => !('$ref' in p) && p.in === 'query' && p.name === name);
+  if (!parameter) return raw;
+  if (parameter.content?.['application/json']) {
+    if (typeof raw !== 'string') return raw;
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch {
+      return raw; // validation reports the malformed JSON
+    }
+  }
+  if (parameter.explode !== false) return raw;
+  // An array of several values has been decoded already (type coercion).
+  if (Array.isArray(raw) && raw.length > 1) return raw;
+  const value: unknown = Array.isArray(raw) ? raw[0] : raw;
+  if (typeof value !== 'string') return raw;
+  let decoded = value.replace(/%2C/g, ',');
+  if (parameter.style === 'spaceDelimited') decoded = decoded.replace(/ /g, ',').replace(/%20/g, ',');
+  if (parameter.style === 'pipeDelimited') decoded = decoded.replace(/\|/g, ',').replace(/%7C/g, ',');
+  return decoded.split(',');
 }
 
 /** A copy of a parsed query: strings, arrays and plain objects, as query parsers yield them. */
