@@ -643,6 +643,10 @@ export interface paths {
          * @description Returns every unit products are sold in (pieces, kilograms, packs), ordered by name. Units
          *     do not depend on the store.
          *
+         *     The answer is kept by the server and carries a strong `ETag` (it differs by language);
+         *     send it back in `If-None-Match` and, while the units are unchanged, the answer is 304 without
+         *     a body. A change of the units (a catalog import) is served within seconds.
+         *
          *     Errors: 422 `VALIDATION_ERROR` (malformed header).
          */
         get: operations["listMeasurementUnits"];
@@ -666,6 +670,10 @@ export interface paths {
          * @description Returns the category blocks the content team placed on the main page, in display order,
          *     each with its direct children and its `layout`. Only categories with products sold in the
          *     selected store are returned (a block whose category has none is left out).
+         *
+         *     The answer is kept by the server and carries a strong `ETag` (it differs by language and
+         *     store); send it back in `If-None-Match` and, while the blocks are unchanged, the answer is 304
+         *     without a body. A change of the layout or a catalog import is served within seconds.
          *
          *     Errors: 422 `VALIDATION_ERROR`, `STORE_REQUIRED`, `STORE_NOT_FOUND`.
          */
@@ -1088,6 +1096,10 @@ export interface paths {
          *     display window), the one with the highest priority, then the most recently published. The
          *     full ordered list of active banners is part of the catalog snapshot (`banners`).
          *
+         *     The answer is kept by the server and carries a strong `ETag` (it differs by language);
+         *     send it back in `If-None-Match` and, while the content is unchanged, the answer is 304 without
+         *     a body. A change made by the content team is served within seconds.
+         *
          *     Errors: 404 `NOT_FOUND` when no banner is active now (hide the banner slot);
          *     422 `VALIDATION_ERROR` (malformed header).
          */
@@ -1139,6 +1151,10 @@ export interface paths {
          * @description Returns the published informational pages (terms of service, privacy policy, delivery
          *     rules, about the company) in the order set by the content team. The list may be empty.
          *
+         *     The answer is kept by the server and carries a strong `ETag` (it differs by language);
+         *     send it back in `If-None-Match` and, while the content is unchanged, the answer is 304 without
+         *     a body. A change made by the content team is served within seconds.
+         *
          *     Errors: 422 `VALIDATION_ERROR` (malformed header).
          */
         get: operations["listPages"];
@@ -1162,6 +1178,10 @@ export interface paths {
          * @description Returns the titles of the main page's product sections (promotions, own production, new,
          *     for kids, fresh) and the category the own-production section opens, as configured by the
          *     content team for the selected language.
+         *
+         *     The answer is kept by the server and carries a strong `ETag` (it differs by language);
+         *     send it back in `If-None-Match` and, while the content is unchanged, the answer is 304 without
+         *     a body. A change made by the content team is served within seconds.
          *
          *     Errors: 404 `NOT_FOUND` when the titles are not configured for the language (the catalog
          *     snapshot then has `titles` `null`; the app uses its built-in titles); 422
@@ -1188,6 +1208,10 @@ export interface paths {
          * @description Returns the stories active now (inside their display window and with at least one slide),
          *     in the order set by the content team, then newest first. The list may be empty.
          *
+         *     The answer is kept by the server and carries a strong `ETag` (it differs by language);
+         *     send it back in `If-None-Match` and, while the content is unchanged, the answer is 304 without
+         *     a body. A change made by the content team is served within seconds.
+         *
          *     Errors: 422 `VALIDATION_ERROR` (malformed header).
          */
         get: operations["listStories"];
@@ -1211,6 +1235,10 @@ export interface paths {
          * @description Returns how customers reach support: whether the in-app chat is enabled per platform and
          *     its SDK settings, the support phone, e-mail and site. Unconfigured contacts are `null`;
          *     every field is always sent.
+         *
+         *     The answer is kept by the server and carries a strong `ETag` (it differs by language);
+         *     send it back in `If-None-Match` and, while the content is unchanged, the answer is 304 without
+         *     a body. A change made by the content team is served within seconds.
          *
          *     Errors: 422 `VALIDATION_ERROR` (malformed header).
          */
@@ -13609,6 +13637,20 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /**
+         * @description The answer identified by `If-None-Match` is still current: use the stored one. No body. The
+         *     headers are those of the 200 answer.
+         */
+        ContentNotModified: {
+            headers: {
+                ETag: components["headers"]["ContentETag"];
+                "Cache-Control": components["headers"]["RevalidateCacheControl"];
+                /** @description The request headers the answer depends on, as on the 200 answer (`Accept-Language`, and `X-Store-Id` where the operation takes a store). */
+                Vary?: string;
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description Signed in, but the action is not allowed for this account. */
         Forbidden: {
             headers: {
@@ -13740,6 +13782,19 @@ export interface components {
          * @example "c3f1a9d2e8b74f06"
          */
         ETag: string;
+        /**
+         * @description Strong entity tag of this answer: it changes when the content changes, and differs by language
+         *     (and by store where the answer depends on one). Send it unchanged in `If-None-Match` on the next
+         *     read: while the content is the same, the answer is 304 without a body.
+         * @example "ru-3Jq0w7cXbL2mYf1Rk9sTnA"
+         */
+        ContentETag: string;
+        /**
+         * @description `no-cache`: the app's HTTP cache may keep the answer but revalidates it before each reuse
+         *     (`If-None-Match` with its `ETag`; 304 while unchanged). The content changes whenever the
+         *     content team edits it; the server serves a change within seconds.
+         */
+        RevalidateCacheControl: string;
         /**
          * @description `private, max-age=N`: an instance keeps a product listing page or card it read for N seconds
          *     (server setting `CATALOG_PRODUCTS_CACHE_SECONDS`, default 2) and answers the same request from
@@ -14519,6 +14574,8 @@ export interface operations {
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description The `ETag` received earlier, unchanged. When it still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -14528,6 +14585,8 @@ export interface operations {
             /** @description All measurement units. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ContentETag"];
+                    "Cache-Control": components["headers"]["RevalidateCacheControl"];
                     /** @description `Accept-Language` - names depend on the language. */
                     Vary?: string;
                     [name: string]: unknown;
@@ -14536,6 +14595,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeasurementUnitSchema"][];
                 };
             };
+            304: components["responses"]["ContentNotModified"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -14561,6 +14621,8 @@ export interface operations {
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description The `ETag` received earlier, unchanged. When it still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -14570,6 +14632,8 @@ export interface operations {
             /** @description Main-page category blocks. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ContentETag"];
+                    "Cache-Control": components["headers"]["RevalidateCacheControl"];
                     /** @description `X-Store-Id, Accept-Language`. */
                     Vary?: string;
                     [name: string]: unknown;
@@ -14578,6 +14642,7 @@ export interface operations {
                     "application/json": components["schemas"]["MainPageCategoryBlockSchema"][];
                 };
             };
+            304: components["responses"]["ContentNotModified"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -15179,6 +15244,8 @@ export interface operations {
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description The `ETag` received earlier, unchanged. When it still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -15188,6 +15255,8 @@ export interface operations {
             /** @description The main banner. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ContentETag"];
+                    "Cache-Control": components["headers"]["RevalidateCacheControl"];
                     /** @description `Accept-Language` - pictures may differ by language. */
                     Vary?: string;
                     [name: string]: unknown;
@@ -15196,6 +15265,7 @@ export interface operations {
                     "application/json": components["schemas"]["BannerSchema"];
                 };
             };
+            304: components["responses"]["ContentNotModified"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
@@ -15255,6 +15325,8 @@ export interface operations {
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description The `ETag` received earlier, unchanged. When it still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -15264,6 +15336,8 @@ export interface operations {
             /** @description Informational pages. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ContentETag"];
+                    "Cache-Control": components["headers"]["RevalidateCacheControl"];
                     /** @description `Accept-Language`. */
                     Vary?: string;
                     [name: string]: unknown;
@@ -15272,6 +15346,7 @@ export interface operations {
                     "application/json": components["schemas"]["PageResponse"][];
                 };
             };
+            304: components["responses"]["ContentNotModified"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -15289,6 +15364,8 @@ export interface operations {
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description The `ETag` received earlier, unchanged. When it still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -15298,6 +15375,8 @@ export interface operations {
             /** @description Section titles. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ContentETag"];
+                    "Cache-Control": components["headers"]["RevalidateCacheControl"];
                     /** @description `Accept-Language`. */
                     Vary?: string;
                     [name: string]: unknown;
@@ -15306,6 +15385,7 @@ export interface operations {
                     "application/json": components["schemas"]["MainPageProductsTitlesSchema"];
                 };
             };
+            304: components["responses"]["ContentNotModified"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
@@ -15324,6 +15404,8 @@ export interface operations {
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description The `ETag` received earlier, unchanged. When it still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -15333,6 +15415,8 @@ export interface operations {
             /** @description Active stories. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ContentETag"];
+                    "Cache-Control": components["headers"]["RevalidateCacheControl"];
                     /** @description `Accept-Language` - pictures may differ by language. */
                     Vary?: string;
                     [name: string]: unknown;
@@ -15341,6 +15425,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorySchema"][];
                 };
             };
+            304: components["responses"]["ContentNotModified"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -15358,6 +15443,8 @@ export interface operations {
                  * @example ru
                  */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description The `ETag` received earlier, unchanged. When it still matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -15367,6 +15454,8 @@ export interface operations {
             /** @description Support contacts. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ContentETag"];
+                    "Cache-Control": components["headers"]["RevalidateCacheControl"];
                     /** @description `Accept-Language` - `site` may differ by language. */
                     Vary?: string;
                     [name: string]: unknown;
@@ -15375,6 +15464,7 @@ export interface operations {
                     "application/json": components["schemas"]["SupportContactSchema"];
                 };
             };
+            304: components["responses"]["ContentNotModified"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

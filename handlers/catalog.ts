@@ -23,6 +23,7 @@ import {
   removeFavoriteProduct,
   rootCategories,
 } from '../services/catalog.js';
+import { keptReply } from './content.js';
 import { customerIdOf, optionalCustomerIdOf } from './support/principal.js';
 import { requireStore } from './support/store.js';
 
@@ -51,13 +52,13 @@ export const catalogHandlers = {
 
   // GET /api/catalog/features/units/
   listMeasurementUnits: async (ctx) => {
-    return { status: 200, body: await measurementUnits(ctx.deps, ctx.lang) };
+    return keptReply(await measurementUnits(ctx.deps, ctx.lang), ctx.headers['if-none-match']);
   },
 
   // GET /api/catalog/groups/categories/main-page
   listMainPageCategories: async (ctx) => {
     const store = await requireStore(ctx);
-    return { status: 200, body: await mainPageCategories(ctx.deps, store.id, ctx.lang) };
+    return keptReply(await mainPageCategories(ctx.deps, store.id, ctx.lang), ctx.headers['if-none-match']);
   },
 
   // GET /api/catalog/groups/categories/menu

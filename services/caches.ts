@@ -7,6 +7,7 @@ import type { SearchPlan } from '../db/queries/catalog-search.js';
 import { expiringCache, type ExpiringCache } from '../platform/expiring-cache.js';
 import { TokenBucketLimiter } from '../platform/token-bucket.js';
 import type { Kept, ListingPage } from './products-cache.js';
+import { ContentCache } from './content-cache.js';
 
 export type StoreRow = NonNullable<Awaited<ReturnType<typeof findActiveStore>>>;
 
@@ -33,6 +34,8 @@ export interface InstanceCaches {
   logisticsBudget: TokenBucketLimiter;
   /** Sign-in attempts queued per set of subjects. */
   signInQueues: Map<string, AttemptQueue>;
+  /** Content answers (banners, pages, units...) until their rows change (services/content-cache.ts). */
+  content: ContentCache;
 }
 
 export function createInstanceCaches(logisticsRequestsPerMinute: number): InstanceCaches {
@@ -46,5 +49,6 @@ export function createInstanceCaches(logisticsRequestsPerMinute: number): Instan
     slotCalendarChecked: new Map(),
     logisticsBudget: new TokenBucketLimiter(logisticsRequestsPerMinute),
     signInQueues: new Map(),
+    content: new ContentCache(),
   };
 }

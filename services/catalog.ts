@@ -28,7 +28,7 @@ import { notFound, serviceUnavailable, unauthorized, unprocessable } from './err
 import { readListingPage, readProductDetail, type Kept, type ListingPage } from './products-cache.js';
 import { catalogVersionView, measurementUnit, ownProductionCard, productCard, productDetail } from './presenters/catalog.js';
 
-type Deps = Pick<AppDeps, 'db' | 'config' | 'clock' | 'caches'>;
+type Deps = Pick<AppDeps, 'db' | 'readDb' | 'config' | 'clock' | 'caches'>;
 
 /** Clients retry a missing publication after this many seconds (a publication takes seconds). */
 const NOT_PUBLISHED_RETRY_SECONDS = 30;
@@ -100,12 +100,15 @@ export async function readCatalogSnapshot(deps: Deps, request: SnapshotRequest):
 
 // ---- units and categories ----------------------------------------------------------------------
 
-export async function measurementUnits(deps: Pick<AppDeps, 'db'>, lang: Language) {
-  return (await listUnits(deps.db, lang)).map(measurementUnit);
+/** Units, kept by the instance until they change (services/content-cache.ts), with their ETag. */
+export function measurementUnits(deps: Pick<AppDeps, 'db' | 'clock' | 'caches'>, lang: Language) {
+  return deps.caches.content.get({ name: 'listMeasurementUnits', lang }, ['measurement_units'], deps.clock, async () => ({
+    value: (await listUnits(deps.db, lang)).map(measurementUnit),
+  }));
 }
 
-const categoryTree = (deps: Pick<AppDeps, 'db'>, lang: Language, storeId: string | null): Promise<CategoryTree> =>
-  loadCategoryTree(deps.db, lang, storeId);
+const categoryTree = (deps: Pick<AppDeps, 'readDb'>, lang: Language, storeId: string | null): Promise<CategoryTree> =>
+  loadCategoryTree(deps.readDb, lang, storeId);
 
 /** Path ids are plain strings in the spec; anything that is not a UUID names no category or product. */
 function idOrNotFound(raw: string, what: 'category' | 'product'): string {
@@ -119,39 +122,55 @@ function nodeOrNotFound(tree: CategoryTree, id: string) {
   return node;
 }
 
-export async function mainPageCategories(deps: Pick<AppDeps, 'db'>, storeId: string, lang: Language) {
-  return (await categoryTree(deps, lang, storeId)).mainPageBlocks();
+/**
+ * The main page's blocks, kept by the instance like content (services/content-cache.ts): they
+ * change with the content team's layout or a catalog import, whose statements notify. Read from
+ * the primary, not the replica: a read that follows a change's notification must see it.
+ */
+export function mainPageCategories(deps: Pick<AppDeps, 'db' | 'clock' | 'caches'>, storeId: string, lang: Language) {
+  return deps.caches.content.get(
+    { name: 'listMainPageCategories', lang, storeId },
+    ['categories', 'products', 'inventories'],
+    deps.clock,
+    async () => ({ value: (await loadCategoryTree(deps.db, lang, storeId)).mainPageBlocks() }),
+  );
 }
 
-export async function menuCategories(deps: Pick<AppDeps, 'db'>, storeId: string, lang: Language) {
+export async function menuCategories(deps: Pick<AppDeps, 'readDb'>, storeId: string, lang: Language) {
   return (await categoryTree(deps, lang, storeId)).menu();
 }
 
-export async function ownProductionCategories(deps: Pick<AppDeps, 'db'>, storeId: string, lang: Language) {
+export async function ownProductionCategories(deps: Pick<AppDeps, 'readDb'>, storeId: string, lang: Language) {
   const tree = await categoryTree(deps, lang, storeId);
   const own = tree.nodes.filter((n) => n.is_own_production && n.visible && n.ancestor_ids.every((a) => tree.byId.has(a)));
   const counts = await countInStockProducts(
-    deps.db,
+    deps.readDb,
     storeId,
     own.filter((n) => n.show_products_count),
   );
   return own.map((n) => ownProductionCard(tree, n, counts));
 }
 
-export async function rootCategories(deps: Pick<AppDeps, 'db'>, storeId: string, lang: Language) {
+export async function rootCategories(deps: Pick<AppDeps, 'readDb'>, storeId: string, lang: Language) {
   const tree = await categoryTree(deps, lang, storeId);
   return tree.children(null, true).map((n) => tree.card(n, true));
 }
 
 /** A category of the whole catalog, whatever any store sells. */
-export async function category(deps: Pick<AppDeps, 'db'>, rawId: string, lang: Language) {
+export async function category(deps: Pick<AppDeps, 'readDb'>, rawId: string, lang: Language) {
   const id = idOrNotFound(rawId, 'category');
   const tree = await categoryTree(deps, lang, null);
   return tree.card(nodeOrNotFound(tree, id), false);
 }
 
 /** `level` is absolute: null means the direct children, a deeper level every descendant there. */
-export async function categoryChildren(deps: Pick<AppDeps, 'db'>, storeId: string, rawId: string, level: number | null, lang: Language) {
+export async function categoryChildren(
+  deps: Pick<AppDeps, 'readDb'>,
+  storeId: string,
+  rawId: string,
+  level: number | null,
+  lang: Language,
+) {
   const id = idOrNotFound(rawId, 'category');
   const tree = await categoryTree(deps, lang, storeId);
   const node = nodeOrNotFound(tree, id);
@@ -164,7 +183,7 @@ export async function categoryChildren(deps: Pick<AppDeps, 'db'>, storeId: strin
   return found.map((n) => tree.card(n, true));
 }
 
-export async function categoryParents(deps: Pick<AppDeps, 'db'>, rawId: string, level: number | null, lang: Language) {
+export async function categoryParents(deps: Pick<AppDeps, 'readDb'>, rawId: string, level: number | null, lang: Language) {
   const id = idOrNotFound(rawId, 'category');
   const tree = await categoryTree(deps, lang, null);
   const node = nodeOrNotFound(tree, id);
@@ -182,7 +201,7 @@ async function searchPlanOf(deps: Deps, request: SearchRequest): Promise<SearchP
   const key = JSON.stringify(request);
   const cached = searchPlans.get(key, deps.clock.nowMs());
   if (cached) return cached;
-  const plan = await planProductSearch(deps.db, request);
+  const plan = await planProductSearch(deps.readDb, request);
   const now = deps.clock.nowMs();
   searchPlans.set(key, plan, now + deps.config.catalog.searchPlanCacheSeconds * 1000, now);
   return plan;
@@ -222,7 +241,7 @@ export async function listProducts(deps: Deps, q: ProductListingRequest): Promis
   };
   const read = async (): Promise<ListingPage> => {
     const search = searchRequest ? await searchPlanOf(deps, searchRequest) : null;
-    const page = await listProductPage(deps.db, {
+    const page = await listProductPage(deps.readDb, {
       storeId: q.storeId,
       lang: q.lang,
       customerId,
@@ -267,7 +286,7 @@ export async function productScreen(deps: Deps, storeId: string, rawId: string, 
     customerId,
     ttlSeconds,
     async () => {
-      const row = await findProductDetail(deps.db, id, storeId, lang, customerId);
+      const row = await findProductDetail(deps.readDb, id, storeId, lang, customerId);
       return row && productDetail(row);
     },
     deps.clock,

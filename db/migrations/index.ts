@@ -32,6 +32,7 @@ import * as outboxMarkingHot from './2026_11_28_1301_outbox_marking_hot.js';
 import * as outboxEmit from './2026_11_29_0901_outbox_emit.js';
 import * as batchPicking from './2026_12_02_1801_batch_picking.js';
 import * as customerDecides from './2026_12_03_0701_customer_decides.js';
+import * as contentChanges from './2026_12_03_1101_content_changes.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -65,4 +66,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_29_0901_outbox_emit': outboxEmit,
   '2026_12_02_1801_batch_picking': batchPicking,
   '2026_12_03_0701_customer_decides': customerDecides,
+  '2026_12_03_1101_content_changes': contentChanges,
 };

@@ -6,6 +6,12 @@ import { sql } from 'kysely';
 import type { Executor } from '../executor.js';
 import type { Language } from './catalog.js';
 
+/**
+ * The channel a statement changing content rows notifies, with the table's name as payload
+ * (the triggers of migration 2026_12_03_1101_content_changes; instances drop what they kept).
+ */
+export const CONTENT_CHANGED_CHANNEL = 'content_changed';
+
 /** Banners inside their display window now, highest priority first, then newest. */
 export function listActiveBanners(db: Executor, lang: Language, limit?: number) {
   let q = db
@@ -48,6 +54,18 @@ export function listActiveStorySlides(db: Executor, lang: Language) {
 
 export type StorySlideRow = Awaited<ReturnType<typeof listActiveStorySlides>>[number];
 
+/**
+ * Milliseconds until the next start or end of an active banner's or story's display window, or
+ * null when none is ahead: an answer kept from the rows changes then without any statement.
+ */
+export async function msUntilDisplayWindowChange(db: Executor, table: 'banners' | 'stories'): Promise<number | null> {
+  const { rows } = await sql<{ ms: number | null }>`
+    SELECT ceil(extract(epoch FROM min(t) - now()) * 1000)::float8 AS ms
+    FROM ${sql.table(table)}, LATERAL (VALUES (starts_at), (ends_at)) AS w(t)
+    WHERE is_active AND t > now()`.execute(db);
+  return rows[0]?.ms ?? null;
+}
+
 export function listPublishedPages(db: Executor, lang: Language) {
   return db
     .selectFrom('content_pages')
@@ -76,12 +94,7 @@ export function findSupportContact(db: Executor) {
 
 export type SupportContactRow = NonNullable<Awaited<ReturnType<typeof findSupportContact>>>;
 
-export async function findUpdateMessage(db: Executor, kind: 'required' | 'available', lang: Language): Promise<string | null> {
-  const row = await db
-    .selectFrom('mobile_update_messages')
-    .select('message')
-    .where('kind', '=', kind)
-    .where('language', '=', lang)
-    .executeTakeFirst();
-  return row?.message ?? null;
+/** Every stored update message (a handful: one per kind and language). */
+export function listUpdateMessages(db: Executor) {
+  return db.selectFrom('mobile_update_messages').select(['kind', 'language', 'message']).execute();
 }

@@ -21,6 +21,7 @@
 // handed out before any read that follows it.
 import { sql } from 'kysely';
 import pg from 'pg';
+import { CONTENT_CHANGED_CHANNEL } from '../../db/queries/content.js';
 import type { OutboxEvent } from '../../db/queries/outbox.js';
 import type { AppDeps } from '../../services/deps.js';
 
@@ -80,7 +81,15 @@ export function outboxCatchUpQuery(db: AppDeps['db'], brokenAt: Date | null) {
     .limit(CATCH_UP_LIMIT);
 }
 
-export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log' | 'clock'>, connectionString: string): Promise<OutboxFeed> {
+/**
+ * `caches`, when given, hears on the same connection which content tables changed (the triggers'
+ * NOTIFY content_changed, services/content-cache.ts), and after every (re)connect that it may
+ * have missed some.
+ */
+export async function startOutboxFeed(
+  deps: Pick<AppDeps, 'db' | 'log' | 'clock'> & Partial<Pick<AppDeps, 'caches'>>,
+  connectionString: string,
+): Promise<OutboxFeed> {
   const { db, log } = deps;
   const subscribers = new Set<(row: OutboxRow) => void>();
 
@@ -234,16 +243,22 @@ export async function startOutboxFeed(deps: Pick<AppDeps, 'db' | 'log' | 'clock'
       }
     });
     // A wake-up (db/connection.ts OUTBOX_WAKE_CHANNEL); its payload says nothing: rows are read by id.
-    client.on('notification', () => readSoon());
+    client.on('notification', (n) => {
+      if (n.channel === CONTENT_CHANGED_CHANNEL) deps.caches?.content.changed(n.payload ?? null);
+      else readSoon();
+    });
     try {
       await client.connect();
       await client.query('LISTEN outbox_events');
+      if (deps.caches) await client.query(`LISTEN ${CONTENT_CHANGED_CHANNEL}`);
       if (lastId === null) await startFromTheEnd();
     } catch (err) {
       await client.end().catch(() => {});
       throw err;
     }
     listener = client;
+    // Content changed while nobody listened is not read back: what was kept is read again.
+    deps.caches?.content.changed(null);
     // Listening first, then scanning: a row committed in between is seen twice, never missed.
     const since = brokenAt;
     brokenAt = null;

@@ -26,6 +26,11 @@ type ContentPath =
   | '/api/core/pages/main-page/products-titles'
   | '/api/core/support-contact/';
 const get = (path: ContentPath, lang?: string) => svc.client.call.GET(path, { headers: lang ? { 'accept-language': lang } : {} });
+/**
+ * The answer once the service has heard of a change just committed: it keeps content until the
+ * change's notification arrives, a moment after the commit (test/content/content-cache.test.ts).
+ */
+const afterChange = (path: ContentPath, lang?: string) => expect.poll(async () => (await get(path, lang)).body, { timeout: 5000 });
 
 describe('getBanner', () => {
   it('returns the active banner with the highest priority, its picture in the requested language', async () => {
@@ -44,12 +49,13 @@ describe('getBanner', () => {
   it('prefers the most recently published among equal priorities, and answers 404 when none is active', async () => {
     await svc.deps.db.updateTable('banners').set({ is_active: false }).where('priority', '=', 10).execute();
     // "coffee" (published a day ago) and "fresh" (ten days ago) both have priority 5.
-    expect((await get('/api/core/banners/')).body).toEqual({
+    await afterChange('/api/core/banners/').toEqual({
       image: 'https://cdn.grocery.example/content/banners/coffee-en.webp',
       reference_type: 'product',
       reference_id: demoProductId('P000036'),
     });
     await svc.deps.db.updateTable('banners').set({ is_active: false }).execute();
+    await afterChange('/api/core/banners/').toMatchObject({ code: 'NOT_FOUND' });
     const none = await get('/api/core/banners/');
     expect(none.status).toBe(404);
     expect(none.body.code).toBe('NOT_FOUND');
@@ -75,7 +81,7 @@ describe('listStories', () => {
       .deleteFrom('story_slides')
       .where('story_id', 'in', svc.deps.db.selectFrom('stories').select('id').where('position', '=', 3))
       .execute();
-    expect((await get('/api/core/stories/')).body).toHaveLength(2);
+    await afterChange('/api/core/stories/').toHaveLength(2);
   });
 });
 
@@ -108,6 +114,7 @@ describe('getMainPageProductsTitles', () => {
 
   it('answers 404 when the language has no titles', async () => {
     await svc.deps.db.deleteFrom('main_page_titles').where('language', '=', 'en').execute();
+    await afterChange('/api/core/pages/main-page/products-titles', 'en').toMatchObject({ code: 'NOT_FOUND' });
     const r = await get('/api/core/pages/main-page/products-titles', 'en');
     expect(r.status).toBe(404);
     expect(r.body.code).toBe('NOT_FOUND');
