@@ -230,20 +230,21 @@ export function limitOptions(limits: ConnectionLimits): string | undefined {
   return settings.length ? settings.map(([k, v]) => `-c ${k}=${v}`).join(' ') : undefined;
 }
 
-export function connect(
-  connectionString: string,
-  options: {
-    max?: number;
-    applicationName?: string;
-    limits?: Partial<ConnectionLimits>;
-    /**
-     * Route parameterised queries through named prepared statements (default true). False behind
-     * a transaction-mode pooler that cannot keep them (PgBouncer < 1.21, Supavisor): a statement
-     * prepared on one server connection does not exist on the next (DB_NAMED_STATEMENTS).
-     */
-    namedStatements?: boolean;
-  } = {},
-): DatabaseHandle {
+/** How a pool of the service connects (see createPool). */
+export interface PoolOptions {
+  max?: number;
+  applicationName?: string;
+  limits?: Partial<ConnectionLimits>;
+  /**
+   * Route parameterised queries through named prepared statements (default true). False behind
+   * a transaction-mode pooler that cannot keep them (PgBouncer < 1.21, Supavisor): a statement
+   * prepared on one server connection does not exist on the next (DB_NAMED_STATEMENTS).
+   */
+  namedStatements?: boolean;
+}
+
+/** A pg Pool with the service's time limits and named statements, whose broken connections never crash the process. */
+export function createPool(connectionString: string, options: PoolOptions = {}): pg.Pool {
   const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
   const pool = new pg.Pool({
     connectionString,
@@ -261,6 +262,11 @@ export function connect(
   // fails instead, and that answers 503 (server/http/responses.ts isDatabaseUnavailable).
   pool.on('connect', (client) => client.on('error', () => {}));
   if (options.namedStatements !== false) pool.on('connect', prepareStatementsOf);
+  return pool;
+}
+
+export function connect(connectionString: string, options: PoolOptions = {}): DatabaseHandle {
+  const pool = createPool(connectionString, options);
   wakeOutboxAfterCommit(pool);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {

@@ -19,6 +19,13 @@ export interface Config {
   databaseDirectUrl: string | null;
   /** Named prepared statements on pooled connections (off behind poolers that cannot keep them). */
   dbNamedStatements: boolean;
+  /**
+   * A streaming replica of the primary for reads that may be a moment stale (db/read-replica.ts);
+   * null: those reads go to DATABASE_URL like every other.
+   */
+  databaseReadUrl: string | null;
+  /** When the replica is out of use: further behind than `maxLagSeconds`, and how long before it is asked again. */
+  readReplica: { maxLagSeconds: number; retrySeconds: number };
   dataDir: string;
   dbPoolMax: number;
   /**
@@ -516,6 +523,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     databaseDirectUrl: env.DATABASE_DIRECT_URL || null,
     dbNamedStatements: bool(env, 'DB_NAMED_STATEMENTS', true),
+    databaseReadUrl: env.DATABASE_READ_URL || null,
+    readReplica: {
+      maxLagSeconds: int(env, 'READ_REPLICA_MAX_LAG_SECONDS', 5, 1),
+      retrySeconds: int(env, 'READ_REPLICA_RETRY_SECONDS', 5, 1),
+    },
     dataDir,
     dbPoolMax: int(env, 'DB_POOL_MAX', 20, 1),
     // A request waits at most about the pool's wait plus one lock wait (under 2 s) before it

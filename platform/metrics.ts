@@ -16,6 +16,7 @@ import type express from 'express';
 import client from 'prom-client';
 import type pg from 'pg';
 import type { Executor } from '../db/executor.js';
+import type { ReadFigures } from '../db/read-replica.js';
 import { recentWalksByStore } from '../db/queries/picking/history.js';
 import { pickingRate } from '../domain/picking/rates.js';
 import { bearerToken } from './tokens.js';
@@ -82,6 +83,8 @@ export interface Metrics {
   observeRequest(operationId: string | undefined, status: number, seconds: number): void;
   /** Reports the open WebSocket connections of this instance (wired once realtime is attached). */
   trackWebSockets(connections: () => number): void;
+  /** Reports which database answered the reads that may go to the read replica (wired when DATABASE_READ_URL is set). */
+  trackReads(figures: () => ReadFigures): void;
   /** The whole exposition, process metrics first. */
   render(): Promise<string>;
 }
@@ -260,6 +263,9 @@ export function createMetrics({ pool, db, clock, log, config, eventLoop }: Metri
     trackWebSockets(connections) {
       websocketConnections = connections;
     },
+    trackReads(figures) {
+      trackReplicaReads(registry, figures);
+    },
     async render() {
       await readOutbox();
       await readPickingRates();
@@ -267,6 +273,52 @@ export function createMetrics({ pool, db, clock, log, config, eventLoop }: Metri
       return `${processText}\n${requests.render()}${appText}`;
     },
   };
+}
+
+/**
+ * The read replica's figures, counted in db/read-replica.ts and copied in at scrape time. Registered
+ * only when a replica is configured: without one there is nothing to report, not a replica that is down.
+ */
+function trackReplicaReads(registry: client.Registry, figures: () => ReadFigures): void {
+  new client.Counter({
+    name: 'grocery_db_reads_total',
+    help: 'Queries of the reads that may go to the read replica (DATABASE_READ_URL), by the database that answered them.',
+    labelNames: ['database'] as const,
+    registers: [registry],
+    collect() {
+      const { served } = figures();
+      this.reset();
+      this.inc({ database: 'replica' }, served.replica);
+      this.inc({ database: 'primary' }, served.primary);
+    },
+  });
+  new client.Counter({
+    name: 'grocery_db_read_fallbacks_total',
+    help: 'Reads the read replica failed (no connection, or one that broke before its first answer), sent to the primary instead.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(figures().fallbacks);
+    },
+  });
+  new client.Gauge({
+    name: 'grocery_db_read_replica_up',
+    help: 'Whether reads go to the read replica now (0: it is unreachable, not streaming or behind, and the primary answers them).',
+    registers: [registry],
+    collect() {
+      this.set(figures().up ? 1 : 0);
+    },
+  });
+  new client.Gauge({
+    name: 'grocery_db_read_replica_lag_seconds',
+    help: "How far the read replica's replay was behind at its last successful check (absent before one).",
+    registers: [registry],
+    collect() {
+      const lag = figures().lagSeconds;
+      if (lag === null) this.remove();
+      else this.set(lag);
+    },
+  });
 }
 
 interface OperationFigures {

@@ -57,7 +57,7 @@ async function serve(variant: Variant): Promise<void> {
     const document = variant === 'full' ? full : { ...full, paths: { [PATH]: full.paths[PATH]! } };
     // The trivial operation touches no database; the pool is created but never connects.
     const handle = connect('postgres://bench@127.0.0.1:1/bench', { max: 1 });
-    const base = { config, db: handle.db, pool: handle.pool, log: createLogger('silent'), clock: systemClock };
+    const base = { config, db: handle.db, readDb: handle.db, pool: handle.pool, log: createLogger('silent'), clock: systemClock };
     const deps = {
       ...base,
       tokens: new TokenService(config.jwt),

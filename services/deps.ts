@@ -13,6 +13,12 @@ import type { InstanceCaches } from './caches.js';
 export interface AppDeps extends Providers {
   config: Config;
   db: Database;
+  /**
+   * For reads that may be a moment stale (catalog listings, search, product cards, categories):
+   * the read replica while it is in use (DATABASE_READ_URL, db/read-replica.ts), else `db`.
+   * Never for writes, nor for reads that must see a write just made.
+   */
+  readDb: Database;
   pool: pg.Pool;
   log: Logger;
   tokens: TokenService;
