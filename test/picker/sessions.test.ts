@@ -751,6 +751,14 @@ describe('expiry', () => {
     expect(late.body.code).toBe('SESSION_CLOSED');
   });
 
+  it('leaves a session that is being worked on alone, however many idle ones the sweep closes', async () => {
+    const picker = await createPicker(svc, [STORE]);
+    const busy = await anOrder();
+    const busySession = await startPicking(svc, picker, busy.orderId);
+    await expireIdleSessions(svc.deps.db, 240, svc.deps.clock);
+    expect((await getSession(busy.orderId, picker.auth)).body).toMatchObject({ session_status: 'active', version: busySession.version });
+  });
+
   it('expires nothing when sessions never expire (PICKING_SESSION_IDLE_MINUTES=0), and the sweep still runs', async () => {
     const picker = await createPicker(svc, [STORE]);
     const order = await anOrder();

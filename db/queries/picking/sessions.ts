@@ -319,8 +319,9 @@ export function findIdleSessions(db: Executor, idleMinutes: number, limit = 100)
       .where('updated_at', '<', sql<Date>`now() - make_interval(mins => ${idleMinutes})`)
       // A batch is walked as one: its sessions are idle only while all of them are.
       .where(
-        sql<boolean>`batch_id IS NULL OR NOT EXISTS (SELECT 1 FROM picking_sessions b WHERE b.batch_id = picking_sessions.batch_id
-        AND b.status IN ('active', 'ready_to_finish') AND b.updated_at >= now() - make_interval(mins => ${idleMinutes}))`,
+        // Parenthesised: a raw condition is joined to the others with AND as written.
+        sql<boolean>`(batch_id IS NULL OR NOT EXISTS (SELECT 1 FROM picking_sessions b WHERE b.batch_id = picking_sessions.batch_id
+        AND b.status IN ('active', 'ready_to_finish') AND b.updated_at >= now() - make_interval(mins => ${idleMinutes})))`,
       )
       .orderBy('updated_at')
       .limit(limit)
