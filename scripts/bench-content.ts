@@ -13,6 +13,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { DEMO_SUPPORT_CONTACT } from '../db/seed/content.js';
 import { connect } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { openBenchDatabase } from './lib/bench-database.js';
@@ -28,21 +29,7 @@ async function prepare(url: string): Promise<void> {
   const handle = connect(url, { max: 2 });
   try {
     await migrateToLatest(handle.db);
-    await handle.db
-      .insertInto('support_contacts')
-      .values({
-        id: 1,
-        chat_enabled_android: true,
-        chat_enabled_ios: false,
-        chat_channel_id: 'grocery-support',
-        chat_android_app_key: 'ak_demo_5d0c8e1f',
-        chat_ios_app_key: null,
-        support_phone: '+78005553535',
-        email: 'support@grocery.example',
-        site_ru: 'https://grocery.example/ru/help',
-        site_en: 'https://grocery.example/en/help',
-      })
-      .execute();
+    await handle.db.insertInto('support_contacts').values(DEMO_SUPPORT_CONTACT).execute();
   } finally {
     await handle.close();
   }

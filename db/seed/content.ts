@@ -9,6 +9,20 @@ import { stableUuid } from './ids.js';
 const CDN = 'https://cdn.grocery.example/content';
 const DAY = 24 * 3600_000;
 
+/** The demo's support contacts: the one row getSupportContact reads. */
+export const DEMO_SUPPORT_CONTACT = {
+  id: 1,
+  chat_enabled_android: true,
+  chat_enabled_ios: false,
+  chat_channel_id: 'grocery-support',
+  chat_android_app_key: 'ak_demo_5d0c8e1f',
+  chat_ios_app_key: null,
+  support_phone: '+78005553535',
+  email: 'support@grocery.example',
+  site_ru: 'https://grocery.example/ru/help',
+  site_en: 'https://grocery.example/en/help',
+};
+
 export async function seedContent(trx: Transaction<DB>, now: Date): Promise<void> {
   const at = (days: number) => new Date(now.getTime() + days * DAY);
   const banner = (name: string) => ({ image_ru: `${CDN}/banners/${name}-ru.webp`, image_en: `${CDN}/banners/${name}-en.webp` });
@@ -224,21 +238,7 @@ export async function seedContent(trx: Transaction<DB>, now: Date): Promise<void
     ])
     .execute();
 
-  await trx
-    .insertInto('support_contacts')
-    .values({
-      id: 1,
-      chat_enabled_android: true,
-      chat_enabled_ios: false,
-      chat_channel_id: 'grocery-support',
-      chat_android_app_key: 'ak_demo_5d0c8e1f',
-      chat_ios_app_key: null,
-      support_phone: '+78005553535',
-      email: 'support@grocery.example',
-      site_ru: 'https://grocery.example/ru/help',
-      site_en: 'https://grocery.example/en/help',
-    })
-    .execute();
+  await trx.insertInto('support_contacts').values(DEMO_SUPPORT_CONTACT).execute();
 
   await trx
     .insertInto('mobile_update_messages')
