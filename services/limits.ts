@@ -1,7 +1,7 @@
 // Counted limits kept in PostgreSQL (so every instance enforces the same count): per client IP
 // on sign-in operations, and lockouts after failed sign-ins.
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { clearRateEvents, rateEventsSince, recordRateEvent } from '../db/queries/auth.js';
+import { clearRateEvents, countRateEvent, rateEventsSince, recordRateEvent } from '../db/queries/auth.js';
 import type { Executor } from '../db/executor.js';
 import { waitingLongerForLock } from '../db/lock-wait.js';
 import type { DB } from '../db/schema.js';
@@ -15,38 +15,41 @@ export async function assertUnderLimit(
   subject: string,
   max: number,
   windowSeconds: number,
-  error: { code: CodeWithStatus<429>; detail: string },
+  error: LimitError,
   now: Date,
 ): Promise<void> {
   const events = await rateEventsSince(db, subject, new Date(now.getTime() - windowSeconds * 1000));
-  if (events.length < max) return;
-  const frees = new Date(events[events.length - max]!.occurred_at.getTime() + windowSeconds * 1000);
-  const retryAfter = secondsUntil(frees, now);
-  // The policy is named after the kind of subject ("ip", "pin", "picker-refresh"), never its value.
-  throw rateLimited(error.code, error.detail, retryAfter, { name: subject.split(':')[0]!, quota: max, windowSeconds });
+  if (events.length >= max) throw refusal(subject, max, windowSeconds, error, events[events.length - max]!.occurred_at, now);
 }
 
 /**
  * Counts one event of `subject` when it has fewer than `max` inside the window, else throws 429;
- * exact under concurrency. The count and the insert run in one transaction under a
- * transaction-scoped advisory lock of the subject: without it, a burst of requests all counted
- * before any was recorded (250 parallel sign-ins from one address admitted 165-176 against a
- * limit of 120). The lock is per subject, so different clients never wait for each other, and it
- * ends with the transaction (no session state: safe behind PgBouncer in transaction mode).
+ * exact under concurrency. The count and the insert are one statement under a transaction-scoped
+ * advisory lock of the subject (without the lock, a burst of 250 parallel sign-ins from one
+ * address admitted 165-176 against a limit of 120). The lock is per subject, so different clients
+ * never wait for each other; it is held for two index scans, and it ends with the statement (no
+ * session state: safe behind PgBouncer in transaction mode).
  */
-export function countAgainstLimit(
-  db: Kysely<DB>,
+export async function countAgainstLimit(
+  db: Executor,
   subject: string,
   max: number,
   windowSeconds: number,
-  error: { code: CodeWithStatus<429>; detail: string },
+  error: LimitError,
   now: Date,
 ): Promise<void> {
-  return db.transaction().execute(async (trx) => {
-    await lockSubjects(trx, [subject]);
-    await assertUnderLimit(trx, subject, max, windowSeconds, error, now);
-    await recordRateEvent(trx, subject);
-  });
+  const since = new Date(now.getTime() - windowSeconds * 1000);
+  const blocking = await countRateEvent(db, subject, max, since, SUBJECT_LOCK_WAIT_MS);
+  if (blocking) throw refusal(subject, max, windowSeconds, error, blocking, now);
+}
+
+type LimitError = { code: CodeWithStatus<429>; detail: string };
+
+/** The 429 for a subject whose `blocking` event leaves the window at the earliest free place. */
+function refusal(subject: string, max: number, windowSeconds: number, error: LimitError, blocking: Date, now: Date) {
+  const retryAfter = secondsUntil(new Date(blocking.getTime() + windowSeconds * 1000), now);
+  // The policy is named after the kind of subject ("ip", "pin", "picker-refresh"), never its value.
+  return rateLimited(error.code, error.detail, retryAfter, { name: subject.split(':')[0]!, quota: max, windowSeconds });
 }
 
 /** Counts this request against the client's per-minute budget for sign-in operations. */

@@ -33,6 +33,7 @@ import * as outboxEmit from './2026_11_29_0901_outbox_emit.js';
 import * as batchPicking from './2026_12_02_1801_batch_picking.js';
 import * as customerDecides from './2026_12_03_0701_customer_decides.js';
 import * as contentChanges from './2026_12_03_1101_content_changes.js';
+import * as rateEventCounting from './2026_12_03_1401_rate_event_counting.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -67,4 +68,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_02_1801_batch_picking': batchPicking,
   '2026_12_03_0701_customer_decides': customerDecides,
   '2026_12_03_1101_content_changes': contentChanges,
+  '2026_12_03_1401_rate_event_counting': rateEventCounting,
 };

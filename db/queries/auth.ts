@@ -218,6 +218,23 @@ export async function recordRateEvent(db: Executor, subject: string): Promise<vo
   await db.insertInto('rate_events').values({ subject }).execute();
 }
 
+/**
+ * Counts one event of `subject` unless it already has `max` since `since`, in one statement under
+ * the subject's advisory lock (waited for up to `lockWaitMs`). Returns null when counted, else the
+ * occurred_at of the event whose leaving the window frees a place.
+ */
+export async function countRateEvent(
+  db: Executor,
+  subject: string,
+  max: number,
+  since: Date,
+  lockWaitMs: number,
+): Promise<Date | null> {
+  const { rows } = await sql<{ blocking: Date | null }>`
+    SELECT count_rate_event(${subject}, ${max}::integer, ${since}::timestamptz, ${Math.round(lockWaitMs)}::integer) AS blocking`.execute(db);
+  return rows[0]!.blocking;
+}
+
 /** Events of a subject inside the window, oldest first (for Retry-After). */
 export function rateEventsSince(db: Executor, subject: string, since: Date) {
   return db
