@@ -5,9 +5,12 @@
 //   raw  - the same JSON from a bare node:http server (the ceiling)
 // and prints req/s of each, the ratios, and the init time of the full spec. Rounds interleave
 // the variants so machine noise hits all of them alike; the median of the rounds is reported.
-// Then scripts/bench-orders.ts measures order creation (and its floor) and the tracking sockets
-// (BENCH_ORDERS=0 skips), and scripts/bench-picking.ts the picking scenario (and the item command's
-// floor; BENCH_PICKING=0 skips).
+// Then, each on its own database: scripts/bench-content.ts a kept content read against raw
+// node:http (BENCH_CONTENT=0 skips), scripts/bench-orders.ts order creation (and its floor) and
+// the tracking sockets (BENCH_ORDERS=0 skips), scripts/bench-picking.ts the picking scenario (and
+// the item command's floor; BENCH_PICKING=0 skips), and scripts/bench-pg-versions.ts order
+// creation and item commands on PostgreSQL 17 and 18 in interleaved rounds (BENCH_PG_VERSIONS=0
+// skips). Every figure is printed as a `figure <name> <value>` line.
 import { createInstanceCaches } from '../services/caches.js';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
@@ -22,7 +25,9 @@ import { createLogger } from '../platform/logger.js';
 import { createProviders } from '../platform/providers/index.js';
 import { systemClock } from '../platform/clock.js';
 import { noTelemetry } from '../platform/telemetry.js';
+import { benchContentRead } from './bench-content.js';
 import { benchOrdersAndSockets } from './bench-orders.js';
+import { benchPgVersions } from './bench-pg-versions.js';
 import { benchPicking } from './bench-picking.js';
 
 type Variant = 'full' | 'one' | 'raw';
@@ -151,8 +156,10 @@ async function main(): Promise<void> {
   }
   // Each write path prints its ratio to its floor (scripts/lib/write-path-floor.ts: the same checks
   // and writes on bare node:http + pg), measured in the same run on the same database.
+  if (process.env.BENCH_CONTENT !== '0') await benchContentRead();
   if (process.env.BENCH_ORDERS !== '0') await benchOrdersAndSockets();
   if (process.env.BENCH_PICKING !== '0') await benchPicking();
+  if (process.env.BENCH_PG_VERSIONS !== '0') await benchPgVersions();
 }
 
 await main();
