@@ -17,7 +17,10 @@ let svc: TestService;
 let customer: Awaited<ReturnType<typeof signInCustomer>>;
 let products: TestProduct[];
 beforeAll(async () => {
-  svc = await startTestService();
+  // The sweep sends every action of a state side by side; on a machine busy with other test files
+  // a request may wait more than the pool's 1 s for a connection and rightly get 503. What this
+  // file checks is the answer each state gives, so it waits longer (the pool's limit has its tests).
+  svc = await startTestService({ env: { DB_POOL_TIMEOUT_MS: '10000' } });
   customer = await signInCustomer(svc);
   products = [await makeProduct(svc, { stock: '100000', price: '700.00' }), await makeProduct(svc, { stock: '100000', price: '450.00' })];
 });

@@ -5,7 +5,7 @@ import { inject } from 'vitest';
 import { connect, type ConnectionLimits } from '../../db/connection.js';
 import type { OpenedDatabase } from '../../db/database.js';
 
-export async function createTestDatabase(limits?: ConnectionLimits): Promise<OpenedDatabase> {
+export async function createTestDatabase(limits?: ConnectionLimits, poolMax = 10): Promise<OpenedDatabase> {
   const adminUrl = inject('pgAdminUrl');
   const name = `grocery_t_${inject('pgRunId')}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client(adminUrl);
@@ -18,7 +18,7 @@ export async function createTestDatabase(limits?: ConnectionLimits): Promise<Ope
   const u = new URL(adminUrl);
   u.pathname = `/${name}`;
   const url = u.toString();
-  const handle = connect(url, { max: 10, limits });
+  const handle = connect(url, { max: poolMax, limits });
   return {
     ...handle,
     url,

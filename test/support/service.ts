@@ -30,9 +30,10 @@ export interface TestServiceOptions {
 }
 
 export async function startTestService(opts: TestServiceOptions = {}): Promise<TestService> {
-  // The pool gets the time limits the test's environment asks for (DB_STATEMENT_TIMEOUT_MS, ...).
-  const limits = loadConfig({ DATABASE_URL: 'postgres://placeholder/x', JWT_SECRET: TEST_JWT_SECRET, ...opts.env }).dbLimits;
-  const database = await createTestDatabase(limits);
+  // The pool gets the time limits the test's environment asks for (DB_STATEMENT_TIMEOUT_MS, ...)
+  // and the size it asks for (DB_POOL_MAX), else 10.
+  const asked = loadConfig({ DATABASE_URL: 'postgres://placeholder/x', JWT_SECRET: TEST_JWT_SECRET, ...opts.env });
+  const database = await createTestDatabase(asked.dbLimits, opts.env?.DB_POOL_MAX ? asked.dbPoolMax : 10);
   const config = loadConfig({
     APP_ENV: 'TEST',
     HOST: '127.0.0.1',
