@@ -1,24 +1,21 @@
-// npm run bench, part two: order creation and the tracking sockets, on a real
-// PostgreSQL (BENCH_DATABASE_URL, or an embedded one in a temporary folder). Not a test.
+// npm run bench, part two: order creation, on a real PostgreSQL (BENCH_DATABASE_URL, or an
+// embedded one in a temporary folder). Not a test.
 //   orders  - POST /api/orders/ from 32 concurrent clients (each its own customer, product and
 //             slot: the pipeline, not lock contention), reported as orders/s and as a ratio to the
 //             trivial operation (GET /api/logistics/map/config) measured on the same service in
 //             the same run. Target: ratio >= 0.20.
-//   sockets - 10,000 tracking sockets in the service process: RSS per socket (after GC, target
-//             < 10 KB) and the event-to-socket latency of outbox events committed at 1,000/s
-//             (p50/p99, target p99 < 100 ms).
+// The tracking sockets are scripts/bench-sockets.ts.
 // The service runs in a child process pinned to core 0; load and clients run here.
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import WebSocket from 'ws';
 import { connect } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { insertOutboxEvents, type OutboxEnvelope } from '../db/queries/outbox.js';
 import { seedDemoData } from '../db/seed/demo.js';
 import { DEMO_STORES } from '../db/seed/stores.js';
 import { TokenService } from '../platform/tokens.js';
 import { loadConfig } from '../platform/config.js';
+import { insertBenchCustomers } from './lib/bench-accounts.js';
 import { openBenchDatabase, topStatements } from './lib/bench-database.js';
 import { BENCH_JWT_SECRET, startBenchService, type BenchService } from './lib/bench-service.js';
 import { startWritePathFloor } from './lib/write-path-floor.js';
@@ -30,36 +27,9 @@ const ADDRESS = { lon: 37.6106, lat: 55.7579 };
 const openDatabase = () => openBenchDatabase('grocery_bench');
 
 /** Customers with an active session each, made in bulk; returns their access tokens. */
-async function customersWithTokens(db: ReturnType<typeof connect>['db'], count: number): Promise<{ customerId: string; token: string }[]> {
-  const tokens = new TokenService(loadConfig({ ...process.env, JWT_SECRET: BENCH_JWT_SECRET }).jwt);
-  const rows = Array.from({ length: count }, () => ({ customerId: randomUUID(), sessionId: randomUUID() }));
-  for (let i = 0; i < rows.length; i += 1000) {
-    const chunk = rows.slice(i, i + 1000);
-    await db
-      .insertInto('customers')
-      .values(chunk.map((r) => ({ id: r.customerId, phone: null })))
-      .execute();
-    await db
-      .insertInto('customer_preferences')
-      .values(chunk.map((r) => ({ customer_id: r.customerId, language: 'en' as const })))
-      .execute();
-    await db
-      .insertInto('auth_sessions')
-      .values(
-        chunk.map((r) => ({
-          id: r.sessionId,
-          principal_kind: 'customer' as const,
-          customer_id: r.customerId,
-          refresh_jti: randomUUID(),
-          expires_at: new Date(Date.now() + 86_400_000),
-        })),
-      )
-      .execute();
-  }
-  return rows.map((r) => ({ customerId: r.customerId, token: tokens.sign('customer_access', r.customerId, r.sessionId) }));
+function customersWithTokens(db: ReturnType<typeof connect>['db'], count: number): Promise<{ customerId: string; token: string }[]> {
+  return insertBenchCustomers(db, new TokenService(loadConfig({ ...process.env, JWT_SECRET: BENCH_JWT_SECRET }).jwt), count);
 }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 
 /** Puts back (or takes away) the NOTIFY trigger of migration 0001 that migration 2101 dropped. */
 export async function notifyTrigger(db: ReturnType<typeof connect>['db'], on: boolean): Promise<void> {
@@ -154,95 +124,9 @@ export async function benchOrders(
   return { trivial: trivialRps, orders: created / seconds, roundTrips: trips!.perRequest, p99: orders.latency.p99 };
 }
 
-async function benchSockets(
-  child: BenchService,
-  db: ReturnType<typeof connect>['db'],
-  count: number,
-  eventsPerSecond: number,
-  seconds: number,
-) {
-  const customers = await customersWithTokens(db, count);
-  const before = await child.rss();
-  const url = `ws://127.0.0.1:${child.port}/ws/orders/tracking/`;
-  const latencies: number[] = [];
-  const sockets: WebSocket[] = [];
-  const t0 = performance.now();
-  for (let i = 0; i < customers.length; i += 250) {
-    await Promise.all(
-      customers.slice(i, i + 250).map(
-        (c) =>
-          new Promise<void>((resolve, reject) => {
-            const ws = new WebSocket(url, { headers: { authorization: `Bearer ${c.token}` }, perMessageDeflate: false });
-            ws.on('message', (m) => {
-              const sentAt = Date.parse((JSON.parse((m as Buffer).toString('utf8')) as { occurred_at: string }).occurred_at);
-              latencies.push(Date.now() - sentAt);
-            });
-            ws.once('open', () => resolve());
-            ws.once('error', reject);
-            ws.once('close', (code) => code === 1008 && reject(new Error('socket refused')));
-            sockets.push(ws);
-          }),
-      ),
-    );
-  }
-  const connectSeconds = (performance.now() - t0) / 1000;
-  const after = await child.rss();
-  if (after.sockets !== count) throw new Error(`the service holds ${after.sockets} sockets, expected ${count}`);
-
-  // Events at a steady rate, in small batches every 10 ms, each to one random customer.
-  const total = eventsPerSecond * seconds;
-  const perTick = Math.max(1, Math.round(eventsPerSecond / 100));
-  let sent = 0;
-  const started = Date.now();
-  while (sent < total) {
-    const due = Math.min(total, Math.floor(((Date.now() - started) / 1000) * eventsPerSecond) + perTick);
-    if (due > sent) {
-      const rows: OutboxEnvelope<'order.changed'>[] = [];
-      for (; sent < due; sent++) {
-        const c = customers[Math.floor(Math.random() * customers.length)];
-        const eventId = randomUUID();
-        const orderId = randomUUID();
-        rows.push({
-          event_id: eventId,
-          type: 'order.changed',
-          customer_id: c!.customerId,
-          store_id: null,
-          order_id: orderId,
-          payload: {
-            type: 'order.changed',
-            event_id: eventId,
-            notification_id: null,
-            occurred_at: new Date().toISOString(),
-            data: { event_id: eventId, order_id: orderId, order_version: 2, status: 'confirmed', changes: ['status'] },
-          },
-        });
-      }
-      await insertOutboxEvents(db, rows);
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  const deadline = Date.now() + 10_000;
-  while (latencies.length < total && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  for (const ws of sockets) ws.terminate();
-  const sorted = [...latencies].sort((a, b) => a - b);
-  return {
-    connectSeconds,
-    rssPerSocketBytes: (after.rss - before.rss) / count,
-    rssBefore: before.rss,
-    rssAfter: after.rss,
-    received: latencies.length,
-    expected: total,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    max: sorted.at(-1) ?? 0,
-  };
-}
-
-/** Runs both measurements and prints them (called by scripts/bench.ts after the router rounds). */
-export async function benchOrdersAndSockets(): Promise<{ ordersPerSecond: number; floorPerSecond: number | null }> {
+/** Runs order creation and its floor and prints them (called by scripts/bench.ts after the router rounds). */
+export async function benchOrderCreation(): Promise<{ ordersPerSecond: number; floorPerSecond: number | null }> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-  const socketCount = Number(process.env.BENCH_SOCKETS ?? 10_000);
-  const eventsPerSecond = Number(process.env.BENCH_EVENTS_PER_SECOND ?? 1000);
   const database = await openDatabase();
   const handle = connect(database.url, { max: 4 });
   let child: BenchService | null = null;
@@ -263,7 +147,6 @@ export async function benchOrdersAndSockets(): Promise<{ ordersPerSecond: number
     const floorBefore = withFloor ? await floorRun() : null;
     child = await startBenchService(database.url);
     const o = await benchOrders(child, handle.db, seconds);
-    // The sockets get a fresh service, so its memory holds nothing left over from the orders.
     await child.stop();
     child = null;
     const floorAfter = withFloor ? await floorRun() : null;
@@ -312,17 +195,6 @@ export async function benchOrdersAndSockets(): Promise<{ ordersPerSecond: number
         await service.stop();
       }
     }
-    if (socketCount === 0) return { ordersPerSecond: o.orders, floorPerSecond: floor }; // BENCH_SOCKETS=0: order creation only
-    child = await startBenchService(database.url);
-    const s = await benchSockets(child, handle.db, socketCount, eventsPerSecond, seconds * 2);
-    console.log(
-      `${socketCount} tracking sockets connected in ${s.connectSeconds.toFixed(1)} s; service RSS ${(s.rssBefore / 2 ** 20).toFixed(1)} -> ${(s.rssAfter / 2 ** 20).toFixed(1)} MiB`,
-    );
-    console.log(`RSS per socket    ${(s.rssPerSocketBytes / 1024).toFixed(2)} KB  (target < 8 KB)`);
-    console.log(`figure rss-per-socket-kb ${(s.rssPerSocketBytes / 1024).toFixed(2)}`);
-    console.log(
-      `events at ${eventsPerSecond}/s: ${s.received}/${s.expected} delivered; event-to-socket p50 ${s.p50} ms, p99 ${s.p99} ms (target < 100), max ${s.max} ms`,
-    );
     return { ordersPerSecond: o.orders, floorPerSecond: floor };
   } finally {
     if (child) await child.stop();

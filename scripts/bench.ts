@@ -6,11 +6,12 @@
 // and prints req/s of each, the ratios, and the init time of the full spec. Rounds interleave
 // the variants so machine noise hits all of them alike; the median of the rounds is reported.
 // Then, each on its own database: scripts/bench-content.ts a kept content read against raw
-// node:http (BENCH_CONTENT=0 skips), scripts/bench-orders.ts order creation (and its floor) and
-// the tracking sockets (BENCH_ORDERS=0 skips), scripts/bench-picking.ts the picking scenario (and
-// the item command's floor; BENCH_PICKING=0 skips), and scripts/bench-pg-versions.ts order
-// creation and item commands on PostgreSQL 17 and 18 in interleaved rounds (BENCH_PG_VERSIONS=0
-// skips). Every figure is printed as a `figure <name> <value>` line.
+// node:http (BENCH_CONTENT=0 skips), scripts/bench-orders.ts order creation (and its floor;
+// BENCH_ORDERS=0 skips), scripts/bench-sockets.ts the tracking sockets (BENCH_SOCKETS=0 skips),
+// scripts/bench-picking.ts the picking scenario (and the item command's floor; BENCH_PICKING=0
+// skips), and scripts/bench-pg-versions.ts order creation and item commands on PostgreSQL 17 and
+// 18 in interleaved rounds (BENCH_PG_VERSIONS=0 skips). Every figure is printed as a
+// `figure <name> <value>` line.
 import { createInstanceCaches } from '../services/caches.js';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
@@ -26,9 +27,10 @@ import { createProviders } from '../platform/providers/index.js';
 import { systemClock } from '../platform/clock.js';
 import { noTelemetry } from '../platform/telemetry.js';
 import { benchContentRead } from './bench-content.js';
-import { benchOrdersAndSockets } from './bench-orders.js';
+import { benchOrderCreation } from './bench-orders.js';
 import { benchPgVersions } from './bench-pg-versions.js';
 import { benchPicking } from './bench-picking.js';
+import { runSocketBench } from './bench-sockets.js';
 
 type Variant = 'full' | 'one' | 'raw';
 const PATH = '/api/logistics/map/config';
@@ -157,7 +159,8 @@ async function main(): Promise<void> {
   // Each write path prints its ratio to its floor (scripts/lib/write-path-floor.ts: the same checks
   // and writes on bare node:http + pg), measured in the same run on the same database.
   if (process.env.BENCH_CONTENT !== '0') await benchContentRead();
-  if (process.env.BENCH_ORDERS !== '0') await benchOrdersAndSockets();
+  if (process.env.BENCH_ORDERS !== '0') await benchOrderCreation();
+  await runSocketBench();
   if (process.env.BENCH_PICKING !== '0') await benchPicking();
   if (process.env.BENCH_PG_VERSIONS !== '0') await benchPgVersions();
 }

@@ -69,6 +69,20 @@ export const PICKER_EVENT_PREFIX = 'picker.';
 export type PickerOutboxType = `picker.${PickerEventKind}`;
 
 /**
+ * Marks delivered events published (the catch-up scans skip them). The ids go as one array
+ * parameter: thousands of them under a backlog would otherwise be as many bind parameters.
+ */
+export async function markOutboxEventsPublished(db: Executor, ids: readonly number[]): Promise<void> {
+  if (!ids.length) return;
+  await db
+    .updateTable('outbox_events')
+    .set({ published_at: sql<Date>`now()` })
+    .where(sql<boolean>`id = ANY(${ids}::bigint[])`)
+    .where('published_at', 'is', null)
+    .execute();
+}
+
+/**
  * The outbox event of revoked sessions (`payload.session_ids`): every instance's WebSocket
  * channels close the sockets those sessions opened (1008), as the next request would be refused.
  * Internal: no client receives it.

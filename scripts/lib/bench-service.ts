@@ -6,6 +6,7 @@
 // `exit`. BENCH_CPU_PROF=<dir> makes the child write a V8 CPU profile there when it ends, to see
 // where a request's CPU goes.
 import { fork, type ChildProcess } from 'node:child_process';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { askRoundTrips, countRoundTrips } from './round-trips.js';
 
 export const BENCH_JWT_SECRET = 'bench-secret-bench-secret-bench-secret-00';
@@ -15,8 +16,11 @@ const CHILD_FLAG = '--bench-service';
 export interface BenchService {
   proc: ChildProcess;
   port: number;
-  /** RSS of the service after a full GC, and how many tracking sockets it holds. */
-  rss(): Promise<{ rss: number; sockets: number }>;
+  /**
+   * RSS of the service after a full GC, how many tracking sockets it holds, and the p99 of its
+   * event loop delay since the previous call (or its start).
+   */
+  rss(): Promise<{ rss: number; sockets: number; loopDelayP99Ms: number }>;
   /**
    * PostgreSQL round trips per request since the last call, by route (method and path with ids
    * as `{id}`): every query the service's pg clients sent while serving a request of that route,
@@ -70,7 +74,7 @@ export async function startBenchService(databaseUrl: string, env: Record<string,
     port,
     rss: () =>
       new Promise((resolve) => {
-        const onMessage = (m: { type: string; rss: number; sockets: number }) => {
+        const onMessage = (m: { type: string; rss: number; sockets: number; loopDelayP99Ms: number }) => {
           if (m.type !== 'rss') return;
           proc.off('message', onMessage);
           resolve(m);
@@ -99,6 +103,8 @@ async function serveInChild(): Promise<void> {
   const { loadConfig } = await import('../../platform/config.js');
   const service = await startService({ config: loadConfig(process.env) });
   await service.app.warmValidators();
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   process.on('message', (m: { type: string }) => {
     // A clean exit writes the CPU profile (node --cpu-prof writes it on exit).
     if (m.type === 'exit') process.exit(0);
@@ -108,7 +114,9 @@ async function serveInChild(): Promise<void> {
     }
     if (m.type !== 'rss') return;
     (globalThis as { gc?: () => void }).gc?.();
-    process.send!({ type: 'rss', rss: process.memoryUsage().rss, sockets: service.realtime.connections() });
+    const loopDelayP99Ms = loopDelay.percentile(99) / 1e6;
+    loopDelay.reset();
+    process.send!({ type: 'rss', rss: process.memoryUsage().rss, sockets: service.realtime.connections(), loopDelayP99Ms });
   });
   process.send!({ type: 'ready', port: service.port });
 }

@@ -14,7 +14,6 @@ import type { OutboxFeed, OutboxRow } from './outbox-feed.js';
 import { isPickerChannel } from './picker.js';
 import {
   closeAllSockets,
-  closeAtExpiry,
   closeDatabaseUnavailable,
   DATABASE_UNAVAILABLE,
   keepAlive,
@@ -22,6 +21,7 @@ import {
   revokedSessions,
   sendUnlessBacklogged,
   socketsByAccount,
+  tokenExpiry,
   upgradeToken,
 } from './socket-channel.js';
 import { TRACKING_PATH } from '../../platform/socket-paths.js';
@@ -41,7 +41,8 @@ export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed):
   const byCustomer = socketsByAccount(deps.config.wsMaxSocketsPerAccount);
   const languageOf = new WeakMap<WebSocket, 'ru' | 'en'>();
   const sessionOf = new WeakMap<WebSocket, string>();
-  const heartbeat = keepAlive(wss, PING_INTERVAL_MS);
+  const heartbeat = keepAlive(PING_INTERVAL_MS);
+  const expiry = tokenExpiry(() => deps.clock.nowMs());
 
   /** The customer behind the token and when the token expires; null when not allowed in. */
   const authenticate = async (
@@ -81,7 +82,7 @@ export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed):
         ws.close(1008, 'unauthorized');
         return;
       }
-      closeAtExpiry(ws, who.expiresAt, deps.clock.nowMs());
+      expiry.add(ws, who.expiresAt);
       sessionOf.set(ws, principal.sessionId);
       languageOf.set(ws, preferredLanguage(url.searchParams.get('lang') ?? req.headers['accept-language']));
       byCustomer.add(principal.customerId, ws);
@@ -106,11 +107,13 @@ export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed):
     // An envelope may carry per-language overrides of `data` (`i18n`); each socket gets its own
     // language and never sees the `i18n` block itself.
     const { envelope, i18n } = trackingMessage(row.payload);
-    const messages = new Map<string, string>();
+    // Serialised once per language into a buffer that every socket of the customer shares (a
+    // string would be encoded again for each send).
+    const messages = new Map<string, Buffer>();
     const messageFor = (lang: 'ru' | 'en') => {
       let m = messages.get(lang);
       if (!m) {
-        m = JSON.stringify(i18n ? { ...envelope, data: { ...envelope.data, ...i18n[lang] } } : envelope);
+        m = Buffer.from(JSON.stringify(i18n ? { ...envelope, data: { ...envelope.data, ...i18n[lang] } } : envelope));
         messages.set(lang, m);
       }
       return m;
@@ -125,6 +128,7 @@ export function attachRealtime(server: Server, deps: AppDeps, feed: OutboxFeed):
     close: async () => {
       unsubscribe();
       heartbeat.stop();
+      expiry.stop();
       stopListening();
       await closeAllSockets(wss);
     },

@@ -22,7 +22,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { CONTENT_CHANGED_CHANNEL } from '../../db/queries/content.js';
-import type { OutboxEvent } from '../../db/queries/outbox.js';
+import { markOutboxEventsPublished, type OutboxEvent } from '../../db/queries/outbox.js';
 import type { AppDeps } from '../../services/deps.js';
 
 /**
@@ -60,6 +60,14 @@ const GAP_MS = 60_000;
 const GAPS_MAX = 10_000;
 /** Rows per read; a full read is followed by the next at once. */
 const READ_LIMIT = 5000;
+/**
+ * Reads whose rows wait to be handed out, at most: the next read starts as soon as the previous
+ * one's rows are in (not after they were handed out), so reading and fanning out overlap, but
+ * rows never pile up in memory faster than the sockets take them.
+ */
+const READS_AHEAD = 2;
+/** Rows handed out before the feed yields to the event loop (pings, upgrades, requests wait no longer). */
+export const HAND_OUT_SLICE = 250;
 const GAP_WINDOW = 1000;
 
 /**
@@ -110,17 +118,19 @@ export async function startOutboxFeed(
       }
     }
   };
-  const markPublished = async () => {
-    if (!toMark.length) return;
+  // One marking at a time: under a backlog an UPDATE of thousands of rows outlasts the interval,
+  // and overlapping ones would only compete for the pool and PostgreSQL's CPU.
+  let marking: Promise<void> | null = null;
+  const markPublished = (): Promise<void> => {
+    if (marking || !toMark.length) return marking ?? Promise.resolve();
     const ids = toMark;
     toMark = [];
-    await db
-      .updateTable('outbox_events')
-      .set({ published_at: sql<Date>`now()` })
-      .where('id', 'in', ids)
-      .where('published_at', 'is', null)
-      .execute()
-      .catch((err) => log.warn('marking outbox events published failed', { err: (err as Error).message }));
+    marking = markOutboxEventsPublished(db, ids)
+      .catch((err: Error) => log.warn('marking outbox events published failed', { err: err.message }))
+      .finally(() => {
+        marking = null;
+      });
+    return marking;
   };
   const marker = setInterval(() => void markPublished(), MARK_PUBLISHED_EVERY_MS);
   marker.unref();
@@ -139,8 +149,12 @@ export async function startOutboxFeed(
         log.error(failure, { err: result.err.message });
         return;
       }
-      result.rows.forEach(deliverOnce);
-      then?.(result.rows);
+      const { rows } = result;
+      for (let i = 0; i < rows.length; i += HAND_OUT_SLICE) {
+        if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+        for (const row of rows.slice(i, i + HAND_OUT_SLICE)) deliverOnce(row);
+      }
+      then?.(rows);
     });
   };
 
@@ -159,14 +173,17 @@ export async function startOutboxFeed(
   let reading = false;
   let wanted = false;
   let awaitingCatchUp = true;
+  let readsAwaitingHandOut = 0;
+  const mayRead = () => !reading && !awaitingCatchUp && lastId !== null && readsAwaitingHandOut < READS_AHEAD;
   const readSoon = () => {
     wanted = true;
-    if (!reading && !awaitingCatchUp && lastId !== null) setImmediate(readNew);
+    if (mayRead()) setImmediate(readNew);
   };
   const readNew = () => {
-    if (reading || !wanted || awaitingCatchUp || lastId === null) return;
+    if (!wanted || !mayRead() || lastId === null) return;
     reading = true;
     wanted = false;
+    readsAwaitingHandOut++;
     const now = performance.now(); // gap deadlines: a monotonic clock, not the wall clock
     for (const [id, until] of gaps) if (until < now) gaps.delete(id);
     const after = lastId;
@@ -180,20 +197,31 @@ export async function startOutboxFeed(
       ) r ORDER BY r.id`
       .execute(db)
       .then((r) => r.rows);
-    handOutInOrder(read, 'outbox delivery failed', (rows) => {
-      let last = after;
-      for (const row of rows) {
-        gaps.delete(row.id);
-        if (row.id > last) {
-          for (let id = last + 1; id < row.id && gaps.size < GAPS_MAX; id++) gaps.set(id, now + GAP_MS);
-          last = row.id;
+    // Where the next read starts is known once the rows are in; it may begin while these are
+    // still being handed out (handOutInOrder keeps the batches in order).
+    const advanced = read.then(
+      (rows) => {
+        let last = after;
+        for (const row of rows) {
+          gaps.delete(row.id);
+          if (row.id > last) {
+            for (let id = last + 1; id < row.id && gaps.size < GAPS_MAX; id++) gaps.set(id, now + GAP_MS);
+            last = row.id;
+          }
         }
-      }
-      lastId = Math.max(lastId ?? last, last);
-      if (rows.length >= READ_LIMIT) wanted = true;
-    });
-    void handedOut.finally(() => {
+        lastId = Math.max(lastId ?? last, last);
+        if (rows.length >= READ_LIMIT) wanted = true;
+      },
+      () => {},
+    );
+    handOutInOrder(read, 'outbox delivery failed');
+    const handedOutHere = handedOut;
+    void advanced.then(() => {
       reading = false;
+      if (wanted) readSoon();
+    });
+    void handedOutHere.finally(() => {
+      readsAwaitingHandOut--;
       if (wanted) readSoon();
     });
   };
@@ -278,6 +306,7 @@ export async function startOutboxFeed(
       closed = true;
       clearInterval(marker);
       clearInterval(poller);
+      await markPublished(); // the one in flight, if any
       await markPublished();
       const last = listener;
       listener = null;

@@ -17,7 +17,6 @@ import { isPickerOutboxEvent } from '../../db/queries/outbox.js';
 import type { OutboxFeed, OutboxRow } from './outbox-feed.js';
 import {
   closeAllSockets,
-  closeAtExpiry,
   closeDatabaseUnavailable,
   DATABASE_UNAVAILABLE,
   keepAlive,
@@ -25,6 +24,7 @@ import {
   revokedSessions,
   sendUnlessBacklogged,
   socketsByAccount,
+  tokenExpiry,
   upgradeToken,
 } from './socket-channel.js';
 import { PICKER_CHANNEL_PATH } from '../../platform/socket-paths.js';
@@ -49,7 +49,8 @@ export function attachPickerRealtime(server: Server, deps: AppDeps, feed: Outbox
   const wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 });
   const connections = new Map<WebSocket, Connection>();
   const byPicker = socketsByAccount(deps.config.wsMaxSocketsPerAccount);
-  const heartbeat = keepAlive(wss, heartbeatMs);
+  const heartbeat = keepAlive(heartbeatMs);
+  const expiry = tokenExpiry(() => deps.clock.nowMs());
 
   /** The picker behind the token, its stores and when the token expires; null when not allowed in. */
   const authenticate = async (req: IncomingMessage, url: URL) => {
@@ -86,7 +87,7 @@ export function attachPickerRealtime(server: Server, deps: AppDeps, feed: Outbox
       }
       // An expired token ends the connection the way an invalid one is refused: the app
       // reconnects with a fresh token. A revoked session ends it too (see deliver).
-      closeAtExpiry(ws, who.expiresAt, deps.clock.nowMs());
+      expiry.add(ws, who.expiresAt);
       connections.set(ws, { pickerId: who.pickerId, sessionId: who.sessionId, storeIds: who.storeIds });
       ws.on('close', () => connections.delete(ws));
       byPicker.add(String(who.pickerId), ws);
@@ -121,6 +122,7 @@ export function attachPickerRealtime(server: Server, deps: AppDeps, feed: Outbox
     close: async () => {
       unsubscribe();
       heartbeat.stop();
+      expiry.stop();
       stopListening();
       await closeAllSockets(wss);
     },

@@ -1,7 +1,8 @@
 // What the two WebSocket channels (order tracking, pickers) do alike: read the access token of
 // an upgrade, keep track of peers that stopped answering pings, limit the sockets of one
 // account, end a socket when its token expires or its session is revoked, and close every
-// socket on shutdown.
+// socket on shutdown. Periodic work over all sockets (pings, token expiry) is done in slices:
+// with 10,000 sockets on an instance, one pass over all of them would stall event delivery.
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
@@ -14,14 +15,26 @@ export function upgradeToken(req: IncomingMessage, url: URL): string | null {
 }
 
 /**
- * Pings every socket of `wss` each `intervalMs` and terminates those that did not answer the
- * previous ping (a phone that lost its network never sends a close). `track` a socket when it
- * is accepted; the returned `stop` ends the pinging.
+ * How many turns one ping interval is cut into: each turn pings its own share of the sockets, so
+ * that 10,000 of them are not all pinged (10,000 frames written) in one tick of the event loop
+ * while events wait behind it.
  */
-export function keepAlive(wss: WebSocketServer, intervalMs: number): { track(ws: WebSocket): void; stop(): void } {
+export const PING_TURNS = 30;
+
+/**
+ * Pings every tracked socket once each `intervalMs` and terminates those that did not answer
+ * their previous ping (a phone that lost its network never sends a close). Sockets are spread over
+ * `turns` groups, one group pinged every `intervalMs / turns`. `track` a socket when it is
+ * accepted; the returned `stop` ends the pinging.
+ */
+export function keepAlive(intervalMs: number, turns = PING_TURNS): { track(ws: WebSocket): void; stop(): void } {
+  const groups = Array.from({ length: Math.max(1, turns) }, () => new Set<WebSocket>());
   const alive = new WeakMap<WebSocket, boolean>();
+  let turn = 0;
   const pinger = setInterval(() => {
-    for (const ws of wss.clients) {
+    const group = groups[turn]!;
+    turn = (turn + 1) % groups.length;
+    for (const ws of group) {
       if (alive.get(ws) === false) {
         ws.terminate();
         continue;
@@ -29,12 +42,16 @@ export function keepAlive(wss: WebSocketServer, intervalMs: number): { track(ws:
       alive.set(ws, false);
       ws.ping();
     }
-  }, intervalMs);
+  }, intervalMs / groups.length);
   pinger.unref();
   return {
     track(ws) {
+      // The smallest group: closed sockets leave holes anywhere, and turns stay even.
+      const group = groups.reduce((smallest, g) => (g.size < smallest.size ? g : smallest));
+      group.add(ws);
       alive.set(ws, true);
       ws.on('pong', () => alive.set(ws, true));
+      ws.once('close', () => group.delete(ws));
     },
     stop: () => clearInterval(pinger),
   };
@@ -62,11 +79,54 @@ export function revokedSessions(row: OutboxEvent): Set<string> | null {
   return new Set(Array.isArray(ids) ? ids.map(String) : []);
 }
 
-/** Closes the socket with 1008 when its access token expires (the app reconnects with a fresh one). */
-export function closeAtExpiry(ws: WebSocket, expiresAtMs: number, nowMs: number): void {
-  const timer = setTimeout(() => ws.close(1008, 'token expired'), Math.max(0, expiresAtMs - nowMs));
-  timer.unref();
-  ws.once('close', () => clearTimeout(timer));
+/** Sockets closed per slice of the expiry sweep; the rest follow after the event loop had its turn. */
+export const EXPIRY_SLICE = 500;
+const EXPIRY_SWEEP_MS = 1000;
+
+/**
+ * Closes sockets with 1008 once their access token has expired (the app reconnects with a fresh
+ * one). One sweep a second over the sockets grouped by the second their token expires, instead of
+ * a timer per socket; when many expire together (tokens issued in the same reconnect storm), they
+ * are closed EXPIRY_SLICE at a time so that events and pings are not held up behind them.
+ */
+export function tokenExpiry(nowMs: () => number): { add(ws: WebSocket, expiresAtMs: number): void; stop(): void } {
+  const bySecond = new Map<number, Set<WebSocket>>();
+  let sweeping = false;
+  const sweep = () => {
+    const now = nowMs();
+    let closed = 0;
+    for (const [second, sockets] of bySecond) {
+      if (second * 1000 > now) continue;
+      for (const ws of sockets) {
+        if (closed === EXPIRY_SLICE) {
+          sweeping = true;
+          setImmediate(sweep);
+          return;
+        }
+        sockets.delete(ws);
+        ws.close(1008, 'token expired');
+        closed++;
+      }
+      bySecond.delete(second);
+    }
+    sweeping = false;
+  };
+  const sweeper = setInterval(() => sweeping || sweep(), EXPIRY_SWEEP_MS);
+  sweeper.unref();
+  return {
+    add(ws, expiresAtMs) {
+      // Rounded up: a socket may outlive its token by under a second, never close before it expires.
+      const second = Math.ceil(expiresAtMs / 1000);
+      let sockets = bySecond.get(second);
+      if (!sockets) bySecond.set(second, (sockets = new Set()));
+      sockets.add(ws);
+      ws.once('close', () => {
+        sockets.delete(ws);
+        if (sockets.size === 0 && bySecond.get(second) === sockets) bySecond.delete(second);
+      });
+    },
+    stop: () => clearInterval(sweeper),
+  };
 }
 
 /** What an upgrade's check answers when it could not reach the database (not a verdict on the token). */
@@ -123,12 +183,13 @@ export function socketsByAccount(max: number): {
  */
 export function sendUnlessBacklogged(
   ws: Pick<WebSocket, 'readyState' | 'OPEN' | 'bufferedAmount' | 'send'>,
-  message: string,
+  message: string | Buffer,
   maxBufferedBytes: number,
 ): boolean {
   if (ws.readyState !== ws.OPEN) return false;
   if (maxBufferedBytes > 0 && ws.bufferedAmount >= maxBufferedBytes) return false;
-  ws.send(message);
+  // A text frame whether the JSON comes as a string or already encoded (ws sends buffers as binary).
+  ws.send(message, { binary: false });
   return true;
 }
 

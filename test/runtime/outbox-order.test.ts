@@ -1,7 +1,8 @@
 // The outbox feed hands events out in id order (per order: version order, as OrderTrackingMessage
 // promises), even when the read of a later batch of notifications ends before the read of an
 // earlier one, and after a reconnect, the catch-up scan goes before what the new connection hears.
-// A row whose transaction commits after a later id was read is delivered when it commits.
+// A row whose transaction commits after a later id was read is delivered when it commits. A large
+// batch is handed out in slices, the event loop running between them.
 import {
   sql,
   type KyselyPlugin,
@@ -14,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedDatabase } from '../../db/database.js';
 import { systemClock } from '../../platform/clock.js';
 import { createLogger } from '../../platform/logger.js';
-import { LISTENER_APPLICATION_NAME, startOutboxFeed, type OutboxFeed, type OutboxRow } from '../../server/realtime/outbox-feed.js';
+import { HAND_OUT_SLICE, LISTENER_APPLICATION_NAME, startOutboxFeed, type OutboxFeed, type OutboxRow } from '../../server/realtime/outbox-feed.js';
 import { createTestDatabase } from '../support/db.js';
 import { eventually } from '../orders/fixtures.js';
 
@@ -96,6 +97,30 @@ describe('outbox feed order', () => {
       (ids) => ids.includes(missed) && ids.includes(heard),
     );
     expect(got).toEqual([missed, heard]);
+  });
+
+  it('hands a large batch out in order, in slices with the event loop running between them', async () => {
+    got.length = 0;
+    const total = HAND_OUT_SLICE * 2 + 100;
+    // One statement: its rows commit together, and one read brings them all.
+    const written = await database.db
+      .insertInto('outbox_events')
+      .values(Array.from({ length: total }, () => ({ type: 'test.ordering', payload: JSON.stringify({}) })))
+      .returning('id')
+      .execute();
+    const handedOutAtEachTurn: number[] = [];
+    const watch = () => {
+      handedOutAtEachTurn.push(got.length);
+      if (got.length < total) setImmediate(watch);
+    };
+    setImmediate(watch);
+    await eventually(
+      async () => got.length,
+      (n) => n >= total,
+    );
+    expect(got).toEqual(written.map((r) => r.id));
+    // Seen part-way: other work (pings, upgrades, requests) got turns during the hand-out.
+    expect(handedOutAtEachTurn.some((n) => n > 0 && n < total)).toBe(true);
   });
 
   it('delivers a row whose transaction commits after a later row was handed out (its id was a gap)', async () => {

@@ -63,7 +63,9 @@ describe('/ws/orders/tracking/', () => {
     await Promise.all([aliceWs, bobWs].map((ws) => new Promise((r) => ws.once('open', r))));
     const bobGot: unknown[] = [];
     bobWs.on('message', (m) => bobGot.push(trackingMessage(m)));
-    const received = new Promise<any>((resolve) => aliceWs.once('message', (m) => resolve(trackingMessage(m))));
+    const received = new Promise<{ message: any; isBinary: boolean }>((resolve) =>
+      aliceWs.once('message', (m, isBinary) => resolve({ message: trackingMessage(m), isBinary })),
+    );
 
     const orderId = randomUUID();
     const eventId = randomUUID();
@@ -79,7 +81,10 @@ describe('/ws/orders/tracking/', () => {
       .values({ type: 'order.changed', customer_id: alice, order_id: orderId, payload: JSON.stringify(payload) })
       .execute();
     // An envelope written without them (an older build's) gets order_id and order_version at the top level.
-    expect(await received).toEqual({ ...payload, order_id: orderId, order_version: 2 });
+    const { message, isBinary } = await received;
+    expect(message).toEqual({ ...payload, order_id: orderId, order_version: 2 });
+    // A text frame: a browser hands a binary one to onmessage as a Blob, not as the JSON text.
+    expect(isBinary).toBe(false);
     await new Promise((r) => setTimeout(r, 100));
     expect(bobGot).toEqual([]);
     expect(svc.realtime.connections()).toBe(2);
