@@ -348,27 +348,40 @@ function rowName(kind: string, index: number, code: unknown): string {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function planCatalogImport(
-  input: unknown,
-  ctx: ImportContext,
-): { ok: true; plan: CatalogImportPlan } | { ok: false; problems: ImportProblem[] } {
+/** The top-level checks of a file: an object whose `categories` and `products` are arrays. */
+export function checkFileSections(sections: ReadonlyMap<string, unknown>): ImportProblem[] {
   const problems: ImportProblem[] = [];
-  if (!isObject(input))
-    return { ok: false, problems: [{ row: 'file', field: '', message: 'must be a JSON object with `categories` and `products`' }] };
   for (const key of ['categories', 'products'] as const) {
-    if (!Array.isArray(input[key])) problems.push({ row: 'file', field: key, message: 'must be an array' });
+    if (!Array.isArray(sections.get(key))) problems.push({ row: 'file', field: key, message: 'must be an array' });
   }
-  if (input.units !== undefined && !Array.isArray(input.units)) problems.push({ row: 'file', field: 'units', message: 'must be an array' });
-  for (const key of Object.keys(input)) {
+  if (sections.has('units') && sections.get('units') !== undefined && !Array.isArray(sections.get('units')))
+    problems.push({ row: 'file', field: 'units', message: 'must be an array' });
+  for (const key of sections.keys()) {
     if (!['units', 'categories', 'products'].includes(key)) problems.push({ row: 'file', field: key, message: 'is not a known section' });
   }
-  if (problems.length) return { ok: false, problems };
+  return problems;
+}
 
+export const NOT_AN_OBJECT: ImportProblem = { row: 'file', field: '', message: 'must be a JSON object with `categories` and `products`' };
+
+/** Units and categories: the small sections every product row is checked against. */
+export interface CatalogHead {
+  units: PlannedUnit[];
+  /** In tree pre-order: a parent always comes before its children. */
+  categories: PlannedCategory[];
+  unitKinds: ReadonlyMap<string, { kind: 'piece' | 'weight'; ratio: string }>;
+  /** Ids claimed by categories (a product may not reuse one). */
+  ids: Set<string>;
+  /** Every category code of the file, placed in the tree or not (a product naming one is not reported again). */
+  categoryCodes: ReadonlySet<string>;
+}
+
+export function planCatalogHead(unitRows: unknown[], categoryRows: unknown[], ctx: ImportContext, problems: ImportProblem[]): CatalogHead {
   // ---- units ----
   const units: PlannedUnit[] = [];
   const unitKinds = new Map<string, { kind: 'piece' | 'weight'; ratio: string }>(ctx.existingUnits);
   const fileUnitCodes = new Set<string>();
-  ((input.units as unknown[]) ?? []).forEach((raw, i) => {
+  unitRows.forEach((raw, i) => {
     const r = isObject(raw) ? raw : {};
     const check = new RowCheck(rowName('units', i, r.code), problems);
     if (!isObject(raw)) return check.fail('', 'must be an object');
@@ -387,7 +400,6 @@ export function planCatalogImport(
   });
 
   // ---- categories ----
-  const categoryRows = input.categories as unknown[];
   const categoryByCode = new Map<
     string,
     {
@@ -505,18 +517,35 @@ export function planCatalogImport(
     }
     if (up !== null && seen.has(up)) problems.push({ row: c.row, field: 'parent', message: 'the parent chain forms a cycle' });
   }
-  const treeOrderOf = new Map(categories.map((c) => [c.code, c.tree_order]));
+  return { units, categories, unitKinds, ids, categoryCodes: new Set(categoryByCode.keys()) };
+}
 
-  // ---- products ----
-  const products: PlannedProduct[] = [];
-  const productCodes = new Set<string>();
-  const barcodeOwner = new Map<string, string>();
-  const pluOwner = new Map<string, string>();
-  (input.products as unknown[]).forEach((raw, i) => {
+/**
+ * Checks product rows one at a time (a file's products can be streamed through it): each row
+ * against the head and against the rows before it (codes, ids, barcodes and PLUs claimed once).
+ */
+export class ProductPlanner {
+  private readonly productCodes = new Set<string>();
+  private readonly barcodeOwner = new Map<string, string>();
+  private readonly pluOwner = new Map<string, string>();
+
+  constructor(
+    private readonly head: CatalogHead,
+    private readonly ctx: ImportContext,
+  ) {}
+
+  /** The planned row, or null when it has problems (added to `problems`). Sort ranks are left 0. */
+  plan(raw: unknown, i: number, problems: ImportProblem[]): PlannedProduct | null {
+    const { ctx, productCodes, barcodeOwner, pluOwner } = this;
+    const ids = this.head.ids;
+    const unitKinds = this.head.unitKinds;
     const r = isObject(raw) ? raw : {};
     const row = rowName('products', i, r.code);
     const check = new RowCheck(row, problems);
-    if (!isObject(raw)) return check.fail('', 'must be an object');
+    if (!isObject(raw)) {
+      check.fail('', 'must be an object');
+      return null;
+    }
     const before = problems.length;
     const code = check.text(r.code, 'code', 64);
     if (code !== null && !CODE.test(code)) check.fail('code', 'may hold letters, digits and . _ : / - only');
@@ -528,7 +557,8 @@ export function planCatalogImport(
       else id = r.id.toLowerCase();
     }
     const categoryCode = r.category === undefined || r.category === null ? null : check.text(r.category, 'category', 64);
-    if (categoryCode !== null && !categoryByCode.has(categoryCode)) check.fail('category', `no category has code "${categoryCode}"`);
+    if (categoryCode !== null && !this.head.categoryCodes.has(categoryCode))
+      check.fail('category', `no category has code "${categoryCode}"`);
     const texts = check.localized(r.name, 'name', 300);
     const description = check.localized(r.description, 'description', 10_000, false);
     const composition = check.localized(r.composition, 'composition', 10_000, false);
@@ -645,8 +675,8 @@ export function planCatalogImport(
     if (id) ids.add(id);
     for (const b of barcodes) barcodeOwner.set(b, code ?? row);
     if (plu) pluOwner.set(plu, code ?? row);
-    if (problems.length > before || code === null || !texts) return;
-    products.push({
+    if (problems.length > before || code === null || !texts) return null;
+    return {
       code,
       id,
       category_code: categoryCode,
@@ -676,11 +706,16 @@ export function planCatalogImport(
       sort_rank_en: 0,
       barcodes,
       inventories,
-    });
-  });
-  if (problems.length) return { ok: false, problems };
+    };
+  }
+}
 
-  // Catalog order per language: category tree position (uncategorised last), then name, then code.
+/**
+ * Catalog order per language: category tree position (uncategorised last), then name, then code;
+ * and each category's range of ranks. (The database import ranks the same way in SQL.)
+ */
+export function rankProducts(products: PlannedProduct[], categories: PlannedCategory[]): void {
+  const treeOrderOf = new Map(categories.map((c) => [c.code, c.tree_order]));
   for (const lang of ['ru', 'en'] as const) {
     const collator = new Intl.Collator(lang, { sensitivity: 'base', numeric: true });
     const key = (p: PlannedProduct) => (p.category_code === null ? Number.MAX_SAFE_INTEGER : treeOrderOf.get(p.category_code)!);
@@ -701,5 +736,24 @@ export function planCatalogImport(
       c.product_rank_to = Math.max(c.product_rank_to ?? p.sort_rank_ru, p.sort_rank_ru);
     }
   }
-  return { ok: true, plan: { units, categories, products } };
+}
+
+export function planCatalogImport(
+  input: unknown,
+  ctx: ImportContext,
+): { ok: true; plan: CatalogImportPlan } | { ok: false; problems: ImportProblem[] } {
+  if (!isObject(input)) return { ok: false, problems: [NOT_AN_OBJECT] };
+  const sectionProblems = checkFileSections(new Map(Object.entries(input)));
+  if (sectionProblems.length) return { ok: false, problems: sectionProblems };
+  const problems: ImportProblem[] = [];
+  const head = planCatalogHead((input.units as unknown[] | undefined) ?? [], input.categories as unknown[], ctx, problems);
+  const planner = new ProductPlanner(head, ctx);
+  const products: PlannedProduct[] = [];
+  (input.products as unknown[]).forEach((raw, i) => {
+    const planned = planner.plan(raw, i, problems);
+    if (planned) products.push(planned);
+  });
+  if (problems.length) return { ok: false, problems };
+  rankProducts(products, head.categories);
+  return { ok: true, plan: { units: head.units, categories: head.categories, products } };
 }

@@ -34,6 +34,7 @@ import * as batchPicking from './2026_12_02_1801_batch_picking.js';
 import * as customerDecides from './2026_12_03_0701_customer_decides.js';
 import * as contentChanges from './2026_12_03_1101_content_changes.js';
 import * as rateEventCounting from './2026_12_03_1401_rate_event_counting.js';
+import * as catalogBulkImport from './2026_12_03_1501_catalog_bulk_import.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
@@ -69,4 +70,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_03_0701_customer_decides': customerDecides,
   '2026_12_03_1101_content_changes': contentChanges,
   '2026_12_03_1401_rate_event_counting': rateEventCounting,
+  '2026_12_03_1501_catalog_bulk_import': catalogBulkImport,
 };

@@ -458,11 +458,18 @@ export async function listProductPage(db: Executor, q: ProductPageQuery): Promis
   // matches anyway, so a window count costs nothing more; elsewhere a window count would make the
   // page read every match instead of stopping at the page, so an uncorrelated subquery (computed
   // once) counts instead.
+  // A category with no other filter has its total kept (catalog_category_totals: the products the
+  // store sells in it and its descendants), one row instead of a count that grows with the category.
+  const f = q.filters;
+  const keptTotal = f.categoryId !== null && !needsProduct && !f.onlyDiscount && !f.favoritesOf;
   const count = q.filters.search
     ? sql`count(*) OVER ()::int`
-    : needsProduct
-      ? sql`(SELECT count(*)::int FROM ${from} WHERE ${where})`
-      : sql`(SELECT count(*)::int FROM inventories i WHERE ${where})`;
+    : keptTotal
+      ? sql`coalesce((SELECT t.products FROM catalog_category_totals t JOIN categories c ON c.id = t.category_id AND c.is_active
+          WHERE t.store_id = ${q.storeId} AND t.category_id = ${f.categoryId}), 0)`
+      : needsProduct
+        ? sql`(SELECT count(*)::int FROM ${from} WHERE ${where})`
+        : sql`(SELECT count(*)::int FROM inventories i WHERE ${where})`;
   const { rows } = await sql<CardRow & { total: number }>`
     SELECT ${cardColumns(q.lang, q.customerId)}, ${count} AS total
     FROM ${from}

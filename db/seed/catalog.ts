@@ -2,7 +2,7 @@
 // the same import as `npm run catalog:import`. 60 categories on 3 levels, 2,000 products of which
 // 200 are weight-based, valid EAN-13 barcodes, PLU codes, Russian and English texts, inventories
 // in the 3 demo stores, each row located on the store's route with its temperature class.
-// `demoCatalogFile({ products: 50_000 })` makes the large benchmark catalog.
+// The same rows, streamed, make the large catalogs of `npm run catalog:generate` and the benchmark.
 import type { Transaction } from 'kysely';
 import { ean13 } from '../../domain/codes/barcode.js';
 import type { CatalogFile, CategoryRow, InventoryRow, ProductRow } from '../catalog-import/file.js';
@@ -759,7 +759,7 @@ export const demoUnitCode = (code: (typeof DEMO_UNITS)[number]['code']) => code;
 
 const CDN = 'https://cdn.grocery.example/catalog';
 
-function categoryRows(): CategoryRow[] {
+export function demoCategoryRows(): CategoryRow[] {
   const rows: CategoryRow[] = [];
   const image = (code: string) => ({
     original: `${CDN}/categories/${code}/original.png`,
@@ -1015,11 +1015,14 @@ function productRow(rng: Rng, leaf: Leaf, index: number, ordinal: number, leafCo
       : [ean13(`46${index % 9}${String((index * 7919) % 1_000_000_000).padStart(9, '0')}`)].concat(
           rng.chance(0.1) ? [ean13(`469${String(index).padStart(9, '0')}`)] : [],
         ),
-    plu: weightBased
-      ? String(3000 + (index % 97_000))
-          .padStart(4, '0')
-          .slice(-5)
-      : null,
+    // PLU codes have at most five digits: beyond the first 97,000 products (catalogs of a
+    // million) loose goods are sold without one rather than two sharing it.
+    plu:
+      weightBased && index < 97_000
+        ? String(3000 + index)
+            .padStart(4, '0')
+            .slice(-5)
+        : null,
     image: hasImage
       ? {
           original: `${CDN}/products/${code}/original.jpg`,
@@ -1037,11 +1040,12 @@ function productRow(rng: Rng, leaf: Leaf, index: number, ordinal: number, leafCo
 }
 
 /**
- * The demo catalog file. `products` is split across the 36 leaves: a tenth of them weight-based
- * (in the weight leaves), the rest evenly over the other leaves.
+ * The demo catalog's products, one at a time (a million of them fit in no array): `total` split
+ * across the 36 leaves, a tenth of them weight-based (in the weight leaves), the rest evenly over
+ * the other leaves, leaves interleaved so codes do not follow categories (as in a real article
+ * register). The same rows in the same order on every run.
  */
-export function demoCatalogFile(options: { products?: number } = {}): CatalogFile {
-  const total = options.products ?? 2000;
+export function* demoProductRows(total: number): Generator<ProductRow> {
   const rng = prng(20261122);
   const leaves = TREE.flatMap((r) => r.groups.flatMap((g) => g.leaves));
   const weightLeaves = leaves.filter((l) => WEIGHT_LEAVES.includes(l.code));
@@ -1052,15 +1056,17 @@ export function demoCatalogFile(options: { products?: number } = {}): CatalogFil
     ...weightLeaves.map((leaf, i) => ({ leaf, count: share(weightTotal, weightLeaves.length, i) })),
     ...pieceLeaves.map((leaf, i) => ({ leaf, count: share(total - weightTotal, pieceLeaves.length, i) })),
   ];
-  const products: ProductRow[] = [];
-  // Interleave leaves so codes do not follow categories (as in a real article register).
   const cursors = plan.map(() => 0);
-  while (products.length < total) {
-    plan.forEach((p, i) => {
-      if (cursors[i]! < p.count) products.push(productRow(rng, p.leaf, products.length, cursors[i]!++, p.count));
-    });
+  for (let made = 0; made < total;) {
+    for (const [i, p] of plan.entries()) {
+      if (cursors[i]! < p.count) yield productRow(rng, p.leaf, made++, cursors[i]!++, p.count);
+    }
   }
-  return { units: DEMO_UNITS, categories: categoryRows(), products };
+}
+
+/** The demo catalog file (2,000 products unless told otherwise). */
+export function demoCatalogFile(options: { products?: number } = {}): CatalogFile {
+  return { units: DEMO_UNITS, categories: demoCategoryRows(), products: [...demoProductRows(options.products ?? 2000)] };
 }
 
 export async function seedCatalog(trx: Transaction<DB>): Promise<CatalogImportSummary> {

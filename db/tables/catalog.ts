@@ -105,6 +105,13 @@ export interface CatalogSearchPostingsTable {
   sort_rank_en: number;
 }
 
+/** Per store and category (with its descendants): how many products the store sells there. */
+export interface CatalogCategoryTotalsTable {
+  store_id: string;
+  category_id: string;
+  products: number;
+}
+
 export interface InventoriesTable {
   id: Generated<string>;
   product_id: string;
@@ -160,6 +167,7 @@ export interface CatalogTables {
   catalog_search_vocabulary: CatalogSearchVocabularyTable;
   catalog_search_deletions: CatalogSearchDeletionsTable;
   catalog_search_postings: CatalogSearchPostingsTable;
+  catalog_category_totals: CatalogCategoryTotalsTable;
   inventories: InventoriesTable;
   favorite_products: FavoriteProductsTable;
   catalog_versions: CatalogVersionsTable;

@@ -22,7 +22,9 @@ const files = ['domain', 'db', 'platform', 'services', 'handlers', 'server'].fla
 const SESSION_STATE: [string, RegExp][] = [
   ['a session-level advisory lock (use pg_advisory_xact_lock)', /pg_(try_)?advisory_lock(_shared)?\s*\(/i],
   ['a session SET (use SET LOCAL, or a startup option)', /[`'";]\s*SET\s+(SESSION\s+)?(?!LOCAL\b)[a-z_.]+\s*(=|TO\b)/i],
-  ['a temporary table', /CREATE\s+(GLOBAL\s+|LOCAL\s+)?TEMP(ORARY)?\s+TABLE/i],
+  // A temporary table dropped at its transaction's commit lives and dies on the one server
+  // connection the transaction holds, even behind a pooler: only one that outlives it is state.
+  ['a temporary table outliving its transaction', /CREATE\s+(GLOBAL\s+|LOCAL\s+)?TEMP(ORARY)?\s+TABLE(?![^`]*ON\s+COMMIT\s+DROP)/i],
   ['a PREPARE statement', /[`'";]\s*PREPARE\s+\w+/i],
 ];
 
