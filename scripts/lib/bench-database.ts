@@ -68,14 +68,14 @@ export function topStatements(db: Kysely<DB>) {
     },
     async print(label: string): Promise<void> {
       if (!on) return;
-      const { rows } = await sql<{ calls: number; total: number; mean: number; query: string }>`
-        SELECT calls::int, total_exec_time AS total, mean_exec_time AS mean, regexp_replace(query, '\\s+', ' ', 'g') AS query
+      const { rows } = await sql<{ calls: number; total: number; mean: number; max: number; query: string }>`
+        SELECT calls::int, total_exec_time AS total, mean_exec_time AS mean, max_exec_time AS max, regexp_replace(query, '\\s+', ' ', 'g') AS query
         FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
         ORDER BY total_exec_time DESC LIMIT 12`.execute(db);
-      console.log(`\n${label}: costliest statements in PostgreSQL (calls, total ms, ms per call)`);
+      console.log(`\n${label}: costliest statements in PostgreSQL (calls, total ms, ms per call, longest ms)`);
       for (const r of rows)
         console.log(
-          `  ${String(r.calls).padStart(6)} ${r.total.toFixed(0).padStart(7)} ${r.mean.toFixed(3).padStart(7)}  ${r.query.slice(0, 110)}`,
+          `  ${String(r.calls).padStart(6)} ${r.total.toFixed(0).padStart(7)} ${r.mean.toFixed(3).padStart(7)} ${r.max.toFixed(0).padStart(6)}  ${r.query.slice(0, 110)}`,
         );
     },
   };
