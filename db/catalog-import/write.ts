@@ -5,10 +5,10 @@
 // transaction (the caller opens it): a file with any bad row changes nothing, and readers see
 // the previous catalog until it commits.
 //
-// Bounded memory at any size: the file is read as a stream (stream.ts), each product row checked
-// as it comes (file.ts) and sent in batches to staging tables of the transaction; the catalog is
-// then written from them by a few set-based statements, ranked in SQL. Only the category tree,
-// the units and the codes already claimed (for duplicate checks) are held in memory.
+// The file is read as a stream (stream.ts), each product row checked as it comes (file.ts) and
+// sent in batches to staging tables of the transaction; the catalog is then written from them by a
+// few set-based statements, ranked in SQL. Only the category tree, the units and the codes already
+// claimed (for duplicate checks) are held in memory: the codes grow with the file, the rest not.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import {
