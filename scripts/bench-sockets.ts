@@ -99,7 +99,11 @@ export async function benchSockets(
             // The clients share this process with the writer: each message costs them as little as it
             // can (no UTF-8 validation, the event id found rather than the JSON parsed), or their own
             // delay would be measured as the service's.
-            const ws = new WebSocket(url, { headers: { authorization: `Bearer ${c.token}` }, perMessageDeflate: false, skipUTF8Validation: true });
+            const ws = new WebSocket(url, {
+              headers: { authorization: `Bearer ${c.token}` },
+              perMessageDeflate: false,
+              skipUTF8Validation: true,
+            });
             ws.on('message', (m: Buffer) => {
               const now = performance.now();
               const at = m.indexOf(EVENT_ID_KEY) + EVENT_ID_KEY.length;

@@ -223,15 +223,11 @@ export async function recordRateEvent(db: Executor, subject: string): Promise<vo
  * the subject's advisory lock (waited for up to `lockWaitMs`). Returns null when counted, else the
  * occurred_at of the event whose leaving the window frees a place.
  */
-export async function countRateEvent(
-  db: Executor,
-  subject: string,
-  max: number,
-  since: Date,
-  lockWaitMs: number,
-): Promise<Date | null> {
+export async function countRateEvent(db: Executor, subject: string, max: number, since: Date, lockWaitMs: number): Promise<Date | null> {
   const { rows } = await sql<{ blocking: Date | null }>`
-    SELECT count_rate_event(${subject}, ${max}::integer, ${since}::timestamptz, ${Math.round(lockWaitMs)}::integer) AS blocking`.execute(db);
+    SELECT count_rate_event(${subject}, ${max}::integer, ${since}::timestamptz, ${Math.round(lockWaitMs)}::integer) AS blocking`.execute(
+    db,
+  );
   return rows[0]!.blocking;
 }
 

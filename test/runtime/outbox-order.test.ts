@@ -15,7 +15,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedDatabase } from '../../db/database.js';
 import { systemClock } from '../../platform/clock.js';
 import { createLogger } from '../../platform/logger.js';
-import { HAND_OUT_SLICE, LISTENER_APPLICATION_NAME, startOutboxFeed, type OutboxFeed, type OutboxRow } from '../../server/realtime/outbox-feed.js';
+import {
+  HAND_OUT_SLICE,
+  LISTENER_APPLICATION_NAME,
+  startOutboxFeed,
+  type OutboxFeed,
+  type OutboxRow,
+} from '../../server/realtime/outbox-feed.js';
 import { createTestDatabase } from '../support/db.js';
 import { eventually } from '../orders/fixtures.js';
 
